@@ -1,0 +1,67 @@
+// Package analysis turns a stream of dispatches into per-program kernel
+// tables. It holds one accumulator per (program, kernel): memory grows with
+// the number of kernels, never with the number of dispatches.
+package analysis
+
+import (
+	"math"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// Aggregator is a capture.Sink that accumulates per-kernel statistics.
+type Aggregator struct {
+	kernels []acc // indexed by capture.KernelID
+}
+
+type acc struct {
+	seen       bool
+	dispatches int64
+	timed      int64 // dispatches with a device time
+	total      int64
+	min, max   int64
+	launched   int64 // dispatches with a launch time
+	launch     int64
+	links      [4]int64 // by capture.Link
+}
+
+// NewAggregator returns an empty aggregator.
+func NewAggregator() *Aggregator { return &Aggregator{} }
+
+// Dispatch adds one dispatch.
+func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
+	k := int(d.Kernel)
+	if k >= len(a.kernels) {
+		n := k + 1
+		if n < 2*len(a.kernels) {
+			n = 2 * len(a.kernels)
+		}
+		grown := make([]acc, n)
+		copy(grown, a.kernels)
+		a.kernels = grown
+	}
+	s := &a.kernels[k]
+	if !s.seen {
+		s.seen = true
+		s.min = math.MaxInt64
+		s.max = math.MinInt64
+	}
+	s.dispatches++
+	if int(d.Link) < len(s.links) {
+		s.links[d.Link]++
+	}
+	if dur, ok := d.Device.Duration(); ok {
+		s.timed++
+		s.total += dur
+		if dur < s.min {
+			s.min = dur
+		}
+		if dur > s.max {
+			s.max = dur
+		}
+	}
+	if dur, ok := d.Launch.Duration(); ok {
+		s.launched++
+		s.launch += dur
+	}
+}

@@ -1,0 +1,116 @@
+package analysis
+
+import (
+	"sort"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// Report is the per-program kernel tables of one capture.
+type Report struct {
+	Programs []ProgramTable
+}
+
+// ProgramTable is one program's kernels. Shares compare kernels of this
+// program only.
+type ProgramTable struct {
+	ID      capture.ProgramID
+	Program capture.Program
+	Clock   capture.Clock
+	// Dispatches counts completed dispatches; Timed those with a device time.
+	Dispatches int64
+	Timed      int64
+	// Total is the summed device time of the timed dispatches.
+	Total   int64
+	Kernels []KernelRow
+}
+
+// KernelRow is one kernel's statistics within its program.
+type KernelRow struct {
+	ID         capture.KernelID
+	Kernel     capture.Kernel
+	Dispatches int64
+	// Timed counts dispatches with a device time; the time statistics below
+	// cover only those and are meaningless when Timed is 0.
+	Timed    int64
+	Total    int64
+	Min, Max int64
+	Mean     float64
+	// Share is Total over the program's Total (0..1); valid when Timed > 0.
+	Share float64
+	// Launched counts dispatches with a launch (host enqueue) time.
+	Launched    int64
+	LaunchTotal int64
+	LaunchMean  float64
+	// Links counts dispatches by how they were linked to a launch.
+	Links map[string]int64
+}
+
+// Report builds the tables for capture c from what the aggregator saw.
+// Kernels are ordered by total time, then dispatches, then name.
+func (a *Aggregator) Report(c *capture.Capture) *Report {
+	r := &Report{Programs: make([]ProgramTable, len(c.Programs))}
+	for i, p := range c.Programs {
+		r.Programs[i] = ProgramTable{ID: capture.ProgramID(i), Program: p, Clock: c.ProgramClock(capture.ProgramID(i))}
+	}
+	for k := range a.kernels {
+		s := &a.kernels[k]
+		if !s.seen || k >= len(c.Kernels) {
+			continue
+		}
+		kern := c.Kernels[k]
+		if int(kern.Program) < 0 || int(kern.Program) >= len(r.Programs) {
+			continue
+		}
+		row := KernelRow{ID: capture.KernelID(k), Kernel: kern, Dispatches: s.dispatches, Timed: s.timed,
+			Total: s.total, Launched: s.launched, LaunchTotal: s.launch}
+		if s.timed > 0 {
+			row.Min, row.Max = s.min, s.max
+			row.Mean = float64(s.total) / float64(s.timed)
+		}
+		if s.launched > 0 {
+			row.LaunchMean = float64(s.launch) / float64(s.launched)
+		}
+		for l, n := range s.links {
+			if n > 0 && capture.Link(l) != capture.LinkNone {
+				if row.Links == nil {
+					row.Links = map[string]int64{}
+				}
+				row.Links[capture.Link(l).String()] = n
+			}
+		}
+		pt := &r.Programs[kern.Program]
+		pt.Kernels = append(pt.Kernels, row)
+		pt.Dispatches += s.dispatches
+		pt.Timed += s.timed
+		pt.Total += s.total
+	}
+	for i := range r.Programs {
+		pt := &r.Programs[i]
+		for j := range pt.Kernels {
+			if pt.Total > 0 {
+				pt.Kernels[j].Share = float64(pt.Kernels[j].Total) / float64(pt.Total)
+			}
+		}
+		sort.SliceStable(pt.Kernels, func(x, y int) bool {
+			a, b := pt.Kernels[x], pt.Kernels[y]
+			if a.Total != b.Total {
+				return a.Total > b.Total
+			}
+			if a.Dispatches != b.Dispatches {
+				return a.Dispatches > b.Dispatches
+			}
+			return a.Kernel.Name < b.Kernel.Name
+		})
+	}
+	return r
+}
+
+// Dispatches is the total number of completed dispatches in the report.
+func (r *Report) Dispatches() int64 {
+	var n int64
+	for _, p := range r.Programs {
+		n += p.Dispatches
+	}
+	return n
+}

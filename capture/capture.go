@@ -1,0 +1,144 @@
+package capture
+
+// Capture is what one recorded run holds, as a reader saw it. Dispatches are
+// not stored here: they stream to a Sink while the reader runs (see Sink).
+type Capture struct {
+	Source Source
+	// Clock states how every time in this capture was taken. A program may
+	// override it (Program.Clock) when one file mixes clock domains, e.g.
+	// IREE sessions with and without a tick-to-ns fit.
+	Clock Clock
+
+	Programs []Program
+	Queues   []Queue
+	Kernels  []Kernel
+
+	Accounting Accounting
+
+	// Inventory is a reader's description of the file's structure for
+	// `tally inspect`: sections of key/value facts in file order.
+	Inventory []Section
+}
+
+// Source identifies the input a capture came from.
+type Source struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Bytes  int64  `json:"bytes"`
+	// Compressed is set when Bytes counts compressed input (e.g. gzip).
+	Compressed bool `json:"compressed,omitempty"`
+}
+
+// Clock states the domain and unit of a capture's times.
+type Clock struct {
+	// Domain names the clock, e.g. "monotonic", "unix-epoch", "device-ticks".
+	Domain string `json:"domain"`
+	// Unit is "ns" or "ticks"; empty when the input has no times at all.
+	Unit string `json:"unit"`
+	// Timed is false when the input carries no times (durations are then
+	// unavailable, never zero).
+	Timed bool `json:"timed"`
+	// Description is the one-line statement a report opens with.
+	Description string `json:"description"`
+}
+
+// ProgramID indexes Capture.Programs.
+type ProgramID int32
+
+// QueueID indexes Capture.Queues; NoQueue when the format has none.
+type QueueID int32
+
+// KernelID indexes Capture.Kernels.
+type KernelID int32
+
+// NoQueue marks a dispatch whose format records no queue.
+const NoQueue QueueID = -1
+
+// Program is a unit whose kernels are compared with each other: an hrx
+// command program, an IREE command buffer, a PyTorch profiler step.
+// Shares are computed within one program only.
+type Program struct {
+	Name string `json:"name"`
+	// Instances is how many times the program ran (invocations, steps).
+	Instances int64 `json:"instances"`
+	// InstanceStates breaks Instances down by outcome when the format
+	// knows it (e.g. "complete", "failed", "incomplete").
+	InstanceStates []Count `json:"instance_states,omitempty"`
+	// Clock overrides Capture.Clock for this program when non-nil.
+	Clock *Clock `json:"clock,omitempty"`
+	// Notes are per-program remarks a report prints with the program.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Queue is where dispatches execute: a device queue, a stream.
+type Queue struct {
+	Name   string `json:"name"`
+	Device string `json:"device,omitempty"`
+}
+
+// Kernel is one named (or anonymous) kernel of one program. Kernels are
+// scoped to their program: the same id in two programs is two Kernels, so
+// a name is never borrowed from another program's catalog.
+type Kernel struct {
+	Program ProgramID
+	// Name is the display name: a catalog name when Resolved, otherwise an
+	// anonymous label such as "p303:#14896872061627543929".
+	Name string
+	// ID is the format's numeric kernel id, when it has one.
+	ID       uint64
+	HasID    bool
+	Resolved bool
+	// Category is "kernel", "memcpy", "memset" or a format's own device
+	// category.
+	Category string
+}
+
+// ProgramClock returns the clock that applies to program p.
+func (c *Capture) ProgramClock(p ProgramID) Clock {
+	if int(p) >= 0 && int(p) < len(c.Programs) && c.Programs[p].Clock != nil {
+		return *c.Programs[p].Clock
+	}
+	return c.Clock
+}
+
+// AddProgram appends a program and returns its id.
+func (c *Capture) AddProgram(p Program) ProgramID {
+	c.Programs = append(c.Programs, p)
+	return ProgramID(len(c.Programs) - 1)
+}
+
+// AddQueue appends a queue and returns its id.
+func (c *Capture) AddQueue(q Queue) QueueID {
+	c.Queues = append(c.Queues, q)
+	return QueueID(len(c.Queues) - 1)
+}
+
+// AddKernel appends a kernel and returns its id.
+func (c *Capture) AddKernel(k Kernel) KernelID {
+	c.Kernels = append(c.Kernels, k)
+	return KernelID(len(c.Kernels) - 1)
+}
+
+// Count is a named number, used where order matters in output.
+type Count struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}
+
+// Section is one titled block of a reader's inventory.
+type Section struct {
+	Title  string  `json:"title"`
+	Fields []Field `json:"fields"`
+}
+
+// Field is one fact of an inventory section. Value is a string, a number
+// or a bool, so JSON keeps numbers as numbers.
+type Field struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+// Add appends a field to the section.
+func (s *Section) Add(key string, value any) {
+	s.Fields = append(s.Fields, Field{Key: key, Value: value})
+}

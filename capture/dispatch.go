@@ -1,0 +1,105 @@
+package capture
+
+// Dispatch is one completed kernel (or copy, or fill) execution. Times are in
+// the unit of its program's clock. A dispatch that was launched and never
+// finished is not a Dispatch: it is an unfinished_dispatch gap item.
+type Dispatch struct {
+	Program ProgramID
+	Queue   QueueID
+	Kernel  KernelID
+
+	// Instance is the program run this dispatch belongs to (0-based), or -1.
+	Instance int64
+	// List, Index and Ordinal place the dispatch inside its program where
+	// the format says so (hrx: list "init"/"main", index in list, ordinal
+	// in the compiled program); -1 when unknown.
+	List    string
+	Index   int64
+	Ordinal int64
+
+	// Launch is the host-side enqueue interval, when recorded.
+	Launch Interval
+	// Device is the execution interval: the kernel's start and end, or an
+	// upper bound of it when the format can only bracket it (hrx serial).
+	Device Interval
+
+	// Link says how the dispatch was tied to its launch.
+	Link Link
+}
+
+// Interval is a [Begin, End] pair on the program's clock. Valid is false when
+// the input does not carry the times (untimed input), so a missing duration is
+// never mistaken for zero.
+type Interval struct {
+	Begin, End int64
+	Valid      bool
+}
+
+// Duration returns End-Begin and whether it is known.
+func (i Interval) Duration() (int64, bool) {
+	if !i.Valid {
+		return 0, false
+	}
+	return i.End - i.Begin, true
+}
+
+// Link states how a dispatch relates to the host call that launched it.
+type Link uint8
+
+const (
+	// LinkNone: the format has no launch records (hrx, IREE).
+	LinkNone Link = iota
+	// LinkLaunched: matched with its launch call.
+	LinkLaunched
+	// LinkNoLaunch: the format has launch records but none matched.
+	LinkNoLaunch
+	// LinkGraph: replayed by a graph launch; per-op attribution unavailable.
+	LinkGraph
+)
+
+func (l Link) String() string {
+	switch l {
+	case LinkLaunched:
+		return "launched"
+	case LinkNoLaunch:
+		return "no-launch"
+	case LinkGraph:
+		return "graph"
+	}
+	return "none"
+}
+
+// Sink receives dispatches as a reader produces them. The *Dispatch is only
+// valid during the call: readers reuse it, so a Sink that keeps dispatches
+// copies the value.
+type Sink interface {
+	Dispatch(c *Capture, d *Dispatch)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(c *Capture, d *Dispatch)
+
+// Dispatch calls f.
+func (f SinkFunc) Dispatch(c *Capture, d *Dispatch) { f(c, d) }
+
+// Discard is a Sink that drops every dispatch (e.g. for `tally inspect`).
+var Discard Sink = SinkFunc(func(*Capture, *Dispatch) {})
+
+// Collect is a Sink that keeps every dispatch in memory, in order. It is
+// O(dispatches): use it for timelines and tests, not for aggregation.
+type Collect struct {
+	Dispatches []Dispatch
+}
+
+// Dispatch appends a copy of d.
+func (s *Collect) Dispatch(_ *Capture, d *Dispatch) { s.Dispatches = append(s.Dispatches, *d) }
+
+// Tee sends every dispatch to each sink in turn.
+type Tee []Sink
+
+// Dispatch forwards d.
+func (t Tee) Dispatch(c *Capture, d *Dispatch) {
+	for _, s := range t {
+		s.Dispatch(c, d)
+	}
+}

@@ -1,0 +1,122 @@
+package capture
+
+// Kind is a gap's stable machine name. Kinds are part of the JSON schema
+// (docs/report-json.md): never rename one.
+type Kind string
+
+// Gap kinds shared by the readers. A reader may define more; document them.
+const (
+	// Input that could not be read or used.
+	EmptyCapture   Kind = "empty_capture"   // no event of the kind the capture exists for
+	TruncatedInput Kind = "truncated_input" // the input ends inside a record/line/value
+	SkippedInput   Kind = "skipped_input"   // input that looks like data but does not parse, or was filtered at the source
+	UnknownInput   Kind = "unknown_category"
+
+	// Work that ran (or started) but is not in the tables.
+	UnfinishedDispatch Kind = "unfinished_dispatch" // launched, never finished
+	DeviceFault        Kind = "device_fault"        // a sync began and never ended / failed
+	FailedProgram      Kind = "failed_program"      // a program invocation ended failed
+	IncompleteProgram  Kind = "incomplete_program"  // a program invocation began and never ended
+	InvalidEvent       Kind = "invalid_event"       // an event whose times are missing or reversed
+
+	// Names.
+	UnresolvedName Kind = "unresolved_name" // a kernel id no catalog of its program names
+
+	// Times.
+	UntimedInput      Kind = "untimed_input"  // no timestamps: durations unavailable
+	ClockDecrease     Kind = "clock_decrease" // timestamps went backwards
+	ZeroDuration      Kind = "zero_duration"  // duration 0: possibly clamped or rounded
+	OverlappingEvents Kind = "overlapping_events"
+
+	// Producer-side losses.
+	UnfinalizedCapture Kind = "unfinalized_capture"
+	DroppedRecords     Kind = "dropped_records"
+	StaleBytes         Kind = "stale_bytes"
+	FailedSession      Kind = "failed_session"
+	ProducerWarnings   Kind = "producer_warnings"
+	InconsistentTrace  Kind = "inconsistent_trace" // counts the trace states that do not agree
+
+	// Launch linkage (Kineto and similar).
+	GPUEventWithoutLaunch Kind = "gpu_event_without_launch"
+	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
+	GraphLaunch           Kind = "graph_launch"
+)
+
+// notes are kinds that describe the capture without making it incomplete.
+var notes = map[Kind]bool{
+	GraphLaunch: true,
+}
+
+// IsNote reports whether gaps of this kind are informational only.
+func (k Kind) IsNote() bool { return notes[k] }
+
+// MaxItems caps the items a gap lists; Count still counts every occurrence.
+const MaxItems = 100
+
+// Gap is one class of missing or doubtful data, counted, with examples.
+type Gap struct {
+	Kind Kind `json:"kind"`
+	// Program scopes the gap to one program ("" = whole capture).
+	Program string `json:"program,omitempty"`
+	Count   int64  `json:"count"`
+	// Summary is one human sentence: what is missing and what to do.
+	Summary string `json:"summary"`
+	// Note is true for informational kinds that do not make the capture
+	// incomplete (e.g. graph_launch).
+	Note bool `json:"note,omitempty"`
+	// Figures are named numbers that qualify the gap (e.g. "total_ns").
+	Figures []Count `json:"figures,omitempty"`
+	// Items are the first MaxItems occurrences; ItemsOmitted the rest.
+	Items        []Item `json:"items"`
+	ItemsOmitted int64  `json:"items_omitted,omitempty"`
+}
+
+// Item is one occurrence of a gap.
+type Item struct {
+	What    string `json:"what"`
+	Where   string `json:"where,omitempty"`
+	Program string `json:"program,omitempty"`
+	Kernel  string `json:"kernel,omitempty"`
+	// Time is when it happened (e.g. the launch time of an unfinished
+	// dispatch), in the unit of the capture's clock.
+	Time *int64 `json:"time,omitempty"`
+	// LastCompleted names the last dispatch that finished before it.
+	LastCompleted string `json:"last_completed,omitempty"`
+}
+
+// Add counts one occurrence and keeps it as an item while under MaxItems.
+func (g *Gap) Add(it Item) {
+	g.Count++
+	if len(g.Items) < MaxItems {
+		g.Items = append(g.Items, it)
+	} else {
+		g.ItemsOmitted++
+	}
+}
+
+// AddN counts n occurrences without items.
+func (g *Gap) AddN(n int64) { g.Count += n }
+
+// SetFigure sets (or replaces) a named figure.
+func (g *Gap) SetFigure(name string, v int64) {
+	for i := range g.Figures {
+		if g.Figures[i].Name == name {
+			g.Figures[i].Count = v
+			return
+		}
+	}
+	g.Figures = append(g.Figures, Count{Name: name, Count: v})
+}
+
+// Figure returns a named figure and whether it is set.
+func (g *Gap) Figure(name string) (int64, bool) {
+	for _, f := range g.Figures {
+		if f.Name == name {
+			return f.Count, true
+		}
+	}
+	return 0, false
+}
+
+// TimeOf returns a pointer to t, for Item.Time.
+func TimeOf(t int64) *int64 { return &t }

@@ -1,0 +1,59 @@
+// Command tally reports where accelerator kernel time went, per program and
+// per kernel, and states everything the input did not show. It only wires
+// flags to library calls; every feature is importable from the packages.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `tally — per-program kernel tables from accelerator traces, with their accounting
+
+Usage:
+  tally report [flags] FILE       tables per program and kernel, then every gap
+  tally inspect [flags] FILE      what the file holds: structure, counts, losses
+  tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally selftest                  check this binary against embedded traces
+  tally formats                   list the readers and what they read
+
+Run 'tally COMMAND -h' for a command's flags.
+
+Exit status:
+  0  report written (complete; or incomplete without --strict)
+  1  --strict and the capture has a gap; selftest failed
+  2  usage or input error, or an empty capture (no dispatch event at all)
+  tally record exits with the command's own status (128+N if a signal N killed it),
+  or 1 under --strict when the trace is incomplete and the command succeeded.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
+	case "inspect":
+		return cmdInspect(args[1:], stdout, stderr)
+	case "record":
+		return cmdRecord(args[1:], stdout, stderr)
+	case "selftest":
+		return cmdSelftest(args[1:], stdout, stderr)
+	case "formats":
+		return cmdFormats(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		if _, err := fmt.Fprint(stdout, usage); err != nil {
+			return 2
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "tally: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

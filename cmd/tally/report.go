@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/tallyprof/tally/format"
+	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/render"
+	"github.com/tallyprof/tally/report"
+)
+
+// readerFlags are the flags every command that reads a trace shares.
+type readerFlags struct {
+	format    string
+	manifests multiFlag
+	programBy string
+}
+
+func (rf *readerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
+	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
+	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation`, stream or none")
+}
+
+func (rf *readerFlags) options() report.Options {
+	return report.Options{Format: rf.format, Reader: format.Options{Manifests: rf.manifests, ProgramBy: rf.programBy}}
+}
+
+// writeOutput writes to path (checked, atomic) or to stdout.
+func writeOutput(path string, stdout io.Writer, fill func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		if err := fill(stdout); err != nil {
+			return fmt.Errorf("writing the report to standard output: %w", err)
+		}
+		return nil
+	}
+	return checkedfile.Write(path, fill)
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", "Usage: tally report [flags] FILE\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show.\n\nFlags:\n", stderr)
+	var rf readerFlags
+	rf.register(fs)
+	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
+	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
+	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "tally report: give exactly one trace file (tally report -h for help)")
+		return 2
+	}
+	res, err := report.Run(pos[0], rf.options())
+	if err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		return 2
+	}
+	if err := writeOutput(*out, stdout, func(w io.Writer) error { return res.Write(w, *asJSON) }); err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		return 2
+	}
+	return res.ExitCode(*strict)
+}
+
+func cmdInspect(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("inspect", "Usage: tally inspect [flags] FILE\n\nDescribes what FILE holds: its format, size, records, sessions, clocks, and what is missing.\n\nFlags:\n", stderr)
+	var rf readerFlags
+	rf.register(fs)
+	asJSON := fs.Bool("json", false, "write JSON (schema tally.inspect/v1, see docs/inspect-json.md)")
+	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
+		return 2
+	}
+	opt := rf.options()
+	c, err := format.ReadFile(pos[0], opt.Format, &opt.Reader, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		return 2
+	}
+	err = writeOutput(*out, stdout, func(w io.Writer) error {
+		if *asJSON {
+			return render.InspectJSON(w, c)
+		}
+		return render.InspectText(w, c)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		return 2
+	}
+	if *strict && !c.Accounting.Complete() {
+		return 1
+	}
+	return 0
+}
+
+func cmdFormats(_ []string, stdout, _ io.Writer) int {
+	for _, f := range format.Formats() {
+		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
+			return 2
+		}
+	}
+	return 0
+}

@@ -1,0 +1,9 @@
+// Package all registers every reader tally ships. Import it for its side
+// effect: _ "github.com/tallyprof/tally/format/all".
+package all
+
+import (
+	_ "github.com/tallyprof/tally/format/hrxserial"
+	_ "github.com/tallyprof/tally/format/ireeprof"
+	_ "github.com/tallyprof/tally/format/kineto"
+)

@@ -1,0 +1,254 @@
+// Package format is the registry of tally's readers. Each reader registers a
+// Format with a content sniffer, as Go's image package does, and Read picks
+// the reader by what the file holds; a name given by the user overrides it.
+package format
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// Confidence is how sure a sniffer is that a head of input is its format.
+type Confidence int
+
+const (
+	No Confidence = iota
+	// Fallback: the reader accepts any input of this broad kind (e.g. any
+	// text) and will say loudly if it finds nothing it understands.
+	Fallback
+	// Likely: the head has a feature typical of the format.
+	Likely
+	// Certain: a magic number or an explicit header.
+	Certain
+)
+
+// Format describes one reader.
+type Format struct {
+	// Name is what --format takes, e.g. "hrx-serial".
+	Name string
+	// Description is one line for --help.
+	Description string
+	// Sniff looks at the first bytes of the input (decompressed when the
+	// input is gzip) and says whether they look like this format.
+	Sniff func(head []byte) Confidence
+	// Read reads the whole input, streaming dispatches to sink.
+	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
+}
+
+// Input is an opened file. Readers that stream use Reader; readers that need
+// random access (binary bundles) use ReaderAt.
+type Input struct {
+	Path     string
+	ReaderAt io.ReaderAt
+	Size     int64
+	// Gzip is true when the file starts with the gzip magic; Reader then
+	// decompresses.
+	Gzip bool
+}
+
+// Reader returns a fresh stream of the input's content, decompressed when
+// the file is gzip.
+func (in *Input) Reader() (io.Reader, error) {
+	r := io.NewSectionReader(in.ReaderAt, 0, in.Size)
+	if !in.Gzip {
+		return r, nil
+	}
+	return newGzipReader(r)
+}
+
+// Options carries the settings readers may use. Readers ignore the ones that
+// do not apply to them.
+type Options struct {
+	// Manifests are manifest.json files or directories searched for them
+	// (hrx kernel catalog).
+	Manifests []string
+	// ProgramBy chooses how Kineto dispatches are grouped into programs:
+	// "annotation" (default), "stream" or "none".
+	ProgramBy string
+}
+
+var (
+	mu      sync.RWMutex
+	formats []Format
+)
+
+// Register adds a format. It panics on a duplicate name, as that is a
+// programming error.
+func Register(f Format) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, g := range formats {
+		if g.Name == f.Name {
+			panic("format: duplicate registration of " + f.Name)
+		}
+	}
+	formats = append(formats, f)
+}
+
+// Formats lists the registered formats by name.
+func Formats() []Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := append([]Format(nil), formats...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds a format by name.
+func Lookup(name string) (Format, bool) {
+	for _, f := range Formats() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// Names returns the registered format names, comma-separated.
+func Names() string {
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// sniffLen is how much of the (decompressed) input the sniffers see.
+const sniffLen = 64 << 10
+
+// Detect picks the format whose sniffer is most confident about head.
+func Detect(head []byte) (Format, Confidence) {
+	var best Format
+	conf := No
+	for _, f := range Formats() {
+		if c := f.Sniff(head); c > conf {
+			best, conf = f, c
+		}
+	}
+	return best, conf
+}
+
+// ErrUnknownFormat is returned when no reader recognises the input.
+var ErrUnknownFormat = errors.New("unknown input format")
+
+// Head returns up to sniffLen bytes of the input's content.
+func (in *Input) Head() ([]byte, error) {
+	r, err := in.Reader()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, sniffLen)
+	n, err := io.ReadFull(r, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		// A cut gzip stream still has a head worth sniffing.
+		if n == 0 {
+			return nil, err
+		}
+	}
+	return buf[:n], nil
+}
+
+// Open opens path as an Input. The caller closes the returned file.
+func Open(path string) (*Input, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is a directory: give a trace file", path)
+	}
+	in := &Input{Path: path, ReaderAt: f, Size: st.Size()}
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		in.Gzip = true
+	}
+	return in, f, nil
+}
+
+// ReadFile opens path, picks its reader (by name when formatName is set,
+// else by content) and reads it, streaming dispatches to sink.
+func ReadFile(path, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	in, f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadInput(in, formatName, opts, sink)
+}
+
+// ReadInput is ReadFile for an already opened input.
+func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if sink == nil {
+		sink = capture.Discard
+	}
+	if in.Size == 0 {
+		return emptyFile(in, formatName), nil
+	}
+	var f Format
+	if formatName != "" {
+		var ok bool
+		if f, ok = Lookup(formatName); !ok {
+			return nil, fmt.Errorf("unknown --format %q: known formats are %s", formatName, Names())
+		}
+	} else {
+		head, err := in.Head()
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the first bytes: %v", in.Path, err)
+		}
+		var conf Confidence
+		if f, conf = Detect(head); conf == No {
+			return nil, fmt.Errorf("%s: %w: not one of %s (give --format NAME if you know it)", in.Path, ErrUnknownFormat, Names())
+		}
+	}
+	c, err := f.Read(in, opts, sink)
+	if c != nil {
+		c.Source.Path = in.Path
+		c.Source.Format = f.Name
+		c.Source.Bytes = in.Size
+		c.Source.Compressed = in.Gzip
+		c.Accounting.SortGaps()
+	}
+	return c, err
+}
+
+// emptyFile is the capture of a zero-byte file, whatever its format: nothing
+// was recorded, which must never read as "nothing happened".
+func emptyFile(in *Input, formatName string) *capture.Capture {
+	c := &capture.Capture{Source: capture.Source{Path: in.Path, Format: formatName}}
+	if c.Source.Format == "" {
+		c.Source.Format = "unknown"
+	}
+	g := c.Accounting.Gap(capture.EmptyCapture, "")
+	g.Summary = "the file is empty (0 bytes): nothing was recorded. Check that the recorder wrote to this path and that the run reached its first dispatch."
+	g.Add(capture.Item{What: "empty file", Where: in.Path})
+	c.Accounting.InputFor("bytes")
+	return c
+}
+
+// IsGzip reports whether b starts with the gzip magic.
+func IsGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+func newGzipReader(r io.Reader) (io.Reader, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return zr, nil
+}

@@ -1,0 +1,2 @@
+// Package hrxserial reads ggml-hrx "hrx debug serial" traces.
+package hrxserial

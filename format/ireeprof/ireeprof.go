@@ -1,0 +1,2 @@
+// Package ireeprof reads ... (being written).
+package ireeprof

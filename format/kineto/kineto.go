@@ -1,0 +1,2 @@
+// Package kineto reads ... (being written).
+package kineto

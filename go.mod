@@ -1,0 +1,3 @@
+module github.com/tallyprof/tally
+
+go 1.26.8

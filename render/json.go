@@ -1,0 +1,181 @@
+package render
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// ReportSchema names the JSON report's schema; docs/report-json.md defines it.
+// Fields are only ever added within a version.
+const ReportSchema = "tally.report/v1"
+
+// JSONReport is the document `tally report --json` writes.
+type JSONReport struct {
+	Schema     string            `json:"schema"`
+	Inputs     []capture.Source  `json:"inputs"`
+	Clock      capture.Clock     `json:"clock"`
+	Programs   []JSONProgram     `json:"programs"`
+	Accounting JSONAccounting    `json:"accounting"`
+	Details    []capture.Section `json:"details,omitempty"`
+}
+
+// JSONProgram is one program's table.
+type JSONProgram struct {
+	Name           string          `json:"name"`
+	Instances      int64           `json:"instances"`
+	InstanceStates []capture.Count `json:"instance_states,omitempty"`
+	// Unit of every time of this program: "ns", "ticks", or null (untimed).
+	Unit            *string        `json:"unit"`
+	Clock           *capture.Clock `json:"clock,omitempty"`
+	Notes           []string       `json:"notes,omitempty"`
+	Dispatches      int64          `json:"dispatches"`
+	TimedDispatches int64          `json:"timed_dispatches"`
+	TotalNS         *int64         `json:"total_ns"`
+	TotalTicks      *int64         `json:"total_ticks,omitempty"`
+	Kernels         []JSONKernel   `json:"kernels"`
+}
+
+// JSONKernel is one kernel row. Times are null when unavailable; *_ticks
+// fields replace *_ns ones when the program's unit is ticks.
+type JSONKernel struct {
+	Name            string           `json:"name"`
+	ID              *uint64          `json:"id,omitempty"`
+	Resolved        bool             `json:"resolved"`
+	Category        string           `json:"category"`
+	Dispatches      int64            `json:"dispatches"`
+	TimedDispatches int64            `json:"timed_dispatches"`
+	Share           *float64         `json:"share"`
+	TotalNS         *int64           `json:"total_ns"`
+	MeanNS          *float64         `json:"mean_ns"`
+	MinNS           *int64           `json:"min_ns"`
+	MaxNS           *int64           `json:"max_ns"`
+	LaunchTotalNS   *int64           `json:"launch_total_ns"`
+	LaunchMeanNS    *float64         `json:"launch_mean_ns"`
+	TotalTicks      *int64           `json:"total_ticks,omitempty"`
+	MeanTicks       *float64         `json:"mean_ticks,omitempty"`
+	MinTicks        *int64           `json:"min_ticks,omitempty"`
+	MaxTicks        *int64           `json:"max_ticks,omitempty"`
+	Links           map[string]int64 `json:"links,omitempty"`
+}
+
+// JSONAccounting is the capture's accounting.
+type JSONAccounting struct {
+	Complete bool                  `json:"complete"`
+	Input    []*capture.InputCount `json:"input"`
+	Gaps     []JSONGap             `json:"gaps"`
+}
+
+// JSONGap is one gap; items is never null.
+type JSONGap struct {
+	Kind         capture.Kind    `json:"kind"`
+	Program      string          `json:"program,omitempty"`
+	Count        int64           `json:"count"`
+	Note         bool            `json:"note"`
+	Summary      string          `json:"summary"`
+	Figures      []capture.Count `json:"figures,omitempty"`
+	Items        []capture.Item  `json:"items"`
+	ItemsOmitted int64           `json:"items_omitted"`
+}
+
+// BuildJSON assembles the JSON document.
+func BuildJSON(c *capture.Capture, r *analysis.Report) *JSONReport {
+	doc := &JSONReport{
+		Schema:     ReportSchema,
+		Inputs:     []capture.Source{c.Source},
+		Clock:      c.Clock,
+		Programs:   []JSONProgram{},
+		Accounting: Accounting(c),
+		Details:    c.Inventory,
+	}
+	for _, pt := range r.Programs {
+		doc.Programs = append(doc.Programs, jsonProgram(&pt))
+	}
+	return doc
+}
+
+// Accounting converts a capture's accounting for JSON output.
+func Accounting(c *capture.Capture) JSONAccounting {
+	a := JSONAccounting{Complete: c.Accounting.Complete(), Input: c.Accounting.Input, Gaps: []JSONGap{}}
+	if a.Input == nil {
+		a.Input = []*capture.InputCount{}
+	}
+	for _, in := range a.Input {
+		if in.Skipped == nil {
+			in.Skipped = []*capture.Skip{}
+		}
+	}
+	for _, g := range c.Accounting.Gaps {
+		if g.Count == 0 {
+			continue
+		}
+		items := g.Items
+		if items == nil {
+			items = []capture.Item{}
+		}
+		a.Gaps = append(a.Gaps, JSONGap{Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
+			Summary: g.Summary, Figures: g.Figures, Items: items, ItemsOmitted: g.ItemsOmitted})
+	}
+	return a
+}
+
+func jsonProgram(pt *analysis.ProgramTable) JSONProgram {
+	jp := JSONProgram{
+		Name: pt.Program.Name, Instances: pt.Program.Instances, InstanceStates: pt.Program.InstanceStates,
+		Clock: pt.Program.Clock, Notes: pt.Program.Notes,
+		Dispatches: pt.Dispatches, TimedDispatches: pt.Timed, Kernels: []JSONKernel{},
+	}
+	unit := pt.Clock.Unit
+	if pt.Clock.Timed && unit != "" {
+		jp.Unit = &unit
+	}
+	ns := jp.Unit != nil && unit == "ns"
+	ticks := jp.Unit != nil && !ns
+	if pt.Timed > 0 {
+		if ns {
+			jp.TotalNS = i64(pt.Total)
+		} else if ticks {
+			jp.TotalTicks = i64(pt.Total)
+		}
+	}
+	for _, k := range pt.Kernels {
+		jk := JSONKernel{Name: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category,
+			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links}
+		if k.Kernel.HasID {
+			id := k.Kernel.ID
+			jk.ID = &id
+		}
+		if k.Timed > 0 && jp.Unit != nil {
+			jk.Share = f64(k.Share)
+			if ns {
+				jk.TotalNS, jk.MeanNS, jk.MinNS, jk.MaxNS = i64(k.Total), f64(k.Mean), i64(k.Min), i64(k.Max)
+			} else {
+				jk.TotalTicks, jk.MeanTicks, jk.MinTicks, jk.MaxTicks = i64(k.Total), f64(k.Mean), i64(k.Min), i64(k.Max)
+			}
+		}
+		if k.Launched > 0 && ns {
+			jk.LaunchTotalNS, jk.LaunchMeanNS = i64(k.LaunchTotal), f64(k.LaunchMean)
+		}
+		jp.Kernels = append(jp.Kernels, jk)
+	}
+	return jp
+}
+
+func i64(v int64) *int64 { return &v }
+
+func f64(v float64) *float64 {
+	// Round to what a person can use; keeps the JSON stable across runs.
+	v = math.Round(v*1e6) / 1e6
+	return &v
+}
+
+// JSON writes the report as indented JSON.
+func JSON(w io.Writer, c *capture.Capture, r *analysis.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(BuildJSON(c, r))
+}

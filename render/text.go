@@ -1,0 +1,286 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// TextOptions tunes the text report.
+type TextOptions struct {
+	// Items caps how many occurrences each gap lists (default 10).
+	Items int
+}
+
+// Text writes the human report: the clock first, then one table per program,
+// each followed by its own gaps, then the capture-wide accounting. It returns
+// the first write error.
+func Text(w io.Writer, c *capture.Capture, r *analysis.Report, opt TextOptions) error {
+	if opt.Items <= 0 {
+		opt.Items = 10
+	}
+	bw := bufio.NewWriter(w)
+	p := &printer{w: bw}
+
+	p.f("times: %s\n", clockLine(c.Clock))
+	p.f("input: %s\n", inputLine(c))
+	for _, note := range headerNotes(c) {
+		p.f("%s\n", note)
+	}
+
+	empty := c.Accounting.Find(capture.EmptyCapture)
+	if empty != nil && empty.Count > 0 {
+		p.f("\nNO DISPATCHES: %s\n", empty.Summary)
+	}
+
+	for _, pt := range r.Programs {
+		if pt.Dispatches == 0 && len(programGaps(c, pt.Program.Name)) == 0 && empty != nil {
+			continue
+		}
+		p.f("\n")
+		writeProgram(p, c, &pt, opt)
+	}
+
+	p.f("\n")
+	writeAccounting(p, c, opt)
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, format, args...)
+}
+
+func clockLine(k capture.Clock) string {
+	if k.Description != "" {
+		return k.Description
+	}
+	if !k.Timed {
+		return "none: the input carries no times, so every duration is unavailable (counts only)"
+	}
+	return k.Unit + " on the " + k.Domain + " clock"
+}
+
+func inputLine(c *capture.Capture) string {
+	s := fmt.Sprintf("%s (%s, %s", c.Source.Path, c.Source.Format, Bytes(c.Source.Bytes))
+	if c.Source.Compressed {
+		s += " compressed"
+	}
+	s += ")"
+	for i, in := range c.Accounting.Input {
+		sep := ": "
+		if i > 0 {
+			sep = "; "
+		}
+		s += sep + fmt.Sprintf("%d %s read, %d used", in.Read, in.Unit, in.Used)
+		if n := in.SkippedTotal(); n > 0 {
+			var parts []string
+			for _, sk := range in.Skipped {
+				parts = append(parts, fmt.Sprintf("%d %s", sk.Count, sk.Reason))
+			}
+			s += fmt.Sprintf(", %d skipped (%s)", n, strings.Join(parts, ", "))
+		}
+	}
+	return s
+}
+
+// headerNotes are the inventory facts a reader marks for the report header
+// (section "report").
+func headerNotes(c *capture.Capture) []string {
+	var out []string
+	for _, s := range c.Inventory {
+		if s.Title != "report" {
+			continue
+		}
+		for _, f := range s.Fields {
+			out = append(out, fmt.Sprintf("%s: %v", f.Key, f.Value))
+		}
+	}
+	return out
+}
+
+func programGaps(c *capture.Capture, program string) []*capture.Gap {
+	var out []*capture.Gap
+	for _, g := range c.Accounting.Gaps {
+		if g.Program == program && program != "" && g.Count > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt TextOptions) {
+	prog := pt.Program
+	unit := pt.Clock.Unit
+	head := fmt.Sprintf("program %s: %d run", prog.Name, prog.Instances)
+	if prog.Instances != 1 {
+		head += "s"
+	}
+	if len(prog.InstanceStates) > 0 {
+		var parts []string
+		for _, s := range prog.InstanceStates {
+			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
+		}
+		head += " (" + strings.Join(parts, ", ") + ")"
+	}
+	head += fmt.Sprintf(", %d dispatches", pt.Dispatches)
+	if pt.Timed > 0 {
+		head += ", device time " + Duration(pt.Total, unit)
+		if pt.Timed < pt.Dispatches {
+			head += fmt.Sprintf(" over %d timed dispatches", pt.Timed)
+		}
+	} else if pt.Dispatches > 0 {
+		head += ", no times"
+	}
+	p.f("%s\n", head)
+	if prog.Clock != nil {
+		p.f("  times: %s\n", clockLine(*prog.Clock))
+	}
+	for _, n := range prog.Notes {
+		p.f("  note: %s\n", n)
+	}
+	if len(pt.Kernels) > 0 {
+		tw := tabwriter.NewWriter(p, 2, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\tlaunch mean\t  kernel\n")
+		for _, k := range pt.Kernels {
+			total, share, mean, min, max, launch := "-", "-", "-", "-", "-", "-"
+			if k.Timed > 0 {
+				total = Duration(k.Total, unit)
+				share = Share(k.Share)
+				mean = DurationF(k.Mean, unit)
+				min = Duration(k.Min, unit)
+				max = Duration(k.Max, unit)
+			}
+			if k.Launched > 0 {
+				launch = DurationF(k.LaunchMean, unit)
+			}
+			disp := fmt.Sprint(k.Dispatches)
+			if k.Timed > 0 && k.Timed < k.Dispatches {
+				disp = fmt.Sprintf("%d (%d timed)", k.Dispatches, k.Timed)
+			}
+			fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
+		}
+		tw.Flush()
+	}
+	for _, g := range programGaps(c, prog.Name) {
+		writeGap(p, g, "  ", opt)
+	}
+}
+
+func kernelLabel(k analysis.KernelRow) string {
+	s := k.Kernel.Name
+	if k.Kernel.Category != "" && k.Kernel.Category != "kernel" {
+		s += " [" + k.Kernel.Category + "]"
+	}
+	if len(k.Links) > 0 && (k.Links["no-launch"] > 0 || k.Links["graph"] > 0) {
+		var parts []string
+		for _, l := range []string{"no-launch", "graph"} {
+			if n := k.Links[l]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, l))
+			}
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+// Write lets tabwriter write through the error-tracking printer.
+func (p *printer) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.w.Write(b)
+	p.err = err
+	return n, err
+}
+
+func writeGap(p *printer, g *capture.Gap, indent string, opt TextOptions) {
+	tag := "GAP"
+	if g.Note {
+		tag = "note"
+	}
+	p.f("%s%s %s (%d): %s\n", indent, tag, g.Kind, g.Count, g.Summary)
+	if len(g.Figures) > 0 {
+		var parts []string
+		for _, f := range g.Figures {
+			parts = append(parts, fmt.Sprintf("%s=%d", f.Name, f.Count))
+		}
+		p.f("%s    %s\n", indent, strings.Join(parts, " "))
+	}
+	for i, it := range g.Items {
+		if i == opt.Items {
+			break
+		}
+		p.f("%s    - %s\n", indent, itemLine(it))
+	}
+	if more := g.Count - int64(min(len(g.Items), opt.Items)); more > 0 && len(g.Items) > 0 {
+		p.f("%s    … and %d more (all of them in --json, up to %d listed)\n", indent, more, capture.MaxItems)
+	}
+}
+
+func itemLine(it capture.Item) string {
+	s := it.What
+	if it.Kernel != "" {
+		s += ": " + it.Kernel
+	}
+	if it.Time != nil {
+		s += fmt.Sprintf(", at %d", *it.Time)
+	}
+	if it.Where != "" {
+		s += " (" + it.Where + ")"
+	}
+	if it.LastCompleted != "" {
+		s += "; last completed before it: " + it.LastCompleted
+	}
+	return s
+}
+
+func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
+	a := &c.Accounting
+	var global []*capture.Gap
+	gaps, notes := 0, 0
+	for _, g := range a.Gaps {
+		if g.Count == 0 {
+			continue
+		}
+		if g.Note {
+			notes++
+		} else {
+			gaps++
+		}
+		if g.Program == "" {
+			global = append(global, g)
+		}
+	}
+	if a.Complete() {
+		p.f("COMPLETE: every input unit is accounted for and no gap was found")
+		if notes > 0 {
+			p.f(" (%d notes below)", notes)
+		}
+		p.f("\n")
+	} else {
+		p.f("INCOMPLETE: %d gap", gaps)
+		if gaps != 1 {
+			p.f("s")
+		}
+		p.f(": what follows happened or was in the input but is not in the tables above\n")
+	}
+	for _, g := range global {
+		writeGap(p, g, "", opt)
+	}
+}

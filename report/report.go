@@ -1,0 +1,68 @@
+// Package report is `tally report` as a library call: read one input with the
+// reader its content calls for, aggregate its dispatches per program and
+// kernel, and write the tables with their accounting.
+package report
+
+import (
+	"io"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/render"
+)
+
+// Options selects the reader and its settings.
+type Options struct {
+	// Format forces a reader by name; empty detects it from the content.
+	Format string
+	Reader format.Options
+	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
+	Extra capture.Sink
+}
+
+// Result is a read capture and its tables.
+type Result struct {
+	Capture *capture.Capture
+	Tables  *analysis.Report
+}
+
+// Run reads path and builds its tables.
+func Run(path string, opt Options) (*Result, error) {
+	agg := analysis.NewAggregator()
+	var sink capture.Sink = agg
+	if opt.Extra != nil {
+		sink = capture.Tee{agg, opt.Extra}
+	}
+	c, err := format.ReadFile(path, opt.Format, &opt.Reader, sink)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Capture: c, Tables: agg.Report(c)}, nil
+}
+
+// Write renders the result as text, or as JSON when asJSON.
+func (r *Result) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return render.JSON(w, r.Capture, r.Tables)
+	}
+	return render.Text(w, r.Capture, r.Tables, render.TextOptions{})
+}
+
+// Exit codes of `tally report`, documented in --help.
+const (
+	ExitOK         = 0 // report written; complete, or incomplete without --strict
+	ExitIncomplete = 1 // --strict and the capture has a gap
+	ExitEmpty      = 2 // usage or input error, or a capture without a single dispatch event
+)
+
+// ExitCode is the status `tally report` ends with for this result.
+func (r *Result) ExitCode(strict bool) int {
+	if r.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
+		return ExitEmpty
+	}
+	if strict && !r.Capture.Accounting.Complete() {
+		return ExitIncomplete
+	}
+	return ExitOK
+}
