@@ -1,0 +1,60 @@
+package hrxserial
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/internal/gen/hrxgen"
+)
+
+// BenchmarkRead parses a 100 MB generated kept trace into kernel tables.
+//
+//	go test -run '^$' -bench Read -benchmem ./format/hrxserial/
+func BenchmarkRead(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Prefill: 2, TargetBytes: 100 << 20}); err != nil {
+		b.Fatal(err)
+	}
+	cat, err := catalog.Load([]string{manifest})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := analysis.NewAggregator()
+		c, err := Read(bytes.NewReader(data), "bench", cat, agg)
+		if err != nil || !c.Accounting.Complete() {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(data))/1e6, "MB/trace")
+}
+
+// Reading a trace four times as long must not allocate much more: memory is
+// O(kernels), not O(lines).
+func TestMemoryFlat(t *testing.T) {
+	alloc := func(decode int) uint64 {
+		var buf bytes.Buffer
+		if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: decode}); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := Read(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(100), alloc(400)
+	if large > small+small/2 {
+		t.Fatalf("allocations grow with the trace: %d bytes for 100 runs, %d for 400", small, large)
+	}
+}

@@ -1,0 +1,275 @@
+package hrxserial
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/catalog"
+)
+
+// commandLine follows the six lines of one command:
+//
+//	sync-begin/sync-end command-pre-dispatch, begin/end command-dispatch
+//	(traced commands only), sync-begin/sync-end command-post-dispatch.
+//
+// All six carry the same detail, so only the first is parsed; the others are
+// compared with it byte for byte.
+func (s *state) commandLine(ev event, ph phase, phaseName, det []byte, t uint64, timed bool) bool {
+	c := &s.cmd
+	if ph == phPre && ev == evSyncBegin {
+		if len(det) > 0 && (!parseDetail(det, &s.d) || !wellFormed(ph, &s.d, false)) {
+			return false
+		}
+		s.syncLine(ev, phaseName, t, timed)
+		s.startCommand(det)
+		return true
+	}
+	switch {
+	case ph == phDispatch && (ev == evBegin || ev == evEnd):
+	case (ph == phPre || ph == phPost) && (ev == evSyncBegin || ev == evSyncEnd):
+	default:
+		return false // e.g. "failed phase=command-dispatch": not in the grammar
+	}
+	if len(det) > 0 && !c.active {
+		// Not parsed yet: check the form before judging the order.
+		if !parseDetail(det, &s.d) || !wellFormed(ph, &s.d, false) {
+			return false
+		}
+	}
+	if ev == evSyncBegin || ev == evSyncEnd {
+		s.syncLine(ev, phaseName, t, timed)
+	}
+	if !c.active || !bytes.Equal(det, c.raw) {
+		s.inconsistency(fmt.Sprintf("%s phase=%s does not continue the current command", evName(ev), phaseName))
+		return true
+	}
+	want := uint8(0)
+	switch {
+	case ph == phPre: // sync-end
+		want = stPreBegin
+	case ph == phDispatch && ev == evBegin:
+		want = stPreEnd
+	case ph == phDispatch: // end
+		want = stDispatchBegin
+	case ev == evSyncBegin: // post
+		want = stDispatchEnd
+		if !c.traced || (c.stage == stPreEnd && c.traced) {
+			want = stPreEnd
+		}
+	default: // sync-end post
+		want = stPostBegin
+	}
+	if c.stage != want || (ph == phDispatch && !c.traced) {
+		s.inconsistency(fmt.Sprintf("%s phase=%s out of order", evName(ev), phaseName))
+		return true
+	}
+	switch {
+	case ph == phPre:
+		c.stage = stPreEnd
+	case ph == phDispatch && ev == evBegin:
+		c.stage, c.tBegin, c.okBegin = stDispatchBegin, t, timed
+	case ph == phDispatch:
+		c.stage, c.tEnd, c.okEnd = stDispatchEnd, t, timed
+	case ev == evSyncBegin:
+		if c.traced && c.stage == stPreEnd {
+			s.inconsistency("traced command without its command-dispatch lines")
+		}
+		c.stage = stPostBegin
+	default:
+		s.completeCommand(t, timed)
+	}
+	return true
+}
+
+func evName(ev event) string {
+	switch ev {
+	case evBegin:
+		return "begin"
+	case evEnd:
+		return "end"
+	case evFailed:
+		return "failed"
+	case evSyncBegin:
+		return "sync-begin"
+	}
+	return "sync-end"
+}
+
+// startCommand opens a command at its pre-dispatch sync-begin; s.d holds the
+// parsed detail when det is not empty.
+func (s *state) startCommand(det []byte) {
+	if s.cmd.active {
+		s.abandon("a new command began")
+	}
+	c := &s.cmd
+	c.active, c.stage, c.line = true, stPreBegin, s.lineNo
+	c.traced = len(det) > 0
+	c.raw = append(c.raw[:0], det...)
+	c.okBegin, c.okEnd = false, false
+	c.prog = s.currentProgram()
+	if c.traced {
+		c.d = s.d
+		c.kernel = c.d.kernel
+		c.list, c.index = c.d.list, c.d.index
+	} else {
+		c.d = detail{}
+		c.kernel = false
+		c.list, c.index = listNone, 0
+	}
+	if l := s.list; l != nil {
+		pos := l.seen
+		l.seen++
+		if !c.traced {
+			c.list, c.index = l.name, pos
+		} else if c.d.list != l.name || c.d.index != pos {
+			s.inconsistency(fmt.Sprintf("command %s[%d] at position %d of list %s", c.d.list, c.d.index, pos, l.name))
+		}
+	}
+}
+
+// completeCommand closes the current command at its post-dispatch sync-end.
+func (s *state) completeCommand(t uint64, timed bool) {
+	c := &s.cmd
+	c.active = false
+	p := c.prog
+	switch {
+	case !c.traced:
+		p.untraced++
+		s.untracedCommands++
+		return
+	case !c.kernel:
+		p.nonKernel[string(c.d.kind)]++
+		s.nonKernelCommands++
+		return
+	}
+	k := s.kernelFor(p, c.d.kernelID)
+	d := &s.disp
+	*d = capture.Dispatch{
+		Program: p.id, Queue: capture.NoQueue, Kernel: k,
+		List: c.list.String(), Index: int64(c.index), Ordinal: int64(c.d.ordinal),
+		Instance: -1,
+	}
+	if s.inv != nil {
+		d.Instance = s.inv.n
+	}
+	if c.okBegin && c.okEnd {
+		d.Launch = capture.Interval{Begin: int64(c.tBegin), End: int64(c.tEnd), Valid: c.tEnd >= c.tBegin}
+	}
+	if c.okEnd && timed {
+		d.Device = capture.Interval{Begin: int64(c.tEnd), End: int64(t), Valid: t >= c.tEnd}
+	}
+	s.dispatches++
+	s.kernelCounts[k]++
+	s.last = lastDone{ok: true, prog: p, kernel: k, list: c.list, index: c.index, line: s.lineNo}
+	s.sink.Dispatch(s.c, d)
+}
+
+// kernelFor names a kernel id from the build's catalog, within program p:
+// the same id in two programs is two kernels, and an id the catalog does not
+// name gets p's anonymous label.
+func (s *state) kernelFor(p *program, id uint64) capture.KernelID {
+	if k, ok := p.kernels[id]; ok {
+		return k
+	}
+	k := capture.Kernel{Program: p.id, ID: id, HasID: true, Category: "kernel"}
+	e, status := s.cat.Lookup(id)
+	if status == catalog.Found {
+		k.Name, k.Resolved = e.Label(), true
+	} else {
+		k.Name = catalog.Anonymous(p.label, id)
+	}
+	kid := s.c.AddKernel(k)
+	p.kernels[id] = kid
+	s.kernelCounts = append(s.kernelCounts, 0)
+	if status != catalog.Found {
+		s.unresolved = append(s.unresolved, unresolvedID{kernel: kid, status: status, line: s.lineNo})
+	}
+	return kid
+}
+
+type unresolvedID struct {
+	kernel capture.KernelID
+	status catalog.Status
+	line   int64
+}
+
+// abandon ends the current command before its last line. A kernel that was
+// launched is an unfinished dispatch: named, with its launch time and the
+// last dispatch that completed before it; never counted as a short one.
+func (s *state) abandon(reason string) {
+	c := &s.cmd
+	if !c.active {
+		return
+	}
+	c.active = false
+	launched := c.stage >= stDispatchBegin || (!c.traced && c.stage >= stPostBegin)
+	if !launched || (c.traced && !c.kernel) {
+		if c.traced && c.kernel {
+			s.notLaunched++
+		}
+		return
+	}
+	p := c.prog
+	it := capture.Item{
+		What:          "launched, never finished: " + reason,
+		Program:       p.label,
+		LastCompleted: s.lastDescription(),
+	}
+	if c.traced {
+		it.Kernel = s.c.Kernels[s.kernelFor(p, c.d.kernelID)].Name
+		it.Where = fmt.Sprintf("%s %s[%d] ordinal %d, line %d", s.runLabel(), c.list, c.index, c.d.ordinal, c.line)
+		if c.okBegin {
+			it.Time = capture.TimeOf(int64(c.tBegin))
+		}
+	} else {
+		it.Kernel = "(untraced command: kind and kernel filtered out)"
+		it.Where = fmt.Sprintf("%s %s[%d], line %d", s.runLabel(), c.list, c.index, c.line)
+	}
+	g := s.c.Accounting.Gap(capture.UnfinishedDispatch, p.label)
+	g.Summary = "dispatches that were launched and never finished (device fault, hang, or the process was killed): not in the table, and not counted as short ones"
+	g.Add(it)
+}
+
+func (s *state) runLabel() string {
+	if s.inv == nil {
+		return "outside any program run,"
+	}
+	return fmt.Sprintf("run %d,", s.inv.n+1)
+}
+
+func (s *state) lastDescription() string {
+	l := s.last
+	if !l.ok {
+		return "none (no dispatch completed before it)"
+	}
+	return fmt.Sprintf("%s %s[%d] %s (line %d)", l.prog.label, l.list, l.index, s.c.Kernels[l.kernel].Name, l.line)
+}
+
+// syncFailure handles "HRX debug serial sync failed phase=P <detail>: <err>".
+func (s *state) syncFailure(b []byte, t uint64, timed bool) {
+	s.syncFailures++
+	rest := b[len(syncFailed):]
+	phaseName := rest
+	if i := bytes.IndexAny(rest, " :"); i >= 0 {
+		phaseName = rest[:i]
+	}
+	it := capture.Item{What: "sync failed: " + string(clip(b, 300)), Where: s.where(s.lineNo)}
+	if s.inv != nil {
+		it.Program = s.inv.prog.label
+	}
+	if s.sync.open && bytes.Equal(s.sync.phase, phaseName) {
+		s.sync.open = false
+	}
+	if s.cmd.active && s.cmd.traced && string(phaseName) == "command-post-dispatch" {
+		it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.d.kernelID)].Name
+	}
+	g := s.c.Accounting.Gap(capture.DeviceFault, "")
+	g.Summary = faultSummary
+	g.Add(it)
+	if s.cmd.active && string(phaseName) == "command-post-dispatch" {
+		s.abandon("its post-dispatch sync failed")
+	}
+}
+
+const faultSummary = "syncs that failed or never ended: work queued before them never completed (device fault or hang); the run stopped there"

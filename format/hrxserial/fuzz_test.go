@@ -1,0 +1,57 @@
+package hrxserial
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/gen/hrxgen"
+)
+
+// FuzzRead: any input ends in a capture or an error, never a panic; the
+// accounting holds; dispatches never outnumber the lines that end them; a
+// cut last line is never reported complete.
+func FuzzRead(f *testing.F) {
+	for _, opt := range []hrxgen.Options{
+		{Seed: 1, Decode: 1},
+		{Seed: 2, Decode: 1, End: hrxgen.EndFault},
+		{Seed: 3, Decode: 1, Raw: true, End: hrxgen.EndCut},
+		{Seed: 4, Decode: 2, FailRun: 1, Foreign: 7, UnnamedKernel: true, FilterStart: 5},
+	} {
+		var b bytes.Buffer
+		if _, err := hrxgen.Write(&b, opt); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes()[:min(b.Len(), 3000)])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var all capture.Collect
+		c, err := Read(bytes.NewReader(data), "fuzz", nil, &all)
+		if err != nil {
+			return
+		}
+		if err := c.Accounting.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		ends := bytes.Count(data, []byte("sync-end phase=command-post-dispatch"))
+		if len(all.Dispatches) > ends {
+			t.Fatalf("%d dispatches from %d ending lines", len(all.Dispatches), ends)
+		}
+		in := c.Accounting.InputFor("lines")
+		want := int64(bytes.Count(data, []byte("\n")))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			want++
+		}
+		if in.Read > want {
+			t.Fatalf("%d lines read from %d", in.Read, want)
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' && c.Accounting.Complete() && bytes.Contains(data, tracePrefix) {
+			t.Fatal("a trace cut mid-line reported complete")
+		}
+		for _, d := range all.Dispatches {
+			if int(d.Kernel) >= len(c.Kernels) || int(d.Program) >= len(c.Programs) {
+				t.Fatal("dispatch refers to a missing table entry")
+			}
+		}
+	})
+}

@@ -1,0 +1,431 @@
+package hrxserial
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/internal/gen/hrxgen"
+)
+
+const manifest = "../../testdata/hrx/manifest.json"
+
+type result struct {
+	c    *capture.Capture
+	r    *analysis.Report
+	disp []capture.Dispatch
+}
+
+func readTrace(t testing.TB, trace []byte, manifests ...string) result {
+	t.Helper()
+	cat, err := catalog.Load(manifests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := analysis.NewAggregator()
+	var all capture.Collect
+	c, err := Read(bytes.NewReader(trace), "trace.kept", cat, capture.Tee{agg, &all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Accounting.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	return result{c: c, r: agg.Report(c), disp: all.Dispatches}
+}
+
+func generate(t testing.TB, opt hrxgen.Options) ([]byte, *hrxgen.Summary) {
+	t.Helper()
+	var b bytes.Buffer
+	sum, err := hrxgen.Write(&b, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), sum
+}
+
+func (r result) program(t testing.TB, label string) *analysis.ProgramTable {
+	t.Helper()
+	for i := range r.r.Programs {
+		if r.r.Programs[i].Program.Name == label {
+			return &r.r.Programs[i]
+		}
+	}
+	t.Fatalf("no program %s", label)
+	return nil
+}
+
+func (r result) kinds() []string {
+	var out []string
+	for _, g := range r.c.Accounting.Gaps {
+		out = append(out, string(g.Kind))
+	}
+	return out
+}
+
+// checkAgainst compares every table with the generator's own bookkeeping.
+func checkAgainst(t *testing.T, r result, sum *hrxgen.Summary, timed bool) {
+	t.Helper()
+	for label, ps := range sum.Programs {
+		pt := r.program(t, label)
+		if pt.Program.Instances != ps.Complete+ps.Failed+ps.Incomplete {
+			t.Errorf("%s: %d runs, want %d", label, pt.Program.Instances, ps.Complete+ps.Failed+ps.Incomplete)
+		}
+		if len(pt.Kernels) != len(ps.Kernels) {
+			t.Errorf("%s: %d kernels, want %d", label, len(pt.Kernels), len(ps.Kernels))
+		}
+		for _, k := range pt.Kernels {
+			want := ps.Kernels[k.Kernel.ID]
+			if want == nil {
+				t.Errorf("%s: unexpected kernel %s", label, k.Kernel.Name)
+				continue
+			}
+			if k.Dispatches != want.Dispatches {
+				t.Errorf("%s %s: %d dispatches, want %d", label, k.Kernel.Name, k.Dispatches, want.Dispatches)
+			}
+			if !timed {
+				if k.Timed != 0 {
+					t.Errorf("%s %s: %d timed dispatches in an untimed trace", label, k.Kernel.Name, k.Timed)
+				}
+				continue
+			}
+			if k.Total != want.DeviceNS || k.LaunchTotal != want.LaunchNS {
+				t.Errorf("%s %s: device %d launch %d, want %d %d", label, k.Kernel.Name, k.Total, k.LaunchTotal, want.DeviceNS, want.LaunchNS)
+			}
+		}
+	}
+}
+
+func TestCompleteTrace(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 7, Decode: 5, Prefill: 2, Foreign: 40})
+	r := readTrace(t, trace, manifest)
+	if !r.c.Accounting.Complete() {
+		t.Fatalf("complete trace reported incomplete: %v", r.kinds())
+	}
+	checkAgainst(t, r, sum, true)
+	if !r.c.Clock.Timed || r.c.Clock.Unit != "ns" || !strings.Contains(r.c.Clock.Description, "monotonic") {
+		t.Fatalf("clock %+v", r.c.Clock)
+	}
+	in := r.c.Accounting.InputFor("lines")
+	if in.Read != sum.Lines {
+		t.Fatalf("%d lines read, generator wrote %d", in.Read, sum.Lines)
+	}
+	if skipped := in.SkippedTotal(); skipped == 0 {
+		t.Fatal("foreign lines not counted as skipped")
+	}
+	for _, k := range r.c.Kernels {
+		if !k.Resolved {
+			t.Fatalf("kernel %s not resolved", k.Name)
+		}
+	}
+	if p := r.program(t, "p303"); p.Program.Instances != 2 {
+		t.Fatalf("p303 runs %d", p.Program.Instances)
+	}
+}
+
+// The example of spec §8: launch 8400 ns, device 76300 ns.
+func TestSpecExample(t *testing.T) {
+	trace := `# tally kept trace v1 clock=monotonic unit=ns
+912400118200 hrx debug serial: sync-begin phase=command-pre-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+912400121900 hrx debug serial: sync-end phase=command-pre-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+912400122600 hrx debug serial: begin phase=command-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+912400131000 hrx debug serial: end phase=command-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+912400131700 hrx debug serial: sync-begin phase=command-post-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+912400207300 hrx debug serial: sync-end phase=command-post-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3
+`
+	r := readTrace(t, []byte(trace), manifest)
+	if len(r.disp) != 1 {
+		t.Fatalf("%d dispatches", len(r.disp))
+	}
+	d := r.disp[0]
+	launch, _ := d.Launch.Duration()
+	dev, _ := d.Device.Duration()
+	if launch != 8400 || dev != 76300 {
+		t.Fatalf("launch %d device %d, want 8400 76300", launch, dev)
+	}
+	if name := r.c.Kernels[d.Kernel].Name; name != "loom_libs:ggml_mul_mat_f32_f32_wmma" {
+		t.Fatalf("name %s", name)
+	}
+}
+
+// Cut right after a launch: the dispatch is named as unfinished and the
+// tables are exactly those of the trace without it.
+func TestCutInsideDispatch(t *testing.T) {
+	trace, _ := generate(t, hrxgen.Options{Seed: 3, Decode: 3})
+	lines := strings.SplitAfter(string(trace), "\n")
+	// Find the last "begin phase=command-dispatch" and cut after it.
+	cut := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "begin phase=command-dispatch") {
+			cut = i
+			break
+		}
+	}
+	full := readTrace(t, trace, manifest)
+	cutTrace := []byte(strings.Join(lines[:cut+1], ""))
+	// The same trace without the three lines of the unfinished command.
+	before := readTrace(t, []byte(strings.Join(lines[:cut-2], "")), manifest)
+	r := readTrace(t, cutTrace, manifest)
+
+	if r.c.Accounting.Complete() {
+		t.Fatal("cut trace reported complete")
+	}
+	g := r.c.Accounting.Find(capture.UnfinishedDispatch)
+	if g == nil || g.Count != 1 {
+		t.Fatalf("unfinished gap: %+v (gaps %v)", g, r.kinds())
+	}
+	it := g.Items[0]
+	if it.Kernel == "" || it.Time == nil || !strings.Contains(it.LastCompleted, "p41 main[") || it.Program != "p41" {
+		t.Fatalf("unfinished item does not name kernel, launch time and last completed: %+v", it)
+	}
+	if r.r.Dispatches() != before.r.Dispatches() || r.r.Dispatches() >= full.r.Dispatches() {
+		t.Fatalf("dispatches: cut %d, before %d, full %d", r.r.Dispatches(), before.r.Dispatches(), full.r.Dispatches())
+	}
+	pa, pb := r.program(t, "p41"), before.program(t, "p41")
+	for i := range pa.Kernels {
+		a, b := pa.Kernels[i], pb.Kernels[i]
+		if a.Kernel.Name != b.Kernel.Name || a.Total != b.Total || a.Share != b.Share || a.Min != b.Min {
+			t.Fatalf("kernel %s changed by the cut: %+v vs %+v", a.Kernel.Name, a, b)
+		}
+	}
+	if r.c.Accounting.Find(capture.IncompleteProgram) == nil {
+		t.Fatal("the cut run is not reported incomplete")
+	}
+}
+
+func TestFault(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 5, Decode: 2, End: hrxgen.EndFault})
+	r := readTrace(t, trace, manifest)
+	fault := r.c.Accounting.Find(capture.DeviceFault)
+	if fault == nil || fault.Count != 1 || !strings.Contains(fault.Items[0].What, "command-post-dispatch") || fault.Items[0].Kernel == "" {
+		t.Fatalf("device fault: %+v", fault)
+	}
+	un := r.c.Accounting.Find(capture.UnfinishedDispatch)
+	if un == nil || un.Count != 1 {
+		t.Fatalf("unfinished: %+v", un)
+	}
+	want := fmt.Sprintf("%s %s[%d]", sum.Unfinished.Program, sum.Unfinished.List, sum.Unfinished.Index)
+	if !strings.Contains(un.Items[0].Where, fmt.Sprintf("%s[%d]", sum.Unfinished.List, sum.Unfinished.Index)) ||
+		*un.Items[0].Time != sum.Unfinished.LaunchNS || !strings.HasPrefix(un.Items[0].LastCompleted, sum.Unfinished.Last) {
+		t.Fatalf("unfinished item %+v, want %s launched at %d after %s", un.Items[0], want, sum.Unfinished.LaunchNS, sum.Unfinished.Last)
+	}
+	checkAgainst(t, r, sum, true)
+}
+
+func TestFailedProgram(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 9, Decode: 3, FailRun: 2})
+	r := readTrace(t, trace, manifest)
+	g := r.c.Accounting.Find(capture.FailedProgram)
+	if g == nil || g.Count != 1 || g.Program != "p41" {
+		t.Fatalf("failed program: %+v", g)
+	}
+	if r.c.Accounting.Find(capture.DeviceFault) == nil {
+		t.Fatal("the sync-failure line is not surfaced")
+	}
+	// Dispatches completed before the failure stay in the table.
+	checkAgainst(t, r, sum, true)
+	p := r.program(t, "p41")
+	if p.Program.Instances != 3 {
+		t.Fatalf("runs %d", p.Program.Instances)
+	}
+}
+
+func TestNotATrace(t *testing.T) {
+	r := readTrace(t, []byte("llama_model_load: loaded\nmain: prompt 'hello'\n123 not a trace line\n"))
+	g := r.c.Accounting.Find(capture.EmptyCapture)
+	if g == nil || !strings.Contains(g.Summary, "3 lines read, none is an 'hrx debug serial:' trace line") {
+		t.Fatalf("empty capture: %+v", g)
+	}
+	if len(r.r.Programs) != 0 {
+		t.Fatal("programs from a non-trace")
+	}
+	// Negative arm: one trace line makes it non-empty.
+	r = readTrace(t, []byte("x\nhrx debug serial: begin phase=command-program main_commands=2 init_commands=0 transient_arena=0\n"))
+	if r.c.Accounting.Find(capture.EmptyCapture) != nil {
+		t.Fatal("a trace with a trace line reported empty")
+	}
+}
+
+func TestUnresolvedID(t *testing.T) {
+	trace, _ := generate(t, hrxgen.Options{Seed: 1, Decode: 2, UnnamedKernel: true})
+	r := readTrace(t, trace, manifest)
+	g := r.c.Accounting.Find(capture.UnresolvedName)
+	if g == nil || g.Count != 1 || g.Program != "p41" {
+		t.Fatalf("unresolved: %+v", g)
+	}
+	if !strings.Contains(g.Summary, manifest) || !strings.Contains(g.Summary, "--manifests") {
+		t.Fatalf("summary does not say which manifests were read and how to add one: %s", g.Summary)
+	}
+	label := catalog.Anonymous("p41", hrxgen.Unnamed)
+	found := false
+	for _, k := range r.program(t, "p41").Kernels {
+		if k.Kernel.Name == label {
+			found = !k.Kernel.Resolved && k.Dispatches == 2
+		}
+	}
+	if !found {
+		t.Fatalf("no anonymous row %s", label)
+	}
+	// Without manifests every id is anonymous, never guessed.
+	r = readTrace(t, trace)
+	for _, k := range r.c.Kernels {
+		if k.Resolved || !strings.HasPrefix(k.Name, "p41:#") {
+			t.Fatalf("kernel named without a catalog: %+v", k)
+		}
+	}
+}
+
+func TestTwoManifestDirectories(t *testing.T) {
+	trace, _ := generate(t, hrxgen.Options{Seed: 1, Decode: 1})
+	dir := "../../testdata/hrx/build/kernels"
+	r := readTrace(t, trace, filepath.Join(dir, "loom-libs"), filepath.Join(dir, "hrx"))
+	if g := r.c.Accounting.Find(capture.UnresolvedName); g != nil {
+		t.Fatalf("unresolved with both directories: %+v", g)
+	}
+	r = readTrace(t, trace, filepath.Join(dir, "loom-libs"))
+	g := r.c.Accounting.Find(capture.UnresolvedName)
+	if g == nil || g.Count != 2 { // ggml_gather_add_f32 and ggml_mul_mat_vec_iq3xxs_f32
+		t.Fatalf("one directory: %+v", g)
+	}
+}
+
+func TestRawTrace(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 2, Decode: 3, Prefill: 1, Raw: true})
+	r := readTrace(t, trace, manifest)
+	if r.c.Clock.Timed || r.c.Clock.Unit != "" || !strings.Contains(r.c.Clock.Description, "no times") {
+		t.Fatalf("clock %+v", r.c.Clock)
+	}
+	if !r.c.Accounting.Complete() {
+		t.Fatalf("raw trace incomplete: %v", r.kinds())
+	}
+	checkAgainst(t, r, sum, false)
+	for _, d := range r.disp {
+		if d.Device.Valid || d.Launch.Valid {
+			t.Fatal("a raw trace produced a time")
+		}
+	}
+}
+
+// The same kernel id in two programs is counted per program, as two rows.
+func TestSameKernelTwoPrograms(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 4, Decode: 2, Prefill: 1})
+	r := readTrace(t, trace, manifest)
+	id := hrxgen.Kernels[0].ID()
+	var rows int
+	for _, label := range []string{"p41", "p303"} {
+		for _, k := range r.program(t, label).Kernels {
+			if k.Kernel.ID == id {
+				rows++
+				if k.Dispatches != sum.Programs[label].Kernels[id].Dispatches {
+					t.Fatalf("%s: %d dispatches, want %d", label, k.Dispatches, sum.Programs[label].Kernels[id].Dispatches)
+				}
+			}
+		}
+	}
+	if rows != 2 {
+		t.Fatalf("kernel %d in %d rows, want one per program", id, rows)
+	}
+}
+
+func TestFilteredCommands(t *testing.T) {
+	trace, sum := generate(t, hrxgen.Options{Seed: 4, Decode: 2, FilterStart: 30})
+	r := readTrace(t, trace, manifest)
+	g := r.c.Accounting.Find(capture.SkippedInput)
+	want := sum.Programs["p41"].Untraced
+	if g == nil || g.Count != want || want == 0 {
+		t.Fatalf("filtered: %+v, want %d", g, want)
+	}
+	checkAgainst(t, r, sum, true)
+}
+
+func TestMalformedAndPartial(t *testing.T) {
+	trace := "# tally kept trace v1 clock=monotonic unit=ns\n" +
+		"10 hrx debug serial: begin phase=command-program main_commands=1 init_commands=0 transient_arena=0\n" +
+		"11 hrx debug serial: explode phase=command-program\n" +
+		"12 hrx debug serial: begin phase=command-program main_commands=x init_commands=0 transient_arena=0\n" +
+		"13 hrx debug serial: sync-begin phase=brand-new-phase main_commands=1\n" +
+		"14 hrx debug serial: sync-end phase=brand-new-phase main_commands=1\n" +
+		"15 hrx debug serial: end phase=command-program main_commands=1 init_commands=0 transient_arena=0\n" +
+		"16 hrx debug serial: begin phase=comm"
+	r := readTrace(t, []byte(trace))
+	in := r.c.Accounting.InputFor("lines")
+	skips := map[string]int64{}
+	for _, s := range in.Skipped {
+		skips[s.Reason] = s.Count
+	}
+	if skips["malformed trace line"] != 2 || skips["partial last line"] != 1 {
+		t.Fatalf("skipped %v", skips)
+	}
+	g := r.c.Accounting.Find(capture.SkippedInput)
+	if g == nil || g.Count != 2 || !strings.Contains(g.Items[0].Where, "lines 3, 4") {
+		t.Fatalf("malformed gap %+v", g)
+	}
+	if r.c.Accounting.Find(capture.TruncatedInput) == nil {
+		t.Fatal("partial last line not reported as truncated input")
+	}
+	if p := r.program(t, "p1"); p.Program.Instances != 1 {
+		t.Fatal("an unknown phase stopped the reader")
+	}
+}
+
+func TestHeaderVersionAndClock(t *testing.T) {
+	_, err := Read(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "x.kept:1") {
+		t.Fatalf("v2 header: %v", err)
+	}
+	trace, _ := generate(t, hrxgen.Options{Seed: 1, Decode: 1})
+	bad := bytes.Replace(trace, []byte("clock=monotonic"), []byte("clock=realtime"), 1)
+	r := readTrace(t, bad, manifest)
+	if r.c.Clock.Timed {
+		t.Fatal("a realtime header was trusted")
+	}
+	for _, d := range r.disp {
+		if d.Device.Valid {
+			t.Fatal("times taken from a header with the wrong clock")
+		}
+	}
+}
+
+func TestClockDecreaseAndMixedTimes(t *testing.T) {
+	trace := "20 hrx debug serial: begin phase=command-program main_commands=0 init_commands=0 transient_arena=0\n" +
+		"10 hrx debug serial: end phase=command-program main_commands=0 init_commands=0 transient_arena=0\n" +
+		"hrx debug serial: begin phase=command-program main_commands=0 init_commands=0 transient_arena=0\n" +
+		"30 hrx debug serial: end phase=command-program main_commands=0 init_commands=0 transient_arena=0\n"
+	r := readTrace(t, []byte(trace))
+	if g := r.c.Accounting.Find(capture.ClockDecrease); g == nil || g.Count != 1 || g.Items[0].Where != "line 2" {
+		t.Fatalf("decrease: %+v", g)
+	}
+	if g := r.c.Accounting.Find(capture.UntimedInput); g == nil || g.Count != 1 {
+		t.Fatalf("untimed: %+v", g)
+	}
+}
+
+func TestOutOfOrderLines(t *testing.T) {
+	trace, _ := generate(t, hrxgen.Options{Seed: 1, Decode: 1})
+	lines := strings.SplitAfter(string(trace), "\n")
+	// Drop one "end phase=command-dispatch" line.
+	for i, l := range lines {
+		if strings.Contains(l, "end phase=command-dispatch") && !strings.Contains(l, "sync-end") {
+			lines = append(lines[:i], lines[i+1:]...)
+			break
+		}
+	}
+	r := readTrace(t, []byte(strings.Join(lines, "")), manifest)
+	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.InconsistentTrace) == nil {
+		t.Fatalf("a missing line went unnoticed: %v", r.kinds())
+	}
+}
+
+func TestSniff(t *testing.T) {
+	if Sniff([]byte("# tally kept trace v1 clock=monotonic unit=ns\n")) < Sniff([]byte("x")) {
+		t.Fatal("header not preferred")
+	}
+	if Sniff([]byte("IRPF\x01\x00\x06\x00")) != 0 {
+		t.Fatal("binary accepted")
+	}
+}
