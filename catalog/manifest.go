@@ -122,6 +122,12 @@ func (c *Catalog) LoadManifest(path string) error {
 	if err != nil {
 		return err
 	}
+	return c.ParseManifest(data, path)
+}
+
+// ParseManifest adds the exports of a manifest.json held in memory; path
+// names it in messages and in Manifests.
+func (c *Catalog) ParseManifest(data []byte, path string) error {
 	var m manifestFile
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%s: not a kernel manifest: %v", path, err)

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/catalog"
 )
 
 // Confidence is how sure a sniffer is that a head of input is its format.
@@ -70,6 +71,8 @@ type Options struct {
 	// Manifests are manifest.json files or directories searched for them
 	// (hrx kernel catalog).
 	Manifests []string
+	// Catalog, when set, is used instead of loading Manifests.
+	Catalog *catalog.Catalog
 	// ProgramBy chooses how Kineto dispatches are grouped into programs:
 	// "annotation" (default), "stream" or "none".
 	ProgramBy string

@@ -74,7 +74,7 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 	}
 	for _, g := range a.Gaps {
 		if g.Count > 0 {
-			writeGap(p, g, "", opt)
+			writeGap(p, g, "", c.Clock.Unit, opt)
 		}
 	}
 	if p.err != nil {

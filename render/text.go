@@ -178,7 +178,7 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		tw.Flush()
 	}
 	for _, g := range programGaps(c, prog.Name) {
-		writeGap(p, g, "  ", opt)
+		writeGap(p, g, "  ", unit, opt)
 	}
 }
 
@@ -209,7 +209,7 @@ func (p *printer) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func writeGap(p *printer, g *capture.Gap, indent string, opt TextOptions) {
+func writeGap(p *printer, g *capture.Gap, indent, unit string, opt TextOptions) {
 	tag := "GAP"
 	if g.Note {
 		tag = "note"
@@ -226,23 +226,26 @@ func writeGap(p *printer, g *capture.Gap, indent string, opt TextOptions) {
 		if i == opt.Items {
 			break
 		}
-		p.f("%s    - %s\n", indent, itemLine(it))
+		p.f("%s    - %s\n", indent, itemLine(it, unit))
 	}
 	if more := g.Count - int64(min(len(g.Items), opt.Items)); more > 0 && len(g.Items) > 0 {
 		p.f("%s    … and %d more (all of them in --json, up to %d listed)\n", indent, more, capture.MaxItems)
 	}
 }
 
-func itemLine(it capture.Item) string {
+func itemLine(it capture.Item, unit string) string {
 	s := it.What
 	if it.Kernel != "" {
-		s += ": " + it.Kernel
-	}
-	if it.Time != nil {
-		s += fmt.Sprintf(", at %d", *it.Time)
+		s = it.Kernel + ": " + s
 	}
 	if it.Where != "" {
 		s += " (" + it.Where + ")"
+	}
+	if it.Time != nil {
+		s += fmt.Sprintf("; at %d", *it.Time)
+		if unit != "" {
+			s += " " + unit
+		}
 	}
 	if it.LastCompleted != "" {
 		s += "; last completed before it: " + it.LastCompleted
@@ -253,7 +256,7 @@ func itemLine(it capture.Item) string {
 func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 	a := &c.Accounting
 	var global []*capture.Gap
-	gaps, notes := 0, 0
+	gaps, notes, scoped := 0, 0, 0
 	for _, g := range a.Gaps {
 		if g.Count == 0 {
 			continue
@@ -265,6 +268,8 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 		}
 		if g.Program == "" {
 			global = append(global, g)
+		} else if !g.Note {
+			scoped++
 		}
 	}
 	if a.Complete() {
@@ -278,9 +283,13 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 		if gaps != 1 {
 			p.f("s")
 		}
-		p.f(": what follows happened or was in the input but is not in the tables above\n")
+		p.f(": what they list happened or was in the input, and is not in the tables")
+		if scoped > 0 {
+			p.f(" (%d listed under their program above)", scoped)
+		}
+		p.f("\n")
 	}
 	for _, g := range global {
-		writeGap(p, g, "", opt)
+		writeGap(p, g, "", c.Clock.Unit, opt)
 	}
 }

@@ -26,7 +26,13 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 }
 
 func (rf *readerFlags) options() report.Options {
-	return report.Options{Format: rf.format, Reader: format.Options{Manifests: rf.manifests, ProgramBy: rf.programBy}}
+	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
+	o.Reader.ProgramBy = rf.programBy
+	return o
+}
+
+func readerOptions(manifests []string) format.Options {
+	return format.Options{Manifests: manifests}
 }
 
 // writeOutput writes to path (checked, atomic) or to stdout.

@@ -212,7 +212,7 @@ func (s *state) abandon(reason string) {
 	}
 	p := c.prog
 	it := capture.Item{
-		What:          "launched, never finished: " + reason,
+		What:          "launched, never finished (" + reason + ")",
 		Program:       p.label,
 		LastCompleted: s.lastDescription(),
 	}

@@ -15,6 +15,7 @@ func (s *state) finish() *capture.Capture {
 	if s.sync.open {
 		it := capture.Item{
 			What:  fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for the device", s.sync.phase),
+			// The kernel, when known, is added below: it is the command the sync waited on.
 			Where: s.where(s.sync.line),
 		}
 		if s.inv != nil {
@@ -22,7 +23,7 @@ func (s *state) finish() *capture.Capture {
 		}
 		if s.cmd.active && s.cmd.traced && string(s.sync.phase) == "command-post-dispatch" {
 			it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.d.kernelID)].Name
-			it.What += " for the command it was waiting on"
+			it.What = fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for this kernel to finish", s.sync.phase)
 		}
 		if s.sync.timed {
 			it.Time = capture.TimeOf(int64(s.sync.t))
@@ -91,13 +92,16 @@ func (s *state) finishNames() {
 			g.Summary = fmt.Sprintf("kernel ids no manifest names, shown by number; manifests read: %s. Add the manifest of every kernel directory of the build that produced the trace with --manifests", strings.Join(s.cat.Manifests, ", "))
 		}
 		why := "not in the manifests"
+		if s.cat.Len() == 0 {
+			why = "no manifests given"
+		}
 		switch u.status {
 		case catalog.Uncatalogued:
 			why = "id 0: the runtime's 'no catalogued kernel'"
 		case catalog.Collision:
 			why = "two manifest kernels hash to this id: neither name is used"
 		}
-		g.Add(capture.Item{What: fmt.Sprintf("kernel_id=%d, %d dispatches: %s", k.ID, s.kernelCounts[u.kernel], why),
+		g.Add(capture.Item{What: fmt.Sprintf("%d dispatches; %s", s.kernelCounts[u.kernel], why),
 			Program: label, Kernel: k.Name, Where: s.where(u.line)})
 		d, _ := g.Figure("dispatches")
 		g.SetFigure("dispatches", d+s.kernelCounts[u.kernel])

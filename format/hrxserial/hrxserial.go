@@ -45,9 +45,12 @@ func Sniff(head []byte) format.Confidence {
 }
 
 func read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
-	cat, err := catalog.Load(opts.Manifests)
-	if err != nil {
-		return nil, err
+	cat := opts.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = catalog.Load(opts.Manifests); err != nil {
+			return nil, err
+		}
 	}
 	r, err := in.Reader()
 	if err != nil {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/record"
+	"github.com/tallyprof/tally/report"
+)
+
+func cmdRecord(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("record", `Usage: tally record [flags] -- CMD [ARGS...]
+
+Runs CMD (e.g. a llama.cpp program with GGML_HRX_DEBUG_SERIAL_EXECUTION=1), keeps its
+hrx debug serial trace with each line stamped on arrival, passes all other output
+through, forwards SIGINT/SIGTERM to it, and at its end prints the report (to
+standard error, or to -report FILE) and exits with CMD's status.
+
+Flags:
+`, stderr)
+	kept := fs.String("o", "", "kept trace `FILE` (default tally-YYYYMMDD-HHMMSS.kept)")
+	var manifests multiFlag
+	fs.Var(&manifests, "manifests", "kernel `manifest.json` or directory; repeatable")
+	asJSON := fs.Bool("json", false, "write the report as JSON (tally.report/v1)")
+	strict := fs.Bool("strict", false, "exit 1 when CMD succeeded but its trace is not complete")
+	reportOut := fs.String("report", "", "write the report to `FILE` instead of standard error")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "tally record: give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
+		return 2
+	}
+	if *kept == "" {
+		*kept = time.Now().Format("tally-20060102-150405.kept")
+	}
+	res, err := record.Run(record.Options{Command: pos, Kept: *kept, Stdout: stdout, Stderr: stderr, Stdin: os.Stdin})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally record: %v\n", err)
+		if errors.Is(err, record.ErrWrite) {
+			fmt.Fprintln(stderr, "tally record: the command was stopped; no report is printed from a short trace.")
+		}
+		return 2
+	}
+	rep, err := report.Run(*kept, report.Options{Format: hrxserial.Name, Reader: readerOptions(manifests)})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
+		pos[0], res.ExitCode, res.Lines, res.TraceLines, *kept)
+	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return rep.Write(w, *asJSON) }); err != nil {
+		fmt.Fprintf(stderr, "tally record: %v\n", err)
+		return 2
+	}
+	if res.ExitCode == 0 && *strict && !rep.Capture.Accounting.Complete() {
+		return 1
+	}
+	return res.ExitCode
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tallyprof/tally/selftest"
+)
+
+func cmdSelftest(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "Usage: tally selftest\n\nChecks this binary against small embedded traces (complete, cut, fault, raw, not a trace);\nexits 1 if any check fails.")
+		return 2
+	}
+	failed, err := selftest.Run(stdout, selftest.Checks)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally selftest: %v\n", err)
+		return 2
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,186 @@
+// Package record runs a command and keeps its hrx debug-serial trace: every
+// stderr line, and every trace line from stdout, stamped with the monotonic
+// clock when it arrives, in tally's kept-trace format (docs/kept-trace.md).
+// Other output passes through unchanged.
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options says what to run and where its trace goes.
+type Options struct {
+	Command []string
+	// Kept is the kept-trace path.
+	Kept string
+	// Stdout and Stderr receive the command's non-trace output.
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	// FlushEvery bounds how long a stamped line may sit in memory
+	// (default 100 ms): a kill of tally loses at most that much.
+	FlushEvery time.Duration
+	// Signals are forwarded to the command while it runs (default SIGINT
+	// and SIGTERM).
+	Signals []os.Signal
+}
+
+// Result is how the command ended and what was kept.
+type Result struct {
+	// ExitCode is the command's exit status, or 128+N if signal N killed it.
+	ExitCode int
+	Signal   syscall.Signal // the signal that killed the command, or 0
+	// Lines counts lines written to the kept trace (header included);
+	// TraceLines those that are hrx debug serial lines.
+	Lines, TraceLines int64
+	// Passed counts lines passed through to Stdout/Stderr.
+	Passed int64
+}
+
+var tracePrefix = []byte("hrx debug serial: ")
+
+// ErrWrite wraps a failed write of the kept trace.
+var ErrWrite = errors.New("kept trace write failed")
+
+// Run runs the command to its end. It returns an error (and still a Result
+// when the command ran) if the command could not start or the kept trace
+// could not be written — in which case the command was stopped, since what
+// it would print next could not be kept.
+func Run(opt Options) (*Result, error) {
+	if len(opt.Command) == 0 {
+		return nil, errors.New("no command to run: tally record [flags] -- CMD [ARGS]")
+	}
+	if opt.FlushEvery <= 0 {
+		opt.FlushEvery = 100 * time.Millisecond
+	}
+	if opt.Signals == nil {
+		opt.Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	}
+	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
+	cmd.Stdin = opt.Stdin
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+
+	var stopOnce sync.Once
+	stopChild := func(error) {
+		stopOnce.Do(func() {
+			if cmd.Process != nil {
+				cmd.Process.Signal(syscall.SIGTERM)
+				time.AfterFunc(3*time.Second, func() { cmd.Process.Kill() })
+			}
+		})
+	}
+	kept, err := createKept(opt.Kept, opt.FlushEvery, stopChild)
+	if err != nil {
+		return nil, err
+	}
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, opt.Signals...)
+	defer signal.Stop(sigs)
+
+	if err := cmd.Start(); err != nil {
+		kept.close()
+		os.Remove(opt.Kept)
+		return nil, fmt.Errorf("cannot start %s: %w", opt.Command[0], err)
+	}
+	kept.header(fmt.Sprintf(" pid=%d cmd=%s", cmd.Process.Pid, strconv.Quote(strings.Join(opt.Command, " "))))
+
+	forwardDone := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				cmd.Process.Signal(s)
+			case <-forwardDone:
+				return
+			}
+		}
+	}()
+
+	res := &Result{}
+	var mu sync.Mutex // guards res counters and the pass-through writers
+	var wg sync.WaitGroup
+	pump := func(r io.Reader, pass io.Writer, keepAll bool) {
+		defer wg.Done()
+		readLines(r, func(line []byte) {
+			t := monotonic()
+			isTrace := bytes.HasPrefix(line, tracePrefix)
+			if isTrace || keepAll {
+				kept.line(t, line)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if isTrace {
+				res.TraceLines++
+				return
+			}
+			res.Passed++
+			pass.Write(line)
+			pass.Write([]byte{'\n'})
+		})
+	}
+	wg.Add(2)
+	go pump(outPipe, opt.Stdout, false)
+	go pump(errPipe, opt.Stderr, true) // the trace format keeps every stderr line: fault messages sit between trace lines
+	wg.Wait()
+	waitErr := cmd.Wait()
+	close(forwardDone)
+
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = ws.Signal()
+		res.ExitCode = 128 + int(ws.Signal())
+	}
+	werr := kept.close()
+	res.Lines = kept.lines
+	if werr != nil {
+		return res, fmt.Errorf("%w: %v", ErrWrite, werr)
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, waitErr
+	}
+	return res, nil
+}
+
+// readLines calls fn for every line of r as it arrives, without its '\n'. A
+// last line without '\n' is delivered with what arrived.
+func readLines(r io.Reader, fn func([]byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			continue
+		}
+		if len(long) > 0 {
+			chunk = append(long, chunk...)
+			long = long[:0]
+		}
+		if len(chunk) > 0 {
+			fn(bytes.TrimSuffix(chunk, []byte{'\n'}))
+		}
+		if err != nil {
+			return
+		}
+	}
+}

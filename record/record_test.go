@@ -1,0 +1,249 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/internal/gen/hrxgen"
+)
+
+var fake string // path of the built testdata/fakehrx program
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakehrx")
+	if err != nil {
+		panic(err)
+	}
+	fake = filepath.Join(dir, "fakehrx")
+	build := exec.Command("go", "build", "-o", fake, "./testdata/fakehrx")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building testdata/fakehrx:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncBuffer is a bytes.Buffer safe for the pumps' concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func record(t *testing.T, args ...string) (*Result, string, *syncBuffer, *syncBuffer, error) {
+	t.Helper()
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	var out, errOut syncBuffer
+	res, err := Run(Options{Command: append([]string{fake}, args...), Kept: kept, Stdout: &out, Stderr: &errOut})
+	return res, kept, &out, &errOut, err
+}
+
+func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Report) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cat, err := catalog.Load([]string{"../testdata/hrx/manifest.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := analysis.NewAggregator()
+	c, err := hrxserial.Read(f, path, cat, agg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, agg.Report(c)
+}
+
+func TestRecordClean(t *testing.T) {
+	res, kept, out, errOut, err := record(t, "-decode", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d", res.ExitCode)
+	}
+	if !strings.Contains(out.String(), "fakehrx: done") || strings.Contains(out.String(), "hrx debug serial") {
+		t.Fatalf("stdout not passed through as is: %q", out.String())
+	}
+	if !strings.Contains(errOut.String(), "llama_model_load") || strings.Contains(errOut.String(), "hrx debug serial:") {
+		t.Fatalf("stderr: non-trace lines must pass, trace lines must not: %q", errOut.String())
+	}
+	c, r := readKept(t, kept)
+	if !c.Accounting.Complete() || !c.Clock.Timed {
+		t.Fatalf("kept trace incomplete or untimed: %+v", c.Accounting.Gaps)
+	}
+	var want bytes.Buffer
+	sum, _ := hrxgen.Write(&want, hrxgen.Options{Seed: 11, Decode: 2, Raw: true})
+	var wantDispatches int64
+	for _, p := range sum.Programs {
+		for _, k := range p.Kernels {
+			wantDispatches += k.Dispatches
+		}
+	}
+	if r.Dispatches() != wantDispatches {
+		t.Fatalf("%d dispatches kept, %d printed", r.Dispatches(), wantDispatches)
+	}
+	data, _ := os.ReadFile(kept)
+	if !bytes.HasPrefix(data, []byte("# tally kept trace v1 clock=monotonic unit=ns pid=")) {
+		t.Fatalf("header: %q", data[:60])
+	}
+	// The foreign stderr line is kept too (stamped), as the format asks.
+	if !bytes.Contains(data, []byte(" llama_model_load: 32 layers\n")) {
+		t.Fatal("non-trace stderr line not kept")
+	}
+	if res.TraceLines != int64(sum.Lines) {
+		t.Fatalf("%d trace lines kept, %d printed", res.TraceLines, sum.Lines)
+	}
+}
+
+func TestRecordKilledMidDispatch(t *testing.T) {
+	res, kept, _, _, err := record(t, "-decode", "2", "-end", "cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Signal != syscall.SIGKILL || res.ExitCode != 128+9 {
+		t.Fatalf("exit %d signal %v", res.ExitCode, res.Signal)
+	}
+	c, _ := readKept(t, kept)
+	g := c.Accounting.Find(capture.UnfinishedDispatch)
+	if g == nil || g.Count != 1 || g.Items[0].Kernel != "loom_libs:ggml_mul_mat_f32_f32_wmma" || g.Items[0].Time == nil {
+		t.Fatalf("unfinished dispatch not named: %+v", g)
+	}
+}
+
+func TestRecordExitStatus(t *testing.T) {
+	res, _, _, _, err := record(t, "-decode", "1", "-exit", "3")
+	if err != nil || res.ExitCode != 3 {
+		t.Fatalf("exit %v %v", res, err)
+	}
+}
+
+// A full disk stops the run with an error that says what was lost.
+func TestRecordFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	var out, errOut syncBuffer
+	res, err := Run(Options{Command: []string{fake, "-decode", "50", "-slow", "200us"}, Kept: "/dev/full", Stdout: &out, Stderr: &errOut})
+	if err == nil || !errors.Is(err, ErrWrite) {
+		t.Fatalf("no write error: %v", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "no space left on device") || !strings.Contains(msg, "lost") || !strings.Contains(msg, "/dev/full") {
+		t.Fatalf("error does not say what was lost: %s", msg)
+	}
+	// The command was stopped rather than left running unrecorded.
+	if res == nil || res.Signal != syscall.SIGTERM {
+		t.Fatalf("command not stopped: %+v", res)
+	}
+}
+
+func TestRecordForwardsSignals(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	waiting := make(chan struct{})
+	out := &notifyWriter{want: "fakehrx: waiting", hit: waiting}
+	done := make(chan *Result)
+	go func() {
+		res, err := Run(Options{Command: []string{fake, "-decode", "1", "-wait"}, Kept: kept, Stdout: out, Stderr: &syncBuffer{}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(20 * time.Second):
+		t.Fatal("child never got to wait")
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	var res *Result
+	select {
+	case res = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("SIGTERM was not forwarded: the command is still waiting")
+	}
+	if res.ExitCode != 143 || !strings.Contains(out.String(), "fakehrx: got terminated") {
+		t.Fatalf("exit %d, out %q", res.ExitCode, out.String())
+	}
+}
+
+type notifyWriter struct {
+	syncBuffer
+	want string
+	hit  chan struct{}
+	once sync.Once
+}
+
+func (n *notifyWriter) Write(p []byte) (int, error) {
+	k, err := n.syncBuffer.Write(p)
+	if strings.Contains(n.syncBuffer.String(), n.want) {
+		n.once.Do(func() { close(n.hit) })
+	}
+	return k, err
+}
+
+// Lines reach the file while the command still runs (flushed every 100 ms),
+// so a kill of tally itself keeps them.
+func TestRecordFlushesWhileRunning(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(Options{Command: []string{fake, "-decode", "4", "-slow", "1ms"}, Kept: kept, Stdout: &syncBuffer{}, Stderr: &syncBuffer{}})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case <-done:
+			t.Fatal("the command ended before any line reached the file")
+		default:
+		}
+		if st, err := os.Stat(kept); err == nil && st.Size() > 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing flushed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	<-done
+}
+
+func TestReadLines(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	var got []string
+	readLines(strings.NewReader("a\n"+long+"\nlast"), func(b []byte) { got = append(got, string(b)) })
+	if len(got) != 3 || got[0] != "a" || got[1] != long || got[2] != "last" {
+		t.Fatalf("%d lines", len(got))
+	}
+}

@@ -1,0 +1,170 @@
+// Package selftest checks the tally in hand against small traces embedded in
+// it, whose contents are known: a complete run, a run cut inside a dispatch,
+// a device fault, a raw trace and a file that holds no trace at all. It is
+// what `tally selftest` runs, so an installed binary can prove it still
+// tells complete from incomplete.
+package selftest
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
+	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/report"
+)
+
+//go:embed traces
+var traces embed.FS
+
+// Check is one embedded trace and what a correct tally reports for it.
+type Check struct {
+	Name  string
+	Trace string // file under traces/
+	Want  Want
+}
+
+// Want is the expected outcome. The traces were written by
+// internal/gen/hrxgen, whose bookkeeping gave these figures.
+type Want struct {
+	Format     string
+	Dispatches int64
+	DeviceNS   int64 // summed device time; 0 for untimed traces
+	Timed      bool
+	Complete   bool
+	Gaps       []capture.Kind // exactly these kinds, in any order
+	Exit       int            // report.ExitCode without --strict
+}
+
+// Checks are the built-in checks.
+var Checks = []Check{
+	{"complete trace", "complete.kept", Want{Format: "hrx-serial", Dispatches: 36, DeviceNS: 1373208, Timed: true, Complete: true, Exit: 0}},
+	{"cut inside a dispatch", "cut.kept", Want{Format: "hrx-serial", Dispatches: 14, DeviceNS: 527514, Timed: true,
+		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram}}},
+	{"device fault", "fault.kept", Want{Format: "hrx-serial", Dispatches: 14, DeviceNS: 553730, Timed: true,
+		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.DeviceFault, capture.UnresolvedName}}},
+	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true}},
+	{"not a trace", "nontrace.log", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
+	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
+}
+
+// Run runs checks and writes one line per check ("ok" or "FAIL" with what
+// differed). It returns the number of failed checks.
+func Run(w io.Writer, checks []Check) (failed int, err error) {
+	manifest, err := traces.ReadFile("traces/manifest.json")
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range checks {
+		problems := run(c, manifest)
+		if len(problems) == 0 {
+			_, err = fmt.Fprintf(w, "ok    %s\n", c.Name)
+		} else {
+			failed++
+			_, err = fmt.Fprintf(w, "FAIL  %s (%s)\n", c.Name, c.Trace)
+			for _, p := range problems {
+				if err == nil {
+					_, err = fmt.Fprintf(w, "        %s\n", p)
+				}
+			}
+		}
+		if err != nil {
+			return failed, err
+		}
+	}
+	if failed == 0 {
+		_, err = fmt.Fprintf(w, "selftest: all %d checks passed\n", len(checks))
+	} else {
+		_, err = fmt.Fprintf(w, "selftest: %d of %d checks FAILED: this tally cannot be trusted to report gaps\n", failed, len(checks))
+	}
+	return failed, err
+}
+
+// run reads one trace through the same path `tally report` uses (content
+// sniffing, reader, aggregation, both renderers) and compares.
+func run(c Check, manifest []byte) (problems []string) {
+	defer func() {
+		if r := recover(); r != nil {
+			problems = append(problems, fmt.Sprintf("panic: %v", r))
+		}
+	}()
+	data, err := traces.ReadFile("traces/" + c.Trace)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	cat := catalog.New()
+	if err := cat.ParseManifest(manifest, "embedded manifest.json"); err != nil {
+		return []string{err.Error()}
+	}
+	in := &format.Input{Path: c.Trace, ReaderAt: bytes.NewReader(data), Size: int64(len(data))}
+	agg := analysis.NewAggregator()
+	capt, err := format.ReadInput(in, "", &format.Options{Catalog: cat}, agg)
+	if err != nil {
+		return []string{"read: " + err.Error()}
+	}
+	res := &report.Result{Capture: capt, Tables: agg.Report(capt)}
+	if err := res.Write(io.Discard, false); err != nil {
+		problems = append(problems, "text report: "+err.Error())
+	}
+	if err := res.Write(io.Discard, true); err != nil {
+		problems = append(problems, "JSON report: "+err.Error())
+	}
+	if err := capt.Accounting.CheckValid(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	want := c.Want
+	var dev int64
+	for _, p := range res.Tables.Programs {
+		dev += p.Total
+	}
+	got := Want{Format: capt.Source.Format, Dispatches: res.Tables.Dispatches(), DeviceNS: dev, Timed: capt.Clock.Timed,
+		Complete: capt.Accounting.Complete(), Exit: res.ExitCode(false)}
+	for _, g := range capt.Accounting.Gaps {
+		if g.Count > 0 && !slices.Contains(got.Gaps, g.Kind) {
+			got.Gaps = append(got.Gaps, g.Kind)
+		}
+	}
+	add := func(what string, g, w any) {
+		problems = append(problems, fmt.Sprintf("%s: got %v, want %v", what, g, w))
+	}
+	if got.Format != want.Format {
+		add("format", got.Format, want.Format)
+	}
+	if got.Dispatches != want.Dispatches {
+		add("dispatches", got.Dispatches, want.Dispatches)
+	}
+	if got.DeviceNS != want.DeviceNS {
+		add("device ns", got.DeviceNS, want.DeviceNS)
+	}
+	if got.Timed != want.Timed {
+		add("timed", got.Timed, want.Timed)
+	}
+	if got.Complete != want.Complete {
+		add("complete", got.Complete, want.Complete)
+	}
+	if got.Exit != want.Exit {
+		add("exit status", got.Exit, want.Exit)
+	}
+	if !sameKinds(got.Gaps, want.Gaps) {
+		add("gaps", got.Gaps, want.Gaps)
+	}
+	return problems
+}
+
+func sameKinds(a, b []capture.Kind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			return false
+		}
+	}
+	return true
+}
