@@ -14,7 +14,7 @@ import (
 func (s *state) finish() *capture.Capture {
 	if s.sync.open {
 		it := capture.Item{
-			What:  fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for the device", s.sync.phase),
+			What: fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for the device", s.sync.phase),
 			// The kernel, when known, is added below: it is the command the sync waited on.
 			Where: s.where(s.sync.line),
 		}
