@@ -1,0 +1,63 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+func TestSharesWithinProgram(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
+	p1 := c.AddProgram(capture.Program{Name: "prefill"})
+	p2 := c.AddProgram(capture.Program{Name: "decode"})
+	big := c.AddKernel(capture.Kernel{Program: p1, Name: "matmul"})
+	small := c.AddKernel(capture.Kernel{Program: p1, Name: "norm"})
+	other := c.AddKernel(capture.Kernel{Program: p2, Name: "norm"})
+	a := NewAggregator()
+	emit := func(k capture.KernelID, p capture.ProgramID, dur int64, timed bool) {
+		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 100, End: 100 + dur, Valid: timed},
+			Launch: capture.Interval{Begin: 0, End: 10, Valid: timed}})
+	}
+	emit(big, p1, 300, true)
+	emit(big, p1, 100, true)
+	emit(small, p1, 100, true)
+	emit(other, p2, 24_000_000, true)
+	emit(other, p2, 0, false)
+	r := a.Report(c)
+	pre := r.Programs[0]
+	if pre.Total != 500 || pre.Kernels[0].Kernel.Name != "matmul" || pre.Kernels[0].Share != 0.8 || pre.Kernels[1].Share != 0.2 {
+		t.Fatalf("prefill: %+v", pre)
+	}
+	if pre.Kernels[0].Min != 100 || pre.Kernels[0].Max != 300 || pre.Kernels[0].Mean != 200 || pre.Kernels[0].LaunchMean != 10 {
+		t.Fatalf("stats: %+v", pre.Kernels[0])
+	}
+	dec := r.Programs[1]
+	// A 24 ms kernel in another program does not dilute prefill's shares.
+	if dec.Kernels[0].Share != 1 || dec.Kernels[0].Dispatches != 2 || dec.Kernels[0].Timed != 1 || dec.Timed != 1 {
+		t.Fatalf("decode: %+v", dec)
+	}
+	if r.Dispatches() != 5 {
+		t.Fatalf("dispatches %d", r.Dispatches())
+	}
+}
+
+func TestUntimedKernel(t *testing.T) {
+	c := &capture.Capture{}
+	p := c.AddProgram(capture.Program{Name: "p"})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+	a := NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k})
+	row := a.Report(c).Programs[0].Kernels[0]
+	if row.Timed != 0 || row.Min != 0 || row.Max != 0 || row.Share != 0 || row.Dispatches != 1 {
+		t.Fatalf("untimed row: %+v", row)
+	}
+}
+
+func TestProgramsWithoutDispatchesListed(t *testing.T) {
+	c := &capture.Capture{}
+	c.AddProgram(capture.Program{Name: "idle", Instances: 3})
+	r := NewAggregator().Report(c)
+	if len(r.Programs) != 1 || r.Programs[0].Program.Instances != 3 {
+		t.Fatal("a program that ran without dispatches disappeared")
+	}
+}

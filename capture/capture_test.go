@@ -1,0 +1,91 @@
+package capture
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAccountingInvariant(t *testing.T) {
+	var a Accounting
+	in := a.InputFor("lines")
+	in.Read, in.Used = 10, 7
+	in.Skip("comment", 2, "line 1")
+	if err := a.CheckValid(); err == nil {
+		t.Fatal("10 read, 7 used + 2 skipped accepted")
+	}
+	in.Skip("comment", 1, "line 9")
+	if err := a.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if in.Skipped[0].First != "line 1" || in.Skipped[0].Count != 3 || len(in.Skipped) != 1 {
+		t.Fatalf("skips not merged by reason: %+v", in.Skipped[0])
+	}
+	in.Skip("blank", 0, "") // zero counts are not listed
+	if len(in.Skipped) != 1 {
+		t.Fatal("zero skip listed")
+	}
+}
+
+func TestCompleteAndNotes(t *testing.T) {
+	var a Accounting
+	if !a.Complete() {
+		t.Fatal("empty accounting incomplete")
+	}
+	a.Gap(GraphLaunch, "").AddN(3)
+	if !a.Complete() {
+		t.Fatal("a note made the capture incomplete")
+	}
+	g := a.Gap(UnfinishedDispatch, "p1")
+	if a.Complete() != true {
+		t.Fatal("a gap with count 0 counts")
+	}
+	g.Add(Item{What: "x"})
+	if a.Complete() {
+		t.Fatal("an unfinished dispatch left the capture complete")
+	}
+	a.SortGaps()
+	if a.Gaps[0].Kind != UnfinishedDispatch {
+		t.Fatal("notes sorted before gaps")
+	}
+	if a.Gap(UnfinishedDispatch, "p1") != g || a.Gap(UnfinishedDispatch, "p2") == g {
+		t.Fatal("gaps not keyed by kind and program")
+	}
+	if a.CountOf(UnfinishedDispatch) != 1 {
+		t.Fatal("CountOf")
+	}
+}
+
+func TestGapItemsCapped(t *testing.T) {
+	g := &Gap{Kind: InvalidEvent}
+	for i := 0; i < MaxItems+5; i++ {
+		g.Add(Item{What: "x"})
+	}
+	if g.Count != MaxItems+5 || len(g.Items) != MaxItems || g.ItemsOmitted != 5 {
+		t.Fatalf("count %d items %d omitted %d", g.Count, len(g.Items), g.ItemsOmitted)
+	}
+	var a Accounting
+	a.Gaps = append(a.Gaps, &Gap{Kind: InvalidEvent, Count: 1, Items: []Item{{}, {}}})
+	if err := a.CheckValid(); err == nil || !strings.Contains(err.Error(), "lists 2") {
+		t.Fatalf("more items than count accepted: %v", err)
+	}
+	g.SetFigure("total_ns", 5)
+	g.SetFigure("total_ns", 7)
+	if v, ok := g.Figure("total_ns"); !ok || v != 7 || len(g.Figures) != 1 {
+		t.Fatal("SetFigure does not replace")
+	}
+}
+
+func TestIntervalAndClock(t *testing.T) {
+	if _, ok := (Interval{Begin: 1, End: 5}).Duration(); ok {
+		t.Fatal("an invalid interval has a duration")
+	}
+	if d, ok := (Interval{Begin: 1, End: 5, Valid: true}).Duration(); !ok || d != 4 {
+		t.Fatal("duration")
+	}
+	c := &Capture{Clock: Clock{Unit: "ns"}}
+	p := c.AddProgram(Program{Name: "a", Clock: &Clock{Unit: "ticks"}})
+	q := c.AddProgram(Program{Name: "b"})
+	if c.ProgramClock(p).Unit != "ticks" || c.ProgramClock(q).Unit != "ns" {
+		t.Fatal("program clock override")
+	}
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// sample builds a capture with one program, one unfinished dispatch and an
+// anonymous kernel.
+func sample() (*capture.Capture, *analysis.Report) {
+	c := &capture.Capture{Source: capture.Source{Path: "x.kept", Format: "test", Bytes: 10},
+		Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "ns on a test clock"}}
+	p := c.AddProgram(capture.Program{Name: "p1", Instances: 2})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "fam:matmul", Resolved: true, Category: "kernel"})
+	anon := c.AddKernel(capture.Kernel{Program: p, Name: "p1:#42", ID: 42, HasID: true, Category: "kernel"})
+	in := c.Accounting.InputFor("lines")
+	in.Read, in.Used = 5, 4
+	in.Skip("not a trace line", 1, "")
+	g := c.Accounting.Gap(capture.UnfinishedDispatch, "p1")
+	g.Summary = "launched, never finished"
+	g.Add(capture.Item{What: "launched", Program: "p1", Kernel: "fam:matmul", Time: capture.TimeOf(77), LastCompleted: "p1 main[0]"})
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: anon, Device: capture.Interval{Begin: 0, End: 1000, Valid: true}})
+	return c, a.Report(c)
+}
+
+func TestTextStatesClockFirstAndGapsBelow(t *testing.T) {
+	c, r := sample()
+	var b bytes.Buffer
+	if err := Text(&b, c, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "times: ns on a test clock\n") {
+		t.Fatalf("first line: %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	table := strings.Index(out, "fam:matmul")
+	gap := strings.Index(out, "GAP unfinished_dispatch")
+	if table < 0 || gap < table || !strings.Contains(out, "75.0%") || !strings.Contains(out, "p1:#42") {
+		t.Fatalf("layout:\n%s", out)
+	}
+	if !strings.Contains(out, "at 77 ns") || !strings.Contains(out, "last completed before it: p1 main[0]") {
+		t.Fatalf("unfinished item not named:\n%s", out)
+	}
+	if !strings.Contains(out, "INCOMPLETE") || strings.Contains(out, "COMPLETE: every") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+	// Negative arm: without the gap the verdict is COMPLETE.
+	c.Accounting.Gaps = nil
+	b.Reset()
+	Text(&b, c, r, TextOptions{})
+	if !strings.Contains(b.String(), "COMPLETE: every input unit is accounted for") {
+		t.Fatal("complete verdict missing")
+	}
+}
+
+func TestJSONCarriesAccounting(t *testing.T) {
+	c, r := sample()
+	var b bytes.Buffer
+	if err := JSON(&b, c, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc JSONReport
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != ReportSchema || doc.Accounting.Complete || len(doc.Accounting.Gaps) != 1 {
+		t.Fatalf("%+v", doc.Accounting)
+	}
+	k := doc.Programs[0].Kernels[0]
+	if k.Name != "fam:matmul" || *k.TotalNS != 3000 || *k.Share != 0.75 || k.TotalTicks != nil {
+		t.Fatalf("kernel %+v", k)
+	}
+	if doc.Programs[0].Kernels[1].ID == nil || *doc.Programs[0].Kernels[1].ID != 42 {
+		t.Fatal("anonymous kernel id lost")
+	}
+}
+
+func TestJSONTicksAndUntimed(t *testing.T) {
+	c, r := sample()
+	c.Programs[0].Clock = &capture.Clock{Domain: "device-ticks", Unit: "ticks", Timed: true}
+	r = analysisAgain(c, r)
+	doc := BuildJSON(c, r)
+	k := doc.Programs[0].Kernels[0]
+	if k.TotalNS != nil || k.TotalTicks == nil || *k.TotalTicks != 3000 || *doc.Programs[0].Unit != "ticks" {
+		t.Fatalf("ticks program reported in ns: %+v", k)
+	}
+	c.Programs[0].Clock = &capture.Clock{}
+	r = analysisAgain(c, r)
+	doc = BuildJSON(c, r)
+	if doc.Programs[0].Unit != nil || doc.Programs[0].Kernels[0].TotalNS != nil || doc.Programs[0].Kernels[0].Share != nil {
+		t.Fatal("untimed program has times")
+	}
+}
+
+// analysisAgain rebuilds the tables after a clock change.
+func analysisAgain(c *capture.Capture, r *analysis.Report) *analysis.Report {
+	for i := range r.Programs {
+		r.Programs[i].Clock = c.ProgramClock(r.Programs[i].ID)
+	}
+	return r
+}
+
+type brokenWriter struct{ after int }
+
+func (w *brokenWriter) Write(p []byte) (int, error) {
+	if w.after <= 0 {
+		return 0, errors.New("disk full")
+	}
+	w.after--
+	return len(p), nil
+}
+
+func TestWriteErrorsReturned(t *testing.T) {
+	c, r := sample()
+	if err := Text(&brokenWriter{}, c, r, TextOptions{}); err == nil {
+		t.Fatal("text: write error lost")
+	}
+	if err := JSON(&brokenWriter{}, c, r); err == nil {
+		t.Fatal("json: write error lost")
+	}
+	if err := InspectText(&brokenWriter{}, c); err == nil {
+		t.Fatal("inspect: write error lost")
+	}
+	if err := InspectJSON(&brokenWriter{}, c); err == nil {
+		t.Fatal("inspect json: write error lost")
+	}
+}
+
+func TestDurations(t *testing.T) {
+	for _, c := range []struct {
+		v    int64
+		unit string
+		want string
+	}{{820, "ns", "820 ns"}, {84700, "ns", "84.700 µs"}, {24_000_000, "ns", "24.000 ms"}, {3_500_000_000, "ns", "3.500 s"}, {1234, "ticks", "1234 ticks"}} {
+		if got := Duration(c.v, c.unit); got != c.want {
+			t.Errorf("Duration(%d, %s) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+}
