@@ -91,6 +91,10 @@ type Kernel struct {
 	// Category is "kernel", "memcpy", "memset" or a format's own device
 	// category.
 	Category string
+	// List separates the parts of a program whose kernels are kept apart
+	// (hrx: the "init" and "main" command lists); "" when the format has
+	// no such parts.
+	List string
 }
 
 // ProgramClock returns the clock that applies to program p.

@@ -46,6 +46,7 @@ type JSONKernel struct {
 	ID              *uint64          `json:"id,omitempty"`
 	Resolved        bool             `json:"resolved"`
 	Category        string           `json:"category"`
+	List            string           `json:"list,omitempty"`
 	Dispatches      int64            `json:"dispatches"`
 	TimedDispatches int64            `json:"timed_dispatches"`
 	Share           *float64         `json:"share"`
@@ -142,7 +143,7 @@ func jsonProgram(pt *analysis.ProgramTable) JSONProgram {
 		}
 	}
 	for _, k := range pt.Kernels {
-		jk := JSONKernel{Name: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category,
+		jk := JSONKernel{Name: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category, List: k.Kernel.List,
 			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links}
 		if k.Kernel.HasID {
 			id := k.Kernel.ID

@@ -184,6 +184,9 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 
 func kernelLabel(k analysis.KernelRow) string {
 	s := k.Kernel.Name
+	if k.Kernel.List != "" && k.Kernel.List != "main" {
+		s += " [" + k.Kernel.List + " list]"
+	}
 	if k.Kernel.Category != "" && k.Kernel.Category != "kernel" {
 		s += " [" + k.Kernel.Category + "]"
 	}

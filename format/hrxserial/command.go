@@ -143,7 +143,7 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		s.nonKernelCommands++
 		return
 	}
-	k := s.kernelFor(p, c.d.kernelID)
+	k := s.kernelFor(p, c.list, c.d.kernelID)
 	d := &s.disp
 	*d = capture.Dispatch{
 		Program: p.id, Queue: capture.NoQueue, Kernel: k,
@@ -165,14 +165,18 @@ func (s *state) completeCommand(t uint64, timed bool) {
 	s.sink.Dispatch(s.c, d)
 }
 
-// kernelFor names a kernel id from the build's catalog, within program p:
-// the same id in two programs is two kernels, and an id the catalog does not
-// name gets p's anonymous label.
-func (s *state) kernelFor(p *program, id uint64) capture.KernelID {
-	if k, ok := p.kernels[id]; ok {
+// kernelFor names a kernel id from the build's catalog, within program p and
+// its list: the same id in two programs (or in a program's init and main
+// lists) is two kernels, and an id the catalog does not name gets p's
+// anonymous label.
+func (s *state) kernelFor(p *program, list listName, id uint64) capture.KernelID {
+	if k, ok := p.kernels[list][id]; ok {
 		return k
 	}
 	k := capture.Kernel{Program: p.id, ID: id, HasID: true, Category: "kernel"}
+	if list != listNone {
+		k.List = list.String()
+	}
 	e, status := s.cat.Lookup(id)
 	if status == catalog.Found {
 		k.Name, k.Resolved = e.Label(), true
@@ -180,7 +184,7 @@ func (s *state) kernelFor(p *program, id uint64) capture.KernelID {
 		k.Name = catalog.Anonymous(p.label, id)
 	}
 	kid := s.c.AddKernel(k)
-	p.kernels[id] = kid
+	p.kernels[list][id] = kid
 	s.kernelCounts = append(s.kernelCounts, 0)
 	if status != catalog.Found {
 		s.unresolved = append(s.unresolved, unresolvedID{kernel: kid, status: status, line: s.lineNo})
@@ -217,7 +221,7 @@ func (s *state) abandon(reason string) {
 		LastCompleted: s.lastDescription(),
 	}
 	if c.traced {
-		it.Kernel = s.c.Kernels[s.kernelFor(p, c.d.kernelID)].Name
+		it.Kernel = s.c.Kernels[s.kernelFor(p, c.list, c.d.kernelID)].Name
 		it.Where = fmt.Sprintf("%s %s[%d] ordinal %d, line %d", s.runLabel(), c.list, c.index, c.d.ordinal, c.line)
 		if c.okBegin {
 			it.Time = capture.TimeOf(int64(c.tBegin))
@@ -262,7 +266,7 @@ func (s *state) syncFailure(b []byte, t uint64, timed bool) {
 		s.sync.open = false
 	}
 	if s.cmd.active && s.cmd.traced && string(phaseName) == "command-post-dispatch" {
-		it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.d.kernelID)].Name
+		it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.list, s.cmd.d.kernelID)].Name
 	}
 	g := s.c.Accounting.Gap(capture.DeviceFault, "")
 	g.Summary = faultSummary

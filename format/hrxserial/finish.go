@@ -22,7 +22,7 @@ func (s *state) finish() *capture.Capture {
 			it.Program = s.inv.prog.label
 		}
 		if s.cmd.active && s.cmd.traced && string(s.sync.phase) == "command-post-dispatch" {
-			it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.d.kernelID)].Name
+			it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.list, s.cmd.d.kernelID)].Name
 			it.What = fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for this kernel to finish", s.sync.phase)
 		}
 		if s.sync.timed {
@@ -81,9 +81,25 @@ func (s *state) finishPrograms() {
 	}
 }
 
+// finishNames reports every kernel id no catalog named, once per program
+// (an id used in both lists of a program is one unresolved id).
 func (s *state) finishNames() {
+	type key struct {
+		prog capture.ProgramID
+		id   uint64
+	}
+	seen := map[key]bool{}
+	counts := map[key]int64{}
 	for _, u := range s.unresolved {
 		k := s.c.Kernels[u.kernel]
+		counts[key{k.Program, k.ID}] += s.kernelCounts[u.kernel]
+	}
+	for _, u := range s.unresolved {
+		k := s.c.Kernels[u.kernel]
+		kk := key{k.Program, k.ID}
+		if seen[kk] {
+			continue
+		}
 		label := s.c.Programs[k.Program].Name
 		g := s.c.Accounting.Gap(capture.UnresolvedName, label)
 		if s.cat.Len() == 0 {
@@ -101,10 +117,11 @@ func (s *state) finishNames() {
 		case catalog.Collision:
 			why = "two manifest kernels hash to this id: neither name is used"
 		}
-		g.Add(capture.Item{What: fmt.Sprintf("%d dispatches; %s", s.kernelCounts[u.kernel], why),
+		g.Add(capture.Item{What: fmt.Sprintf("%d dispatches; %s", counts[kk], why),
 			Program: label, Kernel: k.Name, Where: s.where(u.line)})
+		seen[kk] = true
 		d, _ := g.Figure("dispatches")
-		g.SetFigure("dispatches", d+s.kernelCounts[u.kernel])
+		g.SetFigure("dispatches", d+counts[kk])
 	}
 }
 

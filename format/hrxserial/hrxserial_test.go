@@ -80,7 +80,7 @@ func checkAgainst(t *testing.T, r result, sum *hrxgen.Summary, timed bool) {
 			t.Errorf("%s: %d kernels, want %d", label, len(pt.Kernels), len(ps.Kernels))
 		}
 		for _, k := range pt.Kernels {
-			want := ps.Kernels[k.Kernel.ID]
+			want := ps.Kernels[hrxgen.KernelKey{List: k.Kernel.List, ID: k.Kernel.ID}]
 			if want == nil {
 				t.Errorf("%s: unexpected kernel %s", label, k.Kernel.Name)
 				continue
@@ -319,10 +319,11 @@ func TestSameKernelTwoPrograms(t *testing.T) {
 	var rows int
 	for _, label := range []string{"p41", "p303"} {
 		for _, k := range r.program(t, label).Kernels {
-			if k.Kernel.ID == id {
+			if k.Kernel.ID == id && k.Kernel.List == "main" {
 				rows++
-				if k.Dispatches != sum.Programs[label].Kernels[id].Dispatches {
-					t.Fatalf("%s: %d dispatches, want %d", label, k.Dispatches, sum.Programs[label].Kernels[id].Dispatches)
+				want := sum.Programs[label].Kernels[hrxgen.KernelKey{List: "main", ID: id}].Dispatches
+				if k.Dispatches != want {
+					t.Fatalf("%s: %d dispatches, want %d", label, k.Dispatches, want)
 				}
 			}
 		}

@@ -66,7 +66,7 @@ type program struct {
 	main    uint64
 	init    uint64
 	initSet bool
-	kernels map[uint64]capture.KernelID
+	kernels [3]map[uint64]capture.KernelID // by listName: init and main kernels are kept apart
 
 	complete, failed, incomplete, unbracketed int64
 	untraced                                  int64
@@ -264,7 +264,7 @@ func (s *state) programFor(main uint64) *program {
 	if p, ok := s.progs[main]; ok {
 		return p
 	}
-	p := &program{main: main, label: "p" + strconv.FormatUint(main, 10), kernels: map[uint64]capture.KernelID{}, nonKernel: map[string]int64{}}
+	p := &program{main: main, label: "p" + strconv.FormatUint(main, 10), kernels: [3]map[uint64]capture.KernelID{{}, {}, {}}, nonKernel: map[string]int64{}}
 	p.id = s.c.AddProgram(capture.Program{Name: p.label})
 	s.progs[main] = p
 	s.order = append(s.order, p)

@@ -87,8 +87,15 @@ type Summary struct {
 // ProgramSummary holds a program's expected figures.
 type ProgramSummary struct {
 	Complete, Failed, Incomplete int64
-	Kernels                      map[uint64]*KernelSummary
+	Kernels                      map[KernelKey]*KernelSummary
 	Untraced                     int64
+}
+
+// KernelKey is a kernel of one list ("init" or "main") of a program: tally
+// keeps the two lists' kernels apart.
+type KernelKey struct {
+	List string
+	ID   uint64
 }
 
 // KernelSummary is one kernel's expected figures in one program.
@@ -227,7 +234,7 @@ func (g *gen) jitter(v int64) int64 { return v + g.rng.Int63n(v/8+1) - v/16 }
 func (g *gen) prog(label string) *ProgramSummary {
 	p := g.sum.Programs[label]
 	if p == nil {
-		p = &ProgramSummary{Kernels: map[uint64]*KernelSummary{}}
+		p = &ProgramSummary{Kernels: map[KernelKey]*KernelSummary{}}
 		g.sum.Programs[label] = p
 	}
 	return p
@@ -286,10 +293,11 @@ func (g *gen) command(p *ProgramSummary, label, list string, index, n int, id ui
 	g.line(700, "sync-begin phase=command-post-dispatch "+d)
 	dev := g.jitter(k.DeviceNS)
 	g.line(dev, "sync-end phase=command-post-dispatch "+d)
-	ks := p.Kernels[id]
+	key := KernelKey{List: list, ID: id}
+	ks := p.Kernels[key]
 	if ks == nil {
 		ks = &KernelSummary{}
-		p.Kernels[id] = ks
+		p.Kernels[key] = ks
 	}
 	ks.Dispatches++
 	if !g.opt.Raw {
