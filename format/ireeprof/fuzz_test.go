@@ -1,0 +1,57 @@
+package ireeprof
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	gen "github.com/tallyprof/tally/internal/gen/ireeprofgen"
+)
+
+// FuzzRead feeds arbitrary bytes to the bundle reader. Every input must end
+// in a capture whose accounting holds, or in an error that names the file
+// and a byte offset; no panic, and no dispatch with reversed times. Seeds:
+// the samples, built bundles, and testdata/fuzz/FuzzRead.
+func FuzzRead(f *testing.F) {
+	for _, name := range samples {
+		f.Add(sampleBytes(f, name))
+	}
+	two := good()
+	two.nsPerTick = 3
+	f.Add(build(good(), two))
+	b := gen.New()
+	b.Begin(1, "amdgpu")
+	good().session(b)
+	b.End(1, "amdgpu", 8)
+	f.Add(append(b.Bytes(), 1, 2, 3))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := inputOf(data)
+		bad := false
+		sink := capture.SinkFunc(func(_ *capture.Capture, d *capture.Dispatch) {
+			if !d.Device.Valid || d.Device.End < d.Device.Begin {
+				bad = true
+			}
+		})
+		c, err := newReader(in, sink).read()
+		if err != nil {
+			if c != nil {
+				t.Fatal("both a capture and an error")
+			}
+			if !strings.HasPrefix(err.Error(), "test.ireeprof: byte ") {
+				t.Fatalf("error without a position: %v", err)
+			}
+			return
+		}
+		if msg := checkCapture(c); msg != "" {
+			t.Fatal(msg)
+		}
+		if bad {
+			t.Fatal("a dispatch with invalid or reversed device times reached the sink")
+		}
+		for _, in := range c.Accounting.Input {
+			if in.Unit == "bytes" && in.Read != int64(len(data)) {
+				t.Fatalf("bytes read %d, file %d", in.Read, len(data))
+			}
+		}
+	})
+}

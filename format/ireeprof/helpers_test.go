@@ -1,0 +1,124 @@
+package ireeprof
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// samples are the bundles in testdata with golden iree-profile output.
+var samples = []string{"smoke", "smoke_no_dispatch", "dispatch_mode", "no_dispatch_events", "unfinalized", "cut_mid_record"}
+
+func sampleBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".ireeprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// result is one read: the capture, the dispatches and the decoded events.
+type result struct {
+	c    *capture.Capture
+	sink *capture.Collect
+	rows []eventRow
+}
+
+func readBundle(t testing.TB, data []byte) (*result, error) {
+	t.Helper()
+	in := inputOf(data)
+	res := &result{sink: &capture.Collect{}}
+	r := newReader(in, res.sink)
+	r.onEvent = func(row *eventRow) { res.rows = append(res.rows, *row) }
+	c, err := r.read()
+	res.c = c
+	if err == nil {
+		c.Accounting.SortGaps()
+		if verr := checkCapture(c); verr != "" {
+			t.Fatal(verr)
+		}
+	}
+	return res, err
+}
+
+func mustRead(t testing.TB, data []byte) *result {
+	t.Helper()
+	res, err := readBundle(t, data)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return res
+}
+
+func (r *result) gap(kind capture.Kind) *capture.Gap { return r.c.Accounting.Find(kind) }
+
+func (r *result) count(kind capture.Kind) int64 { return r.c.Accounting.CountOf(kind) }
+
+// items joins every item text of every gap of kind.
+func (r *result) items(kind capture.Kind) string {
+	var parts []string
+	for _, g := range r.c.Accounting.Gaps {
+		if g.Kind == kind {
+			for _, it := range g.Items {
+				parts = append(parts, it.What+" @"+it.Where)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (r *result) field(section, key string) any {
+	for _, s := range r.c.Inventory {
+		if s.Title != section {
+			continue
+		}
+		for _, f := range s.Fields {
+			if f.Key == key {
+				return f.Value
+			}
+		}
+	}
+	return nil
+}
+
+func (r *result) kernelName(d capture.Dispatch) string { return r.c.Kernels[d.Kernel].Name }
+
+func (r *result) programName(d capture.Dispatch) string { return r.c.Programs[d.Program].Name }
+
+func (r *result) skipped(unit, reason string) int64 {
+	for _, in := range r.c.Accounting.Input {
+		if in.Unit != unit {
+			continue
+		}
+		for _, s := range in.Skipped {
+			if s.Reason == reason {
+				return s.Count
+			}
+		}
+	}
+	return 0
+}
+
+func inputOf(data []byte) *format.Input {
+	return &format.Input{Path: "test.ireeprof", ReaderAt: bytes.NewReader(data), Size: int64(len(data))}
+}
+
+// checkCapture checks what every capture must satisfy: valid accounting and
+// a summary sentence on every gap.
+func checkCapture(c *capture.Capture) string {
+	if err := c.Accounting.CheckValid(); err != nil {
+		return "accounting invalid: " + err.Error()
+	}
+	for _, g := range c.Accounting.Gaps {
+		if g.Count > 0 && g.Summary == "" {
+			return "gap " + string(g.Kind) + " has no summary"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,140 @@
+package ireeprof
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Report) {
+	t.Helper()
+	agg := analysis.NewAggregator()
+	in := &format.Input{Path: "test.jsonl", ReaderAt: bytes.NewReader(data), Size: int64(len(data))}
+	c, err := ReadJSONL(in, nil, agg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := checkCapture(c); msg != "" {
+		t.Fatal(msg)
+	}
+	return c, agg.Report(c)
+}
+
+func goldenJSONL(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// tables renders a report's programs as comparable lines: program, unit,
+// kernel, dispatches, total, min, max.
+func tables(r *analysis.Report) []string {
+	var out []string
+	for _, p := range r.Programs {
+		for _, k := range p.Kernels {
+			out = append(out, fmt.Sprintf("%s [%s] %s: %d dispatches, total %d min %d max %d",
+				p.Program.Name, p.Clock.Unit, k.Kernel.Name, k.Dispatches, k.Total, k.Min, k.Max))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestJSONLMatchesBundle: a user who only has iree-profile's JSONL gets the
+// same programs, kernels and dispatch times as from the bundle.
+func TestJSONLMatchesBundle(t *testing.T) {
+	for _, name := range samples {
+		if name == "cut_mid_record" {
+			continue // iree-profile printed only an error for it
+		}
+		t.Run(name, func(t *testing.T) {
+			jc, jr := readJSONLBytes(t, goldenJSONL(t, name))
+			agg := analysis.NewAggregator()
+			bc, err := newReader(inputOf(sampleBytes(t, name)), agg).read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			br := agg.Report(bc)
+			jt, bt := tables(jr), tables(br)
+			if strings.Join(jt, "\n") != strings.Join(bt, "\n") {
+				t.Errorf("JSONL tables:\n%s\nbundle tables:\n%s", strings.Join(jt, "\n"), strings.Join(bt, "\n"))
+			}
+			if a, b := jc.Accounting.CountOf(capture.InvalidEvent), bc.Accounting.CountOf(capture.InvalidEvent); a != b {
+				t.Errorf("invalid events: JSONL %d, bundle %d", a, b)
+			}
+			if (jc.Accounting.CountOf(capture.EmptyCapture) > 0) != (bc.Accounting.CountOf(capture.EmptyCapture) > 0) {
+				t.Errorf("empty_capture differs")
+			}
+			// The JSONL can never vouch for completeness.
+			if jc.Accounting.Complete() || jc.Accounting.Find(LossesUnknown) == nil {
+				t.Error("a JSONL capture is reported complete")
+			}
+		})
+	}
+}
+
+func TestJSONLGaps(t *testing.T) {
+	full := goldenJSONL(t, "dispatch_mode")
+	lines := bytes.SplitAfter(full, []byte("\n"))
+	// Cut inside the third row: two rows kept, the cut and the missing
+	// summary reported.
+	cut := append(bytes.Join(lines[:2], nil), lines[2][:40]...)
+	c, r := readJSONLBytes(t, cut)
+	if r.Dispatches() != 2 || c.Accounting.Find(capture.TruncatedInput) == nil {
+		t.Errorf("cut JSONL: %d dispatches, gaps %+v", r.Dispatches(), c.Accounting.Gaps)
+	}
+	// A dropped row: the summary does not add up.
+	c, _ = readJSONLBytes(t, append(bytes.Join(lines[:1], nil), bytes.Join(lines[2:], nil)...))
+	if c.Accounting.Find(capture.InconsistentTrace) == nil {
+		t.Error("missing row not detected")
+	}
+	// A row iree-profile marks invalid is invalid whatever its ticks.
+	c, r = readJSONLBytes(t, bytes.Replace(full, []byte(`"valid":true`), []byte(`"valid":false`), 1))
+	if r.Dispatches() != 2 || c.Accounting.CountOf(capture.InvalidEvent) != 2 {
+		t.Errorf("valid:false row: %d dispatches, %d invalid", r.Dispatches(), c.Accounting.CountOf(capture.InvalidEvent))
+	}
+	if c, _ := readJSONLBytes(t, full); c.Accounting.Find(capture.InconsistentTrace) != nil || c.Accounting.Find(capture.TruncatedInput) != nil {
+		t.Errorf("whole JSONL: %+v", c.Accounting.Gaps)
+	}
+	// iree-profile's error on the cut bundle: a tool error, no dispatches.
+	c, _ = readJSONLBytes(t, goldenJSONL(t, "cut_mid_record"))
+	if c.Accounting.Find(ToolError) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
+		t.Errorf("tool error: %+v", c.Accounting.Gaps)
+	}
+	// Aggregate output is not read as dispatches, and says so.
+	agg, err := os.ReadFile(filepath.Join("testdata", "golden", "dispatch_mode.dispatch.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = readJSONLBytes(t, agg)
+	if c.Accounting.Find(capture.SkippedInput) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
+		t.Errorf("aggregate: %+v", c.Accounting.Gaps)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, name := range samples {
+		if sniffBundle(sampleBytes(t, name)) != format.Certain {
+			t.Errorf("%s not sniffed", name)
+		}
+		if name != "cut_mid_record" && sniffJSONL(goldenJSONL(t, name)) != format.Likely {
+			t.Errorf("%s JSONL not sniffed", name)
+		}
+	}
+	for _, head := range []string{"", "IRP", `{"traceEvents":[]}`, `{"type":"summary"}`, "hrx debug serial: x\n"} {
+		if sniffBundle([]byte(head)) != format.No || sniffJSONL([]byte(head)) != format.No {
+			t.Errorf("%q sniffed", head)
+		}
+	}
+}
