@@ -1,5 +1,7 @@
 package capture
 
+import "sync"
+
 // Kind is a gap's stable machine name. Kinds are part of the JSON schema
 // (docs/report-json.md): never rename one.
 type Kind string
@@ -43,12 +45,27 @@ const (
 )
 
 // notes are kinds that describe the capture without making it incomplete.
-var notes = map[Kind]bool{
-	GraphLaunch: true,
+var (
+	notesMu sync.RWMutex
+	notes   = map[Kind]bool{GraphLaunch: true}
+)
+
+// RegisterNote declares reader-defined kinds as notes: informational, never
+// making a capture incomplete. Readers call it from init.
+func RegisterNote(kinds ...Kind) {
+	notesMu.Lock()
+	defer notesMu.Unlock()
+	for _, k := range kinds {
+		notes[k] = true
+	}
 }
 
 // IsNote reports whether gaps of this kind are informational only.
-func (k Kind) IsNote() bool { return notes[k] }
+func (k Kind) IsNote() bool {
+	notesMu.RLock()
+	defer notesMu.RUnlock()
+	return notes[k]
+}
 
 // MaxItems caps the items a gap lists; Count still counts every occurrence.
 const MaxItems = 100

@@ -59,6 +59,9 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 		}
 	}
 	for _, s := range c.Inventory {
+		if s.Title == "report" { // header lines for the report; inspect shows the facts themselves
+			continue
+		}
 		p.f("\n%s\n", s.Title)
 		for _, f := range s.Fields {
 			p.f("  %s: %v\n", f.Key, f.Value)

@@ -145,3 +145,22 @@ func TestDurations(t *testing.T) {
 		}
 	}
 }
+
+func TestMoreItemsLine(t *testing.T) {
+	c, r := sample()
+	counted := c.Accounting.Gap(capture.SkippedInput, "")
+	counted.Summary = "counted"
+	counted.Add(capture.Item{What: "12 malformed lines"})
+	counted.Count = 12 // one item stands for all of them
+	listed := c.Accounting.Gap(capture.InvalidEvent, "")
+	listed.Summary = "listed"
+	for i := 0; i < 15; i++ {
+		listed.Add(capture.Item{What: "event"})
+	}
+	var b bytes.Buffer
+	Text(&b, c, r, TextOptions{})
+	out := b.String()
+	if strings.Count(out, "… and") != 1 || !strings.Contains(out, "… and 5 more (--json lists 15)") {
+		t.Fatalf("more lines:\n%s", out)
+	}
+}

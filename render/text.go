@@ -138,9 +138,9 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		}
 		head += " (" + strings.Join(parts, ", ") + ")"
 	}
-	head += fmt.Sprintf(", %d dispatches", pt.Dispatches)
+	head += ", " + plural(pt.Dispatches, "dispatch", "dispatches")
 	if pt.Timed > 0 {
-		head += ", device time " + Duration(pt.Total, unit)
+		head += ", " + Duration(pt.Total, unit) + " in total"
 		if pt.Timed < pt.Dispatches {
 			head += fmt.Sprintf(" over %d timed dispatches", pt.Timed)
 		}
@@ -155,8 +155,16 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		p.f("  note: %s\n", n)
 	}
 	if len(pt.Kernels) > 0 {
+		launches := false // the launch column only where the format records launches
+		for _, k := range pt.Kernels {
+			launches = launches || k.Launched > 0
+		}
 		tw := tabwriter.NewWriter(p, 2, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\tlaunch mean\t  kernel\n")
+		if launches {
+			fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\tlaunch mean\t  kernel\n")
+		} else {
+			fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\t  kernel\n")
+		}
 		for _, k := range pt.Kernels {
 			total, share, mean, min, max, launch := "-", "-", "-", "-", "-", "-"
 			if k.Timed > 0 {
@@ -173,7 +181,11 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 			if k.Timed > 0 && k.Timed < k.Dispatches {
 				disp = fmt.Sprintf("%d (%d timed)", k.Dispatches, k.Timed)
 			}
-			fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
+			if launches {
+				fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
+			} else {
+				fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, kernelLabel(k))
+			}
 		}
 		tw.Flush()
 	}
@@ -231,8 +243,13 @@ func writeGap(p *printer, g *capture.Gap, indent, unit string, opt TextOptions) 
 		}
 		p.f("%s    - %s\n", indent, itemLine(it, unit))
 	}
-	if more := g.Count - int64(min(len(g.Items), opt.Items)); more > 0 && len(g.Items) > 0 {
-		p.f("%s    … and %d more (all of them in --json, up to %d listed)\n", indent, more, capture.MaxItems)
+	shown := min(len(g.Items), opt.Items)
+	if more := int64(len(g.Items)-shown) + g.ItemsOmitted; more > 0 {
+		p.f("%s    … and %d more", indent, more)
+		if len(g.Items) > shown {
+			p.f(" (--json lists %d)", len(g.Items))
+		}
+		p.f("\n")
 	}
 }
 
@@ -295,4 +312,11 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 	for _, g := range global {
 		writeGap(p, g, "", c.Clock.Unit, opt)
 	}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -43,9 +43,8 @@ const (
 	ToolError capture.Kind = "tool_error"
 )
 
-// localNotes are this package's kinds that describe without making the
-// capture incomplete.
-var localNotes = map[capture.Kind]bool{NoClockFit: true, ClockExtrapolated: true}
+// This package's kinds that describe without making the capture incomplete.
+func init() { capture.RegisterNote(NoClockFit, ClockExtrapolated) }
 
 // summaries are the fixed one-sentence summaries; kinds whose sentence
 // depends on the file get theirs in finish.
@@ -84,9 +83,6 @@ func (r *reader) gap(k capture.Kind, program string) *capture.Gap {
 
 func gapOf(c *capture.Capture, k capture.Kind, program string) *capture.Gap {
 	g := c.Accounting.Gap(k, program)
-	if localNotes[k] {
-		g.Note = true
-	}
 	if g.Summary == "" {
 		g.Summary = summaries[k]
 	}
