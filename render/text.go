@@ -15,6 +15,9 @@ import (
 type TextOptions struct {
 	// Items caps how many occurrences each gap lists (default 10).
 	Items int
+	// Top caps the kernel rows per program (0: all); the rest are summed
+	// in one line, so nothing drops out of the totals.
+	Top int
 }
 
 // Text writes the human report: the clock first, then one table per program,
@@ -165,7 +168,11 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		} else {
 			fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\t  kernel\n")
 		}
-		for _, k := range pt.Kernels {
+		rows := pt.Kernels
+		if opt.Top > 0 && len(rows) > opt.Top {
+			rows = rows[:opt.Top]
+		}
+		for _, k := range rows {
 			total, share, mean, min, max, launch := "-", "-", "-", "-", "-", "-"
 			if k.Timed > 0 {
 				total = Duration(k.Total, unit)
@@ -188,6 +195,20 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 			}
 		}
 		tw.Flush()
+		if rest := pt.Kernels[len(rows):]; len(rest) > 0 {
+			var n, total int64
+			var share float64
+			for _, k := range rest {
+				n += k.Dispatches
+				total += k.Total
+				share += k.Share
+			}
+			line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), plural(n, "dispatch", "dispatches"))
+			if pt.Timed > 0 {
+				line += fmt.Sprintf(", %s, %s of this program", Duration(total, unit), Share(share))
+			}
+			p.f("%s\n", line)
+		}
 	}
 	for _, g := range programGaps(c, prog.Name) {
 		writeGap(p, g, "  ", unit, opt)

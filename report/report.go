@@ -43,10 +43,16 @@ func Run(path string, opt Options) (*Result, error) {
 
 // Write renders the result as text, or as JSON when asJSON.
 func (r *Result) Write(w io.Writer, asJSON bool) error {
+	return r.WriteText(w, asJSON, render.TextOptions{})
+}
+
+// WriteText is Write with text options (ignored for JSON, which always
+// holds every row).
+func (r *Result) WriteText(w io.Writer, asJSON bool, opt render.TextOptions) error {
 	if asJSON {
 		return render.JSON(w, r.Capture, r.Tables)
 	}
-	return render.Text(w, r.Capture, r.Tables, render.TextOptions{})
+	return render.Text(w, r.Capture, r.Tables, opt)
 }
 
 // Exit codes of `tally report`, documented in --help.

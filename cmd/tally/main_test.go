@@ -284,3 +284,14 @@ func TestRecordSurvivesKill(t *testing.T) {
 		t.Fatalf("the kill came after the end?\n%s", out)
 	}
 }
+
+func TestReportTop(t *testing.T) {
+	code, out, _ := tally("report", "--top", "2", "--manifests", kernels, example)
+	if code != 0 || !strings.Contains(out, "more kernels (--top 0 shows all)") {
+		t.Fatalf("--top: %d\n%s", code, out)
+	}
+	// The summed line keeps the program's total: nothing drops out.
+	if !strings.Contains(out, "program p41: 5 runs (4 complete, 1 incomplete), 187 dispatches") {
+		t.Fatalf("program header changed by --top:\n%s", out)
+	}
+}

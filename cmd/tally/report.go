@@ -53,6 +53,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -66,7 +67,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error { return res.Write(w, *asJSON) }); err != nil {
+	if err := writeOutput(*out, stdout, func(w io.Writer) error { return res.WriteText(w, *asJSON, render.TextOptions{Top: *top}) }); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
