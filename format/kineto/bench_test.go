@@ -1,0 +1,104 @@
+package kineto
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/format"
+)
+
+// Benchmarks read decompressed JSON from memory, so they measure tally's
+// scanner and reader, not gzip or the disk. MB/s is of uncompressed JSON.
+//
+//	go test -run '^$' -bench . -benchmem ./format/kineto/
+//
+// TALLY_KINETO_BIG=/path/to/big.json adds BenchmarkReadBig on a generated
+// trace (see internal/gen/kinetogen); docs/formats/kineto.md has the
+// figures and the comparison with Python's json module.
+
+func loadJSON(b *testing.B, path string) []byte {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	var head [2]byte
+	if n, _ := f.ReadAt(head[:], 0); n == 2 && format.IsGzip(head[:]) {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r = zr
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func benchRead(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var events int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		agg := analysis.NewAggregator()
+		c, err := readFrom(bytes.NewReader(data), "bench", &format.Options{}, agg, defaultConfig)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = c.Accounting.InputFor("events").Read
+	}
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportCPU(b, cpu0, int64(len(data)))
+}
+
+// reportCPU adds MB per CPU-second: with -cpu 1 and an idle GOMAXPROCS the
+// reader runs on one core, and this figure ignores time spent waiting for
+// other processes on a shared machine.
+func reportCPU(b *testing.B, cpu0 time.Duration, size int64) {
+	if d := cpuTime() - cpu0; d > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
+	}
+}
+
+// BenchmarkReadMTIA reads the largest sample (86.9 MB of JSON).
+func BenchmarkReadMTIA(b *testing.B) {
+	benchRead(b, loadJSON(b, "testdata/hta__mtia_training_rank_0.json.gz"))
+}
+
+// BenchmarkReadNegativeQueue reads a CUDA training trace (25.8 MB).
+func BenchmarkReadNegativeQueue(b *testing.B) {
+	benchRead(b, loadJSON(b, "testdata/hta__negative_queue_length_rank0.json.gz"))
+}
+
+// BenchmarkReadBig reads the file named by TALLY_KINETO_BIG straight from
+// disk, streaming, as `tally report` does.
+func BenchmarkReadBig(b *testing.B) {
+	path := os.Getenv("TALLY_KINETO_BIG")
+	if path == "" {
+		b.Skip("set TALLY_KINETO_BIG to a generated trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		agg := analysis.NewAggregator()
+		if _, err := format.ReadFile(path, Name, &format.Options{}, agg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0, st.Size())
+}

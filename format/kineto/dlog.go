@@ -1,0 +1,191 @@
+package kineto
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// A device event's program (the gpu_user_annotation around it, which
+// Kineto writes after all device events) and its absolute time (the base
+// may follow traceEvents) are only known at the end of the file. So device
+// events are kept as compact fixed-size records and turned into dispatches
+// once the whole file is read. Records beyond a memory budget are spilled to
+// an unlinked temporary file, which keeps memory flat on any trace size.
+
+// drec is one device event, as the dispatch log holds it.
+type drec struct {
+	ts, dur   int64 // ns, in the file's time base
+	lts, ldur int64 // launch call, when linked with a time
+	corr      uint64
+	off       int64 // input offset of the event
+	next      int64 // seq of the next older record waiting on the same corr, -1
+	kname     uint32
+	queue     uint32
+	call      uint32 // runtime call name, when linked
+	state     uint8
+}
+
+// Record states: how the event is (or may still be) linked to its launch.
+const (
+	stPending        uint8 = iota // waiting in memory for its runtime call
+	stLate                        // its runtime call, if any, is looked up at the end
+	stLaunched                    // linked, launch interval known
+	stLaunchedNoTime              // its runtime call was read but its times were dropped
+	stGraph                       // replayed by a graph launch
+	stNoCorr                      // no correlation id: unlinkable
+	stCorrZero                    // correlation id 0: unlinkable (RCCL)
+	stBadCorr                     // correlation present but not an integer id
+)
+
+const drecSize = 8*7 + 4 + 4 + 4 + 1
+
+func (r *drec) encode(b []byte) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(r.ts))
+	le.PutUint64(b[8:], uint64(r.dur))
+	le.PutUint64(b[16:], uint64(r.lts))
+	le.PutUint64(b[24:], uint64(r.ldur))
+	le.PutUint64(b[32:], r.corr)
+	le.PutUint64(b[40:], uint64(r.off))
+	le.PutUint64(b[48:], uint64(r.next))
+	le.PutUint32(b[56:], r.kname)
+	le.PutUint32(b[60:], r.queue)
+	le.PutUint32(b[64:], r.call)
+	b[68] = r.state
+}
+
+func (r *drec) decode(b []byte) {
+	le := binary.LittleEndian
+	r.ts = int64(le.Uint64(b[0:]))
+	r.dur = int64(le.Uint64(b[8:]))
+	r.lts = int64(le.Uint64(b[16:]))
+	r.ldur = int64(le.Uint64(b[24:]))
+	r.corr = le.Uint64(b[32:])
+	r.off = int64(le.Uint64(b[40:]))
+	r.next = int64(le.Uint64(b[48:]))
+	r.kname = le.Uint32(b[56:])
+	r.queue = le.Uint32(b[60:])
+	r.call = le.Uint32(b[64:])
+	r.state = b[68]
+}
+
+// dlog is the dispatch log: records by sequence number, the newest in
+// memory, older ones spilled.
+type dlog struct {
+	mem   []drec
+	base  int64 // seq of mem[0]
+	limit int   // records held in memory before the older half is spilled
+
+	tmpDir  string
+	f       *os.File
+	w       *bufio.Writer
+	spilled int64
+	// noSpill is set when no temporary file could be made: memory then
+	// grows with the trace, which the inventory states.
+	noSpill bool
+	// onSpill sees each record just before it leaves memory.
+	onSpill func(*drec)
+	scratch [drecSize]byte
+}
+
+// defaultLogBytes is the in-memory budget of the dispatch log.
+const defaultLogBytes = 8 << 20
+
+func newDlog(limitRecords int, tmpDir string) *dlog {
+	if limitRecords < 2 {
+		limitRecords = 2
+	}
+	return &dlog{limit: limitRecords, tmpDir: tmpDir}
+}
+
+// n is the number of records added.
+func (l *dlog) n() int64 { return l.base + int64(len(l.mem)) }
+
+// add appends r and returns its sequence number.
+func (l *dlog) add(r drec) (int64, error) {
+	if len(l.mem) >= l.limit && !l.noSpill {
+		if err := l.spillHalf(); err != nil {
+			return 0, err
+		}
+	}
+	l.mem = append(l.mem, r)
+	return l.n() - 1, nil
+}
+
+// at returns the record seq while it is in memory, else nil.
+func (l *dlog) at(seq int64) *drec {
+	i := seq - l.base
+	if i < 0 || i >= int64(len(l.mem)) {
+		return nil
+	}
+	return &l.mem[i]
+}
+
+func (l *dlog) spillHalf() error {
+	if l.f == nil {
+		f, err := os.CreateTemp(l.tmpDir, "tally-kineto-*.spill")
+		if err != nil {
+			l.noSpill = true
+			return nil
+		}
+		// Unlinked at once where the OS allows it: nothing is left behind
+		// even if tally is killed.
+		os.Remove(f.Name())
+		l.f = f
+		l.w = bufio.NewWriterSize(f, 1<<20)
+	}
+	half := len(l.mem) / 2
+	for i := 0; i < half; i++ {
+		r := &l.mem[i]
+		if l.onSpill != nil {
+			l.onSpill(r)
+		}
+		r.encode(l.scratch[:])
+		if _, err := l.w.Write(l.scratch[:]); err != nil {
+			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+		}
+	}
+	n := copy(l.mem, l.mem[half:])
+	l.mem = l.mem[:n]
+	l.base += int64(half)
+	l.spilled += int64(half)
+	return nil
+}
+
+// replay calls fn for every record in sequence order.
+func (l *dlog) replay(fn func(*drec)) error {
+	if l.f != nil {
+		if err := l.w.Flush(); err != nil {
+			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+		}
+		if _, err := l.f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
+		}
+		br := bufio.NewReaderSize(l.f, 1<<20)
+		var rec drec
+		for k := int64(0); k < l.spilled; k++ {
+			if _, err := io.ReadFull(br, l.scratch[:]); err != nil {
+				return fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
+			}
+			rec.decode(l.scratch[:])
+			fn(&rec)
+		}
+	}
+	for i := range l.mem {
+		fn(&l.mem[i])
+	}
+	return nil
+}
+
+// close releases the spill file.
+func (l *dlog) close() {
+	if l.f != nil {
+		name := l.f.Name()
+		l.f.Close()
+		os.Remove(name) // already gone where unlinking open files works
+		l.f = nil
+	}
+}

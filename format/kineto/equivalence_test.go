@@ -1,0 +1,80 @@
+package kineto
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tallyprof/tally/format"
+)
+
+func decompress(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestBufferSizes reads every sample with buffers so small that every
+// token crosses a refill, and a dispatch log that spills every few
+// records, and checks the result is identical to the default read. Large
+// samples use moderately small sizes to keep the test fast.
+func TestBufferSizes(t *testing.T) {
+	for _, path := range samples(t) {
+		data := decompress(t, path)
+		sizes := []config{{bufSize: 16, logRecords: 2}, {bufSize: 37, logRecords: 7}, {bufSize: 1000, logRecords: 64}}
+		if len(data) > 2<<20 {
+			sizes = []config{{bufSize: 4093, logRecords: 1000}}
+			if testing.Short() {
+				continue
+			}
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := readWith(t, string(data), nil, defaultConfig)
+			for _, cfg := range sizes {
+				cfg.tmpDir = t.TempDir()
+				got := readWith(t, string(data), nil, cfg)
+				if d := diffResults(want, got); d != "" {
+					t.Fatalf("buffer %d, log %d: %s", cfg.bufSize, cfg.logRecords, d)
+				}
+				if v, ok := field(got.c, "launch linkage", "device records spilled to a temporary file"); len(want.disp) > 2*cfg.logRecords && (!ok || v.(int64) == 0) {
+					t.Errorf("nothing spilled with a log of %d records: %v", cfg.logRecords, v)
+				}
+			}
+		})
+	}
+}
+
+// TestGzipInput reads a sample through format.ReadFile (gzip) and from the
+// decompressed bytes, and expects the same result.
+func TestGzipInput(t *testing.T) {
+	path := "testdata/hta__amd_mi250_minitoy_train_rocm6.2.json.gz"
+	s := readSample(t, path, nil)
+	plain := readWith(t, string(decompress(t, path)), nil, defaultConfig)
+	if d := diffResults(&result{c: s.c, disp: s.disp}, plain); d != "" {
+		t.Fatal(d)
+	}
+	// A plain file is sniffed and read the same way.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace.json")
+	if err := os.WriteFile(p, decompress(t, path), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := format.ReadFile(p, "", &format.Options{}, nil)
+	if err != nil || c.Source.Format != Name {
+		t.Fatalf("plain JSON: %v, format %q", err, c.Source.Format)
+	}
+}

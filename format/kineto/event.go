@@ -1,0 +1,361 @@
+package kineto
+
+import "bytes"
+
+// idKind says how a pid or tid was written.
+type idKind uint8
+
+const (
+	idMissing idKind = iota
+	idNum            // a JSON integer
+	idNumStr         // a string of digits ("25738", 2021 CPU tids)
+	idStream         // "stream 7" (2021 GPU tids)
+	idOther          // any other string ("Spans", "", "PyTorch Profiler")
+	idBad            // a value of another type, or out of range
+)
+
+// id is a pid or tid.
+type id struct {
+	n    int64
+	kind idKind
+}
+
+func (i id) numeric() bool { return i.kind == idNum || i.kind == idNumStr || i.kind == idStream }
+
+// event holds the fields of one trace event that tally uses. It is reused
+// for every event: slices keep their capacity, so reading allocates nothing
+// per event.
+type event struct {
+	off int64 // input offset of the event's '{'
+
+	ph     byte // 0 when missing
+	cat    catID
+	catRaw []byte // the category as written, for unknown ones
+
+	name    []byte
+	hasName bool
+
+	pid, tid id
+
+	ts, dur       int64 // ns, in the file's own time base
+	hasTs, hasDur bool
+	badTs, badDur bool // present but not a usable number
+	tsFl, durFl   numFlags
+
+	corr      uint64
+	hasCorr   bool
+	badCorr   bool
+	device    int64
+	hasDevice bool
+	stream    int64
+	hasStream bool
+	ext       int64 // args "External id"
+	hasExt    bool
+
+	argName []byte // M events: args.name or args.labels
+	hasArg  bool
+}
+
+func (e *event) reset(off int64) {
+	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0]}
+}
+
+// wantName reports whether the event's name matters for its category as
+// far as it is known: host ops (the bulk of a trace) are skipped unread.
+func (e *event) wantName() bool {
+	switch e.cat.class() {
+	case clsHostOp:
+		// ProfilerStep#N is a user_annotation (2021: Operator).
+		return e.cat == catUserAnnotation || e.cat == catOperator2021
+	case clsFlow, clsHostOther:
+		return e.cat == catCPUInstant
+	}
+	return true
+}
+
+// sortIndex names the metadata events that only order the viewer's rows.
+func sortIndex(name []byte) bool {
+	return string(name) == "process_sort_index" || string(name) == "thread_sort_index"
+}
+
+// skippable reports whether nothing after the category matters: the
+// event is counted by phase and category, and skipped.
+func (e *event) skippable() bool {
+	switch e.cat.class() {
+	case clsHostOp:
+		return e.cat == catCPUOp || e.cat == catPythonFunction
+	case clsFlow, clsCounters:
+		return true
+	case clsHostOther:
+		return e.cat != catCPUInstant
+	}
+	return false
+}
+
+// wantArgs reports whether the event's args hold anything tally uses.
+func (e *event) wantArgs() bool {
+	if e.ph == 'M' {
+		return true
+	}
+	switch e.cat.class() {
+	case clsDevice, clsRuntime, clsGPUAnnotation, clsNone, clsUnknown:
+		return true
+	}
+	return false
+}
+
+// parseEvent reads one event object (buf[pos] == '{') into r.ev.
+func (r *reader) parseEvent() {
+	s := r.s
+	e := &r.ev
+	e.reset(s.offset())
+	if s.objectStart() {
+		return
+	}
+	for {
+		k, kesc := s.nextKey()
+		if kesc {
+			k = unescape(r.keyBuf[:0], k)
+		}
+		switch string(k) {
+		case "ph":
+			if s.nonWS() == '"' {
+				raw, _ := s.str()
+				if len(raw) > 0 {
+					e.ph = raw[0]
+				}
+				if len(raw) != 1 {
+					e.ph = '?'
+				}
+				if e.ph == 'M' && e.hasName && sortIndex(e.name) || e.cat > catUnknown && e.skippable() {
+					s.skipObjectRest() // nothing else in this event is used
+					return
+				}
+			} else {
+				s.skipValue()
+				e.ph = '?'
+			}
+		case "cat":
+			if s.nonWS() == '"' {
+				raw, esc := s.str()
+				if esc {
+					raw = unescape(r.keyBuf[:0], raw)
+				}
+				e.cat = lookupCat(raw)
+				if e.cat == catUnknown {
+					e.catRaw = append(e.catRaw[:0], raw...)
+				} else if e.ph != 0 && e.skippable() {
+					// Nothing else in this event is used.
+					s.skipObjectRest()
+					return
+				}
+			} else {
+				s.skipValue()
+				e.cat = catUnknown
+				e.catRaw = append(e.catRaw[:0], "(not a string)"...)
+			}
+		case "name":
+			if e.cat != catNone && !e.wantName() {
+				s.skipValue()
+				break
+			}
+			e.name, e.hasName = s.strValue(e.name)
+			if e.ph == 'M' && sortIndex(e.name) {
+				s.skipObjectRest()
+				return
+			}
+		case "pid":
+			e.pid = r.parseID()
+		case "tid":
+			e.tid = r.parseID()
+		case "ts":
+			e.ts, e.tsFl, e.hasTs, e.badTs = r.parseTime()
+		case "dur":
+			e.dur, e.durFl, e.hasDur, e.badDur = r.parseTime()
+		case "args":
+			if e.cat != catNone && !e.wantArgs() || s.nonWS() != '{' {
+				s.skipValue()
+				break
+			}
+			r.parseArgs()
+		default:
+			s.skipValue()
+		}
+		if !s.objectNext() {
+			return
+		}
+	}
+}
+
+// parseID reads a pid or tid: an integer, a numeric string, "stream N", or
+// another string.
+func (r *reader) parseID() id {
+	s := r.s
+	c := s.nonWS()
+	if c == '"' {
+		raw, _ := s.str()
+		if n, ok := parseInt(raw); ok && len(raw) > 0 && raw[0] != '-' && raw[0] != '+' {
+			return id{n: n, kind: idNumStr}
+		}
+		if rest, ok := bytes.CutPrefix(raw, []byte("stream ")); ok {
+			if n, ok := parseInt(rest); ok {
+				return id{n: n, kind: idStream}
+			}
+		}
+		return id{kind: idOther}
+	}
+	if c == '-' || isDigit(c) {
+		if n, ok := s.intFast(); ok {
+			return id{n: n, kind: idNum}
+		}
+		tok := s.checkedNum()
+		if n, ok := parseInt(tok); ok {
+			return id{n: n, kind: idNum}
+		}
+		return id{kind: idBad}
+	}
+	s.skipValue()
+	return id{kind: idBad}
+}
+
+// parseTime reads ts or dur (µs) into ns exactly; a string holding a number
+// is accepted and counted (torch_npu writes them).
+func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
+	s := r.s
+	c := s.nonWS()
+	var tok []byte
+	switch {
+	case c == '-' || isDigit(c):
+		if ns, fl, ok := s.microsFast(); ok {
+			return ns, fl, true, false
+		}
+		tok = s.num()
+	case c == '"':
+		tok, _ = s.str()
+		r.stats.asString++
+	default:
+		s.skipValue()
+		return 0, 0, true, true
+	}
+	ns, fl, ok := microsToNS(tok)
+	if !ok {
+		if c != '"' {
+			// Not even a number: a syntax error, unless it is a valid
+			// number outside int64 nanoseconds.
+			if _, valid := splitNumber(tok); !valid {
+				if s.atEOF() {
+					s.truncated()
+				}
+				s.pos -= len(tok)
+				s.fail("invalid number %q", clip(tok, 40))
+			}
+		}
+		return 0, fl, true, true
+	}
+	if fl&numRounded != 0 {
+		r.stats.subns++
+	}
+	return ns, fl, true, false
+}
+
+// parseArgs reads the args object, keeping only linkage and naming keys.
+func (r *reader) parseArgs() {
+	s := r.s
+	e := &r.ev
+	if s.objectStart() {
+		return
+	}
+	for {
+		k, kesc := s.nextKey()
+		if kesc {
+			k = unescape(r.keyBuf[:0], k)
+		}
+		switch string(k) {
+		case "correlation":
+			e.corr, e.hasCorr, e.badCorr = r.argUint()
+		case "device":
+			var ok bool
+			e.device, ok = r.argInt()
+			e.hasDevice = ok
+		case "stream":
+			var ok bool
+			e.stream, ok = r.argInt()
+			e.hasStream = ok
+		case "External id":
+			e.ext, e.hasExt = r.argInt()
+		case "name", "labels":
+			if e.ph == 'M' || e.ph == 0 {
+				e.argName, e.hasArg = s.strValue(e.argName)
+			} else {
+				s.skipValue()
+			}
+		default:
+			s.skipValue()
+		}
+		if r.argsDone() {
+			// The rest (grid, occupancy, shapes…) is not used.
+			s.skipObjectRest()
+			return
+		}
+		if !s.objectNext() {
+			return
+		}
+	}
+}
+
+// argsDone reports whether every args key the event can use was read.
+// Kineto writes correlation after device and stream.
+func (r *reader) argsDone() bool {
+	e := &r.ev
+	if e.ph == 'M' || e.ph == 0 {
+		return false
+	}
+	switch e.cat.class() {
+	case clsRuntime:
+		return e.hasCorr || e.badCorr
+	case clsDevice:
+		return (e.hasCorr || e.badCorr) && e.pid.numeric() && e.tid.numeric()
+	case clsGPUAnnotation:
+		return e.hasExt && e.pid.numeric() && e.tid.numeric()
+	}
+	return false
+}
+
+// argInt reads an integer argument (a number or a numeric string).
+func (r *reader) argInt() (int64, bool) {
+	s := r.s
+	c := s.nonWS()
+	if c == '"' {
+		raw, _ := s.str()
+		return parseInt(raw)
+	}
+	if c == '-' || isDigit(c) {
+		if n, ok := s.intFast(); ok {
+			return n, true
+		}
+		return parseInt(s.checkedNum())
+	}
+	s.skipValue()
+	return 0, false
+}
+
+// argUint reads a correlation id: up to 2^64-1; bad when present but not a
+// non-negative integer.
+func (r *reader) argUint() (v uint64, has, bad bool) {
+	s := r.s
+	c := s.nonWS()
+	if c == '"' {
+		raw, _ := s.str()
+		v, ok := parseUint(raw)
+		return v, ok, !ok
+	}
+	if c == '-' || isDigit(c) {
+		if n, ok := s.intFast(); ok && n >= 0 {
+			return uint64(n), true, false
+		}
+		v, ok := parseUint(s.checkedNum())
+		return v, ok, !ok
+	}
+	s.skipValue()
+	return 0, false, true
+}

@@ -1,0 +1,115 @@
+package kineto
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// FuzzRead feeds arbitrary input to the reader, with tiny buffers so every
+// refill path runs. It must never panic, its accounting must hold, and it
+// must agree with the reference validator: input that is not JSON is
+// never reported complete, and valid input is never called cut.
+//
+//	go test -run '^$' -fuzz FuzzRead ./format/kineto/
+func FuzzRead(f *testing.F) {
+	seeds := []string{
+		trace([]string{call("cudaLaunchKernel", "1", "10", "1"), kernel("k", "1", "20", "5"), cpuOp("x", "1", "1")}, `"baseTimeNanoseconds": 1751410836000000000`),
+		trace([]string{kernel("g", "12", "120", "1"), call("cudaGraphLaunch", "12", "100", "5"), annot("ProfilerStep#1", 7, "100", "50", 1)}),
+		`[{"ph": "X", "cat": "Kernel", "name": "a", "pid": 0, "tid": "stream 7", "ts": 1623142623531640, "dur": 0, "args": {"correlation": 1}}]`,
+		`{"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}}], "INFO": ["Record counts: Out-of-range = 1"]}`,
+		`{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": "1.5e3", "dur": 1e-05, "args": {"correlation": 18446744073709551615}}]}`,
+		"{\"traceEvents\": [{\"name\": \"bad\\u00e9\xff\"}]}",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	// The small real samples, whole: every key order and spelling they use.
+	for _, name := range []string{"hta__triton_example", "hta__cuda_event_sync", "hta__cpu_only_rank-34.pt.trace", "hta__amd_mi250_minitoy_train_rocm6.2"} {
+		f.Add(decompress(f, "testdata/"+name+".json.gz"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{}, capture.Discard, config{bufSize: 16, logRecords: 3})
+		valid := refValid(data)
+		if err != nil {
+			// Only input that does not even start as JSON is refused.
+			if valid && len(bytes.TrimLeft(data, " \t\r\n")) > 0 && strings.ContainsAny(string(bytes.TrimLeft(data, " \t\r\n")[:1]), "{[") {
+				t.Fatalf("valid JSON refused: %v", err)
+			}
+			return
+		}
+		if err := c.Accounting.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		if len(bytes.Trim(data, " \t\r\n")) == 0 {
+			// Nothing at all: an empty capture, not a cut one.
+			if c.Accounting.CountOf(capture.EmptyCapture) == 0 || c.Accounting.Complete() {
+				t.Fatalf("blank input: %s", gapText(c))
+			}
+			return
+		}
+		// Reading stops at the first syntax error, or notes data after the
+		// end of the document.
+		stopped := false
+		for _, g := range c.Accounting.Gaps {
+			if (g.Kind == capture.TruncatedInput || g.Kind == capture.SkippedInput) && len(g.Items) > 0 && g.Items[0].Where != "" {
+				stopped = true
+			}
+		}
+		if !valid && !stopped {
+			t.Fatalf("invalid JSON read without a stop: %s", gapText(c))
+		}
+		if valid && stopped {
+			t.Fatalf("valid JSON reported cut: %s", gapText(c))
+		}
+		if !valid && c.Accounting.Complete() {
+			t.Fatal("invalid JSON reported complete")
+		}
+		if valid {
+			checkPrefix(t, data)
+		}
+	})
+}
+
+// checkPrefix cuts valid JSON before its last byte: the cut must be
+// diagnosed as a cut ("ends early"), never as malformed or complete.
+func checkPrefix(t *testing.T, data []byte) {
+	end := len(bytes.TrimRight(data, " \t\r\n")) - 1
+	if end <= 0 {
+		return
+	}
+	k := end * 7 / 11
+	prefix := data[:k]
+	c, err := readFrom(bytes.NewReader(prefix), "cut.json", &format.Options{}, capture.Discard, config{bufSize: 16, logRecords: 3})
+	if err != nil {
+		return // the prefix does not start as a trace at all
+	}
+	if c.Accounting.Complete() {
+		t.Fatalf("prefix of %d bytes reported complete", k)
+	}
+	if g := c.Accounting.Find(capture.TruncatedInput); g != nil && !strings.Contains(g.Summary, "ends early") {
+		t.Fatalf("prefix of %d bytes: %s", k, g.Summary)
+	}
+}
+
+// TestDepthLimit checks that tally and the reference validator agree on
+// where nesting becomes too deep, skipped values and parsed ones alike.
+func TestDepthLimit(t *testing.T) {
+	for _, n := range []int{maxDepth - 4, maxDepth - 3, maxDepth - 2, maxDepth - 1, maxDepth, maxDepth + 1} {
+		for _, where := range []string{`"args": {"x": %s}`, `"cat": "cpu_op", "args": %s`} {
+			deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+			data := `{"traceEvents": [{"ph": "X", ` + strings.Replace(where, "%s", deep, 1) + `}]}`
+			c, err := readFrom(strings.NewReader(data), "deep.json", &format.Options{}, capture.Discard, config{bufSize: 64, logRecords: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopped := c.Accounting.CountOf(capture.TruncatedInput) > 0 && strings.Contains(c.Accounting.Find(capture.TruncatedInput).Summary, "malformed")
+			if stopped == refValid([]byte(data)) {
+				t.Errorf("depth %d (%s): tally stopped %v, reference valid %v", n, where, stopped, refValid([]byte(data)))
+			}
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package kineto
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/gen/kinetogen"
+)
+
+// TestGenerated reads a synthetic trace and checks tally's numbers against
+// what the generator says it wrote — exactly.
+func TestGenerated(t *testing.T) {
+	var buf bytes.Buffer
+	st, err := kinetogen.Write(&buf, kinetogen.Config{TargetBytes: 3 << 20, Seed: 7, OpsPerStep: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readWith(t, buf.String(), nil, config{bufSize: 4096, logRecords: 1000})
+	c := r.c
+	if int64(len(r.disp)) != st.DeviceEvents {
+		t.Errorf("dispatches %d, generated %d", len(r.disp), st.DeviceEvents)
+	}
+	var ns, graph int64
+	cats := map[string]int64{}
+	for _, d := range r.disp {
+		dur, _ := d.Device.Duration()
+		ns += dur
+		cats[c.Kernels[d.Kernel].Category]++
+		if d.Link == capture.LinkGraph {
+			graph++
+		}
+	}
+	if ns != st.DeviceNS || cats["kernel"] != st.Kernels || cats["memcpy"] != st.Memcpy || cats["memset"] != st.Memset {
+		t.Errorf("device ns %d (want %d), categories %v (want %d/%d/%d)", ns, st.DeviceNS, cats, st.Kernels, st.Memcpy, st.Memset)
+	}
+	if graph != st.GraphEvents || c.Accounting.CountOf(capture.GraphLaunch) != st.GraphLaunches {
+		t.Errorf("graph events %d (want %d), launches %d (want %d)", graph, st.GraphEvents, c.Accounting.CountOf(capture.GraphLaunch), st.GraphLaunches)
+	}
+	g := mustGap(t, c, capture.GPUEventWithoutLaunch)
+	if g.Count != st.Orphans || fig(t, g, "total_ns") != st.OrphanNS || !bytes.Contains([]byte(g.Summary), []byte("before the profiler's CPU window opened")) {
+		t.Errorf("orphans %+v, want %d (%d ns)", g, st.Orphans, st.OrphanNS)
+	}
+	l := mustGap(t, c, capture.LaunchWithoutGPUEvent)
+	if l.Count != st.TailLaunches || fig(t, l, "after_last_device_event") != st.TailLaunches {
+		t.Errorf("launches without device event %+v, want %d", l, st.TailLaunches)
+	}
+	if ev := c.Accounting.InputFor("events"); ev.Read != st.Events {
+		t.Errorf("events %d, generated %d", ev.Read, st.Events)
+	}
+	for _, p := range c.Programs {
+		if p.Name == "ProfilerStep" && p.Instances != int64(st.Steps) {
+			t.Errorf("ProfilerStep instances %d, steps %d", p.Instances, st.Steps)
+		}
+	}
+	for _, k := range []capture.Kind{capture.OverlappingEvents, capture.TruncatedInput, capture.UnknownInput, capture.ZeroDuration} {
+		noGap(t, c, k)
+	}
+	if c.Clock.Domain != "unix-epoch" {
+		t.Errorf("clock %+v", c.Clock)
+	}
+}

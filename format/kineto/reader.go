@@ -1,0 +1,467 @@
+package kineto
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// reader is the state of one read: the scanner, the event being parsed,
+// the interned tables and the linkage state. Everything it keeps grows
+// with distinct names, queues, annotations and pending links, never with
+// the number of events (see link.go and dlog.go for the bounds).
+type reader struct {
+	path   string
+	mode   programMode
+	s      *scanner
+	ev     event
+	keyBuf []byte
+
+	top   topLevel
+	stats eventStats
+	clock clockStats
+	logs  producerLog
+
+	knames   []kname
+	knameIdx map[string]uint32
+	calls    []callInfo
+	callIdx  map[string]uint32
+	queues   []queueInfo
+	queueIdx map[qkey]uint32
+	threads  []threadKey
+	// threadIdx interns host threads of launch calls (stream capture).
+	threadIdx map[threadKey]uint32
+
+	link *linker
+	log  *dlog
+
+	anns       []annotation
+	annNames   []string
+	annNameIdx map[string]uint32
+
+	meta     metaNames
+	steps    stepInfo
+	window   windowInfo
+	captures captureBrackets
+
+	// Occurrences found while scanning, reported as gaps at the end.
+	invalid     []capture.Item
+	invalidN    int64
+	invalidRuns int64 // INVALID runtime calls
+	invalidRun  []capture.Item
+
+	maxDevEnd  int64 // end of the latest device event (file time base)
+	minCallCor uint64
+	hasCallCor bool
+
+	stop     *stopError
+	events   int64 // complete trace events read
+	lastGood int64 // input offset just after the last complete event
+}
+
+// reason is why an event was read and not used.
+type reason uint8
+
+const (
+	rsHostOp reason = iota
+	rsHostOther
+	rsFlow
+	rsCounters
+	rsMeta
+	rsUnknownCat
+	rsUnknownPhase
+	rsBadDevice
+	rsNotObject
+	numReasons
+)
+
+// reasonText are the stable skip reasons of the "events" input unit.
+var reasonText = [numReasons]string{
+	rsHostOp:       "host op (cpu_op, user_annotation, python_function): not device work",
+	rsHostOther:    "host event (sync, overhead, memory instant): not device work",
+	rsFlow:         "flow arrow (ph s/f): linkage uses args.correlation instead",
+	rsCounters:     "counters (cuda_profiler_range, ph C): not timed device work",
+	rsMeta:         "metadata repeat or display order",
+	rsUnknownCat:   "unknown category",
+	rsUnknownPhase: "phase Kineto does not write",
+	rsBadDevice:    "device-side event without usable ts/dur",
+	rsNotObject:    "not an event object",
+}
+
+// use is what a used event served for.
+type use uint8
+
+const (
+	useDispatch use = iota
+	useCall
+	useAnnotation
+	useMeta
+	useWindow
+	numUses
+)
+
+var useText = [numUses]string{
+	useDispatch:   "device events (dispatches)",
+	useCall:       "runtime/driver calls (launch linkage)",
+	useAnnotation: "gpu_user_annotation spans (programs)",
+	useMeta:       "metadata naming devices, streams and threads",
+	useWindow:     "capture window span and markers",
+}
+
+type eventStats struct {
+	byPhase     [256]int64
+	byCat       [numCats]int64
+	unknownCats map[string]int64
+	unknownMore int64 // unknown categories beyond the distinct-name cap
+	skip        [numReasons]int64
+	skipFirst   [numReasons]int64 // offset+1 of the first such event
+	used        [numUses]int64
+	devN        [numCats]int64
+	devNS       [numCats]int64
+	devTs0      int64 // device events with ts 0 (clamped)
+	devDur0     int64 // device events with dur 0
+	callsNoCorr int64
+	subns       int64 // times with digits below 1 ns (rounded)
+	asString    int64 // ts/dur written as strings
+}
+
+const maxUnknownCats = 1000
+
+func newReader(r io.Reader, path string, mode programMode, bufSize, logRecords int, tmpDir string) *reader {
+	rd := &reader{
+		path:       path,
+		mode:       mode,
+		s:          newScanner(r, bufSize),
+		knameIdx:   make(map[string]uint32),
+		callIdx:    make(map[string]uint32),
+		queueIdx:   make(map[qkey]uint32),
+		threadIdx:  make(map[threadKey]uint32),
+		annNameIdx: make(map[string]uint32),
+		log:        newDlog(logRecords, tmpDir),
+	}
+	rd.stats.unknownCats = make(map[string]int64)
+	rd.link = newLinker(&rd.calls)
+	rd.log.onSpill = rd.link.spilled
+	rd.meta.init()
+	return rd
+}
+
+// fatalError aborts a read for a reason other than the input's content.
+type fatalError struct{ err error }
+
+// scan reads the whole input. A cut or malformed input ends the scan with
+// r.stop set; only input that is not JSON at all, or an I/O failure of
+// tally's own, returns an error.
+func (r *reader) scan() (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			switch v := x.(type) {
+			case *stopError:
+				r.stop = v
+			case fatalError:
+				err = v.err
+			default:
+				panic(x)
+			}
+		}
+	}()
+	s := r.s
+	c, ok := s.nonWSOrEOF()
+	if !ok {
+		return nil // empty after decompression: an empty capture
+	}
+	if c == 0xEF && s.end-s.pos >= 3 && bytes.Equal(s.buf[s.pos:s.pos+3], []byte{0xEF, 0xBB, 0xBF}) {
+		s.pos += 3 // a UTF-8 byte-order mark
+		c = s.nonWS()
+	}
+	switch c {
+	case '{':
+		r.topObject()
+	case '[':
+		r.top.bareArray = true
+		r.top.sawEvents = true
+		r.eventsArray()
+	default:
+		return fmt.Errorf("%s: byte %d: not a Chrome-trace JSON file: expected '{' or '[', found %s (give the .json or .json.gz the profiler wrote, or --format for another reader)",
+			r.path, s.offset(), s.describe())
+	}
+	r.lastGood = s.offset()
+	if _, more := s.nonWSOrEOF(); more {
+		r.top.trailing = s.offset()
+		r.top.hasTrailing = true
+	}
+	if s.rerr != nil {
+		// The data ended cleanly but the stream did not (gzip trailer).
+		panic(&stopError{off: s.read(), msg: "the input could not be read to its end: " + s.rerr.Error(), eof: true})
+	}
+	return nil
+}
+
+// eventsArray reads traceEvents (buf[pos] == '[').
+func (r *reader) eventsArray() {
+	s := r.s
+	r.lastGood = s.offset()
+	if s.arrayStart() {
+		return
+	}
+	for {
+		if s.nonWS() == '{' {
+			r.parseEvent()
+			r.handle()
+		} else {
+			at := s.offset()
+			s.skipValue()
+			r.skipAt(rsNotObject, at)
+		}
+		r.events++
+		r.lastGood = s.offset()
+		if !s.arrayNext() {
+			return
+		}
+	}
+}
+
+func (r *reader) skip(why reason) { r.skipAt(why, r.ev.off) }
+
+func (r *reader) skipAt(why reason, off int64) {
+	r.stats.skip[why]++
+	if r.stats.skipFirst[why] == 0 {
+		r.stats.skipFirst[why] = off + 1
+	}
+}
+
+func (r *reader) used(u use) { r.stats.used[u]++ }
+
+// handle routes one parsed event.
+func (r *reader) handle() {
+	e := &r.ev
+	st := &r.stats
+	st.byPhase[e.ph]++
+	switch e.cat {
+	case catUnknown:
+		r.unknownCat(e.catRaw)
+	case catNone:
+	default:
+		st.byCat[e.cat]++
+	}
+	cls := e.cat.class()
+	if cls == clsDevice && e.ph != 'X' {
+		r.skip(rsBadDevice)
+		r.invalidEvent(fmt.Sprintf("%s event with phase %q instead of X", cats[e.cat].name, phaseName(e.ph)))
+		return
+	}
+	switch e.ph {
+	case 'X':
+		if e.hasTs && !e.badTs {
+			r.clock.observe(e)
+		}
+		switch cls {
+		case clsDevice:
+			r.device()
+		case clsRuntime:
+			r.runtimeCall()
+		case clsGPUAnnotation:
+			r.annotation()
+		case clsHostOp:
+			r.hostOp()
+		case clsHostOther:
+			r.skip(rsHostOther)
+		case clsCounters:
+			r.skip(rsCounters)
+		case clsWindow:
+			r.windowSpan()
+		case clsFlow:
+			r.skip(rsFlow)
+		default:
+			if e.cat == catNone {
+				r.unknownCat([]byte("(no cat)"))
+			}
+			r.skip(rsUnknownCat)
+		}
+	case 's', 'f', 't':
+		r.skip(rsFlow)
+	case 'M':
+		r.metadata()
+	case 'i', 'I':
+		r.instant()
+	case 'C':
+		r.skip(rsCounters)
+	default:
+		r.skip(rsUnknownPhase)
+	}
+}
+
+func phaseName(ph byte) string {
+	if ph == 0 {
+		return "(none)"
+	}
+	if ph == '?' {
+		return "(not one character)"
+	}
+	return string(rune(ph))
+}
+
+func (r *reader) unknownCat(raw []byte) {
+	st := &r.stats
+	if n, ok := st.unknownCats[string(raw)]; ok {
+		st.unknownCats[string(raw)] = n + 1
+		return
+	}
+	if len(st.unknownCats) >= maxUnknownCats {
+		st.unknownMore++
+		return
+	}
+	st.unknownCats[string(raw)] = 1
+}
+
+// device reads one device event: a future dispatch.
+func (r *reader) device() {
+	e := &r.ev
+	if !e.hasTs || !e.hasDur || e.badTs || e.badDur || e.dur < 0 {
+		r.skip(rsBadDevice)
+		why := "without dur"
+		switch {
+		case !e.hasTs:
+			why = "without ts"
+		case e.badTs:
+			why = "with an unusable ts"
+		case e.badDur:
+			why = "with an unusable dur"
+		case e.hasDur:
+			why = "with a negative dur"
+		}
+		r.invalidEvent(fmt.Sprintf("%s event %s", cats[e.cat].name, why))
+		return
+	}
+	q := r.queueOf(e)
+	d := drec{ts: e.ts, dur: e.dur, corr: e.corr, off: e.off, kname: r.internKname(e.cat, e.name), queue: q, call: noCall}
+	if err := r.link.device(r.log, d, e.hasCorr, e.badCorr); err != nil {
+		panic(fatalError{err})
+	}
+	r.used(useDispatch)
+	st := &r.stats
+	st.devN[e.cat]++
+	st.devNS[e.cat] += e.dur
+	if e.ts == 0 {
+		st.devTs0++
+	}
+	if e.dur == 0 {
+		st.devDur0++
+	}
+	qi := &r.queues[q]
+	qi.dispatches++
+	qi.ns += e.dur
+	if end := e.ts + e.dur; end > r.maxDevEnd {
+		r.maxDevEnd = end
+	}
+}
+
+// runtimeCall reads a runtime/driver call: launch linkage.
+func (r *reader) runtimeCall() {
+	e := &r.ev
+	r.used(useCall)
+	call := r.internCall(e.name, e.off)
+	ci := &r.calls[call]
+	ci.count++
+	if ci.class == nameInvalid {
+		r.invalidRuns++
+		if len(r.invalidRun) < capture.MaxItems {
+			it := capture.Item{What: "runtime call named INVALID", Where: fmt.Sprintf("byte %d", e.off)}
+			if e.hasCorr {
+				it.What += fmt.Sprintf(" (correlation %d)", e.corr)
+			}
+			r.invalidRun = append(r.invalidRun, it)
+		}
+	}
+	kind := ci.kind
+	var thread uint32
+	if kind.launch || kind.captureBegin || kind.captureEnd {
+		thread = r.internThread(e)
+	}
+	if (kind.captureBegin || kind.captureEnd) && e.hasTs {
+		r.captures.mark(thread, e.ts, kind.captureBegin)
+	}
+	if !e.hasCorr || e.badCorr || e.corr == 0 {
+		r.stats.callsNoCorr++
+		return
+	}
+	if !r.hasCallCor || e.corr < r.minCallCor {
+		r.minCallCor, r.hasCallCor = e.corr, true
+	}
+	rt := rtRec{corr: e.corr, ts: e.ts, dur: e.dur, call: call, thread: thread}
+	if !e.hasTs || e.badTs || !e.hasDur || e.badDur {
+		rt.dur = -1 // linked, but without a launch interval
+	}
+	r.link.runtime(r.log, rt, kind)
+}
+
+// annotation reads a gpu_user_annotation span.
+func (r *reader) annotation() {
+	e := &r.ev
+	if !e.hasTs || !e.hasDur || e.badTs || e.badDur || e.dur < 0 {
+		r.skip(rsBadDevice)
+		r.invalidEvent("gpu_user_annotation without usable ts/dur")
+		return
+	}
+	r.used(useAnnotation)
+	k, _ := deviceKey(e)
+	id, ok := r.annNameIdx[string(e.name)]
+	if !ok {
+		id = uint32(len(r.annNames))
+		s := string(e.name)
+		r.annNames = append(r.annNames, s)
+		r.annNameIdx[s] = id
+	}
+	r.anns = append(r.anns, annotation{q: k, start: e.ts, end: e.ts + e.dur, name: id, ext: e.ext, hasExt: e.hasExt})
+}
+
+// hostOp counts ProfilerStep#N annotations (the steps of the run); host
+// ops are not device work.
+func (r *reader) hostOp() {
+	e := &r.ev
+	if (e.cat == catUserAnnotation || e.cat == catOperator2021) && bytes.HasPrefix(e.name, []byte("ProfilerStep#")) {
+		if n, ok := parseInt(e.name[len("ProfilerStep#"):]); ok {
+			r.steps.add(n)
+		}
+	}
+	r.skip(rsHostOp)
+}
+
+// windowSpan reads the "Trace" span (the capture window).
+func (r *reader) windowSpan() {
+	e := &r.ev
+	if e.hasDur && !e.badDur {
+		r.window.span(e.ts, e.ts+e.dur)
+	}
+	r.used(useWindow)
+}
+
+// instant reads instant events: the end marker and iteration starts.
+func (r *reader) instant() {
+	e := &r.ev
+	switch {
+	case e.cat == catNone && string(e.name) == "Record Window End":
+		r.window.endMarker = true
+		r.used(useWindow)
+	case e.cat == catNone && bytes.HasPrefix(e.name, []byte("Iteration Start")):
+		r.used(useWindow)
+	case e.cat == catUnknown:
+		r.skip(rsUnknownCat)
+	default:
+		r.skip(rsHostOther)
+	}
+}
+
+// invalidEvent records a device-side event whose times cannot be used.
+func (r *reader) invalidEvent(what string) {
+	r.invalidN++
+	if len(r.invalid) < capture.MaxItems {
+		it := capture.Item{What: what, Where: fmt.Sprintf("byte %d", r.ev.off)}
+		if r.ev.hasName {
+			it.Kernel = string(r.ev.name)
+		}
+		r.invalid = append(r.invalid, it)
+	}
+}

@@ -1,0 +1,204 @@
+package kineto
+
+// Fast skipping of values tally does not use. Host ops, flows and the args
+// of most events are the bulk of a trace; walking them with the token
+// functions costs more than everything else together. skipNested is one
+// loop over the bytes: strings are jumped over with IndexByte, numbers and
+// literals are checked in place, and a small state machine with a bracket
+// stack checks the grammar between them, so a malformed file still stops at
+// its first syntax error, skipped part or not.
+
+// skip states: what may come next.
+const (
+	skValue        = iota // a value (after ':' or ',' in an array)
+	skValueOrClose        // a value or ']' (after '[')
+	skKeyOrClose          // a key or '}' (after '{')
+	skKey                 // a key (after ',' in an object)
+	skColon               // ':' (after a key)
+	skNext                // ',' or the closing bracket (after a value)
+)
+
+// skipContainer consumes the object or array starting at pos.
+func (s *scanner) skipContainer() {
+	s.stack = s.stack[:0]
+	s.skipNested(skValue)
+}
+
+// skipObjectRest consumes the rest of the object whose '{' objectStart
+// consumed, after a complete member, including its '}'.
+func (s *scanner) skipObjectRest() {
+	s.stack = append(s.stack[:0], '{')
+	s.depth--
+	s.skipNested(skNext)
+}
+
+// skipNested consumes bytes until the brackets on s.stack, and any opened
+// on the way, are closed.
+func (s *scanner) skipNested(state int) {
+	base := s.depth
+	for {
+		b := s.buf[:s.end]
+		p := s.pos
+		// slow is set when a token crossed the end of the buffer and a
+		// token function consumed it (and refilled): pos is then current.
+		slow := false
+	bytes:
+		for p < len(b) {
+			c := b[p]
+			if wsTab[c] {
+				if c == ' ' && p+1 < len(b) && b[p+1] > ' ' {
+					p++ // the single space after ':' and ','
+				} else {
+					p = skipWS(b, p)
+				}
+				continue
+			}
+			switch state {
+			case skValue, skValueOrClose:
+				switch {
+				case c == '"':
+					j, closed, _ := s.scanStr(p + 1)
+					if !closed {
+						s.pos = p
+						s.skipStr()
+						state = skNext
+						slow = true
+						break bytes
+					}
+					p = j + 1
+					state = skNext
+				case c == '{' || c == '[':
+					s.stack = append(s.stack, c)
+					if base+len(s.stack) > maxDepth {
+						s.pos = p
+						s.fail("values nested deeper than %d levels", maxDepth)
+					}
+					p++
+					state = skKeyOrClose
+					if c == '[' {
+						state = skValueOrClose
+					}
+				case c == ']' && state == skValueOrClose:
+					if s.close(p, c) {
+						return
+					}
+					p++
+					state = skNext
+				case isDigit(c) && c != '0':
+					// Plain integers (shapes, ids) are the common case.
+					q := p + 1
+					for q < len(b) && isDigit(b[q]) {
+						q++
+					}
+					if q < len(b) && !numChar[b[q]] {
+						p = q
+						state = skNext
+						break
+					}
+					fallthrough
+				case c == '-' || isDigit(c):
+					s.pos = p
+					if !s.skipNumFast() {
+						s.checkedNum()
+						state = skNext
+						slow = true
+						break bytes
+					}
+					p = s.pos
+					state = skNext
+				case c == 't' || c == 'f' || c == 'n':
+					s.pos = p
+					s.literal(c)
+					state = skNext
+					slow = true
+					break bytes
+				default:
+					s.pos = p
+					s.fail("expected a JSON value, found %s", s.describe())
+				}
+			case skKeyOrClose, skKey:
+				switch {
+				case c == '"':
+					j, closed, _ := s.scanStr(p + 1)
+					if !closed {
+						s.pos = p
+						s.skipStr()
+						state = skColon
+						slow = true
+						break bytes
+					}
+					p = j + 1
+					state = skColon
+				case c == '}' && state == skKeyOrClose:
+					if s.close(p, c) {
+						return
+					}
+					p++
+					state = skNext
+				default:
+					s.pos = p
+					s.fail("expected an object key, found %s", s.describe())
+				}
+			case skColon:
+				if c != ':' {
+					s.pos = p
+					s.fail("expected ':' after an object key, found %s", s.describe())
+				}
+				p++
+				state = skValue
+			case skNext:
+				switch c {
+				case ',':
+					p++
+					state = skValue
+					if s.stack[len(s.stack)-1] == '{' {
+						state = skKey
+					}
+				case '}', ']':
+					if s.close(p, c) {
+						return
+					}
+					p++
+				default:
+					s.pos = p
+					s.fail("expected ',' or a closing bracket, found %s", s.describe())
+				}
+			}
+		}
+		if slow {
+			continue
+		}
+		s.pos = p
+		if _, ok := s.more(p); !ok {
+			s.truncated()
+		}
+	}
+}
+
+// close pops the bracket matching c at buf[p]; done reports that the
+// outermost one closed (pos is then after it).
+func (s *scanner) close(p int, c byte) (done bool) {
+	n := len(s.stack)
+	if n == 0 || (c == '}') != (s.stack[n-1] == '{') {
+		s.pos = p
+		s.fail("unexpected %q", rune(c))
+	}
+	s.stack = s.stack[:n-1]
+	if n == 1 {
+		s.pos = p + 1
+		return true
+	}
+	return false
+}
+
+// literal consumes true, false or null starting with c.
+func (s *scanner) literal(c byte) {
+	switch c {
+	case 't':
+		s.lit("true")
+	case 'f':
+		s.lit("false")
+	default:
+		s.lit("null")
+	}
+}

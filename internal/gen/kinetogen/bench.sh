@@ -1,0 +1,71 @@
+#!/bin/sh
+# Throughput and memory of tally's Kineto reader against Python's json
+# module, on the largest sample and on a generated trace, in one run on
+# this machine. Not part of `go test`: it needs python3, /usr/bin/time and
+# a few GB of free disk and memory (Python holds the whole file as objects).
+#
+#   sh internal/gen/kinetogen/bench.sh [SIZE] [WORKDIR]
+#
+# SIZE is the generated trace's size (default 1GiB); WORKDIR keeps the
+# generated files (default a temporary directory, removed at the end).
+# tally runs pinned to one core (taskset -c 0, GOMAXPROCS=1).
+set -eu
+
+size=${1:-1GiB}
+work=${2:-}
+cleanup=
+if [ -z "$work" ]; then
+	work=$(mktemp -d)
+	cleanup=$work
+fi
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "$root"
+
+pin=
+command -v taskset >/dev/null && pin="taskset -c 0"
+
+go build -o "$work/tally" ./cmd/tally
+big=$work/big.json
+[ -f "$big" ] || go run ./internal/gen/kinetogen/cmd/kinetogen -size "$size" -o "$big" >"$work/gen.json"
+mtia=$work/mtia.json
+[ -f "$mtia" ] || gzip -dc format/kineto/testdata/hta__mtia_training_rank_0.json.gz >"$mtia"
+
+# tally: wall and CPU time, peak RSS of `tally report`.
+run_tally() {
+	GOMAXPROCS=1 /usr/bin/time -v $pin "$work/tally" report "$1" >"$work/report.txt" 2>"$work/time.txt" || true
+	bytes=$(wc -c <"$1")
+	secs=$(awk -F': ' '/Elapsed/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/time.txt")
+	rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$work/time.txt")
+	cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {print s}' "$work/time.txt")
+	echo "$bytes $secs $cpu $rss" | awk '{printf "tally  %-10s %7.2f s wall %7.2f s cpu  %7.1f MB/s (wall)  %7.1f MB/s (cpu)  peak RSS %.1f MB\n", f, $2, $3, $1/$2/1e6, $1/$3/1e6, $4/1024}' f="$2"
+	tally_mbs=$(echo "$bytes $secs" | awk '{print $1/$2/1e6}')
+}
+
+# Python: json.load of the same file.
+run_python() {
+	python3 - "$1" "$2" <<'EOF'
+import json, os, sys, time
+path, label = sys.argv[1], sys.argv[2]
+t = time.perf_counter()
+with open(path, "rb") as f:
+    d = json.load(f)
+el = time.perf_counter() - t
+n = os.path.getsize(path)
+print("python %-10s %7.2f s wall                  %7.1f MB/s (%d events)" % (label, el, n / el / 1e6, len(d["traceEvents"])))
+EOF
+}
+
+for f in "$mtia:mtia" "$big:generated"; do
+	file=${f%%:*}
+	label=${f##*:}
+	run_tally "$file" "$label"
+	t=$tally_mbs
+	p=$(run_python "$file" "$label")
+	echo "$p"
+	echo "$p" | awk -v t="$t" '{for(i=1;i<=NF;i++) if($i=="MB/s") m=$(i-1); printf "ratio  %-10s tally/python = %.1fx\n", $2, t/m}'
+done
+
+echo
+echo "go benchmark (reader only, from disk, one core):"
+TALLY_KINETO_BIG=$big go test -run '^$' -bench 'ReadBig|ReadMTIA' -benchtime 2x -benchmem -cpu 1 ./format/kineto/ | grep Benchmark
