@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // TextOptions tunes the text report.
@@ -335,9 +336,4 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 	}
 }
 
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int64, one, many string) string { return units.Plural(n, one, many) }

@@ -6,6 +6,8 @@ package render
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Duration formats v in unit ("ns" or "ticks") for people.
@@ -31,24 +33,7 @@ func unitName(unit string) string {
 	return unit
 }
 
-func formatNS(ns float64) string {
-	a := ns
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3f s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3f ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3f µs", ns/1e3)
-	}
-	if ns == float64(int64(ns)) {
-		return fmt.Sprintf("%d ns", int64(ns))
-	}
-	return fmt.Sprintf("%.1f ns", ns)
-}
+func formatNS(ns float64) string { return units.NS(ns) }
 
 // Share formats a fraction as a percentage.
 func Share(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }

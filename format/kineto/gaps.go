@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // gaps states everything the tables do not show, one typed gap per class,
@@ -27,25 +28,9 @@ func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *over
 }
 
 // ns formats a duration for summaries as the text report does.
-func ns(v int64) string {
-	f := float64(v)
-	switch a := max(v, -v); {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3f s", f/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3f ms", f/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3f µs", f/1e3)
-	}
-	return fmt.Sprintf("%d ns", v)
-}
+func ns(v int64) string { return units.NS(float64(v)) }
 
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int64, one, many string) string { return units.Plural(n, one, many) }
 
 func (r *reader) truncationGap(a *capture.Accounting) {
 	switch {

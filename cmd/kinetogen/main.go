@@ -1,6 +1,6 @@
 // Command kinetogen writes a synthetic Kineto trace for benchmarks:
 //
-//	go run ./internal/gen/kinetogen/cmd/kinetogen -size 1GiB -o /tmp/big.json
+//	go run ./cmd/kinetogen -size 1GiB -o /tmp/big.json
 package main
 
 import (

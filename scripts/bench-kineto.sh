@@ -4,7 +4,7 @@
 # this machine. Not part of `go test`: it needs python3, /usr/bin/time and
 # a few GB of free disk and memory (Python holds the whole file as objects).
 #
-#   sh internal/gen/kinetogen/bench.sh [SIZE] [WORKDIR]
+#   scripts/bench-kineto.sh [SIZE] [WORKDIR]
 #
 # SIZE is the generated trace's size (default 1GiB); WORKDIR keeps the
 # generated files (default a temporary directory, removed at the end).
@@ -19,7 +19,7 @@ if [ -z "$work" ]; then
 	cleanup=$work
 fi
 trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
-root=$(cd "$(dirname "$0")/../../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 pin=
@@ -27,7 +27,7 @@ command -v taskset >/dev/null && pin="taskset -c 0"
 
 go build -o "$work/tally" ./cmd/tally
 big=$work/big.json
-[ -f "$big" ] || go run ./internal/gen/kinetogen/cmd/kinetogen -size "$size" -o "$big" >"$work/gen.json"
+[ -f "$big" ] || go run ./cmd/kinetogen -size "$size" -o "$big" >"$work/gen.json"
 mtia=$work/mtia.json
 [ -f "$mtia" ] || gzip -dc format/kineto/testdata/hta__mtia_training_rank_0.json.gz >"$mtia"
 
