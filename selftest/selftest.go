@@ -30,8 +30,10 @@ type Check struct {
 	Want  Want
 }
 
-// Want is the expected outcome. The traces were written by
-// internal/gen/hrxgen, whose bookkeeping gave these figures.
+// Want is the expected outcome. The hrx traces were written by
+// internal/gen/hrxgen, whose bookkeeping gave these figures; the other two
+// are real files whose figures the reference tools agree with (see
+// traces/README.md).
 type Want struct {
 	Format     string
 	Dispatches int64
@@ -52,6 +54,11 @@ var Checks = []Check{
 	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true}},
 	{"not a trace", "nontrace.log", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
 	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
+	// Real producers' files: an IREE bundle with an event that never got
+	// its timestamps, and a small PyTorch profiler trace.
+	{"IREE bundle with an untimed event", "dispatch_mode.ireeprof", Want{Format: "ireeprof", Dispatches: 3, DeviceNS: 2820, Timed: true,
+		Gaps: []capture.Kind{capture.InvalidEvent}}},
+	{"PyTorch profiler trace", "hta__cuda_event_sync.json.gz", Want{Format: "kineto", Dispatches: 5, DeviceNS: 51000, Timed: true, Complete: true}},
 }
 
 // Run runs checks and writes one line per check ("ok" or "FAIL" with what
