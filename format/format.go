@@ -4,6 +4,7 @@
 package format
 
 import (
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -180,6 +181,11 @@ func Open(path string) (*Input, *os.File, error) {
 		in.Gzip = true
 	}
 	return in, f, nil
+}
+
+// BytesInput is an Input over data held in memory (embedded files, tests).
+func BytesInput(name string, data []byte) *Input {
+	return &Input{Path: name, ReaderAt: bytes.NewReader(data), Size: int64(len(data)), Gzip: IsGzip(data)}
 }
 
 // ReadFile opens path, picks its reader (by name when formatName is set,

@@ -6,7 +6,6 @@
 package selftest
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"io"
@@ -109,7 +108,7 @@ func run(c Check, manifest []byte) (problems []string) {
 	if err := cat.ParseManifest(manifest, "embedded manifest.json"); err != nil {
 		return []string{err.Error()}
 	}
-	in := &format.Input{Path: c.Trace, ReaderAt: bytes.NewReader(data), Size: int64(len(data))}
+	in := format.BytesInput(c.Trace, data)
 	agg := analysis.NewAggregator()
 	capt, err := format.ReadInput(in, "", &format.Options{Catalog: cat}, agg)
 	if err != nil {
