@@ -46,9 +46,17 @@ type Result struct {
 	Lines, TraceLines int64
 	// Passed counts lines passed through to Stdout/Stderr.
 	Passed int64
+	// PassErr is the first failed pass-through write; lines after it were
+	// not shown (the kept trace is not affected).
+	PassErr error
+	// Unshown counts the lines not shown after PassErr.
+	Unshown int64
 }
 
-var tracePrefix = []byte("hrx debug serial: ")
+var (
+	tracePrefix = []byte("hrx debug serial: ")
+	newline     = []byte{'\n'}
+)
 
 // ErrWrite wraps a failed write of the kept trace.
 var ErrWrite = errors.New("kept trace write failed")
@@ -132,9 +140,16 @@ func Run(opt Options) (*Result, error) {
 				res.TraceLines++
 				return
 			}
+			if res.PassErr != nil {
+				res.Unshown++
+				return
+			}
 			res.Passed++
-			pass.Write(line)
-			pass.Write([]byte{'\n'})
+			_, err := pass.Write(line)
+			if err == nil {
+				_, err = pass.Write(newline)
+			}
+			res.PassErr = err
 		})
 	}
 	wg.Add(2)
@@ -161,6 +176,10 @@ func Run(opt Options) (*Result, error) {
 	return res, nil
 }
 
+// maxLine bounds the memory one line may take: a longer line is delivered in
+// pieces of this size.
+const maxLine = 16 << 20
+
 // readLines calls fn for every line of r as it arrives, without its '\n'. A
 // last line without '\n' is delivered with what arrived.
 func readLines(r io.Reader, fn func([]byte)) {
@@ -170,6 +189,10 @@ func readLines(r io.Reader, fn func([]byte)) {
 		chunk, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long, chunk...)
+			if len(long) >= maxLine {
+				fn(long)
+				long = long[:0]
+			}
 			continue
 		}
 		if len(long) > 0 {

@@ -247,3 +247,22 @@ func TestReadLines(t *testing.T) {
 		t.Fatalf("%d lines", len(got))
 	}
 }
+
+// A pass-through that cannot be written is reported, and the trace is kept.
+func TestRecordPassThroughError(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	res, err := Run(Options{Command: []string{fake, "-decode", "1"}, Kept: kept, Stdout: brokenWriter{}, Stderr: &syncBuffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PassErr == nil || res.Unshown == 0 {
+		t.Fatalf("pass-through failure not reported: %+v", res)
+	}
+	if c, _ := readKept(t, kept); !c.Accounting.Complete() {
+		t.Fatal("the kept trace suffered from a stdout failure")
+	}
+}
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }

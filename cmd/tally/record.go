@@ -54,6 +54,9 @@ Flags:
 	}
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
 		pos[0], res.ExitCode, res.Lines, res.TraceLines, *kept)
+	if res.PassErr != nil {
+		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %d lines were not shown (they are not trace lines; stderr lines are in the kept trace)\n", res.PassErr, res.Unshown+1)
+	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return rep.Write(w, *asJSON) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)
 		return 2
