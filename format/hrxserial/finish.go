@@ -227,9 +227,9 @@ func (s *state) inventory() {
 			anon++
 		}
 	}
-	cat.Add("kernel ids resolved (per program)", resolved)
-	cat.Add("kernel ids anonymous (per program)", anon)
+	cat.Add("kernels named (per program and list)", resolved)
+	cat.Add("kernels anonymous (per program and list)", anon)
 	rep := capture.Section{Title: "report"}
-	rep.Add("names", fmt.Sprintf("%s; %d kernel ids resolved, %d anonymous", s.cat.Describe(), resolved, anon))
+	rep.Add("names", fmt.Sprintf("%s; %d table kernels named, %d anonymous", s.cat.Describe(), resolved, anon))
 	s.c.Inventory = append([]capture.Section{rep, tr, cat}, s.c.Inventory...)
 }
