@@ -322,16 +322,7 @@ func (j *jsonlReader) program(dev uint32, cb uint64, host bool) *jsonProgram {
 	if p := j.programs[key]; p != nil {
 		return p
 	}
-	name := "direct dispatches"
-	if cb != 0 {
-		name = fmt.Sprintf("command buffer %d", cb)
-	}
-	if perDevice {
-		name += " on device " + ordinal(dev)
-	}
-	if host {
-		name += " (host execution)"
-	}
+	name := programName(cb, dev, perDevice, host)
 	p := &jsonProgram{progState: progState{name: name, device: dev, host: host, kernels: map[fnKey]capture.KernelID{}},
 		unresolved: map[capture.KernelID]*unresolvedKernel{}}
 	if host {

@@ -99,16 +99,7 @@ func (r *reader) program(s *session, dev uint32, cb uint64, host bool) *progStat
 	if p := r.res.programs[key]; p != nil {
 		return p
 	}
-	name := "direct dispatches"
-	if cb != 0 {
-		name = fmt.Sprintf("command buffer %d", cb)
-	}
-	if perDevice {
-		name += " on device " + ordinal(dev)
-	}
-	if host {
-		name += " (host execution)"
-	}
+	name := programName(cb, dev, perDevice, host)
 	name = r.sessionPrefix(s) + name
 	p := &progState{name: name, s: s, device: dev, host: host, kernels: map[fnKey]capture.KernelID{}}
 	if host {
@@ -219,4 +210,20 @@ func (r *reader) dedupeKernelNames() {
 			}
 		}
 	}
+}
+
+// programName labels a program: its command buffer (or the direct dispatches
+// outside any), split per device and per host/device clock when needed.
+func programName(cb uint64, dev uint32, perDevice, host bool) string {
+	name := "direct dispatches"
+	if cb != 0 {
+		name = fmt.Sprintf("command buffer %d", cb)
+	}
+	if perDevice {
+		name += " on device " + ordinal(dev)
+	}
+	if host {
+		name += " (host execution)"
+	}
+	return name
 }
