@@ -217,6 +217,11 @@ func (s *state) inventory() {
 	tr.Add("untraced (filtered) commands", s.untracedCommands)
 	tr.Add("non-kernel commands", s.nonKernelCommands)
 	tr.Add("kernel commands stopped before launch", s.notLaunched)
+	progs := capture.Section{Title: "programs"}
+	for _, p := range s.order {
+		progs.Add(p.label, fmt.Sprintf("%d complete, %d failed, %d incomplete, %d unbracketed runs; %d untraced commands",
+			p.complete, p.failed, p.incomplete, p.unbracketed, p.untraced))
+	}
 	cat := capture.Section{Title: "catalog"}
 	cat.Add("manifests", s.cat.Describe())
 	var resolved, anon int
@@ -231,5 +236,5 @@ func (s *state) inventory() {
 	cat.Add("kernels anonymous (per program and list)", anon)
 	rep := capture.Section{Title: "report"}
 	rep.Add("names", fmt.Sprintf("%s; %d table kernels named, %d anonymous", s.cat.Describe(), resolved, anon))
-	s.c.Inventory = append([]capture.Section{rep, tr, cat}, s.c.Inventory...)
+	s.c.Inventory = append([]capture.Section{rep, tr, progs, cat}, s.c.Inventory...)
 }
