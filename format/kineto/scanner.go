@@ -546,26 +546,7 @@ func (s *scanner) nextKeySlow() (raw []byte, esc bool) {
 }
 
 // objectNext consumes the ',' or '}' after a member; more is false at '}'.
-func (s *scanner) objectNext() (more bool) {
-	p := skipWS(s.buf[:s.end], s.pos)
-	if p < s.end && s.buf[p] == ',' {
-		s.pos = p + 1
-		return true
-	}
-	s.pos = p
-	c := s.nonWS()
-	if c == ',' {
-		s.pos++
-		return true
-	}
-	if c == '}' {
-		s.pos++
-		s.depth--
-		return false
-	}
-	s.fail("expected ',' or '}' in an object, found %s", s.describe())
-	return false
-}
+func (s *scanner) objectNext() (more bool) { return s.next('}', "an object") }
 
 // arrayStart consumes '[' and reports whether the array is empty.
 func (s *scanner) arrayStart() (empty bool) {
@@ -580,7 +561,11 @@ func (s *scanner) arrayStart() (empty bool) {
 }
 
 // arrayNext consumes the ',' or ']' after an element.
-func (s *scanner) arrayNext() (more bool) {
+func (s *scanner) arrayNext() (more bool) { return s.next(']', "an array") }
+
+// next consumes the ',' or the closing byte after a member or element of the
+// container named what; more is false at the close.
+func (s *scanner) next(close byte, what string) (more bool) {
 	p := skipWS(s.buf[:s.end], s.pos)
 	if p < s.end && s.buf[p] == ',' {
 		s.pos = p + 1
@@ -592,12 +577,12 @@ func (s *scanner) arrayNext() (more bool) {
 		s.pos++
 		return true
 	}
-	if c == ']' {
+	if c == close {
 		s.pos++
 		s.depth--
 		return false
 	}
-	s.fail("expected ',' or ']' in an array, found %s", s.describe())
+	s.fail("expected ',' or '%c' in %s, found %s", close, what, s.describe())
 	return false
 }
 
