@@ -164,3 +164,18 @@ func TestMoreItemsLine(t *testing.T) {
 		t.Fatalf("more lines:\n%s", out)
 	}
 }
+
+// A gap scoped to a program the tables do not show is still printed.
+func TestGapOfUnshownProgramPrinted(t *testing.T) {
+	c, r := sample()
+	g := c.Accounting.Gap(capture.DroppedRecords, "session 2: command buffer 9")
+	g.Summary = "records the producer dropped"
+	g.AddN(4)
+	var b bytes.Buffer
+	if err := Text(&b, c, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "[program session 2: command buffer 9] GAP dropped_records (4)") {
+		t.Fatalf("gap of an unshown program missing:\n%s", b.String())
+	}
+}

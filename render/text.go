@@ -42,16 +42,18 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Report, opt TextOptions) 
 		p.f("\nNO DISPATCHES: %s\n", empty.Summary)
 	}
 
+	shown := map[string]bool{} // programs whose gaps were printed under their table
 	for _, pt := range r.Programs {
 		if pt.Dispatches == 0 && len(programGaps(c, pt.Program.Name)) == 0 && empty != nil {
 			continue
 		}
 		p.f("\n")
 		writeProgram(p, c, &pt, opt)
+		shown[pt.Program.Name] = true
 	}
 
 	p.f("\n")
-	writeAccounting(p, c, opt)
+	writeAccounting(p, c, shown, opt)
 	if p.err != nil {
 		return p.err
 	}
@@ -295,7 +297,10 @@ func itemLine(it capture.Item, unit string) string {
 	return s
 }
 
-func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
+// writeAccounting prints the verdict and every gap not printed under a
+// program table — including gaps scoped to a program the tables do not show,
+// so no gap is ever left out of the text.
+func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt TextOptions) {
 	a := &c.Accounting
 	var global []*capture.Gap
 	gaps, notes, scoped := 0, 0, 0
@@ -308,7 +313,7 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 		} else {
 			gaps++
 		}
-		if g.Program == "" {
+		if g.Program == "" || !shown[g.Program] {
 			global = append(global, g)
 		} else if !g.Note {
 			scoped++
@@ -317,7 +322,7 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 	if a.Complete() {
 		p.f("COMPLETE: every input unit is accounted for and no gap was found")
 		if notes > 0 {
-			p.f(" (%d notes below)", notes)
+			p.f(" (%d notes)", notes)
 		}
 		p.f("\n")
 	} else {
@@ -332,6 +337,9 @@ func writeAccounting(p *printer, c *capture.Capture, opt TextOptions) {
 		p.f("\n")
 	}
 	for _, g := range global {
+		if g.Program != "" {
+			p.f("[program %s] ", g.Program)
+		}
 		writeGap(p, g, "", c.Clock.Unit, opt)
 	}
 }
