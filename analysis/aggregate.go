@@ -23,6 +23,7 @@ type acc struct {
 	launched   int64 // dispatches with a launch time
 	launch     int64
 	links      [4]int64 // by capture.Link
+	aggregated int64    // dispatches known only through aggregated records
 }
 
 // NewAggregator returns an empty aggregator.
@@ -46,6 +47,10 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 		s.min = math.MaxInt64
 		s.max = math.MinInt64
 	}
+	if ag := d.Aggregate; ag != nil {
+		a.aggregate(s, d, ag)
+		return
+	}
 	s.dispatches++
 	if int(d.Link) < len(s.links) {
 		s.links[d.Link]++
@@ -63,5 +68,23 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	if dur, ok := d.Launch.Duration(); ok {
 		s.launched++
 		s.launch += dur
+	}
+}
+
+// aggregate adds a record that stands for ag.Count dispatches known only by
+// their sums: counts and totals grow, min and max become unknown.
+func (a *Aggregator) aggregate(s *acc, d *capture.Dispatch, ag *capture.Aggregate) {
+	s.dispatches += ag.Count
+	s.aggregated += ag.Count
+	if int(d.Link) < len(s.links) {
+		s.links[d.Link] += ag.Count
+	}
+	if ag.DeviceValid {
+		s.timed += ag.Count
+		s.total += ag.Device
+	}
+	if ag.LaunchValid {
+		s.launched += ag.Count
+		s.launch += ag.Launch
 	}
 }

@@ -23,7 +23,7 @@ func TestSharesWithinProgram(t *testing.T) {
 	emit(small, p1, 100, true)
 	emit(other, p2, 24_000_000, true)
 	emit(other, p2, 0, false)
-	r := a.Report(c)
+	r := a.Tables(c)
 	pre := r.Programs[0]
 	if pre.Total != 500 || pre.Kernels[0].Kernel.Name != "matmul" || pre.Kernels[0].Share != 0.8 || pre.Kernels[1].Share != 0.2 {
 		t.Fatalf("prefill: %+v", pre)
@@ -47,7 +47,7 @@ func TestUntimedKernel(t *testing.T) {
 	k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
 	a := NewAggregator()
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k})
-	row := a.Report(c).Programs[0].Kernels[0]
+	row := a.Tables(c).Programs[0].Kernels[0]
 	if row.Timed != 0 || row.Min != 0 || row.Max != 0 || row.Share != 0 || row.Dispatches != 1 {
 		t.Fatalf("untimed row: %+v", row)
 	}
@@ -56,8 +56,36 @@ func TestUntimedKernel(t *testing.T) {
 func TestProgramsWithoutDispatchesListed(t *testing.T) {
 	c := &capture.Capture{}
 	c.AddProgram(capture.Program{Name: "idle", Instances: 3})
-	r := NewAggregator().Report(c)
+	r := NewAggregator().Tables(c)
 	if len(r.Programs) != 1 || r.Programs[0].Program.Instances != 3 {
 		t.Fatal("a program that ran without dispatches disappeared")
+	}
+}
+
+func TestAggregatedRecords(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "decode"})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "gemm"})
+	only := c.AddKernel(capture.Kernel{Program: p, Name: "single"})
+	a := NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 0, End: 50, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Aggregate: &capture.Aggregate{Count: 4, Device: 350, DeviceValid: true, Launch: 40, LaunchValid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: only, Device: capture.Interval{Begin: 0, End: 100, Valid: true}})
+	r := a.Tables(c).Programs[0]
+	g := r.Kernels[0]
+	if g.Kernel.Name != "gemm" || g.Dispatches != 5 || g.Timed != 5 || g.Total != 400 || g.Mean != 80 || g.Aggregated != 4 {
+		t.Fatalf("aggregated row: %+v", g)
+	}
+	if g.MinMaxKnown || g.Min != 0 || g.Max != 0 {
+		t.Fatalf("min/max computed from sums: %+v", g)
+	}
+	if g.Launched != 4 || g.LaunchMean != 10 {
+		t.Fatalf("launch sums: %+v", g)
+	}
+	if s := r.Kernels[1]; !s.MinMaxKnown || s.Min != 100 || s.Max != 100 {
+		t.Fatalf("single row lost its min/max: %+v", s)
+	}
+	if r.Dispatches != 6 || r.Total != 500 {
+		t.Fatalf("program: %+v", r)
 	}
 }

@@ -27,6 +27,10 @@ type Source struct {
 	Bytes  int64  `json:"bytes"`
 	// Compressed is set when Bytes counts compressed input (e.g. gzip).
 	Compressed bool `json:"compressed,omitempty"`
+	// Rank names the distributed rank this input recorded, when the input
+	// is one rank's (Kineto's distributedInfo, a rank directory); "" when
+	// unknown or when the input holds several (see Queue.Rank).
+	Rank string `json:"rank,omitempty"`
 }
 
 // Clock states the domain and unit of a capture's times.
@@ -74,6 +78,10 @@ type Program struct {
 type Queue struct {
 	Name   string `json:"name"`
 	Device string `json:"device,omitempty"`
+	// Rank is the distributed rank the queue belongs to, when known. An
+	// input holding several ranks (a swimlane run) sets it per queue; an
+	// input of one rank may leave it "" and set Source.Rank.
+	Rank string `json:"rank,omitempty"`
 }
 
 // Kernel is one named (or anonymous) kernel of one program. Kernels are

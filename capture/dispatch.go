@@ -25,6 +25,34 @@ type Dispatch struct {
 
 	// Link says how the dispatch was tied to its launch.
 	Link Link
+
+	// Aggregate, when non-nil, makes this record stand for Aggregate.Count
+	// dispatches of one kernel that the input reports only as sums (a
+	// windowed profiler's per-family rows). Launch and Device are then
+	// invalid: per-dispatch times, min and max are unknown, never invented.
+	Aggregate *Aggregate
+}
+
+// Aggregate is what an aggregated record knows: how many dispatches, and
+// the sums of their times when printed.
+type Aggregate struct {
+	Count int64
+	// Device is the summed device (execution) time; DeviceValid false when
+	// the input gives none.
+	Device      int64
+	DeviceValid bool
+	// Launch is the summed host-side launch time, when given.
+	Launch      int64
+	LaunchValid bool
+}
+
+// Count is how many dispatches d stands for: 1 for a single dispatch,
+// Aggregate.Count for an aggregated record.
+func (d *Dispatch) Count() int64 {
+	if d.Aggregate != nil {
+		return d.Aggregate.Count
+	}
+	return 1
 }
 
 // Interval is a [Begin, End] pair on the program's clock. Valid is false when

@@ -65,7 +65,7 @@ func record(t *testing.T, args ...string) (*Result, string, *syncBuffer, *syncBu
 	return res, kept, &out, &errOut, err
 }
 
-func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Report) {
+func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Tables) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -81,7 +81,7 @@ func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, agg.Report(c)
+	return c, agg.Tables(c)
 }
 
 func TestRecordClean(t *testing.T) {

@@ -61,6 +61,10 @@ type JSONKernel struct {
 	MinTicks        *int64           `json:"min_ticks,omitempty"`
 	MaxTicks        *int64           `json:"max_ticks,omitempty"`
 	Links           map[string]int64 `json:"links,omitempty"`
+	// AggregatedDispatches counts dispatches known only from aggregated
+	// records; min and max are then null (unknown, never computed from
+	// sums).
+	AggregatedDispatches int64 `json:"aggregated_dispatches,omitempty"`
 }
 
 // JSONAccounting is the capture's accounting.
@@ -83,7 +87,7 @@ type JSONGap struct {
 }
 
 // BuildJSON assembles the JSON document.
-func BuildJSON(c *capture.Capture, r *analysis.Report) *JSONReport {
+func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 	doc := &JSONReport{
 		Schema:     ReportSchema,
 		Inputs:     []capture.Source{c.Source},
@@ -144,7 +148,7 @@ func jsonProgram(pt *analysis.ProgramTable) JSONProgram {
 	}
 	for _, k := range pt.Kernels {
 		jk := JSONKernel{Name: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category, List: k.Kernel.List,
-			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links}
+			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links, AggregatedDispatches: k.Aggregated}
 		if k.Kernel.HasID {
 			id := k.Kernel.ID
 			jk.ID = &id
@@ -152,9 +156,15 @@ func jsonProgram(pt *analysis.ProgramTable) JSONProgram {
 		if k.Timed > 0 && jp.Unit != nil {
 			jk.Share = f64(k.Share)
 			if ns {
-				jk.TotalNS, jk.MeanNS, jk.MinNS, jk.MaxNS = i64(k.Total), f64(k.Mean), i64(k.Min), i64(k.Max)
+				jk.TotalNS, jk.MeanNS = i64(k.Total), f64(k.Mean)
+				if k.MinMaxKnown {
+					jk.MinNS, jk.MaxNS = i64(k.Min), i64(k.Max)
+				}
 			} else {
-				jk.TotalTicks, jk.MeanTicks, jk.MinTicks, jk.MaxTicks = i64(k.Total), f64(k.Mean), i64(k.Min), i64(k.Max)
+				jk.TotalTicks, jk.MeanTicks = i64(k.Total), f64(k.Mean)
+				if k.MinMaxKnown {
+					jk.MinTicks, jk.MaxTicks = i64(k.Min), i64(k.Max)
+				}
 			}
 		}
 		if k.Launched > 0 && ns {
@@ -174,7 +184,7 @@ func f64(v float64) *float64 {
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, c *capture.Capture, r *analysis.Report) error {
+func JSON(w io.Writer, c *capture.Capture, r *analysis.Tables) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -13,7 +13,7 @@ import (
 
 // sample builds a capture with one program, one unfinished dispatch and an
 // anonymous kernel.
-func sample() (*capture.Capture, *analysis.Report) {
+func sample() (*capture.Capture, *analysis.Tables) {
 	c := &capture.Capture{Source: capture.Source{Path: "x.kept", Format: "test", Bytes: 10},
 		Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "ns on a test clock"}}
 	p := c.AddProgram(capture.Program{Name: "p1", Instances: 2})
@@ -28,7 +28,7 @@ func sample() (*capture.Capture, *analysis.Report) {
 	a := analysis.NewAggregator()
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: anon, Device: capture.Interval{Begin: 0, End: 1000, Valid: true}})
-	return c, a.Report(c)
+	return c, a.Tables(c)
 }
 
 func TestTextStatesClockFirstAndGapsBelow(t *testing.T) {
@@ -101,7 +101,7 @@ func TestJSONTicksAndUntimed(t *testing.T) {
 }
 
 // analysisAgain rebuilds the tables after a clock change.
-func analysisAgain(c *capture.Capture, r *analysis.Report) *analysis.Report {
+func analysisAgain(c *capture.Capture, r *analysis.Tables) *analysis.Tables {
 	for i := range r.Programs {
 		r.Programs[i].Clock = c.ProgramClock(r.Programs[i].ID)
 	}

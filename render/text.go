@@ -24,7 +24,7 @@ type TextOptions struct {
 // Text writes the human report: the clock first, then one table per program,
 // each followed by its own gaps, then the capture-wide accounting. It returns
 // the first write error.
-func Text(w io.Writer, c *capture.Capture, r *analysis.Report, opt TextOptions) error {
+func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) error {
 	if opt.Items <= 0 {
 		opt.Items = 10
 	}
@@ -181,8 +181,11 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 				total = Duration(k.Total, unit)
 				share = Share(k.Share)
 				mean = DurationF(k.Mean, unit)
-				min = Duration(k.Min, unit)
-				max = Duration(k.Max, unit)
+				min, max = "unknown", "unknown"
+				if k.MinMaxKnown {
+					min = Duration(k.Min, unit)
+					max = Duration(k.Max, unit)
+				}
 			}
 			if k.Launched > 0 {
 				launch = DurationF(k.LaunchMean, unit)

@@ -24,7 +24,7 @@ type Options struct {
 // Result is a read capture and its tables.
 type Result struct {
 	Capture *capture.Capture
-	Tables  *analysis.Report
+	Tables  *analysis.Tables
 }
 
 // Run reads path and builds its tables.
@@ -38,7 +38,7 @@ func Run(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Capture: c, Tables: agg.Report(c)}, nil
+	return &Result{Capture: c, Tables: agg.Tables(c)}, nil
 }
 
 // Write renders the result as text, or as JSON when asJSON.

@@ -114,7 +114,7 @@ func run(c Check, manifest []byte) (problems []string) {
 	if err != nil {
 		return []string{"read: " + err.Error()}
 	}
-	res := &report.Result{Capture: capt, Tables: agg.Report(capt)}
+	res := &report.Result{Capture: capt, Tables: agg.Tables(capt)}
 	if err := res.Write(io.Discard, false); err != nil {
 		problems = append(problems, "text report: "+err.Error())
 	}

@@ -17,7 +17,7 @@ const manifest = "../../testdata/hrx/manifest.json"
 
 type result struct {
 	c    *capture.Capture
-	r    *analysis.Report
+	r    *analysis.Tables
 	disp []capture.Dispatch
 }
 
@@ -36,7 +36,7 @@ func readTrace(t testing.TB, trace []byte, manifests ...string) result {
 	if err := c.Accounting.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	return result{c: c, r: agg.Report(c), disp: all.Dispatches}
+	return result{c: c, r: agg.Tables(c), disp: all.Dispatches}
 }
 
 func generate(t testing.TB, opt hrxgen.Options) ([]byte, *hrxgen.Summary) {

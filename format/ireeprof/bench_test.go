@@ -105,7 +105,7 @@ func BenchmarkRead(b *testing.B) {
 		}
 		if i == 0 {
 			b.StopTimer()
-			if r := agg.Report(c); r.Dispatches() != st.Events || !c.Accounting.Complete() {
+			if r := agg.Tables(c); r.Dispatches() != st.Events || !c.Accounting.Complete() {
 				b.Fatalf("read %d dispatches of %d; complete %v", r.Dispatches(), st.Events, c.Accounting.Complete())
 			}
 			b.StartTimer()
@@ -138,7 +138,7 @@ func TestGeneratedTotals(t *testing.T) {
 	if !c.Accounting.Complete() {
 		t.Fatalf("gaps %+v", c.Accounting.Gaps)
 	}
-	r := agg.Report(c)
+	r := agg.Tables(c)
 	if r.Dispatches() != st.Events || len(r.Programs) != st.ProgramsUsed {
 		t.Fatalf("%d dispatches in %d programs, want %d in %d", r.Dispatches(), len(r.Programs), st.Events, st.ProgramsUsed)
 	}

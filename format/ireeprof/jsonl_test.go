@@ -14,7 +14,7 @@ import (
 	"github.com/tallyprof/tally/format"
 )
 
-func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Report) {
+func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tables) {
 	t.Helper()
 	agg := analysis.NewAggregator()
 	in := &format.Input{Path: "test.jsonl", ReaderAt: bytes.NewReader(data), Size: int64(len(data))}
@@ -25,7 +25,7 @@ func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Repo
 	if msg := checkCapture(c); msg != "" {
 		t.Fatal(msg)
 	}
-	return c, agg.Report(c)
+	return c, agg.Tables(c)
 }
 
 func goldenJSONL(t *testing.T, name string) []byte {
@@ -39,7 +39,7 @@ func goldenJSONL(t *testing.T, name string) []byte {
 
 // tables renders a report's programs as comparable lines: program, unit,
 // kernel, dispatches, total, min, max.
-func tables(r *analysis.Report) []string {
+func tables(r *analysis.Tables) []string {
 	var out []string
 	for _, p := range r.Programs {
 		for _, k := range p.Kernels {
@@ -65,7 +65,7 @@ func TestJSONLMatchesBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			br := agg.Report(bc)
+			br := agg.Tables(bc)
 			jt, bt := tables(jr), tables(br)
 			if strings.Join(jt, "\n") != strings.Join(bt, "\n") {
 				t.Errorf("JSONL tables:\n%s\nbundle tables:\n%s", strings.Join(jt, "\n"), strings.Join(bt, "\n"))

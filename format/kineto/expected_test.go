@@ -37,7 +37,7 @@ type expected struct {
 // dispatch kept for cross-checks.
 type sample struct {
 	c      *capture.Capture
-	tables *analysis.Report
+	tables *analysis.Tables
 	disp   []capture.Dispatch
 }
 
@@ -52,7 +52,7 @@ func readSample(t testing.TB, path string, opts *format.Options) *sample {
 	if err := c.Accounting.CheckValid(); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return &sample{c: c, tables: agg.Report(c), disp: col.Dispatches}
+	return &sample{c: c, tables: agg.Tables(c), disp: col.Dispatches}
 }
 
 func samples(t testing.TB) []string {

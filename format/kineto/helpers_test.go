@@ -15,7 +15,7 @@ import (
 type result struct {
 	c      *capture.Capture
 	disp   []capture.Dispatch
-	tables *analysis.Report
+	tables *analysis.Tables
 }
 
 // tinyConfig makes every buffer refill and every record spill.
@@ -35,7 +35,7 @@ func readWith(t testing.TB, data string, opts *format.Options, cfg config) *resu
 	if err := c.Accounting.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	return &result{c: c, disp: col.Dispatches, tables: agg.Report(c)}
+	return &result{c: c, disp: col.Dispatches, tables: agg.Tables(c)}
 }
 
 // read reads a synthetic trace twice, with default and with tiny buffers,

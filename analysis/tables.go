@@ -6,8 +6,8 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// Report is the per-program kernel tables of one capture.
-type Report struct {
+// Tables are the per-program kernel tables of one capture.
+type Tables struct {
 	Programs []ProgramTable
 }
 
@@ -32,10 +32,17 @@ type KernelRow struct {
 	Dispatches int64
 	// Timed counts dispatches with a device time; the time statistics below
 	// cover only those and are meaningless when Timed is 0.
-	Timed    int64
-	Total    int64
-	Min, Max int64
-	Mean     float64
+	Timed int64
+	Total int64
+	// Min and Max are over single dispatches; they are unknown (MinMaxKnown
+	// false) when any dispatch came in an aggregated record, because a
+	// minimum cannot be computed from sums.
+	Min, Max    int64
+	MinMaxKnown bool
+	Mean        float64
+	// Aggregated counts the dispatches known only through aggregated
+	// records (counts and sums, no single times).
+	Aggregated int64
 	// Share is Total over the program's Total (0..1); valid when Timed > 0.
 	Share float64
 	// Launched counts dispatches with a launch (host enqueue) time.
@@ -46,10 +53,10 @@ type KernelRow struct {
 	Links map[string]int64
 }
 
-// Report builds the tables for capture c from what the aggregator saw.
+// Tables builds the tables for capture c from what the aggregator saw.
 // Kernels are ordered by total time, then dispatches, then name.
-func (a *Aggregator) Report(c *capture.Capture) *Report {
-	r := &Report{Programs: make([]ProgramTable, len(c.Programs))}
+func (a *Aggregator) Tables(c *capture.Capture) *Tables {
+	r := &Tables{Programs: make([]ProgramTable, len(c.Programs))}
 	for i, p := range c.Programs {
 		r.Programs[i] = ProgramTable{ID: capture.ProgramID(i), Program: p, Clock: c.ProgramClock(capture.ProgramID(i))}
 	}
@@ -63,10 +70,12 @@ func (a *Aggregator) Report(c *capture.Capture) *Report {
 			continue
 		}
 		row := KernelRow{ID: capture.KernelID(k), Kernel: kern, Dispatches: s.dispatches, Timed: s.timed,
-			Total: s.total, Launched: s.launched, LaunchTotal: s.launch}
+			Total: s.total, Launched: s.launched, LaunchTotal: s.launch, Aggregated: s.aggregated}
 		if s.timed > 0 {
-			row.Min, row.Max = s.min, s.max
 			row.Mean = float64(s.total) / float64(s.timed)
+			if s.aggregated == 0 {
+				row.Min, row.Max, row.MinMaxKnown = s.min, s.max, true
+			}
 		}
 		if s.launched > 0 {
 			row.LaunchMean = float64(s.launch) / float64(s.launched)
@@ -106,8 +115,8 @@ func (a *Aggregator) Report(c *capture.Capture) *Report {
 	return r
 }
 
-// Dispatches is the total number of completed dispatches in the report.
-func (r *Report) Dispatches() int64 {
+// Dispatches is the total number of completed dispatches in the tables.
+func (r *Tables) Dispatches() int64 {
 	var n int64
 	for _, p := range r.Programs {
 		n += p.Dispatches
