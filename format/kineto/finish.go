@@ -45,6 +45,10 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	c := &capture.Capture{}
 	tb := r.decideClock()
 	c.Clock = tb.clock
+	if r.top.hasDist && r.top.dist.hasRank {
+		// Set before any dispatch streams, so sinks (timelines) can group by rank.
+		c.Source.Rank = itoa(r.top.dist.rank)
+	}
 	for i := range r.queues {
 		c.AddQueue(capture.Queue{Name: r.streamName(uint32(i)), Device: r.deviceLabel(uint32(i))})
 	}
