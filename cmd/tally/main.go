@@ -14,6 +14,7 @@ const usage = `tally — per-program kernel tables from accelerator traces, with
 Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
+  tally timeline [flags] IN... -o OUT   Perfetto / Chrome JSON timeline with its accounting
   tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
@@ -42,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReport(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "timeline":
+		return cmdTimeline(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
 	case "selftest":
