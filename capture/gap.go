@@ -42,6 +42,11 @@ const (
 	GPUEventWithoutLaunch Kind = "gpu_event_without_launch"
 	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
 	GraphLaunch           Kind = "graph_launch"
+
+	// Many inputs read as one run (package inputs): gaps of the whole.
+	FailedInput     Kind = "failed_input"     // an input that could not be read at all
+	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap
+	SkippedFile     Kind = "skipped_file"     // a file found in a directory that no reader recognises
 )
 
 // notes are kinds that describe the capture without making it incomplete.

@@ -244,16 +244,21 @@ func (w *Writer) Close() error {
 			at, first = in.start, false
 		}
 	}
-	for _, f := range w.failures {
+	for _, f := range append(w.failures, w.skipped...) {
+		cat, what := "gap", "error"
+		if f.kind == "skipped_file" {
+			cat, what = "note", "reason"
+		}
 		args := w.enc.args()
-		args = append(args, arg{key: "kind", s: "failed_input"}, arg{key: "input", s: f.name}, arg{key: "error", s: f.err.Error()})
-		w.instant(w.whole, "failed_input: "+filepath.Base(f.name), "gap", at, args)
+		args = append(args, arg{key: "kind", s: f.kind}, arg{key: "input", s: f.name}, arg{key: what, s: f.msg})
+		w.instant(w.whole, f.kind+": "+filepath.Base(f.name), cat, at, args)
 	}
 	verdict := w.verdict()
 	meta := []arg{
 		{key: "tally_verdict", s: verdict},
 		{key: "tally_inputs", i: int64(len(w.inputs)), isInt: true},
 		{key: "tally_failed_inputs", i: int64(len(w.failures)), isInt: true},
+		{key: "tally_skipped_files", i: int64(len(w.skipped)), isInt: true},
 		{key: "tally_slices", i: w.stats.Slices, isInt: true},
 		{key: "tally_unfinished", i: w.stats.Unfinished, isInt: true},
 		{key: "tally_not_drawn_untimed", i: w.stats.Untimed, isInt: true},

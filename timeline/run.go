@@ -3,7 +3,9 @@ package timeline
 import (
 	"io"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // Options selects the readers and the output format.
@@ -13,6 +15,8 @@ type Options struct {
 	Reader format.Options
 	// As is the output format.
 	As Format
+	// Workers is how many inputs are read at once (0: one per core).
+	Workers int
 }
 
 // Summary is what Run wrote.
@@ -31,14 +35,24 @@ type Summary struct {
 // (a failed write), never an input's.
 func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	w := New(out, opt.As)
-	for _, p := range paths {
-		in := w.Input(p)
-		c, err := format.ReadFile(p, opt.Format, &opt.Reader, in)
-		if err != nil {
-			w.Failed(p, err)
+	e := inputs.Expand(paths, opt.Format)
+	// Registered in argument order, so names and ids do not depend on which
+	// reader finishes first.
+	ins := make([]*Input, len(e.Paths))
+	for i, p := range e.Paths {
+		ins[i] = w.Input(p)
+	}
+	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers},
+		func(i int, _ string) capture.Sink { return ins[i] })
+	for i, r := range res {
+		if r.Err != nil {
+			w.Failed(r.Path, r.Err)
 			continue
 		}
-		in.Finish(c)
+		ins[i].Finish(r.Capture)
+	}
+	for _, s := range e.Skipped {
+		w.Skipped(s.Path, s.Reason)
 	}
 	return w.summary(w.Close())
 }

@@ -77,8 +77,8 @@ type Writer struct {
 	names    map[string]bool   // track names in use
 	inputs   []*Input
 	whole    *track
-	failures []failure
-	order    int32
+	failures []wholeItem // failed inputs
+	skipped  []wholeItem
 
 	// base is subtracted from every time before writing (Chrome: keeps
 	// µs values exact in a double); set at the first time written.
@@ -104,9 +104,9 @@ type Stats struct {
 	Misnested    int64
 }
 
-type failure struct {
-	name string
-	err  error
+// wholeItem is a gap of the whole run: an input that failed, a file skipped.
+type wholeItem struct {
+	kind, name, msg string
 }
 
 // track is one timeline track (a Perfetto track, a Chrome thread) or a
@@ -133,7 +133,7 @@ func New(out io.Writer, f Format) *Writer {
 		w.enc = newPerfetto(w.bw)
 		w.baseSet = true // Perfetto takes the source's own ns (unsigned)
 	}
-	g := w.newGroup("tally", "")
+	g := w.newGroup("tally", "", 0)
 	w.whole = w.newTrack(g, "tally · accounting · whole run", "tally's accounting of the whole run: failed inputs, verdict", "whole")
 	return w
 }
@@ -173,7 +173,14 @@ func (w *Writer) Input(name string) *Input {
 func (w *Writer) Failed(name string, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.failures = append(w.failures, failure{name, err})
+	w.failures = append(w.failures, wholeItem{"failed_input", name, err.Error()})
+}
+
+// Skipped records a file found in a directory that no reader recognises.
+func (w *Writer) Skipped(name, reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.skipped = append(w.skipped, wholeItem{"skipped_file", name, reason})
 }
 
 // Stats returns what was written so far.
@@ -285,20 +292,25 @@ func rankOf(c *capture.Capture, q capture.QueueID) string {
 func (in *Input) groupFor(rank string) *track {
 	w := in.w
 	label := "rank " + rank
+	// Groups sort by rank number, then inputs without a rank in argument
+	// order, whatever order parallel readers reach them in.
+	order := int32(1_000_000 + in.idx)
+	if n, err := strconv.Atoi(rank); err == nil && n >= 0 && n < 1_000_000 {
+		order = int32(n + 1)
+	}
 	if rank == "" {
 		label = fmt.Sprintf("input %d · %s", in.idx, filepath.Base(in.name))
 	}
 	if g := w.groups[label]; g != nil {
 		return g
 	}
-	g := w.newGroup(label, "")
+	g := w.newGroup(label, "", order)
 	w.groups[label] = g
 	return g
 }
 
-func (w *Writer) newGroup(label, desc string) *track {
-	w.order++
-	g := &track{uuid: uuidOf("group/" + label), name: label, desc: desc, group: true, order: w.order}
+func (w *Writer) newGroup(label, desc string, order int32) *track {
+	g := &track{uuid: uuidOf("group/" + label), name: label, desc: desc, group: true, order: order}
 	w.declare(g)
 	return g
 }

@@ -47,7 +47,7 @@ func writeOutput(path string, stdout io.Writer, fill func(io.Writer) error) erro
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "Usage: tally report [flags] FILE\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show.\n\nFlags:\n", stderr)
+	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
@@ -58,9 +58,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "tally report: give exactly one trace file (tally report -h for help)")
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
 		return 2
+	}
+	if many(pos) {
+		return reportMany(pos, rf.options(), *out, *asJSON, *strict, render.TextOptions{Top: *top}, stdout, stderr)
 	}
 	res, err := report.Run(pos[0], rf.options())
 	if err != nil {

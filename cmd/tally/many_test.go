@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	rank0 = "../../format/kineto/testdata/hta__sampled_rank-0.json.gz"
+	rank1 = "../../format/kineto/testdata/hta__sampled_rank-1.json.gz"
+)
+
+// runOfRanks copies two real rank traces into rank*/ directories.
+func runOfRanks(t *testing.T) string {
+	dir := t.TempDir()
+	for i, src := range []string{rank0, rank1} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, "rank"+string(rune('0'+i)))
+		os.MkdirAll(sub, 0o755)
+		if err := os.WriteFile(filepath.Join(sub, "trace.pt.trace.json.gz"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReportManyText(t *testing.T) {
+	dir := runOfRanks(t)
+	code, out, errOut := tally("report", "--top", "3", dir, filepath.Join(dir, "missing.json"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"3 inputs (2 read, 1 failed)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
+		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)", "program (no annotation): 2 runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if code, _, _ := tally("report", "--strict", dir); code != 1 {
+		t.Errorf("--strict on incomplete ranks: exit %d", code)
+	}
+	if code, _, _ := tally("report", filepath.Join(dir, "nope1"), filepath.Join(dir, "nope2")); code != 2 {
+		t.Errorf("every input failing: exit %d, want 2", code)
+	}
+}
+
+func TestReportManyJSON(t *testing.T) {
+	code, out, errOut := tally("report", "--json", rank0, rank1)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Schema   string `json:"schema"`
+		Inputs   []struct{ Path, Rank string }
+		Programs []struct {
+			Name       string
+			Dispatches int64
+		}
+		Accounting struct{ Complete bool }
+		Sections   []struct {
+			Rank       string
+			Programs   []struct{ Dispatches int64 }
+			Accounting *struct{ Complete bool }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 2 || len(doc.Sections) != 2 || doc.Sections[1].Rank != "1" || doc.Accounting.Complete {
+		t.Fatalf("doc %+v", doc)
+	}
+	sum := doc.Sections[0].Programs[0].Dispatches + doc.Sections[1].Programs[0].Dispatches
+	if len(doc.Programs) != 1 || doc.Programs[0].Dispatches != sum {
+		t.Errorf("merged %+v, sections sum %d", doc.Programs, sum)
+	}
+	// One file stays the one-input report (no sections).
+	_, out, _ = tally("report", "--json", rank0)
+	if strings.Contains(out, `"sections"`) {
+		t.Error("single-input report has sections")
+	}
+}
+
+func TestTimelineManyRanks(t *testing.T) {
+	dir := runOfRanks(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	code, _, errOut := tally("timeline", dir, "-o", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(js)
+	for _, want := range []string{`"name":"rank 0"`, `"name":"rank 1"`, `"tally_inputs":2`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("timeline lacks %s", want)
+		}
+	}
+}
