@@ -34,7 +34,7 @@ func Run(path string, opt Options) (*Result, error) {
 	if opt.Extra != nil {
 		sink = capture.Tee{agg, opt.Extra}
 	}
-	c, err := format.ReadFile(path, opt.Format, &opt.Reader, sink)
+	c, err := format.ReadPath(path, opt.Format, &opt.Reader, sink)
 	if err != nil {
 		return nil, err
 	}

@@ -310,3 +310,42 @@ func TestMicros(t *testing.T) {
 		t.Errorf("json string %s", got)
 	}
 }
+
+// The swimlane seed case on the timeline: the 24 ms wait of program
+// allreduce is drawn as cross_card_wait, on its chip's core track, in both
+// formats — never as the other program's rms_norm (func_id 0 in both).
+func TestSwimlaneSeedCase(t *testing.T) {
+	const seed = "../format/swimlane/testdata/seed"
+	for _, f := range []Format{Perfetto, Chrome} {
+		var buf bytes.Buffer
+		sum, err := Run([]string{seed}, &buf, Options{As: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := decode(t, f, buf.Bytes())
+		waits := 0
+		for _, s := range d.slices {
+			if s.end-s.begin == 24_000_000 {
+				waits++
+				if s.name != "cross_card_wait" || s.args["program"] != "allreduce" || !strings.HasPrefix(d.tracks[s.track], "rank ") {
+					t.Errorf("%s: the wait is %q of %v on %q", f, s.name, s.args["program"], d.tracks[s.track])
+				}
+			}
+			if s.args["program"] == "allreduce" && (s.name == "rms_norm" || s.name == "matmul") {
+				t.Errorf("%s: allreduce slice named %q", f, s.name)
+			}
+		}
+		if waits != 2 || sum.Stats.Slices != 10 {
+			t.Errorf("%s: %d waits, %d slices", f, waits, sum.Stats.Slices)
+		}
+		kinds := map[string]bool{}
+		for _, s := range d.instants {
+			if k, ok := s.args["kind"].(string); ok {
+				kinds[k] = true
+			}
+		}
+		if !kinds["ignored_name_map"] || !kinds["no_records"] {
+			t.Errorf("%s: gaps on the timeline %v", f, kinds)
+		}
+	}
+}

@@ -5,18 +5,24 @@ import (
 	"io"
 	"os"
 
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
 )
 
 // many reports whether the arguments are a run of inputs (several, or a
-// directory) rather than one file.
+// directory of traces) rather than one input (a file, or a run directory
+// a directory reader claims).
 func many(pos []string) bool {
 	if len(pos) > 1 {
 		return true
 	}
 	st, err := os.Stat(pos[0])
-	return err == nil && st.IsDir()
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, conf := format.DetectDir(pos[0])
+	return conf < format.Likely
 }
 
 func reportMany(pos []string, opt report.Options, out string, asJSON, strict bool, topt render.TextOptions, stdout, stderr io.Writer) int {

@@ -100,3 +100,22 @@ func TestTimelineManyRanks(t *testing.T) {
 		}
 	}
 }
+
+// A run directory a reader claims is one input: the one-input report.
+func TestSwimlaneRunDirectory(t *testing.T) {
+	const seed = "../../format/swimlane/testdata/seed"
+	code, out, errOut := tally("report", seed)
+	if code != 0 || strings.Contains(out, "== input") || !strings.Contains(out, "program allreduce") || !strings.Contains(out, "note ignored_name_map (4)") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if code, _, _ := tally("report", "--strict", seed); code != 1 {
+		t.Errorf("--strict with a dispatch dir without records: exit %d", code)
+	}
+	if code, out, _ := tally("inspect", seed); code != 0 || !strings.Contains(out, "rank0/d1: program allreduce (marker)") {
+		t.Errorf("inspect: exit %d\n%s", code, out)
+	}
+	pf := filepath.Join(t.TempDir(), "seed.perfetto-trace")
+	if code, _, errOut := tally("timeline", seed, "-o", pf); code != 0 || !strings.Contains(errOut, "10 slices") {
+		t.Errorf("timeline: exit %d %s", code, errOut)
+	}
+}

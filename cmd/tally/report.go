@@ -93,7 +93,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt := rf.options()
-	c, err := format.ReadFile(pos[0], opt.Format, &opt.Reader, nil)
+	c, err := format.ReadPath(pos[0], opt.Format, &opt.Reader, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
 		return 2
