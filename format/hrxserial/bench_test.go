@@ -28,7 +28,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		agg := analysis.NewAggregator()
-		c, err := Read(bytes.NewReader(data), "bench", cat, agg)
+		c, err := ReadStream(bytes.NewReader(data), "bench", cat, agg)
 		if err != nil || !c.Accounting.Complete() {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestMemoryFlat(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if _, err := Read(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
+		if _, err := ReadStream(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
