@@ -17,6 +17,8 @@ Usage:
   tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
+  tally version                   module version, VCS revision and Go version of this binary
+  tally completion SHELL          shell completion script for bash, zsh or fish
 
 Run 'tally COMMAND -h' for a command's flags.
 
@@ -48,6 +50,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "formats":
 		return cmdFormats(args[1:], stdout, stderr)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
+	case "completion":
+		return cmdCompletion(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
 			return 2

@@ -22,7 +22,7 @@ type progressFlag struct {
 
 func (p *progressFlag) register(fs *flag.FlagSet) {
 	p.mode, p.out = progress.Auto, fs.Output()
-	fs.Func("progress", "progress bar on standard error for inputs that take over a second: `never`, auto (when standard error is a terminal; the default) or always", func(s string) error {
+	fs.Func("progress", "progress bar on standard error for inputs that take over a second, by `mode`: never, auto (when standard error is a terminal; the default) or always", func(s string) error {
 		m, err := progress.ParseMode(s)
 		p.mode = m
 		return err

@@ -130,7 +130,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdFormats(_ []string, stdout, _ io.Writer) int {
+func cmdFormats(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
+	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+		return 2
+	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
 			return 2
