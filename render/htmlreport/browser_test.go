@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // else the usual names on PATH. Without one the browser tests skip, except
 // under CI=true, where a missing browser is a failure (.ci/run installs
 // Debian's chromium).
-func browser(t *testing.T) string {
+func browser(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("TALLY_BROWSER"); p != "" {
 		return p
@@ -32,24 +33,47 @@ func browser(t *testing.T) string {
 	return ""
 }
 
-// openPage writes page to a file and loads it in a headless browser; the
-// returned context runs actions on it.
-func openPage(t *testing.T, page []byte) context.Context {
+// One browser serves every test of the package, each in its own tab:
+// starting Chromium is the slow part.
+var (
+	browserOnce   sync.Once
+	browserCtx    context.Context
+	browserErr    error
+	browserCancel = func() {}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browserCancel()
+	os.Exit(code)
+}
+
+// openPage writes page to a file and loads it in a new tab of the headless
+// browser; the returned context runs actions on it.
+func openPage(t testing.TB, page []byte) context.Context {
 	t.Helper()
 	exe := browser(t)
+	browserOnce.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe),
+			chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
+			chromedp.WindowSize(1280, 900),
+		)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(actx)
+		browserCtx, browserCancel = ctx, func() { cancelCtx(); cancelAlloc() }
+		browserErr = chromedp.Do(ctx) // starts the browser
+	})
+	if browserErr != nil {
+		t.Fatalf("starting %s: %v", exe, browserErr)
+	}
 	path := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(path, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTab := chromedp.NewContext(browserCtx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() { cancelTimeout(); cancelTab() })
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("#data"))); err != nil {
 		t.Fatalf("loading %s in %s: %v", path, exe, err)
 	}
@@ -71,7 +95,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {

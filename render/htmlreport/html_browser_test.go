@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -130,23 +131,45 @@ func TestBrowserFormatsLikeGo(t *testing.T) {
 	durs := []int64{0, 1, 999, 1000, 1062500, 1063500, 62500, 999999, 1000000, 1999999999, 2500000000, 1234567891234}
 	means := []float64{0.5, 1.25, 62.5, 1062.5, 1063.5, 999.95, 1e6 + 0.5, 123456.789}
 	shares := []float64{0, 0.0005, 0.00125, 0.001249, 0.3335, 0.125, 1}
+	// One evaluation for all values: each round trip to the browser costs.
+	type tc struct {
+		js, want string
+	}
+	var cases []tc
 	for _, v := range durs {
 		for _, unit := range []string{"ns", "ticks"} {
-			if got := eval[string](t, ctx, fmt.Sprintf(`tallyShow(%d, "dur", %q)`, v, unit)); got != render.Duration(v, unit) {
-				t.Errorf("%d %s: page %q, text report %q", v, unit, got, render.Duration(v, unit))
-			}
+			cases = append(cases, tc{fmt.Sprintf(`tallyShow(%d, "dur", %q)`, v, unit), render.Duration(v, unit)})
 		}
 	}
 	for _, v := range means {
 		for _, unit := range []string{"ns", "ticks"} {
-			if got := eval[string](t, ctx, fmt.Sprintf(`tallyShow(%v, "mean", %q)`, v, unit)); got != render.DurationF(v, unit) {
-				t.Errorf("mean %v %s: page %q, text report %q", v, unit, got, render.DurationF(v, unit))
-			}
+			cases = append(cases, tc{fmt.Sprintf(`tallyShow(%v, "mean", %q)`, v, unit), render.DurationF(v, unit)})
 		}
 	}
 	for _, v := range shares {
-		if got := eval[string](t, ctx, fmt.Sprintf(`tallyShow(%v, "share", "ns")`, v)); got != render.Share(v) {
-			t.Errorf("share %v: page %q, text report %q", v, got, render.Share(v))
+		cases = append(cases, tc{fmt.Sprintf(`tallyShow(%v, "share", "ns")`, v), render.Share(v)})
+	}
+	var js []string
+	for _, c := range cases {
+		js = append(js, c.js)
+	}
+	got := eval[[]string](t, ctx, "["+strings.Join(js, ",")+"]")
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%s: page %q, text report %q", c.js, got[i], c.want)
 		}
 	}
+}
+
+// BenchmarkBrowserOpen50x500 measures how long a browser takes to load the
+// page of 50 programs × 500 kernels and fill its tables.
+func BenchmarkBrowserOpen50x500(b *testing.B) {
+	page := bigCapture(50, 500).page(b)
+	for b.Loop() {
+		ctx := openPage(b, page)
+		if n := eval[int](b, ctx, `document.querySelectorAll("table.kernels tbody tr").length`); n != 50*100 {
+			b.Fatalf("%d rows drawn", n)
+		}
+	}
+	b.ReportMetric(float64(len(page))/(1<<20), "MiB/page")
 }

@@ -25,7 +25,9 @@ type Options struct {
 	// Timeline is the dispatch sample the run collected (a Sink given to
 	// the reader); nil when none was collected.
 	Timeline *Timeline
-	// Rows is how many table rows show before "show all" (default 200).
+	// Rows is how many rows of each kernel table show before "show all"
+	// (default 100): drawing every row of a large capture makes the page
+	// slow to open.
 	Rows int
 }
 

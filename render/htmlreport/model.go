@@ -111,7 +111,7 @@ func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 	}
 	p.Data.Rows = opt.Rows
 	if p.Data.Rows <= 0 {
-		p.Data.Rows = 200
+		p.Data.Rows = 100
 	}
 	p.Data.Programs = []tableData{}
 	p.Data.Kernels = []string{}

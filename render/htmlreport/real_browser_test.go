@@ -57,7 +57,7 @@ func TestBrowserRealTraces(t *testing.T) {
 					t.Errorf("program %s bars %q, JSON %q", p.Name, got, want)
 				}
 				rows := eval[int](t, ctx, fmt.Sprintf(`document.querySelectorAll("#program-%d tbody tr").length`, i))
-				if want := min(len(p.Kernels), 200); rows != want {
+				if want := min(len(p.Kernels), 100); rows != want {
 					t.Errorf("program %s: %d rows, want %d", p.Name, rows, want)
 				}
 			}
