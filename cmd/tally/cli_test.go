@@ -146,3 +146,32 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("--format k<TAB>: %q", got)
 	}
 }
+
+// TestCompletionOtherShells loads the zsh and fish scripts in those shells
+// where they are installed.
+func TestCompletionOtherShells(t *testing.T) {
+	dir := t.TempDir()
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		_, script, _ := tally("completion", "zsh")
+		path := filepath.Join(dir, "tally.zsh")
+		os.WriteFile(path, []byte(script), 0o644)
+		out, err := exec.Command(zsh, "-c", `autoload -U compinit && compinit -u -D && source "$1" && complete -p tally`, "x", path).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "-F _tally tally") {
+			t.Errorf("zsh: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("no zsh: its script was not loaded")
+	}
+	if fish, err := exec.LookPath("fish"); err == nil {
+		_, script, _ := tally("completion", "fish")
+		path := filepath.Join(dir, "tally.fish")
+		os.WriteFile(path, []byte(script), 0o644)
+		out, err := exec.Command(fish, "-c", `source $argv[1]; complete -C "tally in"; complete -C "tally report --progress al"; complete -C "tally completion z"`, path).CombinedOutput()
+		got := string(out)
+		if err != nil || !strings.Contains(got, "inspect\twhat the file holds") || !strings.Contains(got, "always\t") || !strings.Contains(got, "zsh") {
+			t.Errorf("fish: %v\n%s", err, got)
+		}
+	} else {
+		t.Log("no fish: its script was not loaded")
+	}
+}

@@ -30,7 +30,7 @@ func cmdCompletion(args []string, stdout, stderr io.Writer) int {
 	case "bash":
 		script = bashCompletion(completionSpec())
 	case "zsh":
-		script = "#compdef tally\n# tally completion for zsh, through zsh's bash completion support.\nautoload -U +X bashcompinit && bashcompinit\n" + bashCompletion(completionSpec())
+		script = "# tally completion for zsh, through zsh's bash completion support:\n# source <(tally completion zsh) in ~/.zshrc, after compinit.\nautoload -U +X bashcompinit && bashcompinit\n" + bashCompletion(completionSpec())
 	case "fish":
 		script = fishCompletion(completionSpec())
 	default:

@@ -29,8 +29,8 @@ var examples = map[string]string{
 `,
 	"version": `  tally version
 `,
-	"completion": `  source <(tally completion bash)                      bash, for this shell
-  tally completion zsh > "${fpath[1]}/_tally"          zsh, for new shells
+	"completion": `  source <(tally completion bash)     bash: in ~/.bashrc
+  source <(tally completion zsh)      zsh: in ~/.zshrc, after compinit
   tally completion fish > ~/.config/fish/completions/tally.fish
 `,
 }
