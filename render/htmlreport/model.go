@@ -63,6 +63,7 @@ type programView struct {
 
 type barView struct {
 	Name     string
+	List     string // the program part (hrx init/main) when kernels are kept apart by it
 	Total    int64
 	TotalStr string
 	Share    float64
@@ -225,7 +226,7 @@ func bars(ks []render.JSONKernel, unit string) []barView {
 			continue
 		}
 		if len(out) < chartBars {
-			out = append(out, barView{Name: k.Name, Total: *tot, Share: *share})
+			out = append(out, barView{Name: k.Name, List: k.List, Total: *tot, Share: *share})
 			continue
 		}
 		rest.Others++
