@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -248,7 +249,7 @@ func writeSummary(p *printer, r *Result) {
 		for j := range pr.Kernels {
 			ch := pr.Kernels[j].Changes()
 			if len(ch) == 0 {
-				ch = []string{"unchanged (~)"}
+				ch = []string{"no significant change (~)"}
 			}
 			for _, c := range ch {
 				if counts[c] == 0 {
@@ -258,7 +259,7 @@ func writeSummary(p *printer, r *Result) {
 			}
 		}
 	}
-	p.f("summary: %d programs on both sides", len(r.Programs)-len(added)-len(removed))
+	p.f("summary: %s on both sides", units.Plural(int64(len(r.Programs)-len(added)-len(removed)), "program", "programs"))
 	if len(added) > 0 {
 		p.f("; added (only in B): %s", strings.Join(added, ", "))
 	}
@@ -268,7 +269,7 @@ func writeSummary(p *printer, r *Result) {
 	p.f("\n")
 	if len(order) > 0 {
 		var parts []string
-		for _, c := range []string{"slower", "faster", "more dispatches", "fewer dispatches", "added", "removed", "unchanged (~)"} {
+		for _, c := range []string{"slower", "faster", "more dispatches", "fewer dispatches", "added", "removed", "no significant change (~)"} {
 			if counts[c] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 			}
