@@ -49,7 +49,7 @@ func csvRow(program, kernel, list string, st Status, changes, quantity, unit str
 	row = append(row, csvSummary(m.B)...)
 	var delta, p, sig, exact string
 	if m.Compared {
-		p = num(m.P)
+		p = strconv.FormatFloat(*roundSig(m.P), 'g', -1, 64)
 		sig = strconv.FormatBool(m.Significant)
 		exact = strconv.FormatBool(m.Exact)
 	}

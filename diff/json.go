@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/render"
@@ -151,7 +152,7 @@ func jsonMetric(m *Metric) JSONMetric {
 	j := JSONMetric{A: jsonSummary(m.A), B: jsonSummary(m.B), Compared: m.Compared, Exact: m.Exact,
 		Significant: m.Significant, Warnings: nonNil(m.Warnings)}
 	if m.Compared {
-		j.P = round(m.P)
+		j.P = roundSig(m.P)
 	}
 	if m.HasDelta {
 		j.Delta = round(m.Delta)
@@ -184,6 +185,13 @@ func gapKinds(gs []*capture.Gap) []string {
 // round keeps six decimals so the document is stable across platforms.
 func round(v float64) *float64 {
 	v = math.Round(v*1e6) / 1e6
+	return &v
+}
+
+// roundSig keeps six significant digits: a p-value of 1e-11 stays
+// distinct from an exact 0.
+func roundSig(v float64) *float64 {
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	return &v
 }
 

@@ -26,7 +26,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, n := range r.Notes {
 		p.f("note: %s\n", n)
 	}
-	p.f("statistics: median of the per-run values ± %.0f%% confidence interval (benchmath); vs A: change of the medians with the Mann-Whitney U test's p and the samples (runs) per side, ~ where p ≥ %.2f; dispatch counts constant on both sides are compared exactly\n",
+	p.f("statistics: median of the per-run values ± %.0f%% confidence interval (benchmath); vs A: change of the medians (with the interval both sides' intervals allow), the Mann-Whitney U test's p and the samples (runs) per side, ~ where p ≥ %.2f; dispatch counts constant on both sides are compared exactly\n",
 		100*Confidence, Alpha)
 	for i := range r.Programs {
 		p.f("\n")
@@ -228,6 +228,10 @@ func vs(m *Metric) string {
 	n := fmt.Sprintf("n=%d+%d", m.A.N, m.B.N)
 	if m.A.N == m.B.N {
 		n = fmt.Sprintf("n=%d", m.A.N)
+	}
+	if m.Significant && m.DeltaCI {
+		// The change's interval, from the two sides' intervals.
+		return fmt.Sprintf("%s (%+.1f%%…%+.1f%% p=%.3f %s)", m.FormatDelta(), 100*m.DeltaLo, 100*m.DeltaHi, m.P, n)
 	}
 	return fmt.Sprintf("%s (p=%.3f %s)", m.FormatDelta(), m.P, n)
 }

@@ -18,6 +18,7 @@ dispatch and time per run, as medians with confidence intervals and the Mann-Whi
 test (benchstat's statistics; ~ where the change is not significant). Every run of a
 program is one sample; repeat inputs on a side for more. Programs are matched by name and
 kernels by name within their program; what one side lacks is listed as added or removed.
+Output and schema: docs/diff-json.md. --fail-if-slower also exits 1 (naming what got slower).
 
 Flags:
 `
