@@ -51,12 +51,20 @@ func readSide(label string, paths []string, opt Options) (*Side, error) {
 
 // Add reads one capture into the side: read streams its dispatches to the
 // sink it is given and returns the capture. It lets callers (and tests)
-// bring captures from anywhere.
+// bring captures from anywhere, so it runs the model checks that
+// format.ReadInput runs on every file.
 func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
 	var col collector
-	c, err := read(&col)
+	chk := &capture.Checked{Next: &col}
+	c, err := read(chk)
 	if err != nil {
 		return err
+	}
+	if chk.Err != nil {
+		return fmt.Errorf("%s: %d dispatches break the model, the first: %w", c.Source.Path, chk.Bad, chk.Err)
+	}
+	if err := c.CheckValid(); err != nil {
+		return fmt.Errorf("%s: %w", c.Source.Path, err)
 	}
 	s.add(c, &col)
 	return nil

@@ -325,3 +325,26 @@ func TestGoldens(t *testing.T) {
 		}
 	}
 }
+
+// Captures brought from outside a reader get the model checks too.
+func TestAddChecksTheModel(t *testing.T) {
+	s := NewSide("A")
+	err := s.Add(func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "bad.trace"}}
+		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+		sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 5, End: 1, Valid: true}})
+		return c, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "bad.trace") || len(s.Captures) != 0 {
+		t.Fatalf("a reversed interval: %v", err)
+	}
+	err = s.Add(func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "bad2.trace"}}
+		c.Accounting.Gap(capture.DroppedRecords, "nope").AddN(1)
+		return c, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("a gap of a missing program: %v", err)
+	}
+}
