@@ -176,7 +176,7 @@ func compareProgram(name string, a, b *Side) Program {
 		if pb != nil {
 			kb = pb.kernels[kk]
 		}
-		k := Kernel{Name: kk.name, List: kk.list, Status: Matched}
+		k := Kernel{Name: kernelName(ka, kb), List: kk.list, Status: Matched}
 		var ksa, ksb samples
 		switch {
 		case ka == nil:
@@ -204,6 +204,18 @@ func compareProgram(name string, a, b *Side) Program {
 	}
 	sortKernels(p.Kernels)
 	return p
+}
+
+// kernelName is the kernel's display name: a catalog name from either
+// side before an anonymous label.
+func kernelName(ka, kb *kernSide) string {
+	switch {
+	case ka == nil:
+		return kb.kernel.Name
+	case kb == nil || ka.kernel.Resolved || !kb.kernel.Resolved:
+		return ka.kernel.Name
+	}
+	return kb.kernel.Name
 }
 
 // timesOf drops a side's time samples when none of its dispatches had a

@@ -348,3 +348,37 @@ func TestAddChecksTheModel(t *testing.T) {
 		t.Fatalf("a gap of a missing program: %v", err)
 	}
 }
+
+// A kernel with an id is one kernel whether a side names it or shows its
+// anonymous label; without ids, names match.
+func TestKernelsMatchByID(t *testing.T) {
+	build := func(name string, resolved bool) func(capture.Sink) (*capture.Capture, error) {
+		return func(sink capture.Sink) (*capture.Capture, error) {
+			c := &capture.Capture{Source: capture.Source{Path: name}, Clock: nsClock}
+			p := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
+			k := c.AddKernel(capture.Kernel{Program: p, Name: name, ID: 123, HasID: true, Resolved: resolved})
+			k2 := c.AddKernel(capture.Kernel{Program: p, Name: "same-name"})
+			for _, kid := range []capture.KernelID{k, k2} {
+				sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: kid, Instance: 0, Device: capture.Interval{Begin: 0, End: 10, Valid: true}})
+			}
+			return c, nil
+		}
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build("decode:#123", false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(build("hrx:matmul", true)); err != nil {
+		t.Fatal(err)
+	}
+	p := Compare(a, b).program(t, "decode")
+	if len(p.Kernels) != 2 {
+		t.Fatalf("%d kernel rows, want 2: %+v", len(p.Kernels), p.Kernels)
+	}
+	for _, k := range p.Kernels {
+		if k.Status != Matched {
+			t.Errorf("%s: %s", k.Name, k.Status)
+		}
+	}
+	p.kernel(t, "hrx:matmul") // the catalog name wins over the label
+}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/tallyprof/tally/capture"
 )
@@ -25,8 +26,17 @@ type sampleKey struct {
 }
 
 // kernelKey matches kernels across sides within one program: by list and
-// display name (a catalog name, or the anonymous id label).
+// the format's kernel id when it has one (so a kernel named on one side and
+// shown by its anonymous label on the other is still one kernel), else by
+// display name.
 type kernelKey struct{ list, name string }
+
+func keyOf(k capture.Kernel) kernelKey {
+	if k.HasID {
+		return kernelKey{k.List, "#" + strconv.FormatUint(k.ID, 10)}
+	}
+	return kernelKey{k.List, k.Name}
+}
 
 type progSide struct {
 	name  string
@@ -66,12 +76,14 @@ func (s *Side) add(c *capture.Capture, col *collector) {
 			continue
 		}
 		ps := s.programs[c.Programs[k.Program].Name]
-		key := kernelKey{k.List, k.Name}
+		key := keyOf(k)
 		ks := ps.kernels[key]
 		if ks == nil {
 			ks = &kernSide{kernel: k, runs: map[sampleKey]*runSums{}}
 			ps.kernels[key] = ks
 			ps.korder = append(ps.korder, key)
+		} else if k.Resolved && !ks.kernel.Resolved {
+			ks.kernel = k // a later input names it
 		}
 		for run, sums := range runs {
 			sk := sampleKey{input, run}
