@@ -204,6 +204,23 @@ func TestClockMismatch(t *testing.T) {
 	if p := r.program(t, "embed"); p.TimeRefused != "" || p.Total.B == nil {
 		t.Fatalf("embed: %+v", p)
 	}
+	// ns on two clock domains: durations compare, and the header says so.
+	b.clock = capture.Clock{Domain: "unix-epoch", Unit: "ns", Timed: true}
+	r = Compare(side("A", 1, baseline()), side("B", 100, b))
+	if dec := r.program(t, "decode"); dec.TimeRefused != "" || !dec.kernel(t, "matmul").PerDispatch.Significant {
+		t.Fatalf("ns on two domains: refused %q", dec.TimeRefused)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "unix-epoch") {
+		t.Fatalf("notes %q", r.Notes)
+	}
+	// Ticks of two different clocks: tick rates may differ.
+	a := baseline()
+	a.clock = capture.Clock{Domain: "device-ticks gpu0", Unit: "ticks", Timed: true}
+	b.clock = capture.Clock{Domain: "device-ticks gpu1", Unit: "ticks", Timed: true}
+	r = Compare(side("A", 1, a), side("B", 100, b))
+	if dec := r.program(t, "decode"); !strings.Contains(dec.TimeRefused, "tick rates") {
+		t.Fatalf("ticks of two clocks: refused %q", dec.TimeRefused)
+	}
 	// Untimed input: times unavailable, never zero.
 	b.clock = capture.Clock{Domain: "none"}
 	r = Compare(side("A", 1, baseline()), side("B", 100, b))

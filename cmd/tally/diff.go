@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/diff"
 )
 
@@ -74,6 +75,13 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	code := res.ExitCode(*strict, fail)
+	for _, s := range []*diff.Side{res.A, res.B} {
+		for _, c := range s.Captures {
+			if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
+				fmt.Fprintf(stderr, "tally diff: side %s: %s holds no dispatch event: nothing to compare it with\n", s.Label, c.Source.Path)
+			}
+		}
+	}
 	if fail >= 0 {
 		for _, s := range res.Slower(fail) {
 			fmt.Fprintf(stderr, "tally diff: slower by more than %g%%: %s\n", fail, s)

@@ -143,6 +143,13 @@ func TestDiffUsageAndWriteErrors(t *testing.T) {
 			t.Errorf("-o into a read-only dir: exit %d", code)
 		}
 	}
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := tally("diff", empty, rank1); code != 2 || !strings.Contains(errOut, "holds no dispatch event") || !strings.Contains(out, "GAP empty_capture") {
+		t.Errorf("empty side A: exit %d %q\n%s", code, errOut, out)
+	}
 	out := filepath.Join(t.TempDir(), "d.json")
 	if code, stdout, errOut := tally("diff", "--json", "-o", out, rank0, rank1); code != 0 || stdout != "" {
 		t.Fatalf("-o: exit %d %s", code, errOut)
