@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -398,4 +400,29 @@ func TestKernelsMatchByID(t *testing.T) {
 		}
 	}
 	p.kernel(t, "hrx:matmul") // the catalog name wins over the label
+}
+
+type failWriter struct{ after int }
+
+func (w *failWriter) Write(b []byte) (int, error) {
+	if w.after -= len(b); w.after < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
+}
+
+// Every renderer returns the first write error.
+func TestWriteErrors(t *testing.T) {
+	r := injected()
+	for name, write := range map[string]func(io.Writer) error{
+		"text": r.WriteText,
+		"json": func(w io.Writer) error { return r.WriteJSON(w, -1) },
+		"csv":  r.WriteCSV,
+	} {
+		for _, after := range []int{0, 100, 3000} {
+			if err := write(&failWriter{after: after}); err == nil {
+				t.Errorf("%s: a write failing after %d bytes returned nil", name, after)
+			}
+		}
+	}
 }

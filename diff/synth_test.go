@@ -131,19 +131,12 @@ func baseline() synth {
 // removed, scale added, copy twice as many dispatches at the same time per
 // dispatch, program warmup removed and embed added; the rest unchanged.
 func changed() synth {
-	return synth{path: "b.trace", clock: nsClock, progs: []synthProg{
-		{name: "decode", runs: 20, kernels: []synthKernel{
-			{name: "matmul", perRun: 8, ns: 76000 * 1.2, noise: 0.05},
-			{name: "attention", perRun: 4, ns: 41000, noise: 0.05},
-			{name: "copy", perRun: 6, ns: 3100, noise: 0.05},
-			{name: "scale", perRun: 2, ns: 2400, noise: 0.05},
-			{name: "unary", perRun: 6, ns: 2200, noise: 0.05},
-			{name: "allreduce", perRun: 2, ns: 9000, noise: 0.05, agg: true},
-		}},
-		{name: "prefill", runs: 8, kernels: []synthKernel{
-			{name: "matmul", perRun: 30, ns: 80000, noise: 0.05},
-			{name: "softmax", perRun: 10, ns: 12000, noise: 0.05},
-		}},
-		{name: "embed", runs: 5, kernels: []synthKernel{{name: "lookup", perRun: 2, ns: 7000, noise: 0.05}}},
-	}}
+	s := baseline()
+	s.path = "b.trace"
+	dec := &s.progs[0]
+	dec.kernels[0].ns *= 1.2                                                                                                   // matmul
+	dec.kernels[2].perRun *= 2                                                                                                 // copy
+	dec.kernels[3] = synthKernel{name: "scale", perRun: 2, ns: 2400, noise: 0.05}                                              // gather → scale
+	s.progs[2] = synthProg{name: "embed", runs: 5, kernels: []synthKernel{{name: "lookup", perRun: 2, ns: 7000, noise: 0.05}}} // warmup → embed
+	return s
 }
