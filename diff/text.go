@@ -19,7 +19,7 @@ import (
 // program, then a summary. It returns the first write error.
 func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	p := &printer{w: bw}
+	p := &printer{bw}
 	for _, s := range []*Side{r.A, r.B} {
 		writeSideHeader(p, s)
 	}
@@ -34,32 +34,14 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	p.f("\n")
 	writeSummary(p, r)
-	if p.err != nil {
-		return p.err
-	}
 	return bw.Flush()
 }
 
-type printer struct {
-	w   io.Writer
-	err error
-}
+// printer writes through a bufio.Writer, whose first error sticks: later
+// writes are dropped and Flush returns it.
+type printer struct{ w *bufio.Writer }
 
-func (p *printer) f(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
-	}
-}
-
-// Write lets tabwriter write through the error-tracking printer.
-func (p *printer) Write(b []byte) (int, error) {
-	if p.err != nil {
-		return 0, p.err
-	}
-	n, err := p.w.Write(b)
-	p.err = err
-	return n, err
-}
+func (p *printer) f(format string, args ...any) { fmt.Fprintf(p.w, format, args...) }
 
 // writeSideHeader states each input of the side: what was read, its
 // clock, and every gap (the items are in `tally report` and --json).
@@ -118,7 +100,7 @@ func writeProgram(p *printer, pr *Program) {
 		}
 	}
 
-	tw := tabwriter.NewWriter(p, 2, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(p.w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  \ttime/dispatch A\tB\tvs A\tdispatches/run A\tB\tvs A\ttime/run A\tB\tvs A\t  change\t  kernel\n")
 	unit := pr.Unit
 	fmt.Fprintf(tw, "  \t\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t  %s\n",
