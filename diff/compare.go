@@ -57,6 +57,10 @@ type Kernel struct {
 	// AggregatedA and AggregatedB count dispatches known only through
 	// aggregated records: in the counts and totals, never per dispatch.
 	AggregatedA, AggregatedB int64
+	// GapsA and GapsB are the kinds of the program's gaps whose listed
+	// items name this kernel on that side (e.g. an unfinished dispatch of
+	// it): the row is missing what they describe.
+	GapsA, GapsB []capture.Kind
 }
 
 // TimeMetric is the kernel's speed: time per dispatch, or time per run
@@ -187,12 +191,14 @@ func compareProgram(name string, a, b *Side) Program {
 		if ka != nil {
 			k.Category = ka.kernel.Category
 			ksa = kernelSamples(keysA, ka)
+			k.GapsA = kernelGaps(p.GapsA, ka.kernel.Name)
 		}
 		if kb != nil {
 			if k.Category == "" {
 				k.Category = kb.kernel.Category
 			}
 			ksb = kernelSamples(keysB, kb)
+			k.GapsB = kernelGaps(p.GapsB, kb.kernel.Name)
 		}
 		k.AggregatedA, k.AggregatedB = ksa.aggregated, ksb.aggregated
 		k.Dispatches = compare(ksa.dispatches, ksb.dispatches, true)
@@ -321,6 +327,20 @@ func scopedGaps(s *Side, name string) []*capture.Gap {
 		for _, g := range c.Accounting.Gaps {
 			if g.Program == name && g.Count > 0 {
 				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// kernelGaps are the kinds among gaps with an item naming kernel.
+func kernelGaps(gaps []*capture.Gap, kernel string) []capture.Kind {
+	var out []capture.Kind
+	for _, g := range gaps {
+		for _, it := range g.Items {
+			if it.Kernel == kernel {
+				out = append(out, g.Kind)
+				break
 			}
 		}
 	}

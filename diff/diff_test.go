@@ -159,7 +159,7 @@ func TestSameDistributionIsNoChange(t *testing.T) {
 // fails --strict.
 func TestIncompleteSide(t *testing.T) {
 	b := changed()
-	b.gaps = []synthGap{{capture.UnfinishedDispatch, "decode"}, {capture.DroppedRecords, ""}}
+	b.gaps = []synthGap{{capture.UnfinishedDispatch, "decode", "matmul"}, {capture.DroppedRecords, "", ""}}
 	r := Compare(side("A", 1, baseline()), side("B", 100, b))
 	if r.B.Complete() || !r.A.Complete() {
 		t.Fatalf("complete: A %v B %v", r.A.Complete(), r.B.Complete())
@@ -173,13 +173,19 @@ func TestIncompleteSide(t *testing.T) {
 	if dec := r.program(t, "decode"); len(dec.GapsB) != 1 || dec.GapsB[0].Kind != capture.UnfinishedDispatch || len(dec.GapsA) != 0 {
 		t.Errorf("decode gaps: A %v B %v", dec.GapsA, dec.GapsB)
 	}
+	if k := r.program(t, "decode").kernel(t, "matmul"); len(k.GapsB) != 1 || len(k.GapsA) != 0 {
+		t.Errorf("matmul's row does not carry B's unfinished dispatch: A %v B %v", k.GapsA, k.GapsB)
+	}
+	if k := r.program(t, "decode").kernel(t, "attention"); len(k.GapsB) != 0 {
+		t.Errorf("attention's row carries another kernel's gap: %v", k.GapsB)
+	}
 	var buf bytes.Buffer
 	if err := r.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
 	for _, want := range []string{"B: INCOMPLETE: b.trace", "GAP dropped_records (1)", "GAP unfinished_dispatch (1) [program decode]",
-		"GAP unfinished_dispatch on B (1)", "A: COMPLETE\n", "B: INCOMPLETE: its gaps"} {
+		"GAP unfinished_dispatch on B (1)", "A: COMPLETE\n", "B: INCOMPLETE: its gaps", "  matmul [GAP on B: unfinished_dispatch]\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q", want)
 		}

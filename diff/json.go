@@ -79,6 +79,10 @@ type JSONKernel struct {
 	TimePerRun       *JSONMetric `json:"time_per_run"`
 	AggregatedA      int64       `json:"aggregated_dispatches_a"`
 	AggregatedB      int64       `json:"aggregated_dispatches_b"`
+	// GapsA and GapsB are the kinds of the program's gaps that list an
+	// item of this kernel.
+	GapsA []capture.Kind `json:"gaps_a"`
+	GapsB []capture.Kind `json:"gaps_b"`
 }
 
 // JSONMetric is one quantity compared; see docs/diff-json.md.
@@ -136,7 +140,8 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 		for j := range p.Kernels {
 			k := &p.Kernels[j]
 			jk := JSONKernel{Name: k.Name, List: k.List, Category: k.Category, Status: k.Status, Changes: nonNil(k.Changes()),
-				DispatchesPerRun: jsonMetric(&k.Dispatches), AggregatedA: k.AggregatedA, AggregatedB: k.AggregatedB}
+				DispatchesPerRun: jsonMetric(&k.Dispatches), AggregatedA: k.AggregatedA, AggregatedB: k.AggregatedB,
+				GapsA: nonNilKinds(k.GapsA), GapsB: nonNilKinds(k.GapsB)}
 			if p.Unit != "" {
 				jk.TimePerDispatch = ptr(jsonMetric(&k.PerDispatch))
 				jk.TimePerRun = ptr(jsonMetric(&k.PerRun))
@@ -172,6 +177,13 @@ func jsonSummary(s *Summary) *JSONSummary {
 		j.Lo, j.Hi = round(s.Lo), round(s.Hi)
 	}
 	return j
+}
+
+func nonNilKinds(k []capture.Kind) []capture.Kind {
+	if k == nil {
+		return []capture.Kind{}
+	}
+	return k
 }
 
 func gapKinds(gs []*capture.Gap) []string {

@@ -32,8 +32,8 @@ type synthKernel struct {
 }
 
 type synthGap struct {
-	kind    capture.Kind
-	program string
+	kind            capture.Kind
+	program, kernel string
 }
 
 var nsClock = capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "ns on the test's monotonic clock"}
@@ -82,7 +82,7 @@ func (s synth) read(seed int64) func(capture.Sink) (*capture.Capture, error) {
 		for _, g := range s.gaps {
 			gap := c.Accounting.Gap(g.kind, g.program)
 			gap.Summary = "a synthetic " + string(g.kind)
-			gap.Add(capture.Item{What: "injected by the test", Program: g.program})
+			gap.Add(capture.Item{What: "injected by the test", Program: g.program, Kernel: g.kernel})
 		}
 		c.Accounting.SortGaps()
 		return c, nil

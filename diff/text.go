@@ -148,6 +148,18 @@ func kernelLabel(k *Kernel) string {
 	if k.Category != "" && k.Category != "kernel" {
 		s += " [" + k.Category + "]"
 	}
+	for _, side := range []struct {
+		label string
+		kinds []capture.Kind
+	}{{"A", k.GapsA}, {"B", k.GapsB}} {
+		if len(side.kinds) > 0 {
+			var parts []string
+			for _, kind := range side.kinds {
+				parts = append(parts, string(kind))
+			}
+			s += " [GAP on " + side.label + ": " + strings.Join(parts, ", ") + "]"
+		}
+	}
 	if k.AggregatedA > 0 || k.AggregatedB > 0 {
 		s += fmt.Sprintf(" (aggregated records: A %d, B %d dispatches, in counts and time/run only)", k.AggregatedA, k.AggregatedB)
 	}
