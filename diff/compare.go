@@ -191,14 +191,14 @@ func compareProgram(name string, a, b *Side) Program {
 		if ka != nil {
 			k.Category = ka.kernel.Category
 			ksa = kernelSamples(keysA, ka)
-			k.GapsA = kernelGaps(p.GapsA, ka.kernel.Name)
+			k.GapsA = kernelGaps(p.GapsA, pa, ka.kernel.Name)
 		}
 		if kb != nil {
 			if k.Category == "" {
 				k.Category = kb.kernel.Category
 			}
 			ksb = kernelSamples(keysB, kb)
-			k.GapsB = kernelGaps(p.GapsB, kb.kernel.Name)
+			k.GapsB = kernelGaps(p.GapsB, pb, kb.kernel.Name)
 		}
 		k.AggregatedA, k.AggregatedB = ksa.aggregated, ksb.aggregated
 		k.Dispatches = compare(ksa.dispatches, ksb.dispatches, true)
@@ -333,8 +333,20 @@ func scopedGaps(s *Side, name string) []*capture.Gap {
 	return out
 }
 
-// kernelGaps are the kinds among gaps with an item naming kernel.
-func kernelGaps(gaps []*capture.Gap, kernel string) []capture.Kind {
+// kernelGaps are the kinds among gaps with an item naming kernel. Items
+// name kernels, not lists: when the name is on several of the program's
+// rows (hrx init and main lists), the gap stays at the program level
+// rather than be pinned on the wrong row.
+func kernelGaps(gaps []*capture.Gap, p *progSide, kernel string) []capture.Kind {
+	rows := 0
+	for _, ks := range p.kernels {
+		if ks.kernel.Name == kernel {
+			rows++
+		}
+	}
+	if rows != 1 {
+		return nil
+	}
 	var out []capture.Kind
 	for _, g := range gaps {
 		for _, it := range g.Items {

@@ -432,3 +432,34 @@ func TestWriteErrors(t *testing.T) {
 		}
 	}
 }
+
+// A gap item names a kernel, not its list: with the name on two rows it is
+// pinned on neither (the program's gap line still states it).
+func TestKernelGapAmbiguous(t *testing.T) {
+	build := func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "x"}, Clock: nsClock}
+		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+		for _, list := range []string{"init", "main"} {
+			k := c.AddKernel(capture.Kernel{Program: p, Name: "mm", List: list})
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{End: 5, Valid: true}})
+		}
+		c.Accounting.Gap(capture.UnfinishedDispatch, "p").Add(capture.Item{What: "cut", Kernel: "mm"})
+		return c, nil
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	p := Compare(a, b).program(t, "p")
+	if len(p.Kernels) != 2 || len(p.GapsA) != 1 {
+		t.Fatalf("rows %d, program gaps %d", len(p.Kernels), len(p.GapsA))
+	}
+	for _, k := range p.Kernels {
+		if len(k.GapsA) != 0 || len(k.GapsB) != 0 {
+			t.Errorf("%s [%s list] carries a gap that may be the other list's", k.Name, k.List)
+		}
+	}
+}
