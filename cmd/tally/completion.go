@@ -98,14 +98,19 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
-func bashCompletion(spec []cmdSpec) string {
-	var b strings.Builder
+func specNames(spec []cmdSpec) []string {
 	var names []string
 	for _, c := range spec {
 		names = append(names, c.Name)
 	}
+	return names
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func bashCompletion(spec []cmdSpec) string {
+	var b strings.Builder
+	names := specNames(spec)
 	b.WriteString("# tally completion for bash: source <(tally completion bash)\n_tally() {\n")
 	b.WriteString("  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" flags=\"\"\n")
 	fmt.Fprintf(&b, "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(names, " "))
@@ -141,10 +146,7 @@ func bashCompletion(spec []cmdSpec) string {
 
 func fishCompletion(spec []cmdSpec) string {
 	var b strings.Builder
-	var names []string
-	for _, c := range spec {
-		names = append(names, c.Name)
-	}
+	names := specNames(spec)
 	b.WriteString("# tally completion for fish: tally completion fish > ~/.config/fish/completions/tally.fish\n")
 	b.WriteString("complete -c tally -f\n")
 	for _, c := range spec {

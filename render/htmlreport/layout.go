@@ -134,7 +134,7 @@ func timeline(c *capture.Capture, t *Timeline, names *[]string) timelineSection 
 			return float64(v-lo) / float64(span) * viewWidth
 		}
 		unit := k.unit
-		grp := timelineGroup{Clock: clockLine(c.ProgramClock(ss[0].program)), Start: render.Duration(lo, unit),
+		grp := timelineGroup{Clock: render.ClockLine(c.ProgramClock(ss[0].program)), Start: render.Duration(lo, unit),
 			Span: render.Duration(span, unit), Unplaced: unplaced}
 		for _, it := range unfinished {
 			label := fmt.Sprintf("unfinished: %s launched at %d %s", it.Kernel, *it.Time, unitName(unit))

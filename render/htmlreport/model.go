@@ -104,7 +104,7 @@ func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 		Title:   "tally report: " + c.Source.Path,
 		Command: shellQuote(opt.Command),
 		Inputs:  doc.Inputs,
-		Clock:   clockLine(c.Clock),
+		Clock:   render.ClockLine(c.Clock),
 		Counts:  doc.Accounting.Input,
 		Details: doc.Details,
 		CSS:     template.CSS(pageCSS),
@@ -209,7 +209,7 @@ func program(i int, jp *render.JSONProgram) (programView, tableData) {
 	}
 	pv.Head = head
 	if jp.Clock != nil {
-		pv.Clock = clockLine(*jp.Clock)
+		pv.Clock = render.ClockLine(*jp.Clock)
 	}
 	if pv.Timed {
 		pv.Bars = bars(jp.Kernels, unit)
@@ -349,16 +349,6 @@ func cell(k *render.JSONKernel, key, unit string) any {
 		return mean(k.LaunchMeanNS, nil)
 	}
 	return nil
-}
-
-func clockLine(k capture.Clock) string {
-	if k.Description != "" {
-		return k.Description
-	}
-	if !k.Timed {
-		return "none: the input carries no times, so every duration is unavailable (counts only)"
-	}
-	return k.Unit + " on the " + k.Domain + " clock"
 }
 
 func unitName(unit string) string {
