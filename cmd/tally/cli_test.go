@@ -35,6 +35,23 @@ func TestCLIReference(t *testing.T) {
 	golden.Check(t, "../../docs/cli.md", []byte(b.String()))
 }
 
+func TestHelpExitsZeroOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"report", "-h"}, {"inspect", "--help"}, {"version", "-help"}, {"report", "trace.json", "-h"}} {
+		code, out, errOut := tally(args...)
+		if code != 0 || !strings.Contains(out, "Usage: tally "+args[0]) || errOut != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	// A usage error still exits 2 with the usage on standard error; -h
+	// after "--" belongs to the recorded command.
+	if code, out, errOut := tally("report", "--nope"); code != 2 || out != "" || !strings.Contains(errOut, "Usage: tally report") {
+		t.Errorf("bad flag: exit %d %q %q", code, out, errOut)
+	}
+	if helpRequested([]string{"record", "--", "ls", "-h"}) || helpRequested([]string{"nonsense", "-h"}) {
+		t.Error("-h after -- or for an unknown command taken as a help request")
+	}
+}
+
 func TestHelpHasExamples(t *testing.T) {
 	for _, name := range []string{"report", "inspect", "record", "version", "completion"} {
 		if help, _ := commandHelp(name); !strings.Contains(help, "\nExamples:\n  ") {

@@ -55,6 +55,27 @@ func noteFlagSet(fs *flag.FlagSet) {
 	flagSetMu.Unlock()
 }
 
+// helpRequested reports whether args are a known command asked for -h,
+// -help or --help (before any "--", after which arguments are CMD's own).
+func helpRequested(args []string) bool {
+	known := false
+	for _, c := range commands() {
+		known = known || c.Name == args[0]
+	}
+	if !known {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 // command is one line of the top-level usage.
 type command struct {
 	Name, Synopsis, Summary string

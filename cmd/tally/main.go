@@ -36,10 +36,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if helpRequested(args) {
+		// Asked-for help goes to standard output and is a success.
+		stderr = stdout
+		defer func() { code = 0 }()
 	}
 	switch args[0] {
 	case "report":
