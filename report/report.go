@@ -5,6 +5,7 @@ package report
 
 import (
 	"io"
+	"os"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -19,6 +20,10 @@ type Options struct {
 	Reader format.Options
 	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
 	Extra capture.Sink
+	// Watch, when non-nil, is called with the opened input before it is
+	// read (e.g. to draw a progress bar); the func it returns is called
+	// when the read ends.
+	Watch func(in *format.Input) (stop func())
 }
 
 // Result is a read capture and its tables.
@@ -34,11 +39,29 @@ func Run(path string, opt Options) (*Result, error) {
 	if opt.Extra != nil {
 		sink = capture.Tee{agg, opt.Extra}
 	}
-	c, err := format.ReadPath(path, opt.Format, &opt.Reader, sink)
+	c, err := Read(path, opt, sink)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Capture: c, Tables: agg.Tables(c)}, nil
+}
+
+// Read reads path with the options' reader, streaming its dispatches to
+// sink, under opt.Watch when set.
+func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// A run directory (swimlane): read by the directory reader that claims it.
+		return format.ReadPath(path, opt.Format, &opt.Reader, sink)
+	}
+	in, f, err := format.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Watch != nil {
+		defer opt.Watch(in)()
+	}
+	return format.ReadInput(in, opt.Format, &opt.Reader, sink)
 }
 
 // Write renders the result as text, or as JSON when asJSON.

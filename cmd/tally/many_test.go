@@ -8,10 +8,7 @@ import (
 	"testing"
 )
 
-const (
-	rank0 = "../../format/kineto/testdata/hta__sampled_rank-0.json.gz"
-	rank1 = "../../format/kineto/testdata/hta__sampled_rank-1.json.gz"
-)
+// rank0 and rank1 (real Kineto rank traces) are declared in diff_test.go.
 
 // runOfRanks copies two real rank traces into rank*/ directories.
 func runOfRanks(t *testing.T) string {
