@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"os"
 	"sync"
 
@@ -73,11 +74,28 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 	if conf < Likely {
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")
 	}
-	c, err := f.ReadDir(path, opts, sink)
+	// The same model check as ReadInput: a reader bug is never a table.
+	checked := &capture.Checked{Next: sink}
+	c, err := f.ReadDir(path, opts, checked)
 	if c != nil {
 		c.Source.Path = path
 		c.Source.Format = f.Name
 		c.Accounting.SortGaps()
 	}
-	return c, err
+	if err != nil {
+		return c, err
+	}
+	bug := func(err error) error {
+		return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input directory", path, ErrModel, f.Name, err)
+	}
+	switch {
+	case c == nil:
+		return nil, bug(fmt.Errorf("the reader returned neither a capture nor an error"))
+	case checked.Err != nil:
+		return nil, bug(fmt.Errorf("%w (%d dispatches broke the model)", checked.Err, checked.Bad))
+	}
+	if err := c.CheckValid(); err != nil {
+		return nil, bug(err)
+	}
+	return c, nil
 }
