@@ -2,7 +2,6 @@ package inputs
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
@@ -133,21 +132,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 	for i := range tables {
 		pt := &tables[i]
 		pt.Program = w.Programs[i]
-		for j := range pt.Kernels {
-			if pt.Total > 0 {
-				pt.Kernels[j].Share = float64(pt.Kernels[j].Total) / float64(pt.Total)
-			}
-		}
-		sort.SliceStable(pt.Kernels, func(x, y int) bool {
-			a, b := pt.Kernels[x], pt.Kernels[y]
-			if a.Total != b.Total {
-				return a.Total > b.Total
-			}
-			if a.Dispatches != b.Dispatches {
-				return a.Dispatches > b.Dispatches
-			}
-			return a.Kernel.Name < b.Kernel.Name
-		})
+		pt.Order()
 	}
 	run.Tables = &analysis.Tables{Programs: tables}
 	run.account(ok, empty)
