@@ -296,7 +296,36 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 			d.instants = append(d.instants, s)
 		}
 	}
+	checkNesting(t, d)
 	return d
+}
+
+// checkNesting: on each track, slices nest properly (Perfetto's JSON
+// importer spills or drops partially overlapping X events).
+func checkNesting(t *testing.T, d *decoded) {
+	t.Helper()
+	by := map[string][]dslice{}
+	for _, s := range d.slices {
+		by[s.track] = append(by[s.track], s)
+	}
+	for tr, ss := range by {
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].begin != ss[j].begin {
+				return ss[i].begin < ss[j].begin
+			}
+			return ss[i].end > ss[j].end
+		})
+		var ends []int64
+		for _, s := range ss {
+			for len(ends) > 0 && ends[len(ends)-1] <= s.begin {
+				ends = ends[:len(ends)-1]
+			}
+			if len(ends) > 0 && s.end > ends[len(ends)-1] {
+				t.Fatalf("track %s: %q [%d, %d] partially overlaps a slice ending at %d", d.tracks[tr], s.name, s.begin, s.end, ends[len(ends)-1])
+			}
+			ends = append(ends, s.end)
+		}
+	}
 }
 
 // micros parses "123.456" µs exactly into ns.

