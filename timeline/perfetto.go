@@ -36,6 +36,7 @@ const sequenceID = 1
 // on the one sequence.
 type perfetto struct {
 	w        *bufio.Writer
+	hdr      []byte // the packet's framing
 	pkt      []byte // the packet being built
 	ev       []byte // its TrackEvent
 	ann      []byte // one annotation
@@ -55,10 +56,9 @@ func (p *perfetto) args() []arg { return p.a[:0] }
 
 // emit frames the packet in p.pkt and writes it.
 func (p *perfetto) emit() {
-	var hdr [16]byte
-	h := protowire.AppendTag(hdr[:0], fTracePacket, protowire.BytesType)
-	h = protowire.AppendVarint(h, uint64(len(p.pkt)))
-	p.w.Write(h)
+	p.hdr = protowire.AppendTag(p.hdr[:0], fTracePacket, protowire.BytesType)
+	p.hdr = protowire.AppendVarint(p.hdr, uint64(len(p.pkt)))
+	p.w.Write(p.hdr)
 	p.w.Write(p.pkt)
 }
 
