@@ -71,6 +71,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		}
 		ok++
 		c := r.Capture
+		w.Source.Bytes += c.Source.Bytes
 		if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
 			empty++
 		}

@@ -31,10 +31,14 @@ func (r *reader) dispatch(d dispatchDir) {
 	// Name maps are never a name source; each is listed, cross-checked.
 	maps, _ := filepath.Glob(filepath.Join(d.path, "name_map*.json"))
 	for _, m := range maps {
+		r.count(m)
 		r.gap(IgnoredNameMap, "", "name_map*.json files in dispatch dirs: never used for names (they may be stale, from another run or program); each dispatch is named from its own program's kernel_config.py").
 			Add(capture.Item{What: crossCheck(m, p), Where: m})
 	}
 
+	for _, name := range []string{"dispatch_program.json", "deps.json", "chip_swimlane_records.json"} {
+		r.count(filepath.Join(d.path, name))
+	}
 	recPath := filepath.Join(d.path, "chip_swimlane_records.json")
 	if _, err := os.Stat(recPath); err != nil {
 		dirs.Skip("no chip_swimlane_records.json", 1, d.label())
@@ -360,5 +364,12 @@ func (r *reader) hostCapture(rec *records, path string) {
 	} else if hc.Status != "" && hc.Status != "complete" {
 		r.gap(capture.TruncatedInput, "", "captures the producer did not mark complete (host_capture.status)").
 			Add(capture.Item{What: fmt.Sprintf("status %q %s", hc.Status, hc.Error), Where: path})
+	}
+}
+
+// count adds a file's size to the bytes the run's input holds.
+func (r *reader) count(path string) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		r.c.Source.Bytes += st.Size()
 	}
 }

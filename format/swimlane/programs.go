@@ -72,6 +72,7 @@ func (r *reader) loadPrograms() error {
 			continue // a subdir without kernel_config.py is not a program
 		}
 		p := &program{name: e.Name()}
+		r.count(path)
 		r.programs[p.name] = p
 		r.names = append(r.names, p.name)
 		if st.Size() > maxConfigBytes {

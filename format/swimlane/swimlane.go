@@ -82,7 +82,7 @@ func ReadDir(root string, opts *format.Options, sink capture.Sink) (*capture.Cap
 		r.dispatch(d)
 	}
 	r.finish(len(dirs))
-	return r.c, nil
+	return r.c, nil // Source.Bytes: the sizes of the files read (see count)
 }
 
 // dispatchDirs lists rank*/d<k> in rank order, then k numerically. Other
