@@ -8,9 +8,10 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// unfinishedSuffix marks an unfinished dispatch's slice, so it is visible at
-// a glance that it did not end where it is drawn to end.
-const unfinishedSuffix = " (unfinished)"
+// unfinishedPrefix marks an unfinished dispatch's slice, so it is visible at
+// a glance that it did not end where it is drawn to end. A prefix, not the
+// suffix outputs.md suggests: viewers cut long kernel names at the end.
+const unfinishedPrefix = "UNFINISHED "
 
 // Finish draws what the input's accounting holds, once its reader is done:
 // each unfinished dispatch as a slice from its launch to the capture's end,
@@ -81,7 +82,7 @@ func (in *Input) drawUnfinished(c *capture.Capture) {
 			if name == "" {
 				name = "(kernel not recorded)"
 			}
-			w.enc.slice(t, name+unfinishedSuffix, "unfinished", b-w.base, e-w.base, args)
+			w.enc.slice(t, unfinishedPrefix+name, "unfinished", b-w.base, e-w.base, args)
 			in.unfinDraw++
 			w.stats.Unfinished++
 		}

@@ -122,7 +122,7 @@ func TestSyntheticBothFormats(t *testing.T) {
 
 			// The unfinished dispatch: a closed slice to the capture's end.
 			u := findSlice(d, func(s dslice) bool { return s.cat == "unfinished" })
-			if u == nil || u.name != "rms_norm (unfinished)" || u.args["unfinished"] != true || u.begin != 2500 || u.end != 25_000 {
+			if u == nil || u.name != "UNFINISHED rms_norm" || u.args["unfinished"] != true || u.begin != 2500 || u.end != 25_000 {
 				t.Errorf("unfinished slice %+v", u)
 			}
 			// The capture's end is the latest time seen, so the unfinished slice
