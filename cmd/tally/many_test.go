@@ -45,6 +45,11 @@ func TestReportManyText(t *testing.T) {
 	if code, _, _ := tally("report", filepath.Join(dir, "nope1"), filepath.Join(dir, "nope2")); code != 2 {
 		t.Errorf("every input failing: exit %d, want 2", code)
 	}
+	for _, out := range []string{"/dev/full", filepath.Join(dir, "no", "such", "report.txt")} {
+		if code, _, errOut := tally("report", "-o", out, rank0, rank1); code != 2 || errOut == "" {
+			t.Errorf("unwritable %s: exit %d", out, code)
+		}
+	}
 }
 
 func TestReportManyJSON(t *testing.T) {
