@@ -23,7 +23,9 @@ type Options struct {
 type Summary struct {
 	Stats   Stats
 	Verdict string
-	// Failed counts inputs that could not be read at all.
+	// Inputs counts the inputs found; Failed those that could not be read
+	// at all.
+	Inputs int
 	Failed int
 	// Complete is true when the verdict is "complete".
 	Complete bool
@@ -64,5 +66,5 @@ func (w *Writer) summary(err error) (*Summary, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	v := w.verdict()
-	return &Summary{Stats: w.stats, Verdict: v, Failed: len(w.failures), Complete: v == "complete"}, nil
+	return &Summary{Stats: w.stats, Verdict: v, Inputs: len(w.inputs), Failed: len(w.failures), Complete: v == "complete"}, nil
 }

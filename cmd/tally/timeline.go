@@ -52,8 +52,8 @@ Flags:
 	}
 	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Tracks, sum.Verdict)
 	switch {
-	case sum.Failed > 0 && sum.Failed == len(pos):
-		return 2
+	case sum.Failed == sum.Inputs:
+		return 2 // nothing read: every input failed, or none was found
 	case *strict && !sum.Complete:
 		return 1
 	}

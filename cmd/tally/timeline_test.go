@@ -37,6 +37,7 @@ func TestTimelineCLI(t *testing.T) {
 		{"timeline", filepath.Join(dir, "missing.kept"), "-o", js},
 		{"timeline", example, "-o", "/dev/full"},
 		{"timeline", example, "-o", filepath.Join(dir, "no", "such", "dir.json")},
+		{"timeline", t.TempDir(), "-o", js},
 	} {
 		if code, _, _ := tally(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
