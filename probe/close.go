@@ -57,11 +57,7 @@ func (s *Session) close() (Result, error) {
 	r.LayersNotWritten = s.layers.failures()
 	if s.bw != nil {
 		s.writeEnd(&r)
-		if w.err == nil {
-			if err := s.bw.Flush(); err != nil {
-				s.fail(err)
-			}
-		}
+		s.flush()
 		if err := s.f.Sync(); err != nil && w.err == nil && !isUnsyncable(s.f) {
 			s.fail(err)
 		}

@@ -103,3 +103,5 @@ func TestNothingRecorded(t *testing.T) {
 		t.Fatalf("%v %q", err, log.String())
 	}
 }
+
+const time1ms = 1000000

@@ -85,10 +85,8 @@ func (s *Session) summarise() {
 		}
 		s.logLine(line)
 	}
-	if s.bw != nil && w.err == nil {
-		if err := s.bw.Flush(); err != nil {
-			s.fail(err)
-		}
+	if s.bw != nil {
+		s.flush()
 	}
 }
 

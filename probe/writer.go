@@ -11,6 +11,7 @@ import (
 type writerState struct {
 	err       error // first write error; nothing is written after it
 	unwritten int64 // dispatches lost to write errors
+	pending   int64 // dispatches buffered since the last successful flush
 	buf       []byte
 	snaps     []queueSnap
 	inflight  []inflightEntry
@@ -96,11 +97,18 @@ func (s *Session) writeDrained(defs []byte) {
 			s.writeCheckpoint(t, sn)
 		}
 	}
-	if w.err == nil {
+	s.flush()
+}
+
+// flush hands the buffer to the file, so a process killed after a drain
+// keeps it (the page cache outlives the process).
+func (s *Session) flush() {
+	if s.w.err == nil {
 		if err := s.bw.Flush(); err != nil {
 			s.fail(err)
 		}
 	}
+	s.w.pending = 0
 }
 
 // write appends b to the file unless an earlier write failed.
@@ -113,10 +121,14 @@ func (s *Session) write(b []byte) {
 	}
 }
 
+// fail keeps the first write error; the dispatches still buffered are lost
+// with it (a failed bufio.Writer keeps nothing).
 func (s *Session) fail(err error) {
 	if s.w.err == nil {
 		s.w.err = fmt.Errorf("%w: %s: %v", ErrWrite, s.opts.Path, err)
 	}
+	s.w.unwritten += s.w.pending
+	s.w.pending = 0
 }
 
 // maxBatch keeps one events record well under probefile.MaxBody.
@@ -145,6 +157,7 @@ func (s *Session) writeEvents(queue uint32, evs []event) {
 			w.unwritten += int64(len(evs))
 			return
 		}
+		w.pending += int64(n)
 		evs = evs[n:]
 	}
 }

@@ -46,7 +46,7 @@ const (
 	EventsFixed       = 8  // u32 queue, u32 count
 	CheckpointFixed   = 32 // i64 time, u32 queue, u64 recorded, u64 dropped, u32 in_flight
 	InFlightLen       = 12 // u32 kernel, i64 begin
-	SummaryLen        = 36 // u32 window, i64 time, u32 kernel, u64 launches, u64 completed, i64 total_ns
+	SummaryLen        = 40 // u32 window, i64 time, u32 kernel, u64 launches, u64 completed, i64 total_ns
 	EndLen            = 48
 	EndClosedBySignal = 1 << 0
 )
