@@ -40,9 +40,9 @@ func (s *Session) close() (Result, error) {
 		r.Dropped += int64(q.dropped)
 		r.InFlight += int64(q.inFlight)
 		r.Misused += int64(q.misused)
+		r.Launches += int64(q.begun)
 		q.mu.Unlock()
 	}
-	r.Launches = int64(s.launches.Load())
 	var errs []error
 	if s.summ {
 		var err error

@@ -71,12 +71,12 @@ func (q *Queue) Begin(k *Kernel) Handle {
 	s := q.s
 	t := s.now()
 	if s.summ {
+		// The window needs one count over all queues; without summaries
+		// launches are counted per queue (begun), with no shared cache line.
 		k.win.launches.Add(1)
 		if n := s.launches.Add(1); n%s.window == 0 {
 			s.wakeWriter()
 		}
-	} else {
-		s.launches.Add(1)
 	}
 	q.mu.Lock()
 	q.begun++

@@ -88,3 +88,17 @@ func TestWriteFailureMidRun(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// Begin/End allocate nothing.
+func TestBeginEndNoAlloc(t *testing.T) {
+	s, err := Open(Options{Families: DispatchEvents | Summaries, Path: filepath.Join(t.TempDir(), "a.probe"), RingSize: 1 << 16, FlushEvery: -1, Log: &bytes.Buffer{}, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k := s.Program("p").Kernel("k")
+	q := s.Queue("q", "")
+	if n := testing.AllocsPerRun(1000, func() { q.Begin(k).End() }); n != 0 {
+		t.Fatalf("%v allocations per Begin/End", n)
+	}
+}
