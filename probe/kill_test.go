@@ -65,6 +65,8 @@ func child(mode, path string) {
 				}
 			}()
 		}
+		time.Sleep(50 * time.Millisecond)
+		s.Flush() // at least one drain before the kill, however slow the machine
 		fmt.Println("ready")
 	}
 	time.Sleep(time.Minute)

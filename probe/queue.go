@@ -1,6 +1,9 @@
 package probe
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Queue is where dispatches run. Begin and End may be called from any
 // goroutine; each holds the queue's lock for a few nanoseconds only, and the
@@ -12,10 +15,11 @@ type Queue struct {
 	threshold    int
 
 	mu     sync.Mutex
-	active []event // filled by End; cap = RingSize
-	spare  []event // the buffer the writer hands back at the next swap
-	slots  []slot  // dispatches in flight
-	free   []int32 // free slot indexes
+	active []event        // filled by End; cap = RingSize
+	spare  []event        // the buffer the writer hands back at the next swap
+	slots  []slot         // dispatches in flight
+	free   []int32        // free slot indexes
+	win    []windowCounts // Summaries: this queue's share of the window, by kernel id
 	// Counters since Open.
 	begun, recorded, dropped, misused uint64
 	inFlight                          int
@@ -71,15 +75,20 @@ func (q *Queue) Begin(k *Kernel) Handle {
 	s := q.s
 	t := s.now()
 	if s.summ {
-		// The window needs one count over all queues; without summaries
-		// launches are counted per queue (begun), with no shared cache line.
-		k.win.launches.Add(1)
+		// The window needs one count over all queues; everything else is
+		// counted per queue under its lock, with no shared cache line.
 		if n := s.launches.Add(1); n%s.window == 0 {
 			s.wakeWriter()
 		}
 	}
 	q.mu.Lock()
 	q.begun++
+	if s.summ {
+		if int(k.id) >= len(q.win) { // once per kernel and queue
+			q.win = append(q.win, make([]windowCounts, int(k.id)+1-len(q.win))...)
+		}
+		q.win[k.id].launches++
+	}
 	n := len(q.free)
 	if n == 0 || s.closed.Load() {
 		q.dropped++
@@ -121,24 +130,37 @@ func (h Handle) End() {
 	sl.k, sl.used = nil, false
 	q.free = append(q.free, h.slot)
 	q.inFlight--
-	wake := false
+	wake, yield := false, false
 	if s.events {
-		if len(q.active) == cap(q.active) {
+		if n := len(q.active); n == cap(q.active) {
 			q.dropped++
 		} else {
 			q.active = append(q.active, event{kernel: k.id, begin: begin, end: t})
 			q.recorded++
-			wake = len(q.active) == q.threshold
+			wake = n+1 == q.threshold
+			yield = n+1 >= q.threshold && (n+1-q.threshold)%yieldEvery == 0
 		}
 	} else {
 		q.recorded++
 	}
-	q.mu.Unlock()
 	if s.summ {
-		k.win.completed.Add(1)
-		k.win.total.Add(t - begin)
+		w := &q.win[k.id]
+		w.completed++
+		w.total += t - begin
 	}
+	q.mu.Unlock()
 	if wake {
 		s.wakeWriter()
 	}
+	if yield {
+		// The writer, once woken or back from a write, waits for a P; a
+		// caller that never blocks keeps it waiting until preempted
+		// (~10 ms), long enough to fill the ring. So past the threshold
+		// the caller yields once per yieldEvery dispatches: it never waits
+		// for the writer, it only lets it run.
+		runtime.Gosched()
+	}
 }
+
+// yieldEvery spaces the yields of a caller whose ring is past its threshold.
+const yieldEvery = 1024

@@ -245,7 +245,6 @@ type Kernel struct {
 	id      uint32
 	program *Program
 	name    string
-	win     windowCounts // Summaries only
 }
 
 // Name is the kernel's name.

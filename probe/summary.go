@@ -2,16 +2,16 @@ package probe
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/tallyprof/tally/internal/probefile"
 	"github.com/tallyprof/tally/internal/units"
 )
 
-// windowCounts is one kernel's share of the current summary window.
+// windowCounts is one kernel's counts in the current summary window, on
+// one queue (under its lock) or summed.
 type windowCounts struct {
-	launches, completed atomic.Uint64
-	total               atomic.Int64 // ns of the completed ones
+	launches, completed uint64
+	total               int64 // ns of the completed ones
 }
 
 // familyLine sums one program's kernels for a summary line.
@@ -44,13 +44,28 @@ func (s *Session) summarise() {
 	window := w.summaries
 	t := s.now()
 	s.mu.Lock()
-	kernels := s.kernels
+	kernels, queues := s.kernels, s.queues
 	s.mu.Unlock()
+	// Counts of kernels defined after this snapshot stay on their queues
+	// for the next summary.
+	sums := make([]windowCounts, len(kernels))
+	for _, q := range queues {
+		q.mu.Lock()
+		for i := range q.win {
+			if i < len(sums) {
+				sums[i].launches += q.win[i].launches
+				sums[i].completed += q.win[i].completed
+				sums[i].total += q.win[i].total
+				q.win[i] = windowCounts{}
+			}
+		}
+		q.mu.Unlock()
+	}
 	var fams []familyLine
 	idx := map[*Program]int{}
 	var covered uint64
-	for _, k := range kernels {
-		l, c, tot := k.win.launches.Swap(0), k.win.completed.Swap(0), k.win.total.Swap(0)
+	for i, k := range kernels {
+		l, c, tot := sums[i].launches, sums[i].completed, sums[i].total
 		if l == 0 && c == 0 {
 			continue
 		}

@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tallyprof/tally/capture"
@@ -153,7 +154,7 @@ func (rd *reader) inventory(qs []*queueState) {
 	if rd.hdr.Families&probefile.FamilySummaries != 0 {
 		fams = append(fams, fmt.Sprintf("summaries (window %d)", rd.hdr.Window))
 	}
-	s.Add("families", fmt.Sprint(fams))
+	s.Add("families", strings.Join(fams, ", "))
 	s.Add("opened", time.Unix(0, rd.hdr.WallUnixNs).UTC().Format(time.RFC3339Nano))
 	for t := byte(probefile.TypeProgram); t <= probefile.TypeEnd; t++ {
 		s.Add(probefile.TypeName(t)+" records", rd.recordsByType[t])
