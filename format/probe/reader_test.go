@@ -125,9 +125,9 @@ func TestCutEverywhere(t *testing.T) {
 
 func TestSkippedRecords(t *testing.T) {
 	b := newBuilder(probefile.FamilyDispatchEvents).defs().
-		events(0, 10, 20, 30, 25). // the second one runs backwards
-		events(7, 1, 2).           // an undefined kernel
-		rec(99, []byte("future")). // an unknown record type
+		events(0, 10, 20, 30, 25).                         // the second one runs backwards
+		events(7, 1, 2).                                   // an undefined kernel
+		rec(99, []byte("future")).                         // an unknown record type
 		rec(probefile.TypeEvents, u32(0), u32(5), u64(1)). // count and length disagree
 		end(4, 3, 0).
 		events(0, 40, 50) // after the end
