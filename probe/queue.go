@@ -106,8 +106,11 @@ func (q *Queue) Begin(k *Kernel) Handle {
 	return Handle{q: q, slot: i, gen: g}
 }
 
-// End records that the dispatch finished now. Ending a handle twice, or
-// the zero Handle, is counted (Result.Misused) and otherwise ignored.
+// End records that the dispatch finished now. It never waits for the
+// writer: when the queue's ring is full the dispatch is dropped and counted;
+// past the threshold it yields the processor once per 1024 dispatches
+// (runtime.Gosched) so the writer can run. Ending a handle twice, or the
+// zero Handle, is counted (Result.Misused) and otherwise ignored.
 func (h Handle) End() {
 	q := h.q
 	if q == nil {
