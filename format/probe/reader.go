@@ -73,7 +73,7 @@ type endRecord struct {
 
 func newReader(r io.Reader, path string, sink capture.Sink) *reader {
 	rd := &reader{
-		r: bufio.NewReaderSize(r, 1<<20), path: path, sink: sink,
+		r: bufio.NewReaderSize(r, 64<<10), path: path, sink: sink,
 		c:        &capture.Capture{},
 		programs: map[uint32]capture.ProgramID{},
 		kernels:  map[uint32]capture.KernelID{},
