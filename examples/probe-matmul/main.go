@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -18,24 +19,31 @@ import (
 	"github.com/tallyprof/tally/probe"
 )
 
-func main() {
-	out := flag.String("o", "run.probe", "capture file")
-	queues := flag.Int("queues", 4, "queues (worker goroutines); each kernel is split across all of them by output columns")
-	dim := flag.Int("dim", 256, "hidden size H")
-	layers := flag.Int("layers", 4, "layers")
-	prompt := flag.Int("prompt", 64, "prefill tokens M")
-	decode := flag.Int("decode", 16, "decode steps (0: prefill only)")
-	window := flag.Int("window", 100, "launches per summary")
-	dump := flag.String("dump", "", "directory for prefill layer dumps (layer_<l>.f32 + .json); empty: none")
-	flag.Parse()
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 
-	s, err := probe.Open(probe.Options{Families: probe.DispatchEvents | probe.Summaries, Path: *out, Window: *window})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("probe-matmul", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "run.probe", "capture file")
+	queues := fs.Int("queues", 4, "queues (worker goroutines); each kernel is split across all of them by output columns")
+	dim := fs.Int("dim", 256, "hidden size H")
+	layers := fs.Int("layers", 4, "layers")
+	prompt := fs.Int("prompt", 64, "prefill tokens M")
+	decode := fs.Int("decode", 16, "decode steps (0: prefill only)")
+	window := fs.Int("window", 100, "launches per summary")
+	dump := fs.String("dump", "", "directory for prefill layer dumps (layer_<l>.f32 + .json); empty: none")
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
-	s.HandleSignals() // Ctrl-C still leaves a closed, readable file
+
+	s, err := probe.Open(probe.Options{Families: probe.DispatchEvents | probe.Summaries, Path: *out, Window: *window, Log: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer s.HandleSignals()() // Ctrl-C still leaves a closed, readable file
 	m := newModel(s, *queues, *dim, *layers)
+	defer m.stop()
 	x := randMatrix(*prompt, *dim, 1)
 	m.forward(s.Program("prefill"), x, *prompt, *dump)
 	tok := x[(*prompt-1)**dim:]
@@ -43,10 +51,11 @@ func main() {
 		tok = m.forward(s.Program("decode"), tok, 1, "")
 	}
 	r, err := s.Close()
-	fmt.Fprintf(os.Stderr, "probe-matmul: %s: %d dispatches, %d dropped, %d in flight, %d summaries\n", *out, r.Dispatches, r.Dropped, r.InFlight, r.Summaries)
+	fmt.Fprintf(stderr, "probe-matmul: %s: %d dispatches, %d dropped, %d in flight, %d summaries\n", *out, r.Dispatches, r.Dropped, r.InFlight, r.Summaries)
 	if err != nil && !errors.Is(err, probe.ErrNotSummaried) {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // model holds one weight matrix per kernel and layer, and one worker per
@@ -87,6 +96,12 @@ func newModel(s *probe.Session, queues, dim, layers int) *model {
 		go w.run()
 	}
 	return m
+}
+
+func (m *model) stop() {
+	for _, w := range m.workers {
+		close(w.jobs)
+	}
 }
 
 // run executes jobs: each one is a dispatch, begun when the worker takes it
