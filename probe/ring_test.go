@@ -102,3 +102,29 @@ func TestBeginEndNoAlloc(t *testing.T) {
 		t.Fatalf("%v allocations per Begin/End", n)
 	}
 }
+
+// A kernel defined after a drain took the definitions and summarised before
+// the next one: its definition still precedes the summary naming it.
+func TestSummaryAfterNewKernel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sum.probe")
+	s, err := Open(Options{Families: Summaries, Path: path, Window: 1, FlushEvery: -1, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Queue("q", "")
+	s.drainMu.Lock()
+	s.drain(false)
+	q.Begin(s.Program("late").Kernel("k")).End()
+	s.summarise()
+	s.drainMu.Unlock()
+	if _, err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := format.ReadFile(path, "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Accounting.Complete() {
+		t.Fatalf("gaps %+v", c.Accounting.Gaps[0].Items)
+	}
+}

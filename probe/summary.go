@@ -43,9 +43,16 @@ func (s *Session) summarise() {
 	w.summaries++
 	window := w.summaries
 	t := s.now()
+	// Definitions are taken with the kernel list: a summary never names a
+	// kernel whose definition is not before it in the file.
 	s.mu.Lock()
 	kernels, queues := s.kernels, s.queues
+	defs := s.defs
+	s.defs = nil
 	s.mu.Unlock()
+	if s.bw != nil {
+		s.write(defs)
+	}
 	// Counts of kernels defined after this snapshot stay on their queues
 	// for the next summary.
 	sums := make([]windowCounts, len(kernels))

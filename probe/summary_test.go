@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/probe"
 )
 
@@ -97,7 +96,7 @@ func TestOneFamilyWindows(t *testing.T) {
 		}
 		count += d.Aggregate.Count
 	}
-	if count != 30 || c.Accounting.CountOf(capture.EmptyCapture) != 0 {
+	if count != 30 || !c.Accounting.Complete() {
 		t.Fatalf("%d summed dispatches, gaps %+v", count, c.Accounting.Gaps)
 	}
 }

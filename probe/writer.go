@@ -56,7 +56,10 @@ func (s *Session) drain(final bool) {
 			snap.events = q.active
 			q.active, q.spare = q.spare[:0], q.active[:0]
 		}
-		snap.recorded, snap.dropped, snap.inFlight = q.recorded, q.dropped, q.inFlight
+		snap.dropped, snap.inFlight = q.dropped, q.inFlight
+		if s.events { // recorded counts the events in the file, none without them
+			snap.recorded = q.recorded
+		}
 		moved := q.begun != q.ckBegun || q.recorded != q.ckRecorded || q.dropped != q.ckDropped || q.misused != q.ckMisused
 		if moved || final {
 			snap.checkpoint = true

@@ -27,7 +27,7 @@ func TestExample(t *testing.T) {
 	}
 	// 4 kernels × 2 layers × 4 queues, for the prefill and each decode step.
 	if len(all.Dispatches) != 32*4 || !c.Accounting.Complete() {
-		t.Fatalf("%d dispatches, gaps %+v\n%s", len(all.Dispatches), c.Accounting.Gaps, log.String())
+		t.Fatalf("%d dispatches, gap %+v %+v\n%s", len(all.Dispatches), *c.Accounting.Gaps[0], c.Accounting.Gaps[0].Items, log.String())
 	}
 	for _, f := range []string{"layer_0.f32", "layer_0.json", "layer_1.f32", "layer_1.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
