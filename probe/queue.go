@@ -74,13 +74,6 @@ type Handle struct {
 func (q *Queue) Begin(k *Kernel) Handle {
 	s := q.s
 	t := s.now()
-	if s.summ {
-		// The window needs one count over all queues; everything else is
-		// counted per queue under its lock, with no shared cache line.
-		if n := s.launches.Add(1); n%s.window == 0 {
-			s.wakeWriter()
-		}
-	}
 	q.mu.Lock()
 	q.begun++
 	if s.summ {
@@ -93,6 +86,7 @@ func (q *Queue) Begin(k *Kernel) Handle {
 	if n == 0 || s.closed.Load() {
 		q.dropped++
 		q.mu.Unlock()
+		s.countLaunch()
 		return Handle{q: q, slot: -1}
 	}
 	i := q.free[n-1]
@@ -103,7 +97,20 @@ func (q *Queue) Begin(k *Kernel) Handle {
 	g := sl.gen
 	q.inFlight++
 	q.mu.Unlock()
+	s.countLaunch()
 	return Handle{q: q, slot: i, gen: g}
+}
+
+// countLaunch counts a launch for the summary window, after the queue has
+// counted it: a summary due at this count finds it on its queue. The window
+// needs one count over all queues; everything else is counted per queue
+// under its lock, with no shared cache line.
+func (s *Session) countLaunch() {
+	if s.summ {
+		if n := s.launches.Add(1); n%s.window == 0 {
+			s.wakeWriter()
+		}
+	}
 }
 
 // End records that the dispatch finished now. It never waits for the
