@@ -33,7 +33,7 @@ type layerState struct {
 // reads. Every open, write, sync and close is checked and each file is
 // replaced atomically. A failure never stops the caller: it is returned,
 // printed once per failure mode (not once per layer) unless Options.Quiet,
-// and listed again by Close.
+// and listed again by Close (so dump before Close).
 func (s *Session) WriteLayer(dir string, layer int, data []float32, shape [2]int) error {
 	f32 := filepath.Join(dir, "layer_"+strconv.Itoa(layer)+".f32")
 	if shape[0] <= 0 || shape[1] <= 0 || shape[0]*shape[1] != len(data) {
