@@ -40,6 +40,8 @@ type Options struct {
 	Window int
 	// RingSize bounds the dispatches a queue holds between drains (default
 	// 16384); a dispatch ending while its ring is full is dropped and counted.
+	// Each queue keeps two such buffers: one filling while the writer writes
+	// the other.
 	RingSize int
 	// Threshold is the ring fill that wakes the writer (default RingSize/2).
 	// It bounds what an unclean exit loses per queue while the writer keeps up.
