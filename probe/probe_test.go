@@ -105,3 +105,27 @@ func TestNothingRecorded(t *testing.T) {
 }
 
 const time1ms = 1000000
+
+// Misuse is counted, never a crash and never a misnamed event: a kernel of
+// another session, a nil kernel, a handle ended twice, the zero Handle.
+func TestMisuse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.probe")
+	s, _ := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: path, Log: &bytes.Buffer{}})
+	other, _ := probe.Open(probe.Options{Families: probe.Summaries, Log: &bytes.Buffer{}})
+	q := s.Queue("q", "")
+	q.Begin(other.Program("x").Kernel("foreign")).End()
+	q.Begin(nil).End()
+	h := q.Begin(s.Program("p").Kernel("k"))
+	h.End()
+	h.End()
+	probe.Handle{}.End()
+	r, err := s.Close()
+	other.Close()
+	if !errors.Is(err, probe.ErrMisuse) || r.Misused != 3 || r.Dispatches != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	c, ds := readBack(t, path)
+	if len(ds) != 1 || c.Kernels[ds[0].Kernel].Name != "k" {
+		t.Fatalf("%d dispatches", len(ds))
+	}
+}

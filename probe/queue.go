@@ -70,10 +70,19 @@ type Handle struct {
 // Begin records the launch of kernel k on this queue now. It never blocks
 // on I/O and never allocates; when MaxInFlight dispatches are already in
 // flight on the queue the dispatch is dropped and counted, and End on its
-// handle does nothing.
+// handle does nothing. A nil kernel, or one of another session, is
+// refused and counted (Result.Misused).
 func (q *Queue) Begin(k *Kernel) Handle {
 	s := q.s
 	t := s.now()
+	if k == nil || k.program.s != s {
+		// Its id would name another session's kernel (or none) in this
+		// file: refuse it, counted, rather than misname it.
+		q.mu.Lock()
+		q.misused++
+		q.mu.Unlock()
+		return Handle{q: q, slot: -1}
+	}
 	q.mu.Lock()
 	q.begun++
 	if s.summ {
@@ -116,8 +125,9 @@ func (s *Session) countLaunch() {
 // End records that the dispatch finished now. It never waits for the
 // writer: when the queue's ring is full the dispatch is dropped and counted;
 // past the threshold it yields the processor once per 1024 dispatches
-// (runtime.Gosched) so the writer can run. Ending a handle twice, or the
-// zero Handle, is counted (Result.Misused) and otherwise ignored.
+// (runtime.Gosched) so the writer can run. Ending a handle twice is
+// counted (Result.Misused) and otherwise ignored; the zero Handle, which
+// belongs to no queue, does nothing.
 func (h Handle) End() {
 	q := h.q
 	if q == nil {

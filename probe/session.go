@@ -65,7 +65,7 @@ var (
 	ErrDropped      = errors.New("dispatches dropped")
 	ErrNotSummaried = errors.New("no summary written")
 	ErrLayers       = errors.New("layer dumps not written")
-	ErrMisuse       = errors.New("End called on a handle that was not in flight")
+	ErrMisuse       = errors.New("Begin or End misused (a kernel of another session, or a handle ended twice)")
 	ErrWrite        = errors.New("capture file write failed")
 )
 
@@ -87,8 +87,8 @@ type Result struct {
 	Unsummarised int64
 	// Unwritten counts dispatches lost because the file could not be written.
 	Unwritten int64
-	// Misused counts End calls on handles not in flight (ended twice, or the
-	// zero Handle).
+	// Misused counts End calls on handles not in flight (ended twice) and
+	// Begin calls with a nil kernel or another session's.
 	Misused int64
 	// LayersNotWritten lists every layer dump that failed, in call order.
 	LayersNotWritten []LayerFailure
