@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
@@ -75,8 +76,11 @@ type Options struct {
 	// Catalog, when set, is used instead of loading Manifests.
 	Catalog *catalog.Catalog
 	// ProgramBy chooses how Kineto dispatches are grouped into programs:
-	// "annotation" (default), "stream" or "none".
+	// "annotation" (default), "gpu-annotation", "stream" or "none".
 	ProgramBy string
+	// UnrecordedWait is the idle wait of a stream with queued work above
+	// which Kineto reports unrecorded_device_work (0: the default, 1 ms).
+	UnrecordedWait time.Duration
 }
 
 var (

@@ -15,6 +15,7 @@ import (
 type reader struct {
 	path   string
 	mode   programMode
+	waitNS int64 // unrecorded_device_work threshold (0: default)
 	s      *scanner
 	ev     event
 	keyBuf []byte
