@@ -510,7 +510,7 @@ func TestPrograms(t *testing.T) {
 	if len(r.c.Programs) != 1 || r.c.Programs[0].Name != "all" {
 		t.Errorf("none: %+v", r.c.Programs)
 	}
-	if _, err := readFrom(strings.NewReader(trace(events)), "x", &format.Options{ProgramBy: "steps"}, nil, defaultConfig); err == nil || !strings.Contains(err.Error(), "annotation, stream or none") {
+	if _, err := readFrom(strings.NewReader(trace(events)), "x", &format.Options{ProgramBy: "steps"}, nil, defaultConfig); err == nil || !strings.Contains(err.Error(), "annotation, gpu-annotation, stream or none") {
 		t.Errorf("bad mode: %v", err)
 	}
 }

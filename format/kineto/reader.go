@@ -42,10 +42,14 @@ type reader struct {
 	annNames   []string
 	annNameIdx map[string]uint32
 
-	meta     metaNames
-	steps    stepInfo
-	window   windowInfo
-	captures captureBrackets
+	meta  metaNames
+	steps stepInfo
+	// hostSteps are the host ProfilerStep#N ranges, for dispatches no GPU
+	// annotation encloses (programs.go); one per step.
+	hostSteps []hostStep
+	byStep    int64 // dispatches attributed by a host step range
+	window    windowInfo
+	captures  captureBrackets
 
 	// Occurrences found while scanning, reported as gaps at the end.
 	invalid     []capture.Item
@@ -425,6 +429,9 @@ func (r *reader) hostOp() {
 	if (e.cat == catUserAnnotation || e.cat == catOperator2021) && bytes.HasPrefix(e.name, []byte("ProfilerStep#")) {
 		if n, ok := parseInt(e.name[len("ProfilerStep#"):]); ok {
 			r.steps.add(n)
+			if e.hasTs && !e.badTs && e.hasDur && !e.badDur && e.dur >= 0 {
+				r.hostSteps = append(r.hostSteps, hostStep{start: e.ts, end: e.ts + e.dur, name: string(e.name)})
+			}
 		}
 	}
 	r.skip(rsHostOp)
