@@ -12,6 +12,7 @@ const (
 	idStream         // "stream 7" (2021 GPU tids)
 	idOther          // any other string ("Spans", "", "PyTorch Profiler")
 	idBad            // a value of another type, or out of range
+	idCPUFunctions   // "CPU functions": host events of the pre-Kineto autograd profiler
 )
 
 // id is a pid or tid.
@@ -201,6 +202,9 @@ func (r *reader) parseID() id {
 			if n, ok := parseInt(rest); ok {
 				return id{n: n, kind: idStream}
 			}
+		}
+		if string(raw) == "CPU functions" {
+			return id{kind: idCPUFunctions}
 		}
 		return id{kind: idOther}
 	}

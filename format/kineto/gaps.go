@@ -92,12 +92,18 @@ func (r *reader) emptyGap(a *capture.Accounting) {
 			parts = append(parts, fmt.Sprintf("%s %d", cats[id].name, n))
 		}
 	}
+	if n := r.stats.cpuFuncs; n > 0 {
+		parts = append(parts, fmt.Sprintf("%q host ops of the pre-Kineto autograd profiler %d", "CPU functions", n))
+	}
 	if n := r.stats.byPhase['M']; n > 0 {
 		parts = append(parts, fmt.Sprintf("metadata %d", n))
 	}
 	what := "nothing at all"
-	if len(parts) > 0 {
-		what = fmt.Sprintf("%d events (%s)", r.events, strings.Join(parts, ", "))
+	switch host := r.stats.skip[rsHostOp] + r.stats.skip[rsHostOther]; {
+	case len(parts) > 0:
+		what = fmt.Sprintf("%d events: %s, no device activity (%s)", r.events, plural(host, "host event", "host events"), strings.Join(parts, ", "))
+	case r.events > 0:
+		what = fmt.Sprintf("%d events, none of them host or device activity tally knows", r.events)
 	}
 	switch {
 	case r.events == 0 && !r.top.sawEvents:

@@ -129,6 +129,7 @@ type eventStats struct {
 	devDur0     int64 // device events with dur 0
 	callsNoCorr int64
 	subns       int64 // times with digits below 1 ns (rounded)
+	cpuFuncs    int64 // events of pid "CPU functions" without a category (old PyTorch)
 	asString    int64 // ts/dur written as strings
 }
 
@@ -252,6 +253,13 @@ func (r *reader) handle() {
 		st.byCat[e.cat]++
 	}
 	cls := e.cat.class()
+	if e.cat == catNone && e.pid.kind == idCPUFunctions && e.ph == 'X' {
+		// The pre-Kineto autograd profiler's export: host ops without a
+		// category, on the pseudo-process "CPU functions".
+		st.cpuFuncs++
+		r.skip(rsHostOp)
+		return
+	}
 	if cls == clsDevice && e.ph != 'X' {
 		r.skip(rsBadDevice)
 		r.invalidEvent(fmt.Sprintf("%s event with phase %q instead of X", cats[e.cat].name, phaseName(e.ph)))
