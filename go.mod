@@ -2,4 +2,7 @@ module github.com/tallyprof/tally
 
 go 1.26.8
 
-require golang.org/x/sys v0.50.0
+require (
+	github.com/klauspost/compress v1.20.4
+	golang.org/x/sys v0.50.0
+)
