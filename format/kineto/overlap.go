@@ -72,14 +72,14 @@ func (o *overlaps) add(r *reader, q uint32, rec ovRec, base int64) {
 	}
 	qs := &o.qs[q]
 	qs.pending.push(rec)
-	if len(qs.pending) > o.window {
+	if qs.pending.len() > o.window {
 		o.check(r, q, qs.pending.pop(), base)
 	}
 }
 
 func (o *overlaps) flush(r *reader, base int64) {
 	for q := range o.qs {
-		for len(o.qs[q].pending) > 0 {
+		for o.qs[q].pending.len() > 0 {
 			o.check(r, uint32(q), o.qs[q].pending.pop(), base)
 		}
 	}
@@ -142,43 +142,48 @@ func (o *overlaps) check(r *reader, q uint32, rec ovRec, base int64) {
 	qs.maxEnd = max(qs.maxEnd, rec.end)
 }
 
-// ovHeap is a min-heap by start, written out to avoid boxing each record
-// in an interface as container/heap would.
-type ovHeap []ovRec
+// ovHeap holds a queue's pending records in start order. Files are
+// nearly sorted per stream, so a record almost always goes at the end;
+// one out of place is inserted by binary search. Records leave from the
+// front. (A binary heap costs log(window) swaps per record even on sorted
+// input; this costs one append.)
+type ovHeap struct {
+	a    []ovRec
+	head int
+}
+
+func (h *ovHeap) len() int { return len(h.a) - h.head }
 
 func (h *ovHeap) push(x ovRec) {
-	*h = append(*h, x)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].start <= a[i].start {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
+	n := len(h.a)
+	if n == h.head || h.a[n-1].start <= x.start {
+		h.a = append(h.a, x)
+		return
 	}
+	// First position after head whose start is greater than x's: equal
+	// starts keep their file order.
+	lo, hi := h.head, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if h.a[m].start <= x.start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	h.a = append(h.a, ovRec{})
+	copy(h.a[lo+1:], h.a[lo:n])
+	h.a[lo] = x
 }
 
 func (h *ovHeap) pop() ovRec {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && a[l].start < a[m].start {
-			m = l
-		}
-		if l+1 < n && a[l+1].start < a[m].start {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
+	x := h.a[h.head]
+	h.head++
+	if h.head == len(h.a) {
+		h.a, h.head = h.a[:0], 0
+	} else if h.head >= 1024 && h.head*2 >= len(h.a) {
+		n := copy(h.a, h.a[h.head:])
+		h.a, h.head = h.a[:n], 0
 	}
-	*h = a
-	return top
+	return x
 }
