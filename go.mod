@@ -4,5 +4,8 @@ go 1.26.8
 
 require (
 	github.com/klauspost/compress v1.20.4
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.50.0
 )
+
+require github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
