@@ -60,7 +60,7 @@ func TestStepRangeAttribution(t *testing.T) {
 			step = &r.c.Programs[i]
 		}
 	}
-	if step == nil || step.Instances != 2 || !strings.Contains(strings.Join(step.Notes, "|"), "3 dispatches had no enclosing GPU annotation") {
+	if step == nil || step.Instances != 2 || !strings.Contains(strings.Join(step.Notes, "|"), "attributed by the step range: 3 dispatches without an enclosing GPU annotation") {
 		t.Fatalf("step program %+v", step)
 	}
 	if v, _ := field(r.c, "report", "programs"); !strings.Contains(fmt.Sprint(v), "3 dispatches attributed by the step range") {
