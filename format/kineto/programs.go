@@ -117,8 +117,8 @@ func (r *reader) buildPrograms() *programs {
 	insts := map[int32]map[instKey]int64{} // def → key → earliest start
 	p.annDef = make([]int32, len(r.anns))
 	annKey := make([]instKey, len(r.anns))
-	for i, a := range r.anns {
-		base, step, stepped := stripStep(r.annNames[a.name])
+	// def returns the definition of a program name, creating it.
+	def := func(base string) int32 {
 		d, ok := defIdx[base]
 		if !ok {
 			d = int32(len(p.defs))
@@ -126,6 +126,17 @@ func (r *reader) buildPrograms() *programs {
 			p.defs = append(p.defs, progDef{name: base})
 			insts[d] = map[instKey]int64{}
 		}
+		return d
+	}
+	// seen records an instance of d starting at start.
+	seen := func(d int32, k instKey, start int64) {
+		if first, ok := insts[d][k]; !ok || start < first {
+			insts[d][k] = start
+		}
+	}
+	for i, a := range r.anns {
+		base, step, stepped := stripStep(r.annNames[a.name])
+		d := def(base)
 		p.annDef[i] = d
 		k := instKey{kind: 2, v: int64(i)}
 		switch {
@@ -135,9 +146,7 @@ func (r *reader) buildPrograms() *programs {
 			k = instKey{kind: 1, v: a.ext}
 		}
 		annKey[i] = k
-		if first, ok := insts[d][k]; !ok || a.start < first {
-			insts[d][k] = a.start
-		}
+		seen(d, k, a.start)
 	}
 	if p.mode == byAnnotation {
 		p.steps = append([]hostStep(nil), r.hostSteps...)
@@ -145,18 +154,8 @@ func (r *reader) buildPrograms() *programs {
 		p.stepDef = make([]int32, len(p.steps))
 		for i, hs := range p.steps {
 			base, step, _ := stripStep(hs.name)
-			d, ok := defIdx[base]
-			if !ok {
-				d = int32(len(p.defs))
-				defIdx[base] = d
-				p.defs = append(p.defs, progDef{name: base})
-				insts[d] = map[instKey]int64{}
-			}
-			p.stepDef[i] = d
-			k := instKey{kind: 0, v: step}
-			if first, ok := insts[d][k]; !ok || hs.start < first {
-				insts[d][k] = hs.start
-			}
+			p.stepDef[i] = def(base)
+			seen(p.stepDef[i], instKey{kind: 0, v: step}, hs.start)
 		}
 	}
 	// Instance ordinals: by step number for stepped programs, else by

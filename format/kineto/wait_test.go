@@ -10,21 +10,20 @@ import (
 )
 
 // Times are µs. The launch of correlation 1 returns at 1005; its kernel
-// starts at startK1.
-func queuedTrace(startK1 string, extra ...string) string {
-	ev := []string{
+// starts at start1, the next one on the stream at start2.
+func queuedTrace(start1, start2 string) string {
+	return trace([]string{
 		call("cudaLaunchKernel", "1", "1000", "5"),
-		kernelOn("first", 7, "1", startK1, "10"),
+		kernelOn("first", 7, "1", start1, "10"),
 		call("cudaLaunchKernel", "2", "1010", "5"),
-		kernelOn("second", 7, "2", "0", "10"),
-	}
-	return trace(append(ev, extra...))
+		kernelOn("second", 7, "2", start2, "10"),
+	})
 }
 
 func TestUnrecordedWorkBeforeTheWindow(t *testing.T) {
 	// The profile opened while the GPU ran earlier work: the first recorded
 	// kernel starts 300 ms after its launch returned, nothing recorded ran.
-	data := strings.Replace(queuedTrace("301005"), `"second", "pid": 0, "tid": 7, "ts": 0`, `"second", "pid": 0, "tid": 7, "ts": 301020`, 1)
+	data := queuedTrace("301005", "301020")
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.UnrecordedDeviceWork)
 	if g.Count != 1 || g.Note || fig(t, g, "total_ns") != 300_000_000 || fig(t, g, "first_on_stream") != 1 || fig(t, g, "streams") != 1 {
@@ -44,7 +43,7 @@ func TestUnrecordedWorkBeforeTheWindow(t *testing.T) {
 
 func TestWarmIdleGPUHasNoUnrecordedWork(t *testing.T) {
 	// Launch latency of a few µs: nothing to report.
-	data := strings.Replace(queuedTrace("1009"), `"second", "pid": 0, "tid": 7, "ts": 0`, `"second", "pid": 0, "tid": 7, "ts": 1019`, 1)
+	data := queuedTrace("1009", "1019")
 	r := readT(t, data)
 	noGap(t, r.c, capture.UnrecordedDeviceWork)
 	if !r.c.Accounting.Complete() {
