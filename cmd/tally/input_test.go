@@ -8,9 +8,16 @@ import (
 
 const vllmTrace = "../../format/kineto/testdata/tracelens__vllm_decode_full_graph_execution.json.gz"
 
-// `tally report -` reads a gzipped trace from a pipe on standard input.
+// `tally report -` reads a gzipped trace (streamed) and an IREE bundle
+// (spooled for random access) from a pipe on standard input.
 func TestReportStdinPipe(t *testing.T) {
-	data, err := os.ReadFile(vllmTrace)
+	for _, path := range []string{vllmTrace, "../../format/ireeprof/testdata/smoke.ireeprof"} {
+		reportStdin(t, path)
+	}
+}
+
+func reportStdin(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,12 +30,12 @@ func TestReportStdinPipe(t *testing.T) {
 	os.Stdin = r
 	defer func() { os.Stdin = old; r.Close() }()
 	code, out, errOut := tally("report", "-")
-	_, want, _ := tally("report", vllmTrace)
+	_, want, _ := tally("report", path)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+		t.Fatalf("%s: exit %d: %s", path, code, errOut)
 	}
 	// Same report but for the name of the input.
-	if strings.ReplaceAll(out, "standard input", vllmTrace) != want {
+	if strings.ReplaceAll(out, "standard input", path) != want {
 		t.Errorf("stdin report differs:\n%s\nvs\n%s", out, want)
 	}
 }
