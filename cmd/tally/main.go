@@ -19,6 +19,8 @@ Usage:
                                   (A1 A2 -- B1 B2 for repeated runs)
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
+  tally version                   module version, VCS revision and Go version of this binary
+  tally completion SHELL          shell completion script for bash, zsh or fish
 
 Run 'tally COMMAND -h' for a command's flags.
 
@@ -34,10 +36,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if helpRequested(args) {
+		// Asked-for help goes to standard output and is a success.
+		stderr = stdout
+		defer func() { code = 0 }()
 	}
 	switch args[0] {
 	case "report":
@@ -52,6 +59,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdDiff(args[1:], stdout, stderr)
 	case "formats":
 		return cmdFormats(args[1:], stdout, stderr)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
+	case "completion":
+		return cmdCompletion(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
 			return 2
