@@ -14,7 +14,7 @@ const usage = `tally — per-program kernel tables from accelerator traces, with
 Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
-  tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally record [flags] -- CMD...  run CMD, keep its trace (hrx, NPU engine), report it
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
 
