@@ -1,0 +1,241 @@
+package layers
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// flatChunk is the piece a flat (H unknown) pair is streamed in.
+const flatChunk = 4096
+
+// SideStats are one side's facts about one layer.
+type SideStats struct {
+	File string `json:"file"`
+	// Kind is "f32" (a raw dump) or "npy"; DType the element type.
+	Kind  string  `json:"kind"`
+	DType string  `json:"dtype"`
+	Shape []int64 `json:"shape,omitempty"`
+	Bytes int64   `json:"bytes"`
+	NaN   int64   `json:"nan"`
+	Inf   int64   `json:"inf"`
+	// Row0MeanAbs and Row0AbsMax are mean|x| and max|x| of row 0 (position
+	// 0), what the engine's [L] line prints; over the first H values.
+	Row0MeanAbs *float64 `json:"row0_mean_abs,omitempty"`
+	Row0AbsMax  *float64 `json:"row0_absmax,omitempty"`
+}
+
+// Metrics compare one layer's two tensors.
+type Metrics struct {
+	Values int64 `json:"values"`
+	// Rows and H are the shape compared; H 0 means unknown (compared as a
+	// flat vector, no per-row figures).
+	Rows int64 `json:"rows"`
+	H    int64 `json:"h"`
+	// Cosine, MaxAbsDiff and RelL2 (‖ours−ref‖/‖ref‖) cover the pairs where
+	// both values are finite (FinitePairs); nil when undefined (RelL2 of a
+	// zero reference with a non-zero difference).
+	Cosine      *float64 `json:"cosine"`
+	MaxAbsDiff  float64  `json:"max_abs_diff"`
+	RelL2       *float64 `json:"rel_l2"`
+	FinitePairs int64    `json:"finite_pairs"`
+	// RowCosineMin is the lowest per-row (per-token) cosine and its row;
+	// nil when H is unknown.
+	RowCosineMin    *float64 `json:"row_cosine_min"`
+	RowCosineMinRow int64    `json:"row_cosine_min_row"`
+}
+
+// rowReader streams a tensor's values one row at a time: memory is one row.
+type rowReader struct {
+	t   *tensor
+	f   *os.File
+	br  *bufio.Reader
+	raw []byte
+	row []float64
+}
+
+func newRowReader(t *tensor, width int64) (*rowReader, error) {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &rowReader{t: t, f: f, br: bufio.NewReaderSize(f, 1<<20),
+		raw: make([]byte, width*t.dtype.size()), row: make([]float64, width)}, nil
+}
+
+// next reads n values (n ≤ width) into r.row[:n].
+func (r *rowReader) next(n int64) ([]float64, error) {
+	raw := r.raw[:n*r.t.dtype.size()]
+	if _, err := io.ReadFull(r.br, raw); err != nil {
+		return nil, fmt.Errorf("%s: reading values: %w (the file changed while being read?)", r.t.path, err)
+	}
+	decode(r.t.dtype, raw, r.row[:n])
+	return r.row[:n], nil
+}
+
+// compare streams the two tensors of a layer side by side. h is the row
+// width both agree on (0: unknown, compared flat).
+func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err error) {
+	width := h
+	if width <= 0 {
+		width = flatChunk
+	}
+	width = max(min(width, ref.values), 1)
+	a, err := newRowReader(ref, width)
+	if err != nil {
+		return m, rs, os_, err
+	}
+	defer a.f.Close()
+	b, err := newRowReader(ours, width)
+	if err != nil {
+		return m, rs, os_, err
+	}
+	defer b.f.Close()
+
+	m.Values, m.H = ref.values, max(h, 0)
+	if h > 0 {
+		m.Rows = ref.values / h
+	}
+	var dot, na, nb, d2, maxd float64
+	rowMin, rowMinAt := math.Inf(1), int64(-1)
+	for done, row := int64(0), int64(0); done < ref.values; row++ {
+		n := min(width, ref.values-done)
+		x, err := a.next(n)
+		if err != nil {
+			return m, rs, os_, err
+		}
+		y, err := b.next(n)
+		if err != nil {
+			return m, rs, os_, err
+		}
+		if row == 0 {
+			rs.Row0MeanAbs, rs.Row0AbsMax = row0(x)
+			os_.Row0MeanAbs, os_.Row0AbsMax = row0(y)
+		}
+		s := sumsOf(x, y)
+		if bad(s.na) || bad(s.nb) || bad(s.d2) {
+			s = finiteSums(x, y, &rs, &os_)
+		} else {
+			s.finite = n
+		}
+		dot += s.dot
+		na += s.na
+		nb += s.nb
+		d2 += s.d2
+		maxd = max(maxd, s.maxd)
+		m.FinitePairs += s.finite
+		if h > 0 && s.finite > 0 {
+			if c := cosine(s.dot, s.na, s.nb); c < rowMin {
+				rowMin, rowMinAt = c, row
+			}
+		}
+		done += n
+	}
+	if m.FinitePairs > 0 {
+		c := cosine(dot, na, nb)
+		m.Cosine = &c
+		switch {
+		case na > 0:
+			r := math.Sqrt(d2 / na)
+			m.RelL2 = &r
+		case d2 == 0:
+			r := 0.0
+			m.RelL2 = &r
+		}
+	}
+	m.MaxAbsDiff = maxd
+	if rowMinAt >= 0 {
+		m.RowCosineMin, m.RowCosineMinRow = &rowMin, rowMinAt
+	}
+	return m, rs, os_, nil
+}
+
+type sums struct {
+	dot, na, nb, d2, maxd float64
+	finite                int64
+}
+
+// sumsOf is the fast path: every value finite.
+func sumsOf(x, y []float64) (s sums) {
+	y = y[:len(x)]
+	for i, a := range x {
+		b := y[i]
+		d := a - b
+		s.dot += a * b
+		s.na += a * a
+		s.nb += b * b
+		s.d2 += d * d
+		if d < 0 {
+			d = -d
+		}
+		if d > s.maxd {
+			s.maxd = d
+		}
+	}
+	return s
+}
+
+// finiteSums counts non-finite values per side and sums the finite pairs.
+func finiteSums(x, y []float64, rs, os_ *SideStats) (s sums) {
+	for i, a := range x {
+		b := y[i]
+		fa, fb := count(a, rs), count(b, os_)
+		if !fa || !fb {
+			continue
+		}
+		d := a - b
+		s.dot += a * b
+		s.na += a * a
+		s.nb += b * b
+		s.d2 += d * d
+		s.maxd = max(s.maxd, math.Abs(d))
+		s.finite++
+	}
+	return s
+}
+
+func count(v float64, st *SideStats) bool {
+	switch {
+	case math.IsNaN(v):
+		st.NaN++
+	case math.IsInf(v, 0):
+		st.Inf++
+	default:
+		return true
+	}
+	return false
+}
+
+func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+func cosine(dot, na, nb float64) float64 {
+	switch {
+	case na == 0 && nb == 0:
+		return 1
+	case na == 0 || nb == 0:
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// row0 is mean|x| and max|x| over a row, as the engine's [L] line prints
+// them; nil when the row holds a non-finite value.
+func row0(x []float64) (*float64, *float64) {
+	var sum, mx float64
+	for _, v := range x {
+		a := math.Abs(v)
+		sum += a
+		mx = max(mx, a)
+	}
+	if bad(sum) || len(x) == 0 {
+		return nil, nil
+	}
+	mean := sum / float64(len(x))
+	return &mean, &mx
+}
