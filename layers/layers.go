@@ -13,8 +13,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tallyprof/tally/format/npuprof"
 	"github.com/tallyprof/tally/internal/ranges"
@@ -147,17 +149,27 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 	for l := range ol.files {
 		all[l] = true
 	}
-	var pts []point
+	var pairs []*pair
 	for _, rg := range ranges.Of(all) {
 		for l := rg.Lo; l <= rg.Hi; l++ {
-			ly, err := rep.layer(l, rl.files[l], ol.files[l], opt.Hidden, logStats)
+			ly, p, err := rep.layer(l, rl.files[l], ol.files[l], opt.Hidden, logStats)
 			if err != nil {
 				return nil, err
 			}
 			rep.Layers = append(rep.Layers, ly)
-			if ly.Status == "compared" && ly.Metrics.RelL2 != nil {
-				pts = append(pts, point{l, *ly.Metrics.RelL2})
+			if p != nil {
+				pairs = append(pairs, p)
 			}
+		}
+	}
+	if err := compareAll(pairs); err != nil {
+		return nil, err
+	}
+	var pts []point
+	for _, p := range pairs {
+		rep.finish(p, logStats)
+		if p.ly.Metrics.RelL2 != nil {
+			pts = append(pts, point{p.ly.Layer, *p.ly.Metrics.RelL2})
 		}
 	}
 	rep.holes(ranges.Holes(ranges.Of(all)))
@@ -186,7 +198,7 @@ func patterns(m string) (*pattern, *pattern, error) {
 }
 
 // layer compares one layer number's files.
-func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map[int64]*npuprof.LayerStat) (*Layer, error) {
+func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map[int64]*npuprof.LayerStat) (*Layer, *pair, error) {
 	ly := &Layer{Layer: l}
 	if len(ref) == 0 || len(ours) == 0 {
 		ly.Status = "not_written"
@@ -200,37 +212,79 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 			ly.Problem = fmt.Sprintf("no ours file for layer %d, yet the log's line %d shows the layer ran: the dump was not written", l, st.Line)
 		}
 		rep.Totals.NotWritten++
-		return ly, nil
+		return ly, nil, nil
 	}
 	if len(ref) > 1 || len(ours) > 1 {
-		return rep.bad(ly, "more than one file for layer %d: %s", l, strings.Join(append(append([]string{}, ref...), ours...), ", ")), nil
+		return rep.bad(ly, "more than one file for layer %d: %s", l, strings.Join(append(append([]string{}, ref...), ours...), ", ")), nil, nil
 	}
 	rt, err := openTensor(ref[0], hidden)
 	if rt != nil {
 		ly.Ref = side(rt)
 	}
 	if err != nil {
-		return rep.fileErr(ly, err)
+		ly, err := rep.fileErr(ly, err)
+		return ly, nil, err
 	}
 	ot, err := openTensor(ours[0], hidden)
 	if ot != nil {
 		ly.Ours = side(ot)
 	}
 	if err != nil {
-		return rep.fileErr(ly, err)
+		ly, err := rep.fileErr(ly, err)
+		return ly, nil, err
 	}
 	h, from, err := agreeH(rt, ot)
 	if err != nil {
-		return rep.bad(ly, "%v", err), nil
+		return rep.bad(ly, "%v", err), nil, nil
 	}
 	ly.HFrom = from
-	m, rs, os_, err := compare(rt, ot, h)
-	if err != nil {
-		return nil, err
+	return ly, &pair{ly: ly, ref: rt, ours: ot, h: h}, nil
+}
+
+// pair is one comparison to run: the streaming part runs in parallel with
+// other layers' (each holds one row per side), the bookkeeping in order.
+type pair struct {
+	ly        *Layer
+	ref, ours *tensor
+	h         int64
+	m         Metrics
+	rs, os    SideStats
+	err       error
+}
+
+// compareAll runs the pairs' comparisons on up to GOMAXPROCS (at most 8)
+// goroutines.
+func compareAll(pairs []*pair) error {
+	jobs := make(chan *pair)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8, max(len(pairs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				p.m, p.rs, p.os, p.err = compare(p.ref, p.ours, p.h)
+			}
+		}()
 	}
-	ly.Status, ly.Metrics = "compared", sane(&m)
+	for _, p := range pairs {
+		jobs <- p
+	}
+	close(jobs)
+	wg.Wait()
+	for _, p := range pairs {
+		if p.err != nil {
+			return p.err
+		}
+	}
+	return nil
+}
+
+// finish records a compared pair's figures and checks it against the log.
+func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
+	ly, rs, os_ := p.ly, &p.rs, &p.os
+	ly.Status, ly.Metrics = "compared", sane(&p.m)
 	ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf = rs.NaN, rs.Inf, os_.NaN, os_.Inf
-	if h > 0 {
+	if p.h > 0 {
 		ly.Ref.Row0MeanAbs, ly.Ref.Row0AbsMax = rs.Row0MeanAbs, rs.Row0AbsMax
 		ly.Ours.Row0MeanAbs, ly.Ours.Row0AbsMax = os_.Row0MeanAbs, os_.Row0AbsMax
 	}
@@ -238,14 +292,13 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 	if rs.NaN+rs.Inf+os_.NaN+os_.Inf > 0 {
 		rep.Totals.NonFinite++
 	}
-	if st := logStats[l]; st != nil && h > 0 {
+	if st := logStats[ly.Layer]; st != nil && p.h > 0 {
 		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax}
 		ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
 		if !ly.Log.Agrees {
 			rep.Totals.LogMismatch++
 		}
 	}
-	return ly, nil
 }
 
 // agrees compares a printed value with a computed one: within the printing's

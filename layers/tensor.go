@@ -168,6 +168,9 @@ func (t *tensor) npy() error {
 		n *= d
 	}
 	t.values = n
+	if n > t.bytes { // also keeps n × the element size below overflow
+		return malformed("%s is %d bytes; its .npy header says shape %v: more values than bytes", filepath.Base(t.path), t.bytes, t.shape)
+	}
 	if want := t.offset + n*t.dtype.size(); want != t.bytes {
 		return malformed("%s is %d bytes; its .npy header says shape %v of %s (%d bytes of data after a %d-byte header, %d in all)",
 			filepath.Base(t.path), t.bytes, t.shape, t.dtype, n*t.dtype.size(), t.offset, want)
@@ -189,6 +192,7 @@ func malformed(format string, args ...any) error {
 func decode(dt dtype, src []byte, dst []float64) {
 	switch dt {
 	case f32:
+		src = src[:4*len(dst)] // one bounds check for the loop
 		for i := range dst {
 			dst[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:])))
 		}
