@@ -15,6 +15,7 @@ Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
   tally record [flags] -- CMD...  run CMD, keep its trace (hrx, NPU engine), report it
+  tally layers [flags] REF OURS   compare per-layer tensor dumps (.f32, .npy), name the step change
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
 
@@ -44,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdInspect(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
+	case "layers":
+		return cmdLayers(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "formats":
