@@ -223,7 +223,7 @@ func TestOpenWindowAndLayers(t *testing.T) {
 		t.Fatalf("open window: %+v", r.c.Accounting.Gaps)
 	}
 	inv := fmt.Sprint(r.c.Inventory)
-	if !strings.Contains(inv, "{layers seen ([L], -1 = embedding) -1-2, 4-6}") || !strings.Contains(inv, "{layers missing between seen ones 3}") || !strings.Contains(inv, "MoE and MLA") {
+	if !strings.Contains(inv, "{layers seen ([L], -1 = embedding) -1..2, 4..6}") || !strings.Contains(inv, "{layers missing between seen ones 3}") || !strings.Contains(inv, "MoE and MLA") {
 		t.Fatalf("layers: %s", inv)
 	}
 	// A log ending on a row has no open window.

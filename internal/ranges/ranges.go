@@ -1,5 +1,5 @@
 // Package ranges writes sets of integers (layer numbers) compactly, as
-// "-1, 0-5, 7", and finds the holes between the smallest and largest member,
+// "-1..0, 2..5, 7", and finds the holes between the smallest and largest member,
 // without ever enumerating a hole: a set {0, 1e9} costs two entries.
 package ranges
 
@@ -61,7 +61,7 @@ func String(rs []Range) string {
 		}
 		b.WriteString(strconv.FormatInt(r.Lo, 10))
 		if r.Hi != r.Lo {
-			b.WriteByte('-')
+			b.WriteString("..")
 			b.WriteString(strconv.FormatInt(r.Hi, 10))
 		}
 	}
