@@ -126,8 +126,9 @@ func Run(opt Options) (*Result, error) {
 	}()
 
 	res := &Result{Claimed: map[string]int64{}}
-	claimers := format.Claimers() // taken once: the registry locks on every call
-	var mu sync.Mutex             // guards res counters and the pass-through writers
+	var mu sync.Mutex // guards res counters and the pass-through writers
+	// The claimers are taken once: the registry locks on every call.
+	claimers := format.Claimers()
 	var wg sync.WaitGroup
 	pump := func(r io.Reader, pass io.Writer, keepAll bool) {
 		defer wg.Done()
