@@ -63,7 +63,7 @@ func (s *state) finishPrograms() {
 		p := &s.c.Programs[r.prog]
 		p.Instances = 1
 		p.Notes = append(p.Notes,
-			fmt.Sprintf("NPU_PROFILE means are cumulative over the process: each of the %d windows is the difference of two lines (m_k·n_k − m_{k−1}·n_{k−1}); precision is limited by the printed decimal: a window mean is uncertain by up to ±%.3f ms, the run total by ±%s ms", r.windows, r.worst, msString(halfUlp2(r.places)/2*r.n)),
+			fmt.Sprintf("NPU_PROFILE means are cumulative over the process: each of the %s is the difference of two lines (m_k·n_k − m_{k−1}·n_{k−1}); precision is limited by the printed decimal: a window mean is uncertain by up to ±%.3f ms, the run total by ±%s ms", plural(r.windows, "window"), r.worst, msString(halfUlp2(r.places)/2*r.n)),
 			fmt.Sprintf("device column = wait (kernel launched → finished), launch column = quant+launch; %d calls seen (n), the up to 49 calls after the last printed line are not; only the single-row GEMM path is measured", r.n))
 		if r.clamped > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%d window differences fell below zero by rounding: 0 was counted and the next window absorbed the difference", r.clamped))
@@ -73,7 +73,7 @@ func (s *state) finishPrograms() {
 		p := &s.c.Programs[f.prog]
 		p.Instances = f.windows
 		p.Notes = append(p.Notes,
-			fmt.Sprintf("per-family profiler rows [PR]: sums over %d windows of per-launch means × launches; device column = wait, launch column = launch; min/max per launch are unknown", f.windows),
+			fmt.Sprintf("per-family profiler rows [PR]: sums over %s of per-launch means × launches; device column = wait, launch column = launch; min/max per launch are unknown", plural(f.windows, "window")),
 			fmt.Sprintf("host-side totals: pack %s ms, launch %s ms, wait %s ms, readback %s ms; row totals %s ms",
 				msString(f.sums[0]), msString(f.sums[1]), msString(f.sums[2]), msString(f.sums[3]), msString(f.sums[4])))
 	}
@@ -83,8 +83,11 @@ func (s *state) finishGaps() {
 	if s.rows > 0 && s.afterRow > 0 {
 		g := s.c.Accounting.Gap(OpenWindow, "")
 		g.Summary = fmt.Sprintf("the log goes on after the last profiler row: a window was open when it ended, and its launches (fewer than %d, number unknown) are in no row", window)
-		g.Add(capture.Item{What: fmt.Sprintf("%d engine lines after the last row (line %d)", s.afterRow, s.lastRow),
-			Where: fmt.Sprintf("%s:%d-%d", s.name, s.afterFirst, s.lineNo)})
+		where := s.where(s.afterFirst)
+		if s.lineNo > s.afterFirst {
+			where += fmt.Sprintf("-%d", s.lineNo)
+		}
+		g.Add(capture.Item{What: fmt.Sprintf("%s after the last row (line %d)", plural(s.afterRow, "engine line"), s.lastRow), Where: where})
 	}
 	if len(s.runs) > 0 || s.rows > 0 {
 		return
@@ -112,10 +115,10 @@ func (s *state) finishClock() {
 func (s *state) inventory() {
 	rep := capture.Section{Title: "report"}
 	if len(s.runs) > 0 {
-		rep.Add("NPU_PROFILE", fmt.Sprintf("%d [prof] npu_gemm lines in %d runs: cumulative means, differenced per window", s.gemmLines, len(s.runs)))
+		rep.Add("NPU_PROFILE", fmt.Sprintf("%s in %s: cumulative means, differenced per window", plural(s.gemmLines, "[prof] npu_gemm line"), plural(int64(len(s.runs)), "run")))
 	}
 	if s.rows > 0 {
-		rep.Add("per-family rows", fmt.Sprintf("%d rows in %d windows ([PR] format)", s.rows, s.windows))
+		rep.Add("per-family rows", fmt.Sprintf("%s in %s ([PR] format)", plural(s.rows, "row"), plural(s.windows, "window")))
 	}
 	if len(rep.Fields) > 0 {
 		s.c.Inventory = append(s.c.Inventory, rep)
@@ -188,4 +191,12 @@ func (s *state) inventory() {
 			{Key: "stamped lines", Value: s.stamped},
 			{Key: "stamps", Value: "arrival times, used for order only: profiler times come from the printed means"}}})
 	}
+}
+
+// plural writes "1 window", "2 windows".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
