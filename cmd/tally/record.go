@@ -17,8 +17,9 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 
 Runs CMD (e.g. a llama.cpp program with GGML_HRX_DEBUG_SERIAL_EXECUTION=1, or an NPU
 engine with NPU_PROFILE=1), keeps its trace (every stderr line, and the stdout lines a
-reader claims) with each line stamped on arrival, passes all other output through, forwards SIGINT/SIGTERM to it, and at its end prints the report (to
-standard error, or to -report FILE) and exits with CMD's status.
+reader claims) with each line stamped on arrival, passes all other output through,
+forwards SIGINT/SIGTERM to it, and at its end prints the report (to standard error, or
+to -report FILE) and exits with CMD's status.
 
 Flags:
 `, stderr)

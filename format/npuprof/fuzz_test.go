@@ -25,7 +25,7 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		if err := c.Accounting.CheckValid(); err != nil {
+		if err := c.CheckValid(); err != nil {
 			t.Fatal(err)
 		}
 		if len(all.Dispatches) > bytes.Count(data, []byte("[prof] ")) {

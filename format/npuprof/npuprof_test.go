@@ -28,7 +28,7 @@ func readLog(t *testing.T, log string) *result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Accounting.CheckValid(); err != nil {
+	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	r.c, r.tab = c, agg.Tables(c)
