@@ -48,11 +48,11 @@ func Run(path string, opt Options) (*Result, error) {
 // Read reads path with the options' reader, streaming its dispatches to
 // sink, under opt.Watch when set.
 func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error) {
-	in, f, err := format.Open(path)
+	in, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer in.Close()
 	if opt.Watch != nil {
 		defer opt.Watch(in)()
 	}
