@@ -43,6 +43,11 @@ const (
 	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
 	GraphLaunch           Kind = "graph_launch"
 
+	// Device timelines (Kineto): work the trace does not hold, and
+	// same-stream events whose times cannot both be right.
+	UnrecordedDeviceWork Kind = "unrecorded_device_work" // a stream waited, idle, with nothing recorded running on its device
+	ContainedEvents      Kind = "contained_events"       // an event lies wholly inside earlier work on its stream
+
 	// Many inputs read as one run (package inputs): gaps of the whole.
 	FailedInput     Kind = "failed_input"     // an input that could not be read at all
 	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap

@@ -113,14 +113,14 @@ func recognise(p, formatName string) string {
 	if formatName != "" {
 		return ""
 	}
-	in, f, err := format.Open(p)
+	in, err := format.Open(p)
 	if err != nil {
 		if st, serr := os.Stat(p); serr == nil && st.IsDir() {
 			return "" // a directory input (or an unreadable one: it fails, visibly)
 		}
 		return "" // unreadable: reading fails and is reported
 	}
-	defer f.Close()
+	defer in.Close()
 	if in.Size == 0 {
 		return "" // an empty trace is an empty_capture, said loudly by its read
 	}

@@ -53,11 +53,11 @@ func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error)
 		// A run directory (swimlane): read by the directory reader that claims it.
 		return format.ReadPath(path, opt.Format, &opt.Reader, sink)
 	}
-	in, f, err := format.Open(path)
+	in, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer in.Close()
 	if opt.Watch != nil {
 		defer opt.Watch(in)()
 	}

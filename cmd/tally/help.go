@@ -29,6 +29,10 @@ var examples = map[string]string{
 	"record": `  GGML_HRX_DEBUG_SERIAL_EXECUTION=1 tally record -o run.kept -- ./llama-cli -m model.gguf -p hi
   tally record --manifests build/kernels --report report.txt -- ./app
 `,
+	"layers": `  tally layers reference/ dump/                 layer_<l>.npy / layer_<l>.f32 paired by layer number
+  tally layers --hidden 4096 --log run.kept ref/ dump/   H for bare dumps; check the engine's [L] lines
+  tally layers --map 'blocks.{l}.npy=layer_{l}.f32' --json --strict ref/ dump/
+`,
 	"selftest": `  tally selftest
 `,
 	"formats": `  tally formats

@@ -16,7 +16,8 @@ Usage:
                                   (FILE... or DIR: ranks and runs, one section each, merged)
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
   tally timeline [flags] IN... -o OUT  Perfetto or Chrome JSON timeline, accounting included
-  tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally record [flags] -- CMD...  run CMD, keep its trace (hrx, NPU engine), report it
+  tally layers [flags] REF OURS   compare per-layer tensor dumps (.f32, .npy), name the step change
   tally diff [flags] A B          what a change did, per program and kernel, with statistics
                                   (A1 A2 -- B1 B2 for repeated runs)
   tally selftest                  check this binary against embedded traces
@@ -57,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdTimeline(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
+	case "layers":
+		return cmdLayers(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "diff":

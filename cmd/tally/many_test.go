@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,9 +36,26 @@ func TestReportManyText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"3 inputs (2 read, 1 failed)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
-		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)", "program (no annotation): 2 runs"} {
+		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Each program's merged dispatches are the sum of the sections'.
+	re := regexp.MustCompile(`(?m)^program (.+): (\d+) runs?, (\d+) dispatches`)
+	sections, merged, _ := strings.Cut(out, "== merged")
+	sum := map[string]int{}
+	for _, m := range re.FindAllStringSubmatch(sections, -1) {
+		n, _ := strconv.Atoi(m[3])
+		sum[m[1]] += n
+	}
+	got := re.FindAllStringSubmatch(merged, -1)
+	if len(got) == 0 || len(got) != len(sum) {
+		t.Fatalf("merged programs %v, sections %v", got, sum)
+	}
+	for _, m := range got {
+		if n, _ := strconv.Atoi(m[3]); n != sum[m[1]] || n == 0 {
+			t.Errorf("merged %s: %d dispatches, sections sum %d", m[1], n, sum[m[1]])
 		}
 	}
 	if code, _, _ := tally("report", "--strict", dir); code != 1 {

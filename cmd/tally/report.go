@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
@@ -18,19 +19,22 @@ type readerFlags struct {
 	format    string
 	manifests multiFlag
 	programBy string
+	wait      time.Duration
 	progress  progressFlag
 }
 
 func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
-	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation`, stream or none")
+	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation` (the innermost GPU annotation, else the ProfilerStep range around the launch call), gpu-annotation (GPU annotations only), stream or none")
+	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
 	rf.progress.register(fs)
 }
 
 func (rf *readerFlags) options() report.Options {
 	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
 	o.Reader.ProgramBy = rf.programBy
+	o.Reader.UnrecordedWait = rf.wait
 	o.Watch = rf.progress.watch
 	return o
 }
