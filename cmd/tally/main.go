@@ -15,6 +15,7 @@ Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
   tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
 
@@ -44,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdInspect(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "formats":
