@@ -78,8 +78,10 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if len(paths) != 1 {
 		return nil, fmt.Errorf("kineto writes one rank per file, as HTA and TraceLens expect: give one input (%d given), and export each rank's input to its own file", len(paths))
 	}
+	// The spool goes beside the output (same disk as the result), or to
+	// the temporary directory for standard output and devices.
 	spoolDir := filepath.Dir(opt.Out)
-	if opt.Out == "-" {
+	if st, err := os.Stat(opt.Out); opt.Out == "-" || err == nil && !st.Mode().IsRegular() {
 		spoolDir = ""
 	}
 	spool, err := os.CreateTemp(spoolDir, ".tally-kineto-spool*")
