@@ -15,7 +15,12 @@ Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
   tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+<<<<<<< HEAD
   tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
+=======
+  tally diff [flags] A B          what a change did, per program and kernel, with statistics
+                                  (A1 A2 -- B1 B2 for repeated runs)
+>>>>>>> main
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
 
@@ -49,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdExport(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
+	case "diff":
+		return cmdDiff(args[1:], stdout, stderr)
 	case "formats":
 		return cmdFormats(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
