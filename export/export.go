@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 )
 
@@ -89,7 +90,7 @@ func Run(paths []string, opt Options) (*Result, error) {
 		if !in.Capture.Accounting.Complete() {
 			res.Complete = false
 		}
-		if in.Capture.Accounting.CountOf("empty_capture") > 0 {
+		if in.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
 			res.Empty = true
 		}
 	}
