@@ -41,6 +41,10 @@ type Options struct {
 	// PerKernel writes one row per (input, program, kernel) instead of one
 	// per dispatch (csv and jsonl).
 	PerKernel bool
+
+	// firstIndex is the command-line position of paths[0] (kineto writes
+	// one input at a time into a directory).
+	firstIndex int
 }
 
 // Result says what an export wrote and what its inputs lacked.

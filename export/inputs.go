@@ -85,7 +85,7 @@ func (w *Written) finish(c *capture.Capture) {
 func readInputs(paths []string, opt Options, sinkFor func(in *Input) capture.Sink, done func(in *Input) error) ([]*Input, error) {
 	ins := make([]*Input, 0, len(paths))
 	for i, p := range paths {
-		in := &Input{Index: i, Path: p, agg: analysis.NewAggregator()}
+		in := &Input{Index: opt.firstIndex + i, Path: p, agg: analysis.NewAggregator()}
 		var sink capture.Sink = in.agg
 		if s := sinkFor(in); s != nil {
 			sink = capture.Tee{in.agg, s}

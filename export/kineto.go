@@ -2,16 +2,20 @@ package export
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
 // Kineto JSON layout constants (docs/export.md, "Kineto JSON").
@@ -75,8 +79,12 @@ type kinetoSkipped struct {
 // writeKineto is --to kineto: one Kineto-compatible JSON trace of one rank
 // that HTA and TraceLens load (docs/export.md).
 func writeKineto(paths []string, opt Options) ([]*Input, error) {
-	if len(paths) != 1 {
-		return nil, fmt.Errorf("kineto writes one rank per file, as HTA and TraceLens expect: give one input (%d given), and export each rank's input to its own file", len(paths))
+	if len(paths) > 1 {
+		return writeKinetoDir(paths, opt)
+	}
+	if st, err := os.Stat(opt.Out); opt.Out != "-" && (err != nil || st.Mode().IsRegular()) &&
+		!strings.HasSuffix(opt.Out, ".json") && !strings.HasSuffix(opt.Out, ".json.gz") {
+		return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
 	}
 	// The spool goes beside the output (same disk as the result), or to
 	// the temporary directory for standard output and devices.
@@ -173,8 +181,51 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 		if _, err := spool.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		return kw.write(w, bufio.NewReaderSize(spool, 1<<20))
+		if !strings.HasSuffix(opt.Out, ".gz") {
+			return kw.write(w, bufio.NewReaderSize(spool, 1<<20))
+		}
+		zw := gzip.NewWriter(w)
+		if err := kw.write(zw, bufio.NewReaderSize(spool, 1<<20)); err != nil {
+			return err
+		}
+		return zw.Close()
 	})
+}
+
+// writeKinetoDir writes one trace per input into the directory OUT
+// (input-NNNNN.json, the layout HTA and TraceLens read a multi-rank run
+// from), built under a temporary name and renamed into place.
+func writeKinetoDir(paths []string, opt Options) ([]*Input, error) {
+	if opt.Out == "-" {
+		return nil, fmt.Errorf("kineto writes one file per input (one rank per file): give a directory with -o for %d inputs", len(paths))
+	}
+	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Abort() // a no-op once committed: the temporary name is gone
+	var (
+		ins  []*Input
+		rows []InputRow
+	)
+	for i, p := range paths {
+		sub := opt
+		sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
+		sub.firstIndex = i
+		in, err := writeKineto([]string{p}, sub)
+		if err != nil {
+			return nil, errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
+		}
+		ins = append(ins, in...)
+		rows = append(rows, inputRow(in[0]))
+	}
+	if err := writeMarker(dir, rows); err != nil {
+		return nil, err
+	}
+	if err := dir.Commit(); err != nil {
+		return nil, err
+	}
+	return ins, nil
 }
 
 type kinetoWriter struct {

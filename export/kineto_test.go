@@ -2,9 +2,11 @@ package export
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,21 +162,50 @@ func argNum(e kEvent, k string) string {
 	return ""
 }
 
-// TestKinetoOneRank: several inputs, or one input of several ranks, are
-// refused rather than merged into one rank's file.
-func TestKinetoOneRank(t *testing.T) {
+// TestKinetoOneRankPerFile: several inputs become a directory of one
+// trace per input, each with its own rank; an input of several ranks is
+// refused rather than merged into one rank's file; names TraceLens would
+// not load are refused.
+func TestKinetoOneRankPerFile(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
-	out := filepath.Join(dir, "t.json")
-	if _, err := Run([]string{a, a}, Options{To: Kineto, Out: out, Format: synthFormat}); err == nil || !strings.Contains(err.Error(), "one rank per file") {
-		t.Errorf("two inputs: %v", err)
+	out := filepath.Join(dir, "traces")
+	run(t, []string{a, a}, Options{To: Kineto, Out: out, Format: synthFormat})
+	if got := strings.Join(files(t, out), " "); got != "_tally_export.json input-00000.json input-00001.json" {
+		t.Fatalf("directory holds %s", got)
+	}
+	for i, f := range []string{"input-00000.json", "input-00001.json"} {
+		m := regexp.MustCompile(`"rank":\s+(\d+)`).FindSubmatch(read(t, filepath.Join(out, f)))
+		if m == nil || string(m[1]) != strconv.Itoa(i) {
+			t.Errorf("%s: rank %q, want %d", f, m, i)
+		}
 	}
 	m := writeSynth(t, dir, "m.synth", synthSpec{N: 2, Queues: []capture.Queue{{Name: "a", Rank: "0"}, {Name: "b", Rank: "1"}}})
-	if _, err := Run([]string{m}, Options{To: Kineto, Out: out, Format: synthFormat}); err == nil || !strings.Contains(err.Error(), "2 ranks") {
+	one := filepath.Join(dir, "t.json")
+	if _, err := Run([]string{m}, Options{To: Kineto, Out: one, Format: synthFormat}); err == nil || !strings.Contains(err.Error(), "2 ranks") {
 		t.Errorf("two ranks: %v", err)
 	}
-	if entries, _ := filepath.Glob(filepath.Join(dir, "*")); len(entries) != 2 {
+	if _, err := Run([]string{a}, Options{To: Kineto, Out: filepath.Join(dir, "t.trace"), Format: synthFormat}); err == nil || !strings.Contains(err.Error(), ".json") {
+		t.Errorf("a name TraceLens ignores: %v", err)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, "*")); len(entries) != 3 {
 		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// TestKinetoGzip: OUT.json.gz is gzip-compressed JSON.
+func TestKinetoGzip(t *testing.T) {
+	dir := t.TempDir()
+	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
+	out := filepath.Join(dir, "t.json.gz")
+	run(t, []string{a}, Options{To: Kineto, Out: out, Format: synthFormat})
+	zr, err := gzip.NewReader(bytes.NewReader(read(t, out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.NewDecoder(zr).Decode(&v); err != nil || v["traceEvents"] == nil {
+		t.Fatalf("%v %v", err, v)
 	}
 }
 
