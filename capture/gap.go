@@ -42,6 +42,11 @@ const (
 	GPUEventWithoutLaunch Kind = "gpu_event_without_launch"
 	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
 	GraphLaunch           Kind = "graph_launch"
+
+	// Device timelines (Kineto): work the trace does not hold, and
+	// same-stream events whose times cannot both be right.
+	UnrecordedDeviceWork Kind = "unrecorded_device_work" // a stream waited, idle, with nothing recorded running on its device
+	ContainedEvents      Kind = "contained_events"       // an event lies wholly inside earlier work on its stream
 )
 
 // notes are kinds that describe the capture without making it incomplete.

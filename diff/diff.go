@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/report"
 )
 
 // Options selects the reader and its settings for every input.
@@ -18,6 +19,9 @@ type Options struct {
 	// Format forces a reader by name; empty detects it per file.
 	Format string
 	Reader format.Options
+	// Watch, when non-nil, is called with each opened input while it is
+	// read (a progress bar); see report.Options.Watch.
+	Watch func(in *format.Input) (stop func())
 }
 
 // Run reads side A's files and side B's and compares them.
@@ -40,7 +44,7 @@ func readSide(label string, paths []string, opt Options) (*Side, error) {
 	s := NewSide(label)
 	for _, path := range paths {
 		var col collector
-		c, err := format.ReadFile(path, opt.Format, &opt.Reader, &col)
+		c, err := report.Read(path, report.Options{Format: opt.Format, Reader: opt.Reader, Watch: opt.Watch}, &col)
 		if err != nil {
 			return nil, err
 		}

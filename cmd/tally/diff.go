@@ -56,7 +56,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o := rf.options()
-	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader})
+	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally diff: %v\n", err)
 		return 2

@@ -6,4 +6,5 @@ import (
 	_ "github.com/tallyprof/tally/format/hrxserial"
 	_ "github.com/tallyprof/tally/format/ireeprof"
 	_ "github.com/tallyprof/tally/format/kineto"
+	_ "github.com/tallyprof/tally/format/probe"
 )
