@@ -40,6 +40,10 @@ type Format struct {
 	Sniff func(head []byte) Confidence
 	// Read reads the whole input, streaming dispatches to sink.
 	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
+	// Claims, when set, says whether one line of a program's output (as
+	// printed, unstamped, without '\n') is one this reader uses, so that
+	// `tally record` keeps it (see Claimers).
+	Claims func(line []byte) bool
 }
 
 // Options carries the settings readers may use. Readers ignore the ones that

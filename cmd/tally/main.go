@@ -14,7 +14,8 @@ const usage = `tally — per-program kernel tables from accelerator traces, with
 Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
-  tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally record [flags] -- CMD...  run CMD, keep its trace (hrx, NPU engine), report it
+  tally layers [flags] REF OURS   compare per-layer tensor dumps (.f32, .npy), name the step change
   tally diff [flags] A B          what a change did, per program and kernel, with statistics
                                   (A1 A2 -- B1 B2 for repeated runs)
   tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
@@ -54,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdInspect(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
+	case "layers":
+		return cmdLayers(args[1:], stdout, stderr)
 	case "export":
 		return cmdExport(args[1:], stdout, stderr)
 	case "selftest":
