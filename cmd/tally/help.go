@@ -33,6 +33,11 @@ var examples = map[string]string{
   tally layers --hidden 4096 --log run.kept ref/ dump/   H for bare dumps; check the engine's [L] lines
   tally layers --map 'blocks.{l}.npy=layer_{l}.f32' --json --strict ref/ dump/
 `,
+	"export": `  tally export --to pprof trace.json -o kernels.pb.gz   then: go tool pprof -symbolize=none -top kernels.pb.gz
+  tally export --to parquet r0.json r1.json -o run/     a dataset for DuckDB, Spark or Trino (docs/export.md)
+  tally export --to csv --per-kernel run.kept -o k.csv  one row per kernel; k.csv.gaps.csv beside it
+  tally export --to kineto profile.ireeprof -o t.json   for HTA and TraceLens
+`,
 	"selftest": `  tally selftest
 `,
 	"formats": `  tally formats

@@ -20,6 +20,7 @@ Usage:
   tally layers [flags] REF OURS   compare per-layer tensor dumps (.f32, .npy), name the step change
   tally diff [flags] A B          what a change did, per program and kernel, with statistics
                                   (A1 A2 -- B1 B2 for repeated runs)
+  tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
   tally version                   module version, VCS revision and Go version of this binary
@@ -60,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdRecord(args[1:], stdout, stderr)
 	case "layers":
 		return cmdLayers(args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "diff":
