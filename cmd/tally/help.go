@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -126,4 +127,32 @@ func commandHelp(name string) (string, []*flag.Flag) {
 		fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
 	}
 	return out.String(), flags
+}
+
+// cmdHelp is `tally help [COMMAND]`: the top-level usage, or COMMAND's own
+// help exactly as `tally COMMAND -h` prints it, on standard output.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		if _, err := fmt.Fprint(stdout, usage); err != nil {
+			return 2
+		}
+		return 0
+	}
+	if len(args) == 1 {
+		for _, c := range commands() {
+			if c.Name == args[0] {
+				run([]string{c.Name, "-h"}, stdout, stdout)
+				return 0
+			}
+		}
+	}
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.Name)
+	}
+	if len(args) == 1 {
+		fmt.Fprintf(stderr, "tally help: unknown command %q\n", args[0])
+	}
+	fmt.Fprintf(stderr, "tally help: give one command: %s\n", strings.Join(names, ", "))
+	return 2
 }
