@@ -20,6 +20,10 @@ type Options struct {
 	Reader format.Options
 	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
 	Extra capture.Sink
+	// ExtraFor gives each input of a report of many (RunAll) its own
+	// extra sink, when non-nil: inputs are read in parallel, so one sink
+	// shared by all would be written from several goroutines.
+	ExtraFor func(i int, path string) capture.Sink
 	// Watch, when non-nil, is called with the opened input before it is
 	// read (e.g. to draw a progress bar); the func it returns is called
 	// when the read ends.

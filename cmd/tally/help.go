@@ -16,6 +16,8 @@ var examples = map[string]string{
   tally report --manifests build/kernels run.kept   name hrx kernels from their manifests
   tally report --json -o report.json trace.json.gz  the versioned JSON report, written atomically
   tally report --html report.html trace.json   also a self-contained page to open in a browser
+  tally report --html - trace.json > r.html    the page on standard output (the text report only with -o FILE)
+  tally report --html run.html run/            one page for every rank: the whole, the merged tables, each rank
   tally report --top 10 --strict trace.json    10 costliest kernels per program; exit 1 if anything is missing
   tally report run/                            every rank*/….pt.trace.json.gz in run/, in parallel, then merged
   tally report output_dir                      a pypto L3 run directory (swimlane records)
