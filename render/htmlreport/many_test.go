@@ -1,0 +1,84 @@
+package htmlreport
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/inputs"
+)
+
+// manyPage renders two copies of the hostile sample capture and an input
+// that failed with a hostile path and error, as a page of many.
+func manyPage(t *testing.T) string {
+	t.Helper()
+	a, b := sampleCapture(), sampleCapture()
+	bad := "<img src=x onerror=alert(1)>.json"
+	res := []inputs.Result{{Path: "a<1>.kept", Capture: a.c, Tables: a.t}, {Path: "b.kept", Capture: b.c, Tables: b.t},
+		{Path: bad, Err: errors.New("open " + bad + ": <b>denied</b>")}}
+	run := inputs.Merge(res, nil)
+	ins := []Input{{Path: res[0].Path, Label: res[0].Label(), Capture: a.c, Tables: a.t, Timeline: a.tl},
+		{Path: res[1].Path, Capture: b.c, Tables: b.t, Timeline: b.tl}, {Path: bad, Err: res[2].Err}}
+	var out bytes.Buffer
+	if err := WriteMany(&out, run.Whole, run.Tables, ins, Options{Command: []string{"tally", "report", "--html", "-", bad}}); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestManyEscapedAndUnique(t *testing.T) {
+	page := manyPage(t)
+	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("%d <script tags, want the page's own 2", n)
+	}
+	// Every id once: gap anchors and program sections of several inputs
+	// must not collide.
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if seen[m[1]] {
+			t.Errorf("id %q used twice", m[1])
+		}
+		seen[m[1]] = true
+	}
+	for _, id := range []string{"merged", "input-0", "input-1", "input-2", "input-0-gap-0", "input-1-program-1", "program-1"} {
+		if !seen[id] {
+			t.Errorf("no element with id %q", id)
+		}
+	}
+	// Program links point at their own input's gap.
+	if !strings.Contains(page, `href="#input-1-gap-0"`) {
+		t.Error("input 2's program does not link its own gap")
+	}
+	// Each program section indexes its own table in the data.
+	idx := regexp.MustCompile(`data-program="(\d+)"`).FindAllStringSubmatch(page, -1)
+	if len(idx) != 6 { // 2 merged + 2 × 2
+		t.Fatalf("%d program sections, want 6", len(idx))
+	}
+	for i, m := range idx {
+		if want := strconv.Itoa(i); m[1] != want {
+			t.Errorf("program section %d indexes table %s", i, m[1])
+		}
+	}
+	for _, want := range []string{`data-verdict="failed"`, "NOT READ", "input 3/3", "&lt;b&gt;denied&lt;/b&gt;", `class="tlabel"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestManyWriteErrorReturned(t *testing.T) {
+	a := sampleCapture()
+	run := inputs.Merge([]inputs.Result{{Path: "a", Capture: a.c, Tables: a.t}}, nil)
+	w := &failWriter{n: 100}
+	if err := WriteMany(w, run.Whole, run.Tables, []Input{{Path: "a", Capture: a.c, Tables: a.t}}, Options{}); err == nil {
+		t.Fatal("a failed write was not returned")
+	}
+}
