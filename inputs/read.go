@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"os"
 	"runtime"
 	"sync"
 
@@ -17,6 +18,20 @@ type Options struct {
 	// Workers is how many inputs are read at once; 0 means one per core
 	// (GOMAXPROCS).
 	Workers int
+	// Progress, when non-nil, watches the reads of the whole set (one
+	// progress bar for all inputs).
+	Progress Progress
+}
+
+// Progress watches the reads of a set of inputs: Begin is called with
+// every path before any is read, Watch as each input's read starts (from
+// its reading goroutine; in is nil for a directory a directory reader
+// reads, and for a file that could not be opened), the func it returns
+// when that read ends, and End after the last.
+type Progress interface {
+	Begin(paths []string)
+	Watch(path string, in *format.Input) (stop func())
+	End()
 }
 
 // Result is one input read: its capture and tables, or why it failed.
@@ -40,6 +55,10 @@ func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) captu
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(paths))
+	if opt.Progress != nil {
+		opt.Progress.Begin(paths)
+		defer opt.Progress.End()
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -69,10 +88,29 @@ func readOne(i int, path string, opt Options, sinkFor func(int, string) capture.
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
-	c, err := format.ReadPath(path, opt.Format, &ro, sink)
+	c, err := readPath(path, opt.Format, &ro, sink, opt.Progress)
 	r := Result{Path: path, Err: err}
 	if err == nil && c != nil {
 		r.Capture, r.Tables = c, agg.Tables(c)
 	}
 	return r
+}
+
+// readPath is format.ReadPath under the set's progress watch.
+func readPath(path, formatName string, ro *format.Options, sink capture.Sink, p Progress) (*capture.Capture, error) {
+	if p == nil {
+		return format.ReadPath(path, formatName, ro, sink)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		defer p.Watch(path, nil)()
+		return format.ReadPath(path, formatName, ro, sink)
+	}
+	in, err := format.Open(path)
+	if err != nil {
+		defer p.Watch(path, nil)() // counted as done all the same
+		return nil, err
+	}
+	defer in.Close()
+	defer p.Watch(path, in)()
+	return format.ReadInput(in, formatName, ro, sink)
 }

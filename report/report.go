@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -28,6 +29,9 @@ type Options struct {
 	// read (e.g. to draw a progress bar); the func it returns is called
 	// when the read ends.
 	Watch func(in *format.Input) (stop func())
+	// Progress, when non-nil, watches the reads of a report of many
+	// (RunAll): one bar for the whole set.
+	Progress inputs.Progress
 }
 
 // Result is a read capture and its tables.

@@ -112,3 +112,32 @@ func TestReportHTMLStdout(t *testing.T) {
 		t.Fatalf("--html - -o -: exit %d %q", code, errOut)
 	}
 }
+
+// TestProgressMany: a many-input report and a timeline draw one bar for
+// the whole set under always, none under auto off a terminal or never.
+func TestProgressMany(t *testing.T) {
+	progressDelay = time.Nanosecond
+	defer func() { progressDelay = 0 }()
+	tl := filepath.Join(t.TempDir(), "t.json")
+	for _, args := range [][]string{{"report", rank0, rank1}, {"timeline", rank0, rank1, "-o", tl}} {
+		code, _, errOut := tally(append([]string{args[0], "--progress=always"}, args[1:]...)...)
+		// The bar's last frame is cleared before anything else is written.
+		i := strings.LastIndex(errOut, "\r\033[K")
+		if code != 0 || i < 0 || !strings.Contains(errOut[:i], "tally: reading 2 inputs [") || !strings.Contains(errOut[:i], "; 2 of 2 inputs done") {
+			t.Errorf("%s --progress=always: exit %d %q", args[0], code, errOut)
+			continue
+		}
+		want := ""
+		if args[0] == "timeline" {
+			want = "tally timeline: "
+		}
+		if rest := errOut[i+len("\r\033[K"):]; !strings.HasPrefix(rest, want) || strings.Contains(rest, "tally: reading") || (want == "" && rest != "") {
+			t.Errorf("%s: after the bar %q", args[0], rest)
+		}
+		for _, mode := range []string{"--progress=auto", "--progress=never"} {
+			if code, _, errOut := tally(append([]string{args[0], mode}, args[1:]...)...); code != 0 || strings.Contains(errOut, "tally: reading") {
+				t.Errorf("%s %s drew on a non-terminal: %q", args[0], mode, errOut)
+			}
+		}
+	}
+}

@@ -36,6 +36,7 @@ func (rf *readerFlags) options() report.Options {
 	o.Reader.ProgramBy = rf.programBy
 	o.Reader.UnrecordedWait = rf.wait
 	o.Watch = rf.progress.watch
+	o.Progress = rf.progress.set()
 	return o
 }
 
