@@ -40,6 +40,9 @@ func WriteMany(w io.Writer, whole *capture.Capture, merged *analysis.Tables, ins
 	return bw.Flush()
 }
 
+// minPerInput is the fewest dispatches an input's timeline block keeps.
+const minPerInput = 500
+
 func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt Options) *page {
 	doc := render.BuildJSON(whole, merged)
 	doc.Inputs = []capture.Source{}
@@ -53,6 +56,9 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
 	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
 	p.Programs = p.programs(doc, "", p.Gaps)
+	// The inputs share the timeline's budget, each keeping a few queues'
+	// worth: the page of 64 ranks stays a page one can open.
+	budget := max(DefaultMax/max(len(ins), 1), minPerInput)
 	for i, in := range ins {
 		sec := inputView{Index: i, Heading: fmt.Sprintf("input %d/%d", i+1, len(ins)), Label: in.Label, Source: doc.Inputs[i]}
 		if sec.Label == "" {
@@ -76,7 +82,7 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 		sec.Programs = p.programs(idoc, prefix, sec.Gaps)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}
-		tl.timelineSection = timeline(c, in.Timeline, &p.Data.Kernels)
+		tl.timelineSection = timeline(c, in.Timeline.limited(budget), &p.Data.Kernels)
 		for gi := range tl.Groups {
 			// The input's label names its rank: a rank heading only where
 			// its queues are on several ranks.

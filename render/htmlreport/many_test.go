@@ -3,11 +3,14 @@ package htmlreport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/inputs"
 )
 
@@ -80,5 +83,43 @@ func TestManyWriteErrorReturned(t *testing.T) {
 	w := &failWriter{n: 100}
 	if err := WriteMany(w, run.Whole, run.Tables, []Input{{Path: "a", Capture: a.c, Tables: a.t}}, Options{}); err == nil {
 		t.Fatal("a failed write was not returned")
+	}
+}
+
+// TestManyTimelineBudget: inputs share the timeline's budget, each cut
+// evenly over its queues, and a cut strip says so.
+func TestManyTimelineBudget(t *testing.T) {
+	const n = 40 // inputs: DefaultMax/40 = 250, under minPerInput
+	var res []inputs.Result
+	var ins []Input
+	for i := range n {
+		c := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("r%d", i)}, Clock: capture.Clock{Unit: "ns", Timed: true}}
+		p := c.AddProgram(capture.Program{Name: "p"})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+		q0, q1 := c.AddQueue(capture.Queue{Name: "a"}), c.AddQueue(capture.Queue{Name: "b"})
+		agg, tl := analysis.NewAggregator(), NewTimeline()
+		for j := range 3000 {
+			d := &capture.Dispatch{Program: p, Queue: []capture.QueueID{q0, q1}[j%2], Kernel: k, Device: capture.Interval{Begin: int64(j * 10), End: int64(j*10 + 5), Valid: true}}
+			agg.Dispatch(c, d)
+			tl.Dispatch(c, d)
+		}
+		tb := agg.Tables(c)
+		res = append(res, inputs.Result{Path: c.Source.Path, Capture: c, Tables: tb})
+		ins = append(ins, Input{Path: c.Source.Path, Capture: c, Tables: tb, Timeline: tl})
+	}
+	run := inputs.Merge(res, nil)
+	var b bytes.Buffer
+	if err := WriteMany(&b, run.Whole, run.Tables, ins, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if got := strings.Count(page, "data-k="); got != n*minPerInput {
+		t.Errorf("%d rectangles, want %d per input", got, minPerInput)
+	}
+	if got := strings.Count(page, "first 250 of 1500 dispatches shown"); got != 2*n {
+		t.Errorf("%d strips say they are cut, want every one of %d", got, 2*n)
+	}
+	if len(ins[0].Timeline.samples) != 3000 {
+		t.Error("rendering cut the caller's timeline")
 	}
 }
