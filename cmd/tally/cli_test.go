@@ -203,8 +203,10 @@ func TestHelpCommand(t *testing.T) {
 			t.Errorf("help %s: exit %d, stderr %q, stdout equal to -h: %v", name, code, errOut, out == want)
 		}
 	}
-	if code, out, _ := tally("help"); code != 0 || out != usage {
-		t.Errorf("help: exit %d", code)
+	for _, args := range [][]string{{"help"}, {"help", "-h"}} {
+		if code, out, _ := tally(args...); code != 0 || out != usage {
+			t.Errorf("%q: exit %d", args, code)
+		}
 	}
 	for _, args := range [][]string{{"help", "nonsense"}, {"help", "report", "inspect"}} {
 		code, out, errOut := tally(args...)
