@@ -104,6 +104,10 @@ type Item struct {
 	Where   string `json:"where,omitempty"`
 	Program string `json:"program,omitempty"`
 	Kernel  string `json:"kernel,omitempty"`
+	// Queue is the queue the occurrence happened on (an index into
+	// Capture.Queues), when the reader knows it; nil when it does not (a
+	// pointer, so that unknown survives JSON and is never queue 0).
+	Queue *QueueID `json:"queue,omitempty"`
 	// Time is when it happened (e.g. the launch time of an unfinished
 	// dispatch), in the unit of the capture's clock.
 	Time *int64 `json:"time,omitempty"`
@@ -147,3 +151,6 @@ func (g *Gap) Figure(name string) (int64, bool) {
 
 // TimeOf returns a pointer to t, for Item.Time.
 func TimeOf(t int64) *int64 { return &t }
+
+// QueueOf returns a pointer to q, for Item.Queue.
+func QueueOf(q QueueID) *QueueID { return &q }
