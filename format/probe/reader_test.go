@@ -93,6 +93,23 @@ func TestSamples(t *testing.T) {
 	if len(ds) != 98 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 2 || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
 		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
 	}
+	// Each unfinished dispatch names the queue it was in flight on, so a
+	// timeline draws it there.
+	n := 0
+	for _, g := range c.Accounting.Gaps {
+		if g.Kind != capture.UnfinishedDispatch {
+			continue
+		}
+		for _, it := range g.Items {
+			n++
+			if it.Queue == nil || "queue "+c.Queues[*it.Queue].Name != it.Where {
+				t.Errorf("unfinished %s at %v (%s) on queue %v", it.Kernel, *it.Time, it.Where, it.Queue)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d unfinished items listed", n)
+	}
 }
 
 // TestCutEverywhere cuts every sample at every byte: inside the header it is
