@@ -371,18 +371,34 @@ func (in *Input) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
 	if in.group == nil {
 		in.group = g
 	}
-	name := "(no queue recorded)"
-	if q >= 0 && int(q) < len(c.Queues) {
-		qq := c.Queues[q]
-		name = strings.TrimSpace(qq.Device + " · " + qq.Name)
-		if qq.Device == "" {
-			name = qq.Name
-		}
-	}
-	name = g.name + " · " + name
+	name := g.name + " · " + queueLabel(c, q)
 	ql := &queueLanes{parent: g, name: name, key: fmt.Sprintf("in%d/q%d", in.idx, q)}
 	in.lanes[q] = ql
 	return ql
+}
+
+// queueLabel is a queue's device and name, as its track shows them.
+func queueLabel(c *capture.Capture, q capture.QueueID) string {
+	if q < 0 || int(q) >= len(c.Queues) {
+		return "(no queue recorded)"
+	}
+	qq := c.Queues[q]
+	if qq.Device == "" {
+		return qq.Name
+	}
+	return strings.TrimSpace(qq.Device + " · " + qq.Name)
+}
+
+// queueName names a gap item's queue (with its rank, when known) for an
+// annotation; "" when the item has none.
+func queueName(c *capture.Capture, q *capture.QueueID) string {
+	if q == nil || *q < 0 || int(*q) >= len(c.Queues) {
+		return ""
+	}
+	if r := rankOf(c, *q); r != "" {
+		return "rank " + r + " · " + queueLabel(c, *q)
+	}
+	return queueLabel(c, *q)
 }
 
 // place returns the lane track for [b, e]: the first lane where it nests
