@@ -79,3 +79,20 @@ func TestItemQueueInRange(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueLabel(t *testing.T) {
+	for _, tc := range []struct {
+		q    Queue
+		want string
+	}{
+		{Queue{Name: "stream 7", Device: "GPU 0", Rank: "1"}, "rank 1 · GPU 0 · stream 7"},
+		{Queue{Name: "cpu0", Device: "cpu"}, "cpu · cpu0"},
+		{Queue{Name: "q"}, "q"},
+		{Queue{Device: "GPU 0"}, "GPU 0"},
+		{Queue{}, "(unnamed queue)"},
+	} {
+		if got := tc.q.Label(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

@@ -377,16 +377,15 @@ func (in *Input) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
 	return ql
 }
 
-// queueLabel is a queue's device and name, as its track shows them.
+// queueLabel is a queue's device and name, as its track shows them (the
+// rank is the track's group).
 func queueLabel(c *capture.Capture, q capture.QueueID) string {
 	if q < 0 || int(q) >= len(c.Queues) {
 		return "(no queue recorded)"
 	}
 	qq := c.Queues[q]
-	if qq.Device == "" {
-		return qq.Name
-	}
-	return strings.TrimSpace(qq.Device + " · " + qq.Name)
+	qq.Rank = ""
+	return qq.Label()
 }
 
 // queueName names a gap item's queue (with its rank, when known) for an
@@ -395,10 +394,9 @@ func queueName(c *capture.Capture, q *capture.QueueID) string {
 	if q == nil || *q < 0 || int(*q) >= len(c.Queues) {
 		return ""
 	}
-	if r := rankOf(c, *q); r != "" {
-		return "rank " + r + " · " + queueLabel(c, *q)
-	}
-	return queueLabel(c, *q)
+	qq := c.Queues[*q]
+	qq.Rank = rankOf(c, *q)
+	return qq.Label()
 }
 
 // place returns the lane track for [b, e]: the first lane where it nests

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -94,21 +95,23 @@ func TestSamples(t *testing.T) {
 		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
 	}
 	// Each unfinished dispatch names the queue it was in flight on, so a
-	// timeline draws it there.
-	n := 0
+	// timeline draws it there: killed.probe has one in flight on cpu0 and
+	// one on cpu2 at their last checkpoints.
+	var on []string
 	for _, g := range c.Accounting.Gaps {
 		if g.Kind != capture.UnfinishedDispatch {
 			continue
 		}
 		for _, it := range g.Items {
-			n++
-			if it.Queue == nil || "queue "+c.Queues[*it.Queue].Name != it.Where {
-				t.Errorf("unfinished %s at %v (%s) on queue %v", it.Kernel, *it.Time, it.Where, it.Queue)
+			if it.Queue == nil {
+				t.Fatalf("unfinished %s without its queue", it.Kernel)
 			}
+			on = append(on, c.Queues[*it.Queue].Name)
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d unfinished items listed", n)
+	sort.Strings(on)
+	if strings.Join(on, ",") != "cpu0,cpu2" {
+		t.Errorf("unfinished dispatches on queues %v, want cpu0 and cpu2", on)
 	}
 }
 
