@@ -42,6 +42,12 @@ const (
 	GPUEventWithoutLaunch Kind = "gpu_event_without_launch"
 	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
 	GraphLaunch           Kind = "graph_launch"
+
+	// rocprofv3 / rocpd and Nsight Systems exports (format/rocprof, format/nsys).
+	DuplicateDispatchID  Kind = "duplicate_dispatch_id"  // a dispatch id seen before in the same process: later rows not in the tables
+	ViewDroppedRows      Kind = "view_dropped_rows"      // note: rows rocpd's own views inner-join away; tally reads them
+	WindowedExport       Kind = "windowed_export"        // the export holds only a time window (or some tables) of the capture
+	GraphKernelsUntraced Kind = "graph_kernels_untraced" // graph launches whose kernels the profiler did not record
 )
 
 // notes are kinds that describe the capture without making it incomplete.
