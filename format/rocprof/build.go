@@ -26,10 +26,7 @@ type builder struct {
 	dispatches int64
 	d          capture.Dispatch
 
-	// Per queue, the latest start and the latest end so far, for
-	// same-queue overlaps; rows out of start order are not checked.
-	lastStart, lastEnd []int64
-	overlap            struct{ n, ns, unordered int64 }
+	overlap overlaps
 }
 
 type kkey struct {
@@ -76,12 +73,8 @@ func (b *builder) queue(agent, queue []byte) capture.QueueID {
 	}
 	q := b.c.AddQueue(capture.Queue{Name: "queue " + string(queue), Device: dev})
 	b.queues[string(b.qkey)] = q
-	b.lastStart = append(b.lastStart, minTime)
-	b.lastEnd = append(b.lastEnd, minTime)
 	return q
 }
-
-const minTime = -1 << 63
 
 // kernel interns a kernel of program p. An empty name or rocpd's
 // "unknown_kernel" is unresolved: the kernel is shown by its id, scoped to
@@ -142,15 +135,7 @@ func (b *builder) emit(r *row, pos func() string) {
 	b.unit.Used++
 	b.dispatches++
 	if q := r.queue; q >= 0 {
-		switch {
-		case r.start < b.lastStart[q]:
-			b.overlap.unordered++
-		case r.start < b.lastEnd[q]:
-			b.overlap.n++
-			b.overlap.ns += min(b.lastEnd[q], r.end) - r.start
-		}
-		b.lastStart[q] = max(b.lastStart[q], r.start)
-		b.lastEnd[q] = max(b.lastEnd[q], r.end)
+		b.overlap.add(int(q), r.start, r.end)
 	}
 	b.d = capture.Dispatch{
 		Program: r.prog, Queue: r.queue, Kernel: r.kernel, Instance: 0,
@@ -169,13 +154,14 @@ func (b *builder) finish(emptyWhy string) {
 		g.Summary = "no kernel dispatch in this input: " + emptyWhy
 		g.Add(capture.Item{What: "no kernel dispatch rows"})
 	}
+	b.overlap.flush()
 	if b.overlap.n > 0 {
 		g := b.c.Accounting.Gap(capture.OverlappingEvents, "")
 		g.Summary = "dispatches that start before the previous dispatch on the same (agent, queue) has ended: summed durations exceed busy time (MI300X firmware timestamps before ROCm 6.4.2 tie or overlap)"
 		g.AddN(b.overlap.n)
 		g.SetFigure("total_ns", b.overlap.ns)
-		if b.overlap.unordered > 0 {
-			g.SetFigure("unchecked_out_of_order", b.overlap.unordered)
+		if b.overlap.unorder > 0 {
+			g.SetFigure("unchecked_out_of_order", b.overlap.unorder)
 		}
 	}
 }

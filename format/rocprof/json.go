@@ -361,7 +361,9 @@ func (jr *jsonReader) dispatch() error {
 	return nil
 }
 
-func (jr *jsonReader) where(n int64) string { return "kernel_dispatch record " + strconv.FormatInt(n, 10) }
+func (jr *jsonReader) where(n int64) string {
+	return "kernel_dispatch record " + strconv.FormatInt(n, 10)
+}
 
 // flush emits the dispatches held until the symbols were known.
 func (jr *jsonReader) flush() {
