@@ -2,7 +2,10 @@ module github.com/tallyprof/tally
 
 go 1.26.8
 
-require golang.org/x/sys v0.50.0
+require (
+	golang.org/x/sys v0.50.0
+	modernc.org/sqlite v1.62.0
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
@@ -13,5 +16,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )

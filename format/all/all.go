@@ -6,4 +6,6 @@ import (
 	_ "github.com/tallyprof/tally/format/hrxserial"
 	_ "github.com/tallyprof/tally/format/ireeprof"
 	_ "github.com/tallyprof/tally/format/kineto"
+	_ "github.com/tallyprof/tally/format/nsys"
+	_ "github.com/tallyprof/tally/format/rocprof"
 )

@@ -1,0 +1,164 @@
+package nsys
+
+import (
+	"database/sql"
+	"regexp"
+	"sort"
+
+	"github.com/tallyprof/tally/format/internal/sqlitein"
+)
+
+// NVTX ranges give programs. A dispatch belongs to the outermost range
+// (push/pop or start/end) open on its launching thread when the launch
+// call began — NVIDIA's own rule ties a kernel to the ranges around its
+// launch, not around its execution. The outermost, not the innermost:
+// frameworks open a range per operator (PyTorch's "aten::view, op_id =
+// 314290"), so the innermost would make a program per call, and shares
+// are compared only inside one program. Trailing instance numbers are
+// dropped from names (", op_id = N", "#N"), so repeated ranges are one
+// program with several instances.
+
+type nvtxRanges struct {
+	byTid  map[int64]*threadRanges
+	ranges []int32 // per global range: its program name index
+	names  []string
+	index  map[string]int32
+	read   int64 // NVTX rows read
+	marks  int64 // rows that are not ranges (marks, domain creation, no end)
+}
+
+type threadRanges struct {
+	base       int32 // global index of this thread's first range
+	start, end []int64
+	parent     []int32
+	root       []int32
+}
+
+var instanceSuffix = regexp.MustCompile(`(, op_id = \d+|#\d+)$`)
+
+func (n *nvtxRanges) name(s string) int32 {
+	s = instanceSuffix.ReplaceAllString(s, "")
+	if s == "" {
+		s = "(unnamed NVTX range)"
+	}
+	if i, ok := n.index[s]; ok {
+		return i
+	}
+	i := int32(len(n.names))
+	n.names = append(n.names, s)
+	n.index[s] = i
+	return i
+}
+
+// loadNVTX reads every NVTX range, per thread, sorted by start.
+func (r *reader) loadNVTX() error {
+	n := &r.nvtx
+	n.byTid = map[int64]*threadRanges{}
+	n.index = map[string]int32{}
+	const t = "NVTX_EVENTS"
+	if !r.db.Has(t) || !r.db.HasColumn(t, "start") || !r.db.HasColumn(t, "globalTid") {
+		return nil
+	}
+	if err := r.db.QueryRow(`SELECT count(*) FROM NVTX_EVENTS`).Scan(&n.read); err != nil {
+		return r.db.QueryError(t, err)
+	}
+	q := `SELECT n.start, n."end", n.globalTid, ` + r.db.Col("n", t, "text") + `, ` + r.db.Col("n", t, "textId") +
+		` FROM NVTX_EVENTS n WHERE n."end" IS NOT NULL AND n.globalTid IS NOT NULL AND n.start IS NOT NULL AND n."end" >= n.start`
+	if r.db.HasColumn(t, "eventType") {
+		q += ` AND n.eventType IN (59, 60)` // NvtxPushPopRange, NvtxStartEndRange
+	}
+	q += ` ORDER BY n.globalTid, n.start, n."end" DESC`
+	rows, err := r.db.Query(q)
+	if err != nil {
+		return r.db.QueryError(t, err)
+	}
+	defer rows.Close()
+	var textIDs []int64
+	var pendingText []int32 // global range index waiting for a StringIds name
+	var cur *threadRanges
+	var curTid int64
+	var stack []int32
+	for rows.Next() {
+		var start, end, tid int64
+		var text sql.NullString
+		var textID sql.NullInt64
+		if err := rows.Scan(&start, &end, &tid, &text, &textID); err != nil {
+			return r.db.QueryError(t, err)
+		}
+		if cur == nil || tid != curTid {
+			cur = &threadRanges{base: int32(len(n.ranges))}
+			n.byTid[tid] = cur
+			curTid = tid
+			stack = stack[:0]
+		}
+		j := int32(len(cur.start))
+		for len(stack) > 0 && cur.end[stack[len(stack)-1]] < start {
+			stack = stack[:len(stack)-1]
+		}
+		parent, root := int32(-1), j
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+			root = cur.root[parent]
+		}
+		cur.start = append(cur.start, start)
+		cur.end = append(cur.end, end)
+		cur.parent = append(cur.parent, parent)
+		cur.root = append(cur.root, root)
+		stack = append(stack, j)
+		switch {
+		case text.Valid:
+			n.ranges = append(n.ranges, n.name(text.String))
+		case textID.Valid:
+			n.ranges = append(n.ranges, -1)
+			pendingText = append(pendingText, int32(len(n.ranges)-1))
+			textIDs = append(textIDs, textID.Int64)
+		default:
+			n.ranges = append(n.ranges, n.name(""))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.db.QueryError(t, err)
+	}
+	n.marks = n.read - int64(len(n.ranges))
+	if len(pendingText) > 0 {
+		strs, err := r.strings(uniq(textIDs))
+		if err != nil {
+			return err
+		}
+		for i, g := range pendingText {
+			n.ranges[g] = n.name(strs[textIDs[i]]) // a pruned string is an unnamed range
+		}
+	}
+	return nil
+}
+
+// outermost returns the global index of the outermost range open on tid
+// at time ts, or -1.
+func (n *nvtxRanges) outermost(tid, ts int64) int32 {
+	tr := n.byTid[tid]
+	if tr == nil {
+		return -1
+	}
+	i := int32(sort.Search(len(tr.start), func(i int) bool { return tr.start[i] > ts })) - 1
+	for i >= 0 && tr.end[i] < ts {
+		i = tr.parent[i]
+	}
+	if i < 0 {
+		return -1
+	}
+	return tr.base + tr.root[i]
+}
+
+func uniq(ids []int64) []int64 {
+	s := append([]int64(nil), ids...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+var _ = sqlitein.Quote
