@@ -16,7 +16,7 @@ func (r *reader) graphTrace() error {
 		return nil
 	}
 	var n, ns sql.NullInt64
-	if err := r.db.QueryRow(`SELECT count(*), sum("end" - start) FROM ` + graphTable).Scan(&n, &ns); err != nil {
+	if err := r.db.QueryRow(`SELECT count(*), sum("end" - start) FROM `+graphTable).Scan(&n, &ns); err != nil {
 		return r.db.QueryError(graphTable, err)
 	}
 	if n.Int64 == 0 {
