@@ -50,7 +50,6 @@ func (r *reader) gaps() {
 	}
 	if r.graphLaunch.n > 0 || a.Find(capture.GraphKernelsUntraced) != nil {
 		g := a.Gap(capture.GraphKernelsUntraced, "")
-		g.Count += r.graphLaunch.n
 		mode := ""
 		if r.graphMode != "" {
 			mode = " (graph trace mode " + r.graphMode + ")"
@@ -59,6 +58,7 @@ func (r *reader) gaps() {
 		if r.graphLaunch.n > 0 {
 			g.SetFigure("graph_launches", r.graphLaunch.n)
 			g.Add(capture.Item{What: fmt.Sprintf("%d cudaGraphLaunch calls without kernels, first at %d ns", r.graphLaunch.n, r.graphLaunch.first), Time: capture.TimeOf(r.graphLaunch.first)})
+			g.Count = r.graphLaunch.n
 		}
 		if n, ok := g.Figure("graph_executions"); ok && g.Count == 0 {
 			g.Count = n

@@ -34,14 +34,16 @@ func (r *reader) activityQuery() (string, bool) {
 			cat, r.db.Col("a", t, "deviceId"), r.db.Col("a", t, "streamId"), r.db.Col("a", t, "correlationId"), r.db.Col("a", t, "globalPid"), name, t))
 	}
 	if len(parts) == 0 {
-		return "", false
+		// No device table: still walk the runtime rows, to count the
+		// launches (graph launches above all) that have no device work.
+		return `SELECT 0, 0, 0, 0, 0, 0, 0, 0 WHERE 0`, true
 	}
 	return `SELECT cat, s, e, dev, stream, corr, gpid, name FROM (` + strings.Join(parts, " UNION ALL ") +
 		`) ORDER BY (gpid >> 24), corr, s`, true
 }
 
-// runtime is a cursor over the runtime rows in (process, correlation) order.
-type runtime struct {
+// rtCursor is a cursor over the runtime rows in (process, correlation) order.
+type rtCursor struct {
 	rows       *sql.Rows
 	ok         bool
 	pid, corr  int64
@@ -52,7 +54,7 @@ type runtime struct {
 	hasPid     bool
 }
 
-func (rt *runtime) next() error {
+func (rt *rtCursor) next() error {
 	if rt.rows == nil || !rt.rows.Next() {
 		rt.ok = false
 		if rt.rows != nil {
@@ -81,7 +83,7 @@ func (r *reader) merge() error {
 	if !ok {
 		return nil
 	}
-	rt := &runtime{}
+	rt := &rtCursor{}
 	if r.db.Has(runtimeTable) && r.db.HasColumn(runtimeTable, "correlationId") {
 		rows, err := r.db.Query(`SELECT globalTid >> 24, correlationId, start, "end", globalTid, ` + r.db.Col("r", runtimeTable, "nameId") +
 			` FROM ` + runtimeTable + ` r ORDER BY (globalTid >> 24), correlationId`)
@@ -158,7 +160,7 @@ func (r *reader) merge() error {
 	return nil
 }
 
-func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, name sql.NullInt64, launched bool, rt *runtime) {
+func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, name sql.NullInt64, launched bool, rt *rtCursor) {
 	p := r.program(rt.tid, rt.start, launched)
 	k := r.kernel(p, cat, name.Int64, name.Valid)
 	q := r.queue(pid, dev, stream)
@@ -206,7 +208,7 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 }
 
 // unmatched accounts for a runtime row no device row joined.
-func (r *reader) unmatched(rt *runtime) {
+func (r *reader) unmatched(rt *rtCursor) {
 	if rt.matched {
 		return
 	}

@@ -4,8 +4,6 @@ import (
 	"database/sql"
 	"regexp"
 	"sort"
-
-	"github.com/tallyprof/tally/format/internal/sqlitein"
 )
 
 // NVTX ranges give programs. A dispatch belongs to the outermost range
@@ -160,5 +158,3 @@ func uniq(ids []int64) []int64 {
 	}
 	return out
 }
-
-var _ = sqlitein.Quote
