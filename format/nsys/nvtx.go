@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"regexp"
 	"sort"
+
+	"github.com/tallyprof/tally/format/internal/ranges"
 )
 
 // NVTX ranges give programs. A dispatch belongs to the outermost range
@@ -17,19 +19,12 @@ import (
 // program with several instances.
 
 type nvtxRanges struct {
-	byTid  map[int64]*threadRanges
+	set    ranges.Set
 	ranges []int32 // per global range: its program name index
 	names  []string
 	index  map[string]int32
 	read   int64 // NVTX rows read
 	marks  int64 // rows that are not ranges (marks, domain creation, no end)
-}
-
-type threadRanges struct {
-	base       int32 // global index of this thread's first range
-	start, end []int64
-	parent     []int32
-	root       []int32
 }
 
 var instanceSuffix = regexp.MustCompile(`(, op_id = \d+|#\d+)$`)
@@ -51,7 +46,6 @@ func (n *nvtxRanges) name(s string) int32 {
 // loadNVTX reads every NVTX range, per thread, sorted by start.
 func (r *reader) loadNVTX() error {
 	n := &r.nvtx
-	n.byTid = map[int64]*threadRanges{}
 	n.index = map[string]int32{}
 	const t = "NVTX_EVENTS"
 	if !r.db.Has(t) || !r.db.HasColumn(t, "start") || !r.db.HasColumn(t, "globalTid") {
@@ -73,9 +67,6 @@ func (r *reader) loadNVTX() error {
 	defer rows.Close()
 	var textIDs []int64
 	var pendingText []int32 // global range index waiting for a StringIds name
-	var cur *threadRanges
-	var curTid int64
-	var stack []int32
 	for rows.Next() {
 		var start, end, tid int64
 		var text sql.NullString
@@ -83,26 +74,7 @@ func (r *reader) loadNVTX() error {
 		if err := rows.Scan(&start, &end, &tid, &text, &textID); err != nil {
 			return r.db.QueryError(t, err)
 		}
-		if cur == nil || tid != curTid {
-			cur = &threadRanges{base: int32(len(n.ranges))}
-			n.byTid[tid] = cur
-			curTid = tid
-			stack = stack[:0]
-		}
-		j := int32(len(cur.start))
-		for len(stack) > 0 && cur.end[stack[len(stack)-1]] < start {
-			stack = stack[:len(stack)-1]
-		}
-		parent, root := int32(-1), j
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-			root = cur.root[parent]
-		}
-		cur.start = append(cur.start, start)
-		cur.end = append(cur.end, end)
-		cur.parent = append(cur.parent, parent)
-		cur.root = append(cur.root, root)
-		stack = append(stack, j)
+		n.set.Add(tid, start, end)
 		switch {
 		case text.Valid:
 			n.ranges = append(n.ranges, n.name(text.String))
@@ -128,23 +100,6 @@ func (r *reader) loadNVTX() error {
 		}
 	}
 	return nil
-}
-
-// outermost returns the global index of the outermost range open on tid
-// at time ts, or -1.
-func (n *nvtxRanges) outermost(tid, ts int64) int32 {
-	tr := n.byTid[tid]
-	if tr == nil {
-		return -1
-	}
-	i := int32(sort.Search(len(tr.start), func(i int) bool { return tr.start[i] > ts })) - 1
-	for i >= 0 && tr.end[i] < ts {
-		i = tr.parent[i]
-	}
-	if i < 0 {
-		return -1
-	}
-	return tr.base + tr.root[i]
 }
 
 func uniq(ids []int64) []int64 {

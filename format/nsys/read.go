@@ -170,7 +170,7 @@ func (r *reader) loadNames() error {
 func (r *reader) program(tid, ts int64, ok bool) capture.ProgramID {
 	g := int32(-1)
 	if ok {
-		g = r.nvtx.outermost(tid, ts)
+		g = r.nvtx.set.Outermost(tid, ts)
 	}
 	key := int32(-1)
 	if g >= 0 {

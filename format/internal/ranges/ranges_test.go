@@ -1,0 +1,60 @@
+package ranges
+
+import (
+	"math/rand"
+	"sort"
+	"testing"
+)
+
+// TestAgainstBruteForce compares Outermost with a scan over every range on
+// random properly nested ranges.
+func TestAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	type r struct{ key, start, end int64 }
+	var all []r
+	var gen func(key, lo, hi int64, depth int)
+	gen = func(key, lo, hi int64, depth int) {
+		for at := lo; at < hi && depth < 4; {
+			s := at + rng.Int63n(20)
+			e := s + rng.Int63n(200)
+			if e >= hi {
+				return
+			}
+			all = append(all, r{key, s, e})
+			gen(key, s, e, depth+1)
+			at = e + 1
+		}
+	}
+	gen(1, 0, 5000, 0)
+	gen(2, 0, 5000, 0)
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.key != b.key {
+			return a.key < b.key
+		}
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		return a.end > b.end
+	})
+	var s Set
+	for i, x := range all {
+		if got := s.Add(x.key, x.start, x.end); got != int32(i) {
+			t.Fatalf("index %d, want %d", got, i)
+		}
+	}
+	for key := int64(0); key <= 2; key++ {
+		for ts := int64(-5); ts < 5100; ts += 3 {
+			want := int32(-1)
+			for i, x := range all {
+				if x.key == key && x.start <= ts && ts <= x.end {
+					want = int32(i)
+					break // sorted by start: the first containing is outermost
+				}
+			}
+			if got := s.Outermost(key, ts); got != want {
+				t.Fatalf("key %d ts %d: %d, want %d", key, ts, got, want)
+			}
+		}
+	}
+}
