@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -116,3 +117,7 @@ func gunzip(t testing.TB, path string) []byte {
 	}
 	return data
 }
+
+func readTestdata(name string) ([]byte, error) { return os.ReadFile("testdata/" + name) }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
