@@ -115,21 +115,29 @@ type row struct {
 	link          capture.Link
 }
 
+// pos says where a row was ("line 12"), formatted only when needed.
+type pos struct {
+	what string
+	n    int64
+}
+
+func (p pos) String() string { return p.what + " " + strconv.FormatInt(p.n, 10) }
+
 // emit checks r and streams it, or keeps it out of the tables with a
-// reason; pos says where it was ("line 12").
-func (b *builder) emit(r *row, pos func() string) {
+// reason.
+func (b *builder) emit(r *row, at pos) {
 	if r.end < r.start {
 		g := b.c.Accounting.Gap(capture.InvalidEvent, "")
 		g.Summary = "dispatches whose end is before their start: not in the tables, never swapped (rocprofv3 itself swaps them before writing, so such rows come from another writer or an edited file)"
-		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", r.end, r.start), Where: pos(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
-		b.unit.Skip("end before start", 1, pos())
+		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", r.end, r.start), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
+		b.unit.Skip("end before start", 1, at.String())
 		return
 	}
 	if r.hasDispatchID && b.ids.add(r.dispatchID) {
 		g := b.c.Accounting.Gap(capture.DuplicateDispatchID, "")
 		g.Summary = "rows repeating a dispatch id already seen: the first row is in the tables, the repeats are not (rocpd's writer drops them the same way)"
-		g.Add(capture.Item{What: fmt.Sprintf("dispatch id %d again", r.dispatchID), Where: pos(), Kernel: b.c.Kernels[r.kernel].Name})
-		b.unit.Skip("duplicate dispatch id", 1, pos())
+		g.Add(capture.Item{What: fmt.Sprintf("dispatch id %d again", r.dispatchID), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name})
+		b.unit.Skip("duplicate dispatch id", 1, at.String())
 		return
 	}
 	b.unit.Used++

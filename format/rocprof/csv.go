@@ -254,7 +254,7 @@ func (cr *csvReader) rows() error {
 			r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
 		}
 		r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
-		cr.b.emit(&r, cr.where)
+		cr.b.emit(&r, pos{"line", cr.line})
 	}
 }
 

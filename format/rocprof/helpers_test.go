@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,3 +122,10 @@ func gunzip(t testing.TB, path string) []byte {
 func readTestdata(name string) ([]byte, error) { return os.ReadFile("testdata/" + name) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+type runtimeMemStats = runtime.MemStats
+
+func readMem(m *runtime.MemStats) {
+	runtime.GC()
+	runtime.ReadMemStats(m)
+}

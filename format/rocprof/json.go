@@ -401,5 +401,5 @@ func (jr *jsonReader) emit(d *jDispatch, n int64) {
 		dispatchID: d.Info.DispatchID, hasDispatchID: true,
 	}
 	r.kernel = jr.b.kernel(jr.prog, []byte(jr.symbols[d.Info.KernelID]), d.Info.KernelID, true, "kernel")
-	jr.b.emit(&r, func() string { return jr.where(n) })
+	jr.b.emit(&r, pos{"kernel_dispatch record", n})
 }

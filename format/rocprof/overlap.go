@@ -1,6 +1,6 @@
 package rocprof
 
-import "container/heap"
+import "sort"
 
 // overlaps counts dispatches that start before the previous dispatch on the
 // same queue ended. Writers emit rows in completion order, not start order,
@@ -12,25 +12,46 @@ type overlaps struct {
 	n, ns, unorder int64
 }
 
-const reorderWindow = 4096
+const reorderWindow = 1024
 
 type span struct{ start, end int64 }
 
-type spanHeap []span
+// spanQueue keeps the pending rows sorted by start. Rows mostly arrive in
+// start order, so a push is usually an append and a pop takes the front;
+// a late row is inserted by binary search.
+type spanQueue struct {
+	buf  []span
+	head int
+}
 
-func (h spanHeap) Len() int           { return len(h) }
-func (h spanHeap) Less(i, j int) bool { return h[i].start < h[j].start }
-func (h spanHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *spanHeap) Push(x any)        { *h = append(*h, x.(span)) }
-func (h *spanHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+func (q *spanQueue) len() int { return len(q.buf) - q.head }
+
+func (q *spanQueue) push(x span) {
+	n := len(q.buf)
+	if n == q.head || q.buf[n-1].start <= x.start {
+		q.buf = append(q.buf, x)
+		return
+	}
+	i := q.head + sort.Search(n-q.head, func(i int) bool { return q.buf[q.head+i].start > x.start })
+	q.buf = append(q.buf, span{})
+	copy(q.buf[i+1:], q.buf[i:n])
+	q.buf[i] = x
+}
+
+func (q *spanQueue) pop() span {
+	x := q.buf[q.head]
+	q.head++
+	if q.head == len(q.buf) {
+		q.buf, q.head = q.buf[:0], 0
+	} else if q.head >= 1024 && q.head*2 >= len(q.buf) {
+		n := copy(q.buf, q.buf[q.head:])
+		q.buf, q.head = q.buf[:n], 0
+	}
 	return x
 }
 
 type queueOrder struct {
-	pending            spanHeap
+	pending            spanQueue
 	lastStart, lastEnd int64
 	seen               bool
 }
@@ -40,9 +61,9 @@ func (o *overlaps) add(q int, start, end int64) {
 		o.queues = append(o.queues, queueOrder{})
 	}
 	qo := &o.queues[q]
-	heap.Push(&qo.pending, span{start, end})
-	if len(qo.pending) > reorderWindow {
-		o.check(qo, heap.Pop(&qo.pending).(span))
+	qo.pending.push(span{start, end})
+	if qo.pending.len() > reorderWindow {
+		o.check(qo, qo.pending.pop())
 	}
 }
 
@@ -65,8 +86,8 @@ func (o *overlaps) check(qo *queueOrder, s span) {
 func (o *overlaps) flush() {
 	for i := range o.queues {
 		qo := &o.queues[i]
-		for len(qo.pending) > 0 {
-			o.check(qo, heap.Pop(&qo.pending).(span))
+		for qo.pending.len() > 0 {
+			o.check(qo, qo.pending.pop())
 		}
 	}
 }

@@ -186,7 +186,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			return rr.db.QueryError(kd, err)
 		}
 		rr.b.unit.Read++
-		pos := func() string { return kd + " row " + strconv.FormatInt(n, 10) }
+		at := pos{kd + " row", n}
 		for i, has := range ok {
 			if !has {
 				rr.dropped[what[i]]++
@@ -199,7 +199,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			}
 		}
 		if !start.Valid || !end.Valid {
-			rr.b.unit.Skip("no start or end", 1, pos())
+			rr.b.unit.Skip("no start or end", 1, at.String())
 			continue
 		}
 		prog := rr.program(tid, start.Int64)
@@ -221,7 +221,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			name = "" // rocpd stores these as "unknown_kernel"
 		}
 		r.kernel = rr.b.kernel(prog, []byte(name), uint64(kernelID.Int64), kernelID.Valid, "kernel")
-		rr.b.emit(&r, pos)
+		rr.b.emit(&r, at)
 	}
 	if err := rows.Err(); err != nil {
 		return rr.db.QueryError(kd, err)
@@ -234,7 +234,7 @@ func (rr *rocpdReader) metadata(table string) string {
 		return ""
 	}
 	var v sql.NullString
-	_ = rr.db.QueryRow(`SELECT value FROM `+sqlitein.Quote(table)+` WHERE tag = 'schema_version'`).Scan(&v)
+	_ = rr.db.QueryRow(`SELECT value FROM ` + sqlitein.Quote(table) + ` WHERE tag = 'schema_version'`).Scan(&v)
 	return v.String
 }
 

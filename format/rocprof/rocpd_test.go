@@ -148,8 +148,8 @@ func TestRocpd(t *testing.T) {
 // loses the dispatches, tally keeps them and says how many a view drops.
 func TestRocpdViewDrops(t *testing.T) {
 	path := genRocpd(t,
-		`DELETE FROM rocpd_info_queue$S WHERE id = 2`,         // 45 dispatches on queue 2
-		`DELETE FROM rocpd_event$S WHERE id = 1`,              // dispatch 1 (on queue 2)
+		`DELETE FROM rocpd_info_queue$S WHERE id = 2`,          // 45 dispatches on queue 2
+		`DELETE FROM rocpd_event$S WHERE id = 1`,               // dispatch 1 (on queue 2)
 		`DELETE FROM rocpd_info_kernel_symbol$S WHERE id = 10`, // 45 dispatches of add
 		`UPDATE rocpd_kernel_dispatch$S SET end = start - 5 WHERE id = 4`,
 		`UPDATE rocpd_kernel_dispatch$S SET dispatch_id = 2 WHERE id = 6`,
