@@ -88,7 +88,7 @@ func (r *reader) gaps() {
 		for _, n := range names {
 			st := r.unlaunched[n]
 			g.Count += st.n - 1
-			g.Add(capture.Item{What: fmt.Sprintf("%s: %d calls between %d and %d ns", n, st.n, st.first, st.last), Kernel: n, Time: capture.TimeOf(st.first)})
+			g.Add(capture.Item{What: fmt.Sprintf("%d calls between %d and %d ns", st.n, st.first, st.last), Kernel: n, Time: capture.TimeOf(st.first)})
 		}
 	}
 	if r.multi.launches > 0 {

@@ -127,9 +127,7 @@ func (r *reader) meta() error {
 			g.Summary += " (window " + w + " ns)"
 		}
 		g.Summary += ": work outside it is not in the tables, and launches and kernels near its edges have lost their partner (see gpu_event_without_launch and launch_without_gpu_event)"
-		for _, s := range window {
-			g.Add(capture.Item{What: s, Where: "META_DATA_EXPORT"})
-		}
+		g.Add(capture.Item{What: strings.Join(window, "; "), Where: "META_DATA_EXPORT"})
 	}
 	return nil
 }
