@@ -219,14 +219,15 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 	} else {
 		head, err := in.Head()
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading the first bytes: %v", in.Path, err)
+			return nil, FileError(in.Path, err, "check the file and the disk", "reading the first bytes: %v", err)
 		}
 		var conf Confidence
 		if f, conf = Detect(head); conf == No {
-			return nil, fmt.Errorf("%s: %w: not one of %s (give --format NAME if you know it)", in.Path, ErrUnknownFormat, Names())
+			return nil, FileError(in.Path, ErrUnknownFormat, "give --format NAME if you know it", "%v: not one of %s", ErrUnknownFormat, Names())
 		}
 	}
-	c, err := f.Read(in, opts, sink)
+	checked := &capture.Checked{Next: sink}
+	c, err := f.Read(in, opts, checked)
 	if c != nil {
 		c.Source.Path = in.Path
 		c.Source.Format = f.Name
@@ -234,7 +235,29 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 		c.Source.Compressed = in.Gzip
 		c.Accounting.SortGaps()
 	}
-	return c, err
+	if err != nil {
+		return c, err
+	}
+	if c == nil {
+		return nil, modelError(f, in, fmt.Errorf("the reader returned neither a capture nor an error"))
+	}
+	if checked.Err != nil {
+		return nil, modelError(f, in, fmt.Errorf("%w (%d dispatches broke the model)", checked.Err, checked.Bad))
+	}
+	if err := c.CheckValid(); err != nil {
+		return nil, modelError(f, in, err)
+	}
+	return c, nil
+}
+
+// ErrModel marks a reader bug: a capture or dispatch that breaks the model's
+// invariants (capture.CheckValid, capture.CheckDispatch).
+var ErrModel = errors.New("internal error")
+
+// modelError reports a reader that broke the model. It is tally's bug, not
+// the input's, and must never become a silently wrong table.
+func modelError(f Format, in *Input, err error) error {
+	return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input file", in.Path, ErrModel, f.Name, err)
 }
 
 // emptyFile is the capture of a zero-byte file, whatever its format: nothing

@@ -77,7 +77,7 @@ func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Tables) {
 		t.Fatal(err)
 	}
 	agg := analysis.NewAggregator()
-	c, err := hrxserial.Read(f, path, cat, agg)
+	c, err := hrxserial.ReadStream(f, path, cat, agg)
 	if err != nil {
 		t.Fatal(err)
 	}

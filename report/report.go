@@ -19,6 +19,10 @@ type Options struct {
 	Reader format.Options
 	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
 	Extra capture.Sink
+	// Watch, when non-nil, is called with the opened input before it is
+	// read (e.g. to draw a progress bar); the func it returns is called
+	// when the read ends.
+	Watch func(in *format.Input) (stop func())
 }
 
 // Result is a read capture and its tables.
@@ -34,11 +38,25 @@ func Run(path string, opt Options) (*Result, error) {
 	if opt.Extra != nil {
 		sink = capture.Tee{agg, opt.Extra}
 	}
-	c, err := format.ReadFile(path, opt.Format, &opt.Reader, sink)
+	c, err := Read(path, opt, sink)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Capture: c, Tables: agg.Tables(c)}, nil
+}
+
+// Read reads path with the options' reader, streaming its dispatches to
+// sink, under opt.Watch when set.
+func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error) {
+	in, f, err := format.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Watch != nil {
+		defer opt.Watch(in)()
+	}
+	return format.ReadInput(in, opt.Format, &opt.Reader, sink)
 }
 
 // Write renders the result as text, or as JSON when asJSON.

@@ -39,7 +39,9 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		io.WriteString(stderr, synopsis)
 		fs.PrintDefaults()
+		writeExamples(stderr, name)
 		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and incomplete; 2 usage or input error, or empty capture.\n")
 	}
+	noteFlagSet(fs)
 	return fs
 }

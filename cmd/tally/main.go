@@ -15,8 +15,12 @@ Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
   tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally diff [flags] A B          what a change did, per program and kernel, with statistics
+                                  (A1 A2 -- B1 B2 for repeated runs)
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
+  tally version                   module version, VCS revision and Go version of this binary
+  tally completion SHELL          shell completion script for bash, zsh or fish
 
 Run 'tally COMMAND -h' for a command's flags.
 
@@ -32,10 +36,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if helpRequested(args) {
+		// Asked-for help goes to standard output and is a success.
+		stderr = stdout
+		defer func() { code = 0 }()
 	}
 	switch args[0] {
 	case "report":
@@ -46,8 +55,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRecord(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
+	case "diff":
+		return cmdDiff(args[1:], stdout, stderr)
 	case "formats":
 		return cmdFormats(args[1:], stdout, stderr)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
+	case "completion":
+		return cmdCompletion(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
 			return 2

@@ -9,6 +9,7 @@ import (
 	_ "github.com/tallyprof/tally/format/all"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/render"
+	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
 )
 
@@ -17,17 +18,20 @@ type readerFlags struct {
 	format    string
 	manifests multiFlag
 	programBy string
+	progress  progressFlag
 }
 
 func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
 	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation`, stream or none")
+	rf.progress.register(fs)
 }
 
 func (rf *readerFlags) options() report.Options {
 	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
 	o.Reader.ProgramBy = rf.programBy
+	o.Watch = rf.progress.watch
 	return o
 }
 
@@ -54,6 +58,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
+	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -62,10 +67,25 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally report: give exactly one trace file (tally report -h for help)")
 		return 2
 	}
-	res, err := report.Run(pos[0], rf.options())
+	opt := rf.options()
+	var tl *htmlreport.Timeline
+	if *html != "" {
+		tl = htmlreport.NewTimeline()
+		opt.Extra = tl
+	}
+	res, err := report.Run(pos[0], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
+	}
+	if *html != "" {
+		err := checkedfile.Write(*html, func(w io.Writer) error {
+			return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: append([]string{"tally", "report"}, args...), Timeline: tl})
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "tally report: %v\n", err)
+			return 2
+		}
 	}
 	if err := writeOutput(*out, stdout, func(w io.Writer) error { return res.WriteText(w, *asJSON, render.TextOptions{Top: *top}) }); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
@@ -89,8 +109,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
 		return 2
 	}
-	opt := rf.options()
-	c, err := format.ReadFile(pos[0], opt.Format, &opt.Reader, nil)
+	c, err := report.Read(pos[0], rf.options(), nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
 		return 2
@@ -111,7 +130,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdFormats(_ []string, stdout, _ io.Writer) int {
+func cmdFormats(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
+	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+		return 2
+	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
 			return 2

@@ -8,8 +8,11 @@ import (
 )
 
 func cmdSelftest(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "Usage: tally selftest\n\nChecks this binary against small embedded traces (complete, cut, fault, raw, not a trace);\nexits 1 if any check fails.")
+	fs := newFlagSet("selftest", "Usage: tally selftest\n\nChecks this binary against small embedded traces (complete, cut, fault, raw, not a trace);\nexits 1 if any check fails.\n", stderr)
+	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+		if err == nil {
+			fs.Usage()
+		}
 		return 2
 	}
 	failed, err := selftest.Run(stdout, selftest.Checks)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		agg := analysis.NewAggregator()
-		c, err := Read(bytes.NewReader(data), "bench", cat, agg)
+		c, err := ReadStream(bytes.NewReader(data), "bench", cat, agg)
 		if err != nil || !c.Accounting.Complete() {
 			b.Fatal(err)
 		}
@@ -47,7 +48,7 @@ func TestMemoryFlat(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if _, err := Read(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
+		if _, err := ReadStream(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
@@ -56,5 +57,32 @@ func TestMemoryFlat(t *testing.T) {
 	small, large := alloc(100), alloc(400)
 	if large > small+small/2 {
 		t.Fatalf("allocations grow with the trace: %d bytes for 100 runs, %d for 400", small, large)
+	}
+}
+
+// BenchmarkReadChecked is BenchmarkRead through format.ReadInput, which
+// checks the capture and every dispatch against the model: compare the two
+// to see what the check costs.
+//
+//	go test -run '^$' -bench 'Read(Checked)?$' -benchmem ./format/hrxserial/
+func BenchmarkReadChecked(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Prefill: 2, TargetBytes: 100 << 20}); err != nil {
+		b.Fatal(err)
+	}
+	cat, err := catalog.Load([]string{manifest})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := analysis.NewAggregator()
+		c, err := format.ReadInput(format.BytesInput("bench", data), Name, &format.Options{Catalog: cat}, agg)
+		if err != nil || !c.Accounting.Complete() {
+			b.Fatal(err)
+		}
 	}
 }

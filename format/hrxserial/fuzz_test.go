@@ -26,12 +26,16 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var all capture.Collect
-		c, err := Read(bytes.NewReader(data), "fuzz", nil, &all)
+		chk := &capture.Checked{Next: &all}
+		c, err := ReadStream(bytes.NewReader(data), "fuzz", nil, chk)
 		if err != nil {
 			return
 		}
-		if err := c.Accounting.CheckValid(); err != nil {
+		if err := c.CheckValid(); err != nil {
 			t.Fatal(err)
+		}
+		if chk.Err != nil {
+			t.Fatal(chk.Err)
 		}
 		ends := bytes.Count(data, []byte("sync-end phase=command-post-dispatch"))
 		if len(all.Dispatches) > ends {

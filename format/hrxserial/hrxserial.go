@@ -23,7 +23,7 @@ func init() {
 		Name:        Name,
 		Description: "ggml-hrx debug-serial trace: raw stderr, or a kept trace written by 'tally record'",
 		Sniff:       Sniff,
-		Read:        read,
+		Read:        Read,
 	})
 }
 
@@ -44,7 +44,9 @@ func Sniff(head []byte) format.Confidence {
 	return format.Fallback
 }
 
-func read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// Read reads a raw or kept trace, naming kernels from opts' catalog or
+// manifests.
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	cat := opts.Catalog
 	if cat == nil {
 		var err error
@@ -56,5 +58,5 @@ func read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.C
 	if err != nil {
 		return nil, err
 	}
-	return Read(r, in.Path, cat, sink)
+	return ReadStream(r, in.Path, cat, sink)
 }

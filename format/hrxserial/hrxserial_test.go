@@ -29,11 +29,15 @@ func readTrace(t testing.TB, trace []byte, manifests ...string) result {
 	}
 	agg := analysis.NewAggregator()
 	var all capture.Collect
-	c, err := Read(bytes.NewReader(trace), "trace.kept", cat, capture.Tee{agg, &all})
+	chk := &capture.Checked{Next: capture.Tee{agg, &all}}
+	c, err := ReadStream(bytes.NewReader(trace), "trace.kept", cat, chk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Accounting.CheckValid(); err != nil {
+	if chk.Err != nil {
+		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
+	}
+	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	return result{c: c, r: agg.Tables(c), disp: all.Dispatches}
@@ -375,7 +379,7 @@ func TestMalformedAndPartial(t *testing.T) {
 }
 
 func TestHeaderVersionAndClock(t *testing.T) {
-	_, err := Read(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil, nil)
+	_, err := ReadStream(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "x.kept:1") {
 		t.Fatalf("v2 header: %v", err)
 	}

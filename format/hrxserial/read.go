@@ -3,11 +3,11 @@ package hrxserial
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 )
 
 const (
@@ -48,9 +48,9 @@ func readBlocks(r io.Reader, out chan<- block, free <-chan []byte, stop <-chan s
 	}
 }
 
-// Read reads a raw or kept trace from r, streaming dispatches to sink. name
-// is used in messages (a path). Names come from cat, which may be empty.
-func Read(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sink) (*capture.Capture, error) {
+// ReadStream reads a raw or kept trace from r, streaming dispatches to sink.
+// name is used in messages (a path). Names come from cat, which may be empty.
+func ReadStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sink) (*capture.Capture, error) {
 	if sink == nil {
 		sink = capture.Discard
 	}
@@ -117,7 +117,9 @@ func Read(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sink) (*c
 		}
 	}
 	if readErr != io.EOF {
-		return nil, fmt.Errorf("%s: reading after %d bytes: %w", name, st.bytes, readErr)
+		e := format.ByteError(name, st.bytes, "check the file and the disk", "reading: %v", readErr)
+		e.Err = readErr
+		return nil, e
 	}
 	if len(carry) > 0 && !longLine {
 		st.partialLine(carry)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 )
 
 // state follows the trace line by line: which program invocation is open,
@@ -229,7 +230,9 @@ func clip(b []byte, n int) []byte {
 
 func (s *state) headerLine(b []byte) error {
 	if !bytes.HasPrefix(b, headerV1) || (len(b) > len(headerV1) && b[len(headerV1)] != ' ') {
-		return fmt.Errorf("%s:1: %w %q: this tally reads kept trace v1 only (upgrade tally, or remove the header to read the lines as untimed)", s.name, errVersion, clip(b, 60))
+		e := format.LineError(s.name, 1, "upgrade tally, or remove the header to read the lines as untimed", "%v %q: this tally reads kept trace v1 only", errVersion, clip(b, 60))
+		e.Err = errVersion
+		return e
 	}
 	s.headers++
 	s.header.present = true

@@ -32,7 +32,8 @@ func FuzzRead(f *testing.F) {
 				bad = true
 			}
 		})
-		c, err := newReader(in, sink).read()
+		chk := &capture.Checked{Next: sink}
+		c, err := newReader(in, chk).read()
 		if err != nil {
 			if c != nil {
 				t.Fatal("both a capture and an error")
@@ -47,6 +48,9 @@ func FuzzRead(f *testing.F) {
 		}
 		if bad {
 			t.Fatal("a dispatch with invalid or reversed device times reached the sink")
+		}
+		if chk.Err != nil {
+			t.Fatal(chk.Err)
 		}
 		for _, in := range c.Accounting.Input {
 			if in.Unit == "bytes" && in.Read != int64(len(data)) {

@@ -1,7 +1,5 @@
 package ireeprof
 
-import "fmt"
-
 // magic is "IRPF" read as a little-endian u32 (spec §2).
 const magic = 0x46505249
 
@@ -34,12 +32,12 @@ func readHeader(w *window) (fileHeader, error) {
 		return h, err
 	}
 	if len(b) >= 4 && u32(b, 0) != magic {
-		return h, fmt.Errorf("%s: byte 0: not an IREE HAL profile bundle: the magic is % x, expected \"IRPF\" (give the right --format, or check the file)", w.path, b[:4])
+		return h, errorf(w.path, 0, "not an IREE HAL profile bundle: the magic is % x, expected \"IRPF\" (give the right --format, or check the file)", b[:4])
 	}
 	if len(b) >= 6 {
 		h.versionMajor = u16(b, 4)
 		if h.versionMajor != 1 {
-			return h, fmt.Errorf("%s: byte 4: bundle format version %d is not supported: tally reads version 1.x (IREE HAL profile files); use an iree-profile that matches the producer", w.path, h.versionMajor)
+			return h, errorf(w.path, 4, "bundle format version %d is not supported: tally reads version 1.x (IREE HAL profile files); use an iree-profile that matches the producer", h.versionMajor)
 		}
 	}
 	if len(b) >= 8 {
@@ -52,10 +50,10 @@ func readHeader(w *window) (fileHeader, error) {
 			return h, nil
 		}
 		if h.headerLen < fileHeaderLen {
-			return h, fmt.Errorf("%s: byte 8: header_length is %d, below the 24 bytes of the version 1 header: the file is damaged", w.path, h.headerLen)
+			return h, errorf(w.path, 8, "header_length is %d, below the 24 bytes of the version 1 header: the file is damaged", h.headerLen)
 		}
 		if int64(h.headerLen) > size && size >= fileHeaderLen {
-			return h, fmt.Errorf("%s: byte 8: header_length is %d but the file has only %d bytes: the file is cut inside its header or damaged", w.path, h.headerLen, size)
+			return h, errorf(w.path, 8, "header_length is %d but the file has only %d bytes: the file is cut inside its header or damaged", h.headerLen, size)
 		}
 	}
 	if len(b) < fileHeaderLen {

@@ -34,7 +34,8 @@ func readBundle(t testing.TB, data []byte) (*result, error) {
 	t.Helper()
 	in := inputOf(data)
 	res := &result{sink: &capture.Collect{}}
-	r := newReader(in, res.sink)
+	chk := &capture.Checked{Next: res.sink}
+	r := newReader(in, chk)
 	r.onEvent = func(row *eventRow) { res.rows = append(res.rows, *row) }
 	c, err := r.read()
 	res.c = c
@@ -42,6 +43,9 @@ func readBundle(t testing.TB, data []byte) (*result, error) {
 		c.Accounting.SortGaps()
 		if verr := checkCapture(c); verr != "" {
 			t.Fatal(verr)
+		}
+		if chk.Err != nil {
+			t.Fatalf("a dispatch breaks the model: %v", chk.Err)
 		}
 	}
 	return res, err
@@ -112,8 +116,8 @@ func inputOf(data []byte) *format.Input {
 // checkCapture checks what every capture must satisfy: valid accounting and
 // a summary sentence on every gap.
 func checkCapture(c *capture.Capture) string {
-	if err := c.Accounting.CheckValid(); err != nil {
-		return "accounting invalid: " + err.Error()
+	if err := c.CheckValid(); err != nil {
+		return "model invalid: " + err.Error()
 	}
 	for _, g := range c.Accounting.Gaps {
 		if g.Count > 0 && g.Summary == "" {

@@ -15,22 +15,29 @@ import (
 	"github.com/tallyprof/tally/format"
 )
 
+// Names of the two formats this package registers.
+const (
+	Name      = "ireeprof"
+	JSONLName = "iree-jsonl"
+)
+
 func init() {
 	format.Register(format.Format{
-		Name:        "ireeprof",
+		Name:        Name,
 		Description: "IREE HAL profile bundle (.ireeprof, magic IRPF), e.g. HRX_PROFILE_FILE with HRX_PROFILE_MODE=dispatch",
-		Sniff:       sniffBundle,
+		Sniff:       Sniff,
 		Read:        Read,
 	})
 	format.Register(format.Format{
-		Name:        "iree-jsonl",
+		Name:        JSONLName,
 		Description: "JSONL of `iree-profile --format=jsonl --dispatch_events dispatch FILE` (per-dispatch rows)",
-		Sniff:       sniffJSONL,
+		Sniff:       SniffJSONL,
 		Read:        ReadJSONL,
 	})
 }
 
-func sniffBundle(head []byte) format.Confidence {
+// Sniff recognises a bundle by its magic.
+func Sniff(head []byte) format.Confidence {
 	if len(head) >= 4 && u32(head, 0) == magic {
 		return format.Certain
 	}

@@ -18,7 +18,8 @@ import (
 // file order, then a dispatch_summary. It has no sessions, no clock samples
 // and no loss records, so a report from it says what it cannot show.
 
-func sniffJSONL(head []byte) format.Confidence {
+// SniffJSONL recognises a dispatch-event row on the first line.
+func SniffJSONL(head []byte) format.Confidence {
 	line := head
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		line = head[:i]
@@ -178,7 +179,7 @@ func ReadJSONL(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 func (j *jsonlReader) scan(fn func(n int64, line []byte, last bool)) error {
 	r, err := j.in.Reader()
 	if err != nil {
-		return fmt.Errorf("%s: %v", j.in.Path, err)
+		return format.FileError(j.in.Path, err, "is it a complete .gz file?", "%v", err)
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
@@ -200,14 +201,14 @@ func (j *jsonlReader) scan(fn func(n int64, line []byte, last bool)) error {
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return fmt.Errorf("%s: line %d: longer than %d MiB: this is not iree-profile JSONL", j.in.Path, n+1, maxLine>>20)
+			return format.LineError(j.in.Path, n+1, "give the JSONL iree-profile printed, or --format for another reader", "longer than %d MiB: this is not iree-profile JSONL", maxLine>>20)
 		}
 		if err == io.ErrUnexpectedEOF {
 			// A cut gzip stream: what was read is kept, the cut is reported.
 			j.cutLast = true
 			return nil
 		}
-		return fmt.Errorf("%s: line %d: %v", j.in.Path, n+1, err)
+		return format.LineError(j.in.Path, n+1, "check the file and the disk", "%v", err)
 	}
 	return nil
 }

@@ -125,15 +125,15 @@ func TestJSONLGaps(t *testing.T) {
 
 func TestSniff(t *testing.T) {
 	for _, name := range samples {
-		if sniffBundle(sampleBytes(t, name)) != format.Certain {
+		if Sniff(sampleBytes(t, name)) != format.Certain {
 			t.Errorf("%s not sniffed", name)
 		}
-		if name != "cut_mid_record" && sniffJSONL(goldenJSONL(t, name)) != format.Likely {
+		if name != "cut_mid_record" && SniffJSONL(goldenJSONL(t, name)) != format.Likely {
 			t.Errorf("%s JSONL not sniffed", name)
 		}
 	}
 	for _, head := range []string{"", "IRP", `{"traceEvents":[]}`, `{"type":"summary"}`, "hrx debug serial: x\n"} {
-		if sniffBundle([]byte(head)) != format.No || sniffJSONL([]byte(head)) != format.No {
+		if Sniff([]byte(head)) != format.No || SniffJSONL([]byte(head)) != format.No {
 			t.Errorf("%q sniffed", head)
 		}
 	}

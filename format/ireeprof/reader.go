@@ -55,7 +55,7 @@ type eventRow struct {
 // errorf makes a positioned error: file, byte offset, what is wrong and
 // what to do.
 func errorf(path string, off int64, f string, args ...any) error {
-	return fmt.Errorf("%s: byte %d: %s", path, off, fmt.Sprintf(f, args...))
+	return format.ByteError(path, off, "", f, args...)
 }
 
 func at(off int64) string { return fmt.Sprintf("byte %d", off) }

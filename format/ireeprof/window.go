@@ -1,7 +1,6 @@
 package ireeprof
 
 import (
-	"fmt"
 	"io"
 )
 
@@ -74,7 +73,7 @@ func (w *window) fill(off int64, n int) error {
 	if n > maxGet || off < 0 || off+int64(n) > w.size {
 		// A caller skipped a bounds check: a bug, reported rather than
 		// read out of range.
-		return fmt.Errorf("%s: internal error: read of %d bytes at byte %d outside the %d-byte file", w.path, n, off, w.size)
+		return errorf(w.path, off, "internal error: read of %d bytes outside the %d-byte file", n, w.size)
 	}
 	if n > len(w.buf) {
 		w.buf = make([]byte, n)
@@ -95,7 +94,7 @@ func (w *window) fill(off int64, n int) error {
 			err = io.ErrUnexpectedEOF
 		}
 		w.n = 0
-		return fmt.Errorf("%s: reading %d bytes at byte %d: %v (the file changed while it was read, or the disk failed)", w.path, n, off, err)
+		return errorf(w.path, off, "reading %d bytes: %v (the file changed while it was read, or the disk failed)", n, err)
 	}
 	w.base, w.n = off, m
 	return nil

@@ -49,7 +49,7 @@ func readSample(t testing.TB, path string, opts *format.Options) *sample {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if err := c.Accounting.CheckValid(); err != nil {
+	if err := c.CheckValid(); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return &sample{c: c, tables: agg.Tables(c), disp: col.Dispatches}

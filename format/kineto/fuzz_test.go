@@ -32,7 +32,8 @@ func FuzzRead(f *testing.F) {
 		f.Add(decompress(f, "testdata/"+name+".json.gz"))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{}, capture.Discard, config{bufSize: 16, logRecords: 3})
+		chk := &capture.Checked{Next: capture.Discard}
+		c, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{}, chk, config{bufSize: 16, logRecords: 3})
 		valid := refValid(data)
 		if err != nil {
 			// Only input that does not even start as JSON is refused.
@@ -41,8 +42,11 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		if err := c.Accounting.CheckValid(); err != nil {
+		if err := c.CheckValid(); err != nil {
 			t.Fatal(err)
+		}
+		if chk.Err != nil {
+			t.Fatal(chk.Err)
 		}
 		if len(bytes.Trim(data, " \t\r\n")) == 0 {
 			// Nothing at all: an empty capture, not a cut one.

@@ -28,11 +28,15 @@ func readWith(t testing.TB, data string, opts *format.Options, cfg config) *resu
 	}
 	agg := analysis.NewAggregator()
 	var col capture.Collect
-	c, err := readFrom(strings.NewReader(data), "test.json", opts, capture.Tee{agg, &col}, cfg)
+	chk := &capture.Checked{Next: capture.Tee{agg, &col}}
+	c, err := readFrom(strings.NewReader(data), "test.json", opts, chk, cfg)
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if err := c.Accounting.CheckValid(); err != nil {
+	if chk.Err != nil {
+		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
+	}
+	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	return &result{c: c, disp: col.Dispatches, tables: agg.Tables(c)}

@@ -14,7 +14,6 @@ package kineto
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 
 	"github.com/tallyprof/tally/capture"
@@ -29,7 +28,7 @@ func init() {
 		Name:        Name,
 		Description: "PyTorch profiler (Kineto) / Chrome-trace JSON, plain or gzipped (.json, .pt.trace.json.gz)",
 		Sniff:       Sniff,
-		Read:        read,
+		Read:        Read,
 	})
 }
 
@@ -65,10 +64,11 @@ type config struct {
 
 var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
 
-func read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// Read reads a Kineto trace, plain or gzipped.
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	src, err := in.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v (is it a complete .gz file?)", in.Path, err)
+		return nil, format.FileError(in.Path, err, "is it a complete .gz file?", "%v", err)
 	}
 	if opts == nil {
 		opts = &format.Options{}

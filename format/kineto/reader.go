@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 )
 
 // reader is the state of one read: the scanner, the event being parsed,
@@ -184,8 +185,8 @@ func (r *reader) scan() (err error) {
 		r.top.sawEvents = true
 		r.eventsArray()
 	default:
-		return fmt.Errorf("%s: byte %d: not a Chrome-trace JSON file: expected '{' or '[', found %s (give the .json or .json.gz the profiler wrote, or --format for another reader)",
-			r.path, s.offset(), s.describe())
+		return format.ByteError(r.path, s.offset(), "give the .json or .json.gz the profiler wrote, or --format for another reader",
+			"not a Chrome-trace JSON file: expected '{' or '[', found %s", s.describe())
 	}
 	r.lastGood = s.offset()
 	if _, more := s.nonWSOrEOF(); more {

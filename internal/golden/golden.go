@@ -31,6 +31,7 @@ func Check(t testing.TB, path string, got []byte) {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		os.Remove(path + ".got")
 		return
 	}
 	want, err := os.ReadFile(path)

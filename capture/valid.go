@@ -1,0 +1,100 @@
+package capture
+
+import "fmt"
+
+// CheckValid verifies that the capture's tables agree with each other, as
+// pprof's (*Profile).CheckValid does for a profile: every kernel belongs to
+// an existing program, every gap is scoped to an existing program, and the
+// accounting holds its own invariants. A reader that breaks one of these
+// has a bug; format.ReadInput runs this on every capture it returns, so the
+// bug surfaces as an error instead of a silently wrong table.
+func (c *Capture) CheckValid() error {
+	for i, k := range c.Kernels {
+		if int(k.Program) < 0 || int(k.Program) >= len(c.Programs) {
+			return fmt.Errorf("kernel %d (%q) belongs to program %d, but the capture has %d programs", i, k.Name, k.Program, len(c.Programs))
+		}
+		if k.Name == "" {
+			return fmt.Errorf("kernel %d of program %q has no name (an unnamed kernel gets an anonymous label)", i, c.Programs[k.Program].Name)
+		}
+	}
+	names := make(map[string]bool, len(c.Programs))
+	for i, p := range c.Programs {
+		if p.Name == "" {
+			return fmt.Errorf("program %d has no name", i)
+		}
+		if p.Instances < 0 {
+			return fmt.Errorf("program %q has %d instances", p.Name, p.Instances)
+		}
+		names[p.Name] = true
+	}
+	for _, g := range c.Accounting.Gaps {
+		if g.Program != "" && !names[g.Program] {
+			return fmt.Errorf("gap %s is scoped to program %q, which the capture does not have", g.Kind, g.Program)
+		}
+	}
+	if err := c.Accounting.CheckValid(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckDispatch verifies one dispatch against the capture's tables: its
+// kernel exists and belongs to its program, its queue exists, and its
+// intervals run forward. Aggregated records carry no intervals.
+func (c *Capture) CheckDispatch(d *Dispatch) error {
+	k := int(d.Kernel)
+	if k < 0 || k >= len(c.Kernels) {
+		return fmt.Errorf("dispatch of kernel %d, but the capture has %d kernels", d.Kernel, len(c.Kernels))
+	}
+	if int(d.Program) < 0 || int(d.Program) >= len(c.Programs) {
+		return fmt.Errorf("dispatch of program %d, but the capture has %d programs", d.Program, len(c.Programs))
+	}
+	if kp := c.Kernels[k].Program; kp != d.Program {
+		return fmt.Errorf("dispatch of kernel %q is in program %d, but the kernel belongs to program %d: a kernel is named only from its own program's catalog", c.Kernels[k].Name, d.Program, kp)
+	}
+	if d.Queue != NoQueue && (d.Queue < 0 || int(d.Queue) >= len(c.Queues)) {
+		return fmt.Errorf("dispatch of kernel %q on queue %d, but the capture has %d queues", c.Kernels[k].Name, d.Queue, len(c.Queues))
+	}
+	if d.Device.Valid && d.Device.End < d.Device.Begin {
+		return fmt.Errorf("dispatch of kernel %q ends (%d) before it begins (%d)", c.Kernels[k].Name, d.Device.End, d.Device.Begin)
+	}
+	if d.Launch.Valid && d.Launch.End < d.Launch.Begin {
+		return fmt.Errorf("launch of kernel %q ends (%d) before it begins (%d)", c.Kernels[k].Name, d.Launch.End, d.Launch.Begin)
+	}
+	if ag := d.Aggregate; ag != nil {
+		if ag.Count <= 0 {
+			return fmt.Errorf("aggregated record of kernel %q stands for %d dispatches", c.Kernels[k].Name, ag.Count)
+		}
+		if (ag.DeviceValid && ag.Device < 0) || (ag.LaunchValid && ag.Launch < 0) {
+			return fmt.Errorf("aggregated record of kernel %q has a negative sum", c.Kernels[k].Name)
+		}
+		if d.Device.Valid || d.Launch.Valid {
+			return fmt.Errorf("aggregated record of kernel %q carries single-dispatch times", c.Kernels[k].Name)
+		}
+	}
+	return nil
+}
+
+// Checked wraps a sink so that every dispatch is checked against the
+// capture (CheckDispatch) before it is passed on. The first violation is
+// kept (Err); dispatches that break the model are counted and not passed
+// on, so a consumer never indexes past its tables.
+type Checked struct {
+	Next Sink
+	// Err is the first violation; Bad counts every dispatch that broke the
+	// model.
+	Err error
+	Bad int64
+}
+
+// Dispatch checks d and forwards it when it is valid.
+func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
+	if err := c.CheckDispatch(d); err != nil {
+		if s.Err == nil {
+			s.Err = err
+		}
+		s.Bad++
+		return
+	}
+	s.Next.Dispatch(c, d)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/diff"
+)
+
+const diffUsage = `Usage: tally diff [flags] A B
+       tally diff [flags] A1 A2 ... -- B1 B2 ...
+
+Compares side A with side B per program and per kernel: dispatches per run, time per
+dispatch and time per run, as medians with confidence intervals and the Mann-Whitney U
+test (benchstat's statistics; ~ where the change is not significant). Every run of a
+program is one sample; repeat inputs on a side for more. Programs are matched by name and
+kernels by name within their program; what one side lacks is listed as added or removed.
+Output and schema: docs/diff-json.md. --fail-if-slower also exits 1 (naming what got slower).
+
+Flags:
+`
+
+func cmdDiff(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("diff", diffUsage, stderr)
+	var rf readerFlags
+	rf.register(fs)
+	asJSON := fs.Bool("json", false, "write JSON (schema tally.diff/v1, see docs/diff-json.md)")
+	asCSV := fs.Bool("csv", false, "write CSV, one row per program or kernel and quantity (see docs/diff-json.md)")
+	strict := fs.Bool("strict", false, "exit 1 when an input of either side is not complete (any gap)")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	failPct := fs.Float64("fail-if-slower", 0, "exit 1 when a program's time per run or a kernel's time per dispatch got slower by more than `PCT` percent, significantly")
+	a, b, err := diffSides(fs, args)
+	if err != nil {
+		return 2
+	}
+	if a == nil {
+		fmt.Fprintln(stderr, "tally diff: give two trace files (A B), or A files -- B files (tally diff -h for help)")
+		return 2
+	}
+	if *asJSON && *asCSV {
+		fmt.Fprintln(stderr, "tally diff: give --json or --csv, not both")
+		return 2
+	}
+	fail := -1.0 // off unless given
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "fail-if-slower" {
+			fail = *failPct
+		}
+	})
+	if *failPct < 0 || math.IsNaN(*failPct) || math.IsInf(*failPct, 0) {
+		fmt.Fprintln(stderr, "tally diff: --fail-if-slower takes a percentage ≥ 0")
+		return 2
+	}
+	o := rf.options()
+	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally diff: %v\n", err)
+		return 2
+	}
+	err = writeOutput(*out, stdout, func(w io.Writer) error {
+		switch {
+		case *asJSON:
+			return res.WriteJSON(w, fail)
+		case *asCSV:
+			return res.WriteCSV(w)
+		}
+		return res.WriteText(w)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally diff: %v\n", err)
+		return 2
+	}
+	code := res.ExitCode(*strict, fail)
+	for _, s := range []*diff.Side{res.A, res.B} {
+		for _, c := range s.Captures {
+			if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
+				fmt.Fprintf(stderr, "tally diff: side %s: %s holds no dispatch event: nothing to compare it with\n", s.Label, c.Source.Path)
+			}
+		}
+	}
+	if fail >= 0 {
+		for _, s := range res.Slower(fail) {
+			fmt.Fprintf(stderr, "tally diff: slower by more than %g%%: %s\n", fail, s)
+		}
+	}
+	if *strict {
+		for _, s := range []*diff.Side{res.A, res.B} {
+			if !s.Complete() {
+				fmt.Fprintf(stderr, "tally diff: --strict: side %s is incomplete\n", s.Label)
+			}
+		}
+	}
+	return code
+}
+
+// diffSides splits the arguments at "--" into side A's and side B's
+// files (flags may come anywhere); without "--" there must be exactly two.
+func diffSides(fs *flag.FlagSet, args []string) (a, b []string, err error) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		if a, err = parseInterspersed(fs, args[:i]); err != nil {
+			return nil, nil, err
+		}
+		if b, err = parseInterspersed(fs, args[i+1:]); err != nil {
+			return nil, nil, err
+		}
+		if len(a) == 0 || len(b) == 0 {
+			return nil, nil, nil
+		}
+		return a, b, nil
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 2 {
+		return nil, nil, err
+	}
+	return pos[:1], pos[1:], nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// examples are printed under a command's flags by -h. A command without an
+// entry prints none; add one when adding a command.
+var examples = map[string]string{
+	"report": `  tally report trace.json                      tables and gaps as text
+  tally report --manifests build/kernels run.kept   name hrx kernels from their manifests
+  tally report --json -o report.json trace.json.gz  the versioned JSON report, written atomically
+  tally report --html report.html trace.json   also a self-contained page to open in a browser
+  tally report --top 10 --strict trace.json    10 costliest kernels per program; exit 1 if anything is missing
+`,
+	"inspect": `  tally inspect trace.json                     format, sessions, clocks, record counts, losses
+  tally inspect --json profile.ireeprof        the same as JSON (tally.inspect/v1)
+`,
+	"record": `  GGML_HRX_DEBUG_SERIAL_EXECUTION=1 tally record -o run.kept -- ./llama-cli -m model.gguf -p hi
+  tally record --manifests build/kernels --report report.txt -- ./app
+`,
+	"selftest": `  tally selftest
+`,
+	"formats": `  tally formats
+`,
+	"version": `  tally version
+`,
+	"completion": `  source <(tally completion bash)     bash: in ~/.bashrc
+  source <(tally completion zsh)      zsh: in ~/.zshrc, after compinit
+  tally completion fish > ~/.config/fish/completions/tally.fish
+`,
+}
+
+func writeExamples(w io.Writer, name string) {
+	if ex, ok := examples[name]; ok {
+		io.WriteString(w, "\nExamples:\n"+ex)
+	}
+}
+
+// lastFlagSet is the flag set the last newFlagSet call made: running a
+// command with -h leaves its flags here, which is how the reference and
+// the completion scripts learn every command's flags from the code.
+var (
+	flagSetMu   sync.Mutex
+	lastFlagSet *flag.FlagSet
+)
+
+func noteFlagSet(fs *flag.FlagSet) {
+	flagSetMu.Lock()
+	lastFlagSet = fs
+	flagSetMu.Unlock()
+}
+
+// helpRequested reports whether args are a known command asked for -h,
+// -help or --help (before any "--", after which arguments are CMD's own).
+func helpRequested(args []string) bool {
+	known := false
+	for _, c := range commands() {
+		known = known || c.Name == args[0]
+	}
+	if !known {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// command is one line of the top-level usage.
+type command struct {
+	Name, Synopsis, Summary string
+}
+
+var usageLine = regexp.MustCompile(`^  (tally ([a-z][a-z0-9-]*)(?: \S+)*?)\s{2,}(\S.*)$`)
+
+// commands lists the commands the top-level usage names, in its order; a
+// new command's usage line is all it takes to be listed.
+func commands() []command {
+	var out []command
+	for _, line := range strings.Split(usage, "\n") {
+		if m := usageLine.FindStringSubmatch(line); m != nil {
+			out = append(out, command{Name: m[2], Synopsis: m[1], Summary: m[3]})
+		}
+	}
+	return out
+}
+
+// commandHelp runs `tally NAME -h` and returns what it printed and the
+// flags it registered (nil for a command without flags).
+func commandHelp(name string) (string, []*flag.Flag) {
+	flagSetMu.Lock()
+	lastFlagSet = nil
+	flagSetMu.Unlock()
+	var out strings.Builder
+	run([]string{name, "-h"}, &out, &out)
+	flagSetMu.Lock()
+	fs := lastFlagSet
+	flagSetMu.Unlock()
+	var flags []*flag.Flag
+	if fs != nil && fs.Name() == name {
+		fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
+	}
+	return out.String(), flags
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/progress"
+)
+
+// progressDelay overrides the bar's delay (tests); 0 keeps its default.
+var progressDelay time.Duration
+
+// progressFlag is --progress: a bar on standard error while a long input
+// is read.
+type progressFlag struct {
+	mode progress.Mode
+	out  io.Writer
+}
+
+func (p *progressFlag) register(fs *flag.FlagSet) {
+	p.mode, p.out = progress.Auto, fs.Output()
+	fs.Func("progress", "progress bar on standard error for inputs that take over a second, by `mode`: never, auto (when standard error is a terminal; the default) or always", func(s string) error {
+		m, err := progress.ParseMode(s)
+		p.mode = m
+		return err
+	})
+}
+
+// watch starts the bar for in, when enabled; report.Options.Watch.
+func (p *progressFlag) watch(in *format.Input) func() {
+	if !p.mode.Enabled(p.out) {
+		return func() {}
+	}
+	b := &progress.Bar{W: p.out, Label: "tally: reading " + filepath.Base(in.Path), Size: in.Size, Done: format.TrackProgress(in).Done, Delay: progressDelay}
+	b.Start()
+	return b.Stop
+}

@@ -1,0 +1,144 @@
+// Package diff is `tally diff` as a library call: what a change did, per
+// program and per kernel, with benchstat's statistics. Each side is one or
+// more captures of the same workload; every run of a program in them
+// (Dispatch.Instance) is one sample. Programs are matched by name and
+// kernels by name within their program, never across programs; what one
+// side lacks is listed as added or removed, never dropped.
+package diff
+
+import (
+	"fmt"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/report"
+)
+
+// Options selects the reader and its settings for every input.
+type Options struct {
+	// Format forces a reader by name; empty detects it per file.
+	Format string
+	Reader format.Options
+	// Watch, when non-nil, is called with each opened input while it is
+	// read (a progress bar); see report.Options.Watch.
+	Watch func(in *format.Input) (stop func())
+}
+
+// Run reads side A's files and side B's and compares them.
+func Run(a, b []string, opt Options) (*Result, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, fmt.Errorf("give at least one trace file on each side")
+	}
+	sa, err := readSide("A", a, opt)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := readSide("B", b, opt)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(sa, sb), nil
+}
+
+func readSide(label string, paths []string, opt Options) (*Side, error) {
+	s := NewSide(label)
+	for _, path := range paths {
+		var col collector
+		c, err := report.Read(path, report.Options{Format: opt.Format, Reader: opt.Reader, Watch: opt.Watch}, &col)
+		if err != nil {
+			return nil, err
+		}
+		s.add(c, &col)
+	}
+	return s, nil
+}
+
+// Add reads one capture into the side: read streams its dispatches to the
+// sink it is given and returns the capture. It lets callers (and tests)
+// bring captures from anywhere, so it runs the model checks that
+// format.ReadInput runs on every file.
+func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
+	var col collector
+	chk := &capture.Checked{Next: &col}
+	c, err := read(chk)
+	if err != nil {
+		return err
+	}
+	if chk.Err != nil {
+		return fmt.Errorf("%s: %d dispatches break the model, the first: %w", c.Source.Path, chk.Bad, chk.Err)
+	}
+	if err := c.CheckValid(); err != nil {
+		return fmt.Errorf("%s: %w", c.Source.Path, err)
+	}
+	s.add(c, &col)
+	return nil
+}
+
+// Compare compares two filled sides.
+func Compare(a, b *Side) *Result { return compareSides(a, b) }
+
+// Exit codes of `tally diff`, documented in --help.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // --strict and a side is incomplete, or --fail-if-slower found a slowdown
+	ExitUsage  = 2 // usage or input error, or an input without a single dispatch event
+)
+
+// Complete reports whether every input of the side is complete.
+func (s *Side) Complete() bool {
+	for _, c := range s.Captures {
+		if !c.Accounting.Complete() {
+			return false
+		}
+	}
+	return true
+}
+
+// Slower lists what got slower by more than pct percent with
+// significance: programs by total time per run, kernels by time per
+// dispatch (time per run when only aggregated sums are known).
+func (r *Result) Slower(pct float64) []string {
+	var out []string
+	over := func(m *Metric) bool {
+		return m.Compared && m.Significant && m.HasDelta && m.Delta*100 > pct
+	}
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if over(&p.Total) {
+			out = append(out, fmt.Sprintf("program %s: time per run %s", p.Name, pct2(p.Total.Delta)))
+		}
+		for j := range p.Kernels {
+			k := &p.Kernels[j]
+			if t := k.TimeMetric(); over(t) {
+				what := "time per dispatch"
+				if t == &k.PerRun {
+					what = "time per run"
+				}
+				out = append(out, fmt.Sprintf("program %s, kernel %s: %s %s", p.Name, k.Name, what, pct2(t.Delta)))
+			}
+		}
+	}
+	return out
+}
+
+// ExitCode is the status `tally diff` ends with. failPct < 0 disables
+// --fail-if-slower.
+func (r *Result) ExitCode(strict bool, failPct float64) int {
+	for _, s := range []*Side{r.A, r.B} {
+		for _, c := range s.Captures {
+			if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
+				return ExitUsage
+			}
+		}
+	}
+	if strict && (!r.A.Complete() || !r.B.Complete()) {
+		return ExitFailed
+	}
+	if failPct >= 0 && len(r.Slower(failPct)) > 0 {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func pct(f float64) string  { return fmt.Sprintf("%+.2f%%", 100*f) }
+func pct2(f float64) string { return fmt.Sprintf("%+.1f%%", 100*f) }

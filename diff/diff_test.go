@@ -1,0 +1,465 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/golden"
+)
+
+func (r *Result) program(t *testing.T, name string) *Program {
+	t.Helper()
+	for i := range r.Programs {
+		if r.Programs[i].Name == name {
+			return &r.Programs[i]
+		}
+	}
+	t.Fatalf("no program %q in the result", name)
+	return nil
+}
+
+func (p *Program) kernel(t *testing.T, name string) *Kernel {
+	t.Helper()
+	for i := range p.Kernels {
+		if p.Kernels[i].Name == name {
+			return &p.Kernels[i]
+		}
+	}
+	t.Fatalf("program %s has no kernel %q", p.Name, name)
+	return nil
+}
+
+func injected() *Result {
+	return Compare(side("A", 1, baseline()), side("B", 100, changed()))
+}
+
+// Every injected change is found, and only where it was injected.
+func TestInjectedChanges(t *testing.T) {
+	r := injected()
+	dec := r.program(t, "decode")
+	want := map[string]string{
+		"matmul":    "slower",
+		"attention": "",
+		"copy":      "more dispatches",
+		"gather":    "removed",
+		"scale":     "added",
+		"unary":     "",
+		"allreduce": "",
+	}
+	for name, w := range want {
+		k := dec.kernel(t, name)
+		if got := strings.Join(k.Changes(), ", "); got != w {
+			t.Errorf("decode/%s: changes %q, want %q", name, got, w)
+		}
+	}
+	mm := dec.kernel(t, "matmul")
+	if d := mm.PerDispatch.Delta; d < 0.17 || d > 0.23 {
+		t.Errorf("matmul time per dispatch changed by %.3f, want about +0.20", d)
+	}
+	if mm.PerDispatch.A.N != 20 || mm.PerDispatch.B.N != 20 {
+		t.Errorf("matmul samples %d+%d, want 20+20 (one per run)", mm.PerDispatch.A.N, mm.PerDispatch.B.N)
+	}
+	// More dispatches at the same time each: a count change, not a time one.
+	cp := dec.kernel(t, "copy")
+	if !cp.Dispatches.Exact || cp.Dispatches.Delta != 1 {
+		t.Errorf("copy dispatches: exact %v delta %v, want exact +100%%", cp.Dispatches.Exact, cp.Dispatches.Delta)
+	}
+	if cp.PerDispatch.Significant {
+		t.Errorf("copy time per dispatch flagged (p=%.3f): the count changed, not the speed", cp.PerDispatch.P)
+	}
+	if !cp.PerRun.Significant || cp.PerRun.Delta < 0.8 {
+		t.Errorf("copy time per run: %+v, want about +100%% and significant", cp.PerRun)
+	}
+	if !dec.Total.Significant || dec.Total.Delta <= 0 {
+		t.Errorf("decode total per run not significantly slower: %+v", dec.Total)
+	}
+	if dec.Status != Matched || dec.RunsA != 20 || dec.RunsB != 20 {
+		t.Errorf("decode: %s, runs %d/%d", dec.Status, dec.RunsA, dec.RunsB)
+	}
+	// Programs on one side only are listed, never dropped.
+	if p := r.program(t, "warmup"); p.Status != Removed || p.RunsA != 1 || p.RunsB != 0 || len(p.Kernels) != 1 || p.Kernels[0].Status != Removed {
+		t.Errorf("warmup: %+v", p)
+	}
+	if p := r.program(t, "embed"); p.Status != Added || p.RunsB != 5 || p.Kernels[0].Status != Added {
+		t.Errorf("embed: %+v", p)
+	}
+	// Unchanged program: nothing significant.
+	pre := r.program(t, "prefill")
+	for _, k := range pre.Kernels {
+		if ch := k.Changes(); len(ch) > 0 {
+			t.Errorf("prefill/%s: %v, want no change", k.Name, ch)
+		}
+	}
+	if pre.Total.Significant {
+		t.Errorf("prefill total flagged: %+v", pre.Total)
+	}
+}
+
+// Kernels are compared within their program only: the same kernel name in
+// two programs is two rows that never meet.
+func TestKernelsStayInTheirProgram(t *testing.T) {
+	r := injected()
+	dm := r.program(t, "decode").kernel(t, "matmul")
+	pm := r.program(t, "prefill").kernel(t, "matmul")
+	if dm.Dispatches.A.Center != 8 || pm.Dispatches.A.Center != 30 {
+		t.Fatalf("matmul dispatches per run: decode %v, prefill %v; want 8 and 30", dm.Dispatches.A.Center, pm.Dispatches.A.Center)
+	}
+	if len(pm.Changes()) != 0 {
+		t.Fatalf("prefill matmul took decode's change: %v", pm.Changes())
+	}
+}
+
+// Two samples of one distribution give ~: over many seeds and rows, the
+// share of rows flagged stays near alpha.
+func TestSameDistributionIsNoChange(t *testing.T) {
+	rows, flagged := 0, 0
+	for seed := int64(0); seed < 20; seed++ {
+		r := Compare(side("A", 1000+seed, baseline()), side("B", 2000+seed, baseline()))
+		for _, p := range r.Programs {
+			if p.Status != Matched {
+				t.Fatalf("program %s is %s between two samples of one workload", p.Name, p.Status)
+			}
+			for _, k := range p.Kernels {
+				if k.Dispatches.Changed() {
+					t.Fatalf("%s/%s: dispatch count changed between identical workloads", p.Name, k.Name)
+				}
+				for _, m := range []*Metric{&k.PerDispatch, &k.PerRun} {
+					if !m.Compared {
+						continue
+					}
+					rows++
+					if m.Significant {
+						flagged++
+					}
+				}
+			}
+		}
+	}
+	if rows < 100 || float64(flagged)/float64(rows) > 0.10 {
+		t.Fatalf("%d of %d time comparisons flagged between two samples of one distribution (want ≈5%%, at most 10%%)", flagged, rows)
+	}
+	// And one seed as printed: every delta column reads ~.
+	r := Compare(side("A", 7, baseline()), side("B", 8, baseline()))
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "slower") || strings.Contains(buf.String(), "faster") {
+		t.Fatalf("identical workloads printed a change:\n%s", buf.String())
+	}
+}
+
+// An incomplete side is stated in the header, under its program, and
+// fails --strict.
+func TestIncompleteSide(t *testing.T) {
+	b := changed()
+	b.gaps = []synthGap{{capture.UnfinishedDispatch, "decode", "matmul"}, {capture.DroppedRecords, "", ""}}
+	r := Compare(side("A", 1, baseline()), side("B", 100, b))
+	if r.B.Complete() || !r.A.Complete() {
+		t.Fatalf("complete: A %v B %v", r.A.Complete(), r.B.Complete())
+	}
+	if code := r.ExitCode(true, -1); code != ExitFailed {
+		t.Errorf("--strict: exit %d, want %d", code, ExitFailed)
+	}
+	if code := r.ExitCode(false, -1); code != ExitOK {
+		t.Errorf("without --strict: exit %d, want 0", code)
+	}
+	if dec := r.program(t, "decode"); len(dec.GapsB) != 1 || dec.GapsB[0].Kind != capture.UnfinishedDispatch || len(dec.GapsA) != 0 {
+		t.Errorf("decode gaps: A %v B %v", dec.GapsA, dec.GapsB)
+	}
+	if k := r.program(t, "decode").kernel(t, "matmul"); len(k.GapsB) != 1 || len(k.GapsA) != 0 {
+		t.Errorf("matmul's row does not carry B's unfinished dispatch: A %v B %v", k.GapsA, k.GapsB)
+	}
+	if k := r.program(t, "decode").kernel(t, "attention"); len(k.GapsB) != 0 {
+		t.Errorf("attention's row carries another kernel's gap: %v", k.GapsB)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"B: INCOMPLETE: b.trace", "GAP dropped_records (1)", "GAP unfinished_dispatch (1) [program decode]",
+		"GAP unfinished_dispatch on B (1)", "A: COMPLETE\n", "B: INCOMPLETE: its gaps", "  matmul [GAP on B: unfinished_dispatch]\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	golden.Check(t, "testdata/incomplete.golden", buf.Bytes())
+}
+
+// Times in ns and in ticks are never compared; counts still are.
+func TestClockMismatch(t *testing.T) {
+	b := changed()
+	b.clock = capture.Clock{Domain: "device-ticks", Unit: "ticks", Timed: true}
+	r := Compare(side("A", 1, baseline()), side("B", 100, b))
+	dec := r.program(t, "decode")
+	if dec.TimeRefused == "" || dec.Unit != "" || dec.Total.Compared {
+		t.Fatalf("ns vs ticks compared: refused %q unit %q", dec.TimeRefused, dec.Unit)
+	}
+	if k := dec.kernel(t, "copy"); !k.Dispatches.Changed() || k.PerDispatch.Compared {
+		t.Fatalf("copy: counts must still compare, times must not: %+v", k)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "clocks differ") {
+		t.Fatalf("notes %q", r.Notes)
+	}
+	// Only-on-one-side programs keep their own times.
+	if p := r.program(t, "embed"); p.TimeRefused != "" || p.Total.B == nil {
+		t.Fatalf("embed: %+v", p)
+	}
+	// ns on two clock domains: durations compare, and the header says so.
+	b.clock = capture.Clock{Domain: "unix-epoch", Unit: "ns", Timed: true}
+	r = Compare(side("A", 1, baseline()), side("B", 100, b))
+	if dec := r.program(t, "decode"); dec.TimeRefused != "" || !dec.kernel(t, "matmul").PerDispatch.Significant {
+		t.Fatalf("ns on two domains: refused %q", dec.TimeRefused)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "unix-epoch") {
+		t.Fatalf("notes %q", r.Notes)
+	}
+	// Ticks of two different clocks: tick rates may differ.
+	a := baseline()
+	a.clock = capture.Clock{Domain: "device-ticks gpu0", Unit: "ticks", Timed: true}
+	b.clock = capture.Clock{Domain: "device-ticks gpu1", Unit: "ticks", Timed: true}
+	r = Compare(side("A", 1, a), side("B", 100, b))
+	if dec := r.program(t, "decode"); !strings.Contains(dec.TimeRefused, "tick rates") {
+		t.Fatalf("ticks of two clocks: refused %q", dec.TimeRefused)
+	}
+	// Untimed input: times unavailable, never zero.
+	b.clock = capture.Clock{Domain: "none"}
+	r = Compare(side("A", 1, baseline()), side("B", 100, b))
+	if dec := r.program(t, "decode"); !strings.Contains(dec.TimeRefused, "no times") || dec.Total.Compared {
+		t.Fatalf("untimed B: %q", dec.TimeRefused)
+	}
+}
+
+// Aggregated records count and add their sums to per-run totals, but give
+// no per-dispatch time.
+func TestAggregatedRecords(t *testing.T) {
+	r := injected()
+	k := r.program(t, "decode").kernel(t, "allreduce")
+	if k.AggregatedA != 40 || k.AggregatedB != 40 {
+		t.Errorf("aggregated dispatches %d/%d, want 40/40", k.AggregatedA, k.AggregatedB)
+	}
+	if k.PerDispatch.A != nil || k.PerDispatch.B != nil {
+		t.Errorf("a per-dispatch time was invented from sums: %+v", k.PerDispatch)
+	}
+	if k.Dispatches.A.Center != 2 || k.PerRun.A == nil || k.PerRun.A.Center < 15000 || k.PerRun.A.Center > 21000 {
+		t.Errorf("allreduce per run: dispatches %+v time %+v", k.Dispatches.A, k.PerRun.A)
+	}
+	if k.TimeMetric() != &k.PerRun {
+		t.Errorf("the speed of an aggregated-only kernel must be its time per run")
+	}
+}
+
+// --fail-if-slower names what got slower, with significance only.
+func TestFailIfSlower(t *testing.T) {
+	r := injected()
+	slow := r.Slower(10)
+	joined := strings.Join(slow, "\n")
+	if !strings.Contains(joined, "program decode, kernel matmul: time per dispatch +") || !strings.Contains(joined, "program decode: time per run +") {
+		t.Fatalf("slower than 10%%: %q", slow)
+	}
+	for _, s := range slow {
+		if strings.Contains(s, "copy") || strings.Contains(s, "prefill") {
+			t.Errorf("flagged %q: a count change or noise is not a slowdown", s)
+		}
+	}
+	if code := r.ExitCode(false, 10); code != ExitFailed {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if s := r.Slower(30); len(s) != 0 {
+		t.Errorf("slower than 30%%: %q (matmul is +20%%)", s)
+	}
+	if code := r.ExitCode(false, 30); code != ExitOK {
+		t.Errorf("exit %d at 30%%, want 0", code)
+	}
+	// Not significant: never a failure, however large the delta.
+	same := Compare(side("A", 7, baseline()), side("B", 8, baseline()))
+	if s := same.Slower(0); len(s) != 0 {
+		t.Errorf("identical workloads: %q", s)
+	}
+}
+
+func TestEmptyCaptureExit(t *testing.T) {
+	a := NewSide("A")
+	a.Add(func(capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{}
+		c.Accounting.Gap(capture.EmptyCapture, "").Add(capture.Item{What: "empty file"})
+		return c, nil
+	})
+	r := Compare(a, side("B", 1, changed()))
+	if code := r.ExitCode(false, -1); code != ExitUsage {
+		t.Fatalf("empty side: exit %d, want %d", code, ExitUsage)
+	}
+	for _, p := range r.Programs {
+		if p.Status != Added {
+			t.Fatalf("program %s is %s against an empty side", p.Name, p.Status)
+		}
+	}
+}
+
+// Repeated inputs on a side pool their runs as samples.
+func TestRepeatedInputs(t *testing.T) {
+	one := baseline()
+	one.progs = one.progs[2:] // warmup: one run per input
+	r := Compare(side("A", 1, one, one, one, one, one, one), side("B", 50, one, one, one, one, one, one))
+	p := r.program(t, "warmup")
+	if p.RunsA != 6 || p.RunsB != 6 || p.Total.A.N != 6 || !p.Total.A.CI {
+		t.Fatalf("6 inputs of one run each: runs %d/%d, total %+v", p.RunsA, p.RunsB, p.Total.A)
+	}
+}
+
+func TestGoldens(t *testing.T) {
+	r := injected()
+	var text, js, cs bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&js, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteCSV(&cs); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/injected.golden", text.Bytes())
+	golden.Check(t, "testdata/injected.json.golden", js.Bytes())
+	golden.Check(t, "testdata/injected.csv.golden", cs.Bytes())
+
+	var doc JSONDiff
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "tally.diff/v1" || len(doc.Sides) != 2 || len(doc.Slower) == 0 {
+		t.Fatalf("json: schema %q sides %d slower %v", doc.Schema, len(doc.Sides), doc.Slower)
+	}
+	recs, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") {
+		t.Fatalf("csv header %v", recs[0])
+	}
+	for _, rec := range recs {
+		if len(rec) != len(CSVHeader) {
+			t.Fatalf("csv row of %d fields: %v", len(rec), rec)
+		}
+	}
+}
+
+// Captures brought from outside a reader get the model checks too.
+func TestAddChecksTheModel(t *testing.T) {
+	s := NewSide("A")
+	err := s.Add(func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "bad.trace"}}
+		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+		sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 5, End: 1, Valid: true}})
+		return c, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "bad.trace") || len(s.Captures) != 0 {
+		t.Fatalf("a reversed interval: %v", err)
+	}
+	err = s.Add(func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "bad2.trace"}}
+		c.Accounting.Gap(capture.DroppedRecords, "nope").AddN(1)
+		return c, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("a gap of a missing program: %v", err)
+	}
+}
+
+// A kernel with an id is one kernel whether a side names it or shows its
+// anonymous label; without ids, names match.
+func TestKernelsMatchByID(t *testing.T) {
+	build := func(name string, resolved bool) func(capture.Sink) (*capture.Capture, error) {
+		return func(sink capture.Sink) (*capture.Capture, error) {
+			c := &capture.Capture{Source: capture.Source{Path: name}, Clock: nsClock}
+			p := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
+			k := c.AddKernel(capture.Kernel{Program: p, Name: name, ID: 123, HasID: true, Resolved: resolved})
+			k2 := c.AddKernel(capture.Kernel{Program: p, Name: "same-name"})
+			for _, kid := range []capture.KernelID{k, k2} {
+				sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: kid, Instance: 0, Device: capture.Interval{Begin: 0, End: 10, Valid: true}})
+			}
+			return c, nil
+		}
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build("decode:#123", false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(build("hrx:matmul", true)); err != nil {
+		t.Fatal(err)
+	}
+	p := Compare(a, b).program(t, "decode")
+	if len(p.Kernels) != 2 {
+		t.Fatalf("%d kernel rows, want 2: %+v", len(p.Kernels), p.Kernels)
+	}
+	for _, k := range p.Kernels {
+		if k.Status != Matched {
+			t.Errorf("%s: %s", k.Name, k.Status)
+		}
+	}
+	p.kernel(t, "hrx:matmul") // the catalog name wins over the label
+}
+
+type failWriter struct{ after int }
+
+func (w *failWriter) Write(b []byte) (int, error) {
+	if w.after -= len(b); w.after < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
+}
+
+// Every renderer returns the first write error.
+func TestWriteErrors(t *testing.T) {
+	r := injected()
+	for name, write := range map[string]func(io.Writer) error{
+		"text": r.WriteText,
+		"json": func(w io.Writer) error { return r.WriteJSON(w, -1) },
+		"csv":  r.WriteCSV,
+	} {
+		for _, after := range []int{0, 100, 3000} {
+			if err := write(&failWriter{after: after}); err == nil {
+				t.Errorf("%s: a write failing after %d bytes returned nil", name, after)
+			}
+		}
+	}
+}
+
+// A gap item names a kernel, not its list: with the name on two rows it is
+// pinned on neither (the program's gap line still states it).
+func TestKernelGapAmbiguous(t *testing.T) {
+	build := func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "x"}, Clock: nsClock}
+		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+		for _, list := range []string{"init", "main"} {
+			k := c.AddKernel(capture.Kernel{Program: p, Name: "mm", List: list})
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{End: 5, Valid: true}})
+		}
+		c.Accounting.Gap(capture.UnfinishedDispatch, "p").Add(capture.Item{What: "cut", Kernel: "mm"})
+		return c, nil
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	p := Compare(a, b).program(t, "p")
+	if len(p.Kernels) != 2 || len(p.GapsA) != 1 {
+		t.Fatalf("rows %d, program gaps %d", len(p.Kernels), len(p.GapsA))
+	}
+	for _, k := range p.Kernels {
+		if len(k.GapsA) != 0 || len(k.GapsB) != 0 {
+			t.Errorf("%s [%s list] carries a gap that may be the other list's", k.Name, k.List)
+		}
+	}
+}

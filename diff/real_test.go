@@ -1,0 +1,83 @@
+package diff
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/internal/golden"
+)
+
+// Two ranks of one training job (HolisticTraceAnalysis's sub-sampled
+// pair; provenance and licence in format/kineto/testdata/PROVENANCE.md).
+const (
+	rank0 = "../format/kineto/testdata/hta__sampled_rank-0.json.gz"
+	rank1 = "../format/kineto/testdata/hta__sampled_rank-1.json.gz"
+)
+
+func TestRealRankPair(t *testing.T) {
+	r, err := Run([]string{rank0}, []string{rank1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Programs) != 1 {
+		t.Fatalf("%d programs, want 1 (no annotations: every dispatch in one)", len(r.Programs))
+	}
+	p := &r.Programs[0]
+	// tally report counts 1204 and 1154 dispatches in one step window each.
+	if p.Status != Matched || p.RunsA != 1 || p.RunsB != 1 || p.Dispatches.A.Center != 1204 || p.Dispatches.B.Center != 1154 {
+		t.Fatalf("program %q: %s, runs %d/%d, dispatches %+v %+v", p.Name, p.Status, p.RunsA, p.RunsB, p.Dispatches.A, p.Dispatches.B)
+	}
+	// One run a side is never a significant time change, and says why.
+	var added, removed int
+	for i := range p.Kernels {
+		k := &p.Kernels[i]
+		if k.PerDispatch.Significant || k.PerRun.Significant {
+			t.Errorf("%s: a time change from one run a side", k.Name)
+		}
+		switch k.Status {
+		case Added:
+			added++
+		case Removed:
+			removed++
+		}
+	}
+	// Rank 1's sub-sample lacks 11 of rank 0's kernels (weighted embedding,
+	// sorts, scatter/gather), and has none rank 0 lacks.
+	if added != 0 || removed != 11 {
+		t.Errorf("added %d, removed %d kernels, want 0 and 11", added, removed)
+	}
+	if r.A.Complete() || r.B.Complete() {
+		t.Error("the sub-sampled files have no end marker: both sides are incomplete")
+	}
+	if code := r.ExitCode(true, -1); code != ExitFailed {
+		t.Errorf("--strict: exit %d", code)
+	}
+	if s := r.Slower(0); len(s) != 0 {
+		t.Errorf("slower with n=1: %v", s)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "GAP truncated_input (1)", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	golden.Check(t, "testdata/hta-ranks.golden", buf.Bytes())
+}
+
+func TestRunErrors(t *testing.T) {
+	if _, err := Run(nil, []string{rank1}, Options{}); err == nil {
+		t.Error("no file on side A: no error")
+	}
+	if _, err := Run([]string{rank0}, []string{"testdata/no-such-file"}, Options{}); err == nil || !strings.Contains(err.Error(), "no-such-file") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Run([]string{rank0}, []string{rank1}, Options{Format: "nope"}); err == nil {
+		t.Error("unknown format: no error")
+	}
+}

@@ -1,0 +1,50 @@
+package all
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"testing"
+
+	"github.com/tallyprof/tally/format"
+)
+
+// Every registered reader ends bad input in a capture or a positioned
+// *format.Error — never a panic, never a bare error, never a model break.
+func TestReaderContract(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"traceEvents": [`))
+	zw.Close()
+	inputs := map[string][]byte{
+		"binary":   {0, 1, 2, 3, 0xff, 0xfe, 'I', 'R', 'P', 'F'},
+		"text":     []byte("hello\nworld\n"),
+		"brace":    []byte("{"),
+		"bracket":  []byte("[1, 2"),
+		"magic":    []byte("IRPF\x01\x00\x00\x00\xff\xff\xff\xff"),
+		"cut-gzip": gz.Bytes()[:gz.Len()-6],
+		"nul":      {0},
+	}
+	formats := format.Formats()
+	if len(formats) < 4 {
+		t.Fatalf("only %d readers registered", len(formats))
+	}
+	for _, f := range formats {
+		if f.Name == "" || f.Description == "" || f.Sniff == nil || f.Read == nil {
+			t.Errorf("reader %q does not fill the registry's shape", f.Name)
+		}
+		for name, data := range inputs {
+			c, err := format.ReadInput(format.BytesInput("in."+name, data), f.Name, nil, nil)
+			if err == nil {
+				if c == nil {
+					t.Errorf("%s/%s: neither capture nor error", f.Name, name)
+				}
+				continue
+			}
+			var fe *format.Error
+			if !errors.As(err, &fe) || errors.Is(err, format.ErrModel) {
+				t.Errorf("%s/%s: not a positioned error: %v", f.Name, name, err)
+			}
+		}
+	}
+}

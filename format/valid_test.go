@@ -1,0 +1,100 @@
+package format
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// brokenReader builds a small valid capture, then breaks it as break_ says,
+// standing for a reader with a bug.
+func brokenReader(break_ func(c *capture.Capture, d *capture.Dispatch)) func(*Input, *Options, capture.Sink) (*capture.Capture, error) {
+	return func(_ *Input, _ *Options, sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{}
+		p := c.AddProgram(capture.Program{Name: "prefill", Instances: 1})
+		q := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
+		c.AddKernel(capture.Kernel{Program: p, Name: "norm"})
+		c.AddKernel(capture.Kernel{Program: q, Name: "wait"})
+		c.AddQueue(capture.Queue{Name: "q0"})
+		d := &capture.Dispatch{Program: p, Kernel: 0, Queue: 0, Device: capture.Interval{Begin: 10, End: 20, Valid: true}}
+		break_(c, d)
+		sink.Dispatch(c, d)
+		return c, nil
+	}
+}
+
+func TestModelBrokenByReader(t *testing.T) {
+	cases := []struct {
+		name, want string
+		break_     func(c *capture.Capture, d *capture.Dispatch)
+	}{
+		{"valid", "", func(*capture.Capture, *capture.Dispatch) {}},
+		{"wrong-program", "belongs to program 1", func(_ *capture.Capture, d *capture.Dispatch) { d.Kernel = 1 }},
+		{"kernel-out-of-range", "the capture has 2 kernels", func(_ *capture.Capture, d *capture.Dispatch) { d.Kernel = 7 }},
+		{"queue-out-of-range", "the capture has 1 queues", func(_ *capture.Capture, d *capture.Dispatch) { d.Queue = 3 }},
+		{"inverted-interval", "ends (5) before it begins (10)", func(_ *capture.Capture, d *capture.Dispatch) { d.Device.End = 5 }},
+		{"inverted-launch", "launch of kernel", func(_ *capture.Capture, d *capture.Dispatch) {
+			d.Launch = capture.Interval{Begin: 3, End: 2, Valid: true}
+		}},
+		{"aggregate-with-times", "single-dispatch times", func(_ *capture.Capture, d *capture.Dispatch) {
+			d.Aggregate = &capture.Aggregate{Count: 2}
+		}},
+		{"kernel-of-missing-program", "the capture has 2 programs", func(c *capture.Capture, _ *capture.Dispatch) {
+			c.AddKernel(capture.Kernel{Program: 9, Name: "x"})
+		}},
+		{"gap-of-missing-program", "does not have", func(c *capture.Capture, _ *capture.Dispatch) {
+			c.Accounting.Gap(capture.UnfinishedDispatch, "p77").Add(capture.Item{What: "x"})
+		}},
+		{"accounting", "read but", func(c *capture.Capture, _ *capture.Dispatch) {
+			c.Accounting.InputFor("lines").Read = 3
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "test-broken-" + tc.name
+			if _, ok := Lookup(name); !ok {
+				Register(Format{Name: name, Sniff: func([]byte) Confidence { return No }, Read: brokenReader(tc.break_)})
+			}
+			var got capture.Collect
+			c, err := ReadInput(BytesInput("trace.bin", []byte("x")), name, nil, &got)
+			if tc.want == "" {
+				if err != nil || len(got.Dispatches) != 1 {
+					t.Fatalf("valid capture refused: %v", err)
+				}
+				return
+			}
+			if err == nil || c != nil {
+				t.Fatalf("a capture that breaks the model was returned: %+v", c)
+			}
+			msg := err.Error()
+			if !errors.Is(err, ErrModel) || !strings.Contains(msg, "the "+name+" reader broke tally's model") ||
+				!strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "trace.bin: ") {
+				t.Fatalf("error does not name the reader and the fault: %v", err)
+			}
+			if len(got.Dispatches) != 0 && strings.Contains(tc.want, "kernels") {
+				t.Fatal("a dispatch outside the tables reached the sink")
+			}
+		})
+	}
+}
+
+func TestErrorPositions(t *testing.T) {
+	for _, tc := range []struct {
+		err  *Error
+		want string
+	}{
+		{LineError("a.log", 12, "remove the header", "bad version %d", 3), "a.log:12: bad version 3 (remove the header)"},
+		{ByteError("b.bin", 0, "", "bad magic"), "b.bin: byte 0: bad magic"},
+		{FileError("c", errors.New("x"), "check the disk", "cannot read"), "c: cannot read (check the disk)"},
+	} {
+		if tc.err.Error() != tc.want {
+			t.Errorf("got %q, want %q", tc.err.Error(), tc.want)
+		}
+	}
+	cause := errors.New("cause")
+	if !errors.Is(FileError("c", cause, "", "m"), cause) {
+		t.Error("cause not unwrapped")
+	}
+}

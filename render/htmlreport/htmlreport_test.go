@@ -1,0 +1,148 @@
+package htmlreport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// TestNamesAreEscaped checks the page's bytes: no name reaches it as markup,
+// whatever the browser would do with it.
+func TestNamesAreEscaped(t *testing.T) {
+	page := string(sampleCapture().page(t))
+	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("%d <script tags, want the page's own 2", n)
+	}
+	if !strings.Contains(page, "&lt;img src=x onerror=") {
+		t.Error("the hostile kernel name is not shown at all")
+	}
+	if !strings.Contains(page, `&#39;run&lt;1&gt;.kept&#39;`) {
+		t.Error("the command line is not shown, quoted")
+	}
+}
+
+// TestSelfContained: nothing on the page names another resource.
+func TestSelfContained(t *testing.T) {
+	page := sampleCapture().page(t)
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:|//)|url\(|@import`).Find(page); m != nil {
+		t.Fatalf("page loads %q", m)
+	}
+}
+
+// TestSize: 50 programs of 500 kernels stay under 4 MB.
+func TestSize(t *testing.T) {
+	n := len(bigCapture(50, 500).page(t))
+	t.Logf("50 programs × 500 kernels: %d bytes", n)
+	if n > 4<<20 {
+		t.Fatalf("page is %d bytes, over 4 MiB", n)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	f := sampleCapture()
+	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="incomplete"`) || !strings.Contains(p, "INCOMPLETE: 1 gap:") {
+		t.Fatal("incomplete capture not called incomplete")
+	}
+	f.c.Accounting.Gaps = nil
+	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="complete"`) || !strings.Contains(p, "COMPLETE: every input unit") {
+		t.Fatal("complete capture not called complete")
+	}
+	// An empty capture says so first and draws no timeline.
+	c := &capture.Capture{Source: capture.Source{Path: "empty.log", Format: "unknown"}}
+	g := c.Accounting.Gap(capture.EmptyCapture, "")
+	g.Summary = "the file is empty"
+	g.Add(capture.Item{What: "empty file"})
+	var b bytes.Buffer
+	if err := Write(&b, c, analysis.NewAggregator().Tables(c), Options{Timeline: NewTimeline()}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.String()
+	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCHES: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
+		t.Fatalf("empty capture:\n%s", p)
+	}
+}
+
+// TestTimelineBounded: the sample keeps PerQueue per queue, counts the
+// rest, and the strip says it shows the first ones only.
+func TestTimelineBounded(t *testing.T) {
+	f := bigCapture(2, 10)
+	tl := &Timeline{PerQueue: 25, Max: 1000}
+	c := f.c
+	for i := range 60 {
+		tl.Dispatch(c, &capture.Dispatch{Program: 0, Queue: 0, Kernel: 0, Device: capture.Interval{Begin: int64(i * 10), End: int64(i*10 + 5), Valid: true}})
+	}
+	tl.Dispatch(c, &capture.Dispatch{Program: 0, Queue: 0, Kernel: 0, Aggregate: &capture.Aggregate{Count: 7}})
+	if len(tl.samples) != 25 || tl.queues[0].seen != 60 || tl.aggregated != 7 {
+		t.Fatalf("kept %d of %d, aggregated %d", len(tl.samples), tl.queues[0].seen, tl.aggregated)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, c, f.t, Options{Timeline: tl}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.String()
+	if !strings.Contains(p, "first 25 of 60 dispatches shown") || !strings.Contains(p, "7 dispatches are known only from aggregated records") {
+		t.Fatal("a capped strip does not say it is a sample")
+	}
+	if n := strings.Count(p, "data-k="); n != 25 {
+		t.Fatalf("%d rectangles, want 25", n)
+	}
+	// Max bounds all queues together.
+	tl = &Timeline{PerQueue: 100, Max: 10}
+	for i := range 30 {
+		tl.Dispatch(c, &capture.Dispatch{Queue: capture.QueueID(i % 3), Device: capture.Interval{Valid: true}})
+	}
+	if len(tl.samples) != 10 {
+		t.Fatalf("Max 10 kept %d", len(tl.samples))
+	}
+}
+
+type failWriter struct{ n int }
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.n -= len(p); w.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestWriteErrorReturned: a failing writer is an error, wherever it fails.
+func TestWriteErrorReturned(t *testing.T) {
+	f := bigCapture(3, 50)
+	for _, at := range []int{0, 5000, 40000} {
+		if err := Write(&failWriter{n: at}, f.c, f.t, Options{Timeline: f.tl}); err == nil {
+			t.Fatalf("write failing after %d bytes returned nil", at)
+		}
+	}
+	if err := Write(io.Discard, f.c, f.t, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func BenchmarkWrite50x500(b *testing.B) {
+	f := bigCapture(50, 500)
+	var n int64
+	for b.Loop() {
+		cw := &countWriter{}
+		if err := Write(cw, f.c, f.t, Options{Timeline: f.tl}); err != nil {
+			b.Fatal(err)
+		}
+		n = cw.n
+	}
+	b.SetBytes(n)
+	b.ReportMetric(float64(n)/(1<<20), "MiB/page")
+}
+
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }

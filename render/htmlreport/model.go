@@ -1,0 +1,383 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
+	"github.com/tallyprof/tally/render"
+)
+
+// chartBars is how many kernels get their own bar; the rest share one, so
+// a program of 500 kernels still has a chart one can read.
+const chartBars = 20
+
+type page struct {
+	Title    string
+	Command  string
+	Inputs   []capture.Source
+	Clock    string
+	Verdict  string // "complete", "incomplete", "empty"
+	Headline string
+	Counts   []*capture.InputCount
+	Gaps     []gapView
+	Notes    []string
+	Programs []programView
+	Timeline timelineSection
+	Details  []capture.Section
+	Data     pageData
+	CSS      template.CSS
+	JS       template.JS
+}
+
+type gapView struct {
+	Anchor       string
+	Kind         capture.Kind
+	Program      string
+	Count        int64
+	Note         bool
+	Summary      string
+	Figures      []capture.Count
+	Items        []itemView
+	ItemsOmitted int64
+}
+
+type itemView struct {
+	Kernel, What, Where, Time, LastCompleted string
+}
+
+type programView struct {
+	Index      int
+	Name       string
+	Head       string
+	Clock      string
+	Notes      []string
+	Timed      bool
+	Bars       []barView
+	KernelRows int
+	Gaps       []gapView
+}
+
+type barView struct {
+	Name     string
+	List     string // the program part (hrx init/main) when kernels are kept apart by it
+	Total    int64
+	TotalStr string
+	Share    float64
+	ShareStr string
+	// Width is the bar's length in percent: the share itself, so bars of
+	// one program compare as their shares do.
+	Width  float64
+	Others int // kernels summed in this bar; 0 for a single kernel
+}
+
+// pageData is the JSON the script reads to fill the kernel tables.
+type pageData struct {
+	Rows     int         `json:"rows"`
+	Programs []tableData `json:"programs"`
+	// Kernels names the kernels the timeline rectangles refer to.
+	Kernels []string `json:"kernels"`
+}
+
+type tableData struct {
+	// Unit of the program's times: "ns", "ticks", or "" (untimed).
+	Unit    string   `json:"unit"`
+	Columns []column `json:"columns"`
+	// Rows hold one cell per column (see cell).
+	Rows [][]any `json:"rows"`
+}
+
+type column struct {
+	Key   string `json:"key"`
+	Title string `json:"title"`
+	// Fmt says how the script shows the column: "text", "count",
+	// "share", "dur" (an integer time) or "mean" (a fractional one).
+	Fmt string `json:"fmt"`
+}
+
+func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
+	doc := render.BuildJSON(c, t)
+	p := &page{
+		Title:   "tally report: " + c.Source.Path,
+		Command: shellQuote(opt.Command),
+		Inputs:  doc.Inputs,
+		Clock:   render.ClockLine(c.Clock),
+		Counts:  doc.Accounting.Input,
+		Details: doc.Details,
+		CSS:     template.CSS(pageCSS),
+		JS:      template.JS(pageJS),
+	}
+	p.Data.Rows = opt.Rows
+	if p.Data.Rows <= 0 {
+		p.Data.Rows = 100
+	}
+	p.Data.Programs = []tableData{}
+	p.Data.Kernels = []string{}
+	for i, g := range doc.Accounting.Gaps {
+		p.Gaps = append(p.Gaps, gapOf(i, g, c.Clock.Unit))
+	}
+	gaps, notes := 0, 0
+	for _, g := range p.Gaps {
+		if g.Note {
+			notes++
+		} else {
+			gaps++
+		}
+	}
+	switch {
+	case c.Accounting.CountOf(capture.EmptyCapture) > 0:
+		p.Verdict = "empty"
+		p.Headline = "NO DISPATCHES: " + c.Accounting.Find(capture.EmptyCapture).Summary
+	case doc.Accounting.Complete:
+		p.Verdict = "complete"
+		p.Headline = "COMPLETE: every input unit is accounted for and no gap was found"
+		if notes > 0 {
+			p.Headline += fmt.Sprintf(" (%s)", units.Plural(int64(notes), "note", "notes"))
+		}
+	default:
+		p.Verdict = "incomplete"
+		p.Headline = fmt.Sprintf("INCOMPLETE: %s: what they list happened or was in the input, and is not in the tables",
+			units.Plural(int64(gaps), "gap", "gaps"))
+	}
+	for _, s := range c.Inventory {
+		if s.Title == "report" {
+			for _, f := range s.Fields {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: %v", f.Key, f.Value))
+			}
+		}
+	}
+	for i := range doc.Programs {
+		pv, td := program(i, &doc.Programs[i])
+		for _, g := range p.Gaps {
+			if g.Program == pv.Name && g.Program != "" {
+				pv.Gaps = append(pv.Gaps, g)
+			}
+		}
+		p.Programs = append(p.Programs, pv)
+		p.Data.Programs = append(p.Data.Programs, td)
+	}
+	p.Timeline = timeline(c, opt.Timeline, &p.Data.Kernels)
+	return p
+}
+
+func gapOf(i int, g render.JSONGap, unit string) gapView {
+	v := gapView{Anchor: fmt.Sprintf("gap-%d", i), Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
+		Summary: g.Summary, Figures: g.Figures, ItemsOmitted: g.ItemsOmitted}
+	for _, it := range g.Items {
+		iv := itemView{Kernel: it.Kernel, What: it.What, Where: it.Where, LastCompleted: it.LastCompleted}
+		if it.Program != "" && it.Program != g.Program {
+			iv.Where = strings.TrimPrefix(iv.Where+"; program "+it.Program, "; ")
+		}
+		if it.Time != nil {
+			iv.Time = fmt.Sprintf("%d %s", *it.Time, unitName(unit))
+		}
+		v.Items = append(v.Items, iv)
+	}
+	return v
+}
+
+func program(i int, jp *render.JSONProgram) (programView, tableData) {
+	unit := ""
+	if jp.Unit != nil {
+		unit = *jp.Unit
+	}
+	pv := programView{Index: i, Name: jp.Name, Notes: jp.Notes, KernelRows: len(jp.Kernels)}
+	head := units.Plural(jp.Instances, "run", "runs")
+	if len(jp.InstanceStates) > 0 {
+		var parts []string
+		for _, s := range jp.InstanceStates {
+			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
+		}
+		head += " (" + strings.Join(parts, ", ") + ")"
+	}
+	head += ", " + units.Plural(jp.Dispatches, "dispatch", "dispatches")
+	total := jp.TotalNS
+	if total == nil {
+		total = jp.TotalTicks
+	}
+	if total != nil {
+		pv.Timed = true
+		head += ", " + render.Duration(*total, unit) + " in total"
+		if jp.TimedDispatches < jp.Dispatches {
+			head += fmt.Sprintf(" over %d timed dispatches", jp.TimedDispatches)
+		}
+	} else if jp.Dispatches > 0 {
+		head += ", no times"
+	}
+	pv.Head = head
+	if jp.Clock != nil {
+		pv.Clock = render.ClockLine(*jp.Clock)
+	}
+	if pv.Timed {
+		pv.Bars = bars(jp.Kernels, unit)
+	}
+	return pv, table(jp, unit)
+}
+
+func bars(ks []render.JSONKernel, unit string) []barView {
+	var out []barView
+	var rest barView
+	for _, k := range ks { // already sorted by total time
+		tot, share := kernelTotal(&k)
+		if tot == nil || share == nil {
+			continue
+		}
+		if len(out) < chartBars {
+			out = append(out, barView{Name: k.Name, List: k.List, Total: *tot, Share: *share})
+			continue
+		}
+		rest.Others++
+		rest.Total += *tot
+		rest.Share += *share
+	}
+	if rest.Others > 0 {
+		rest.Name = fmt.Sprintf("%d other kernels", rest.Others)
+		out = append(out, rest)
+	}
+	for i := range out {
+		b := &out[i]
+		b.TotalStr = render.Duration(b.Total, unit)
+		b.ShareStr = render.Share(b.Share)
+		b.Width = b.Share * 100
+	}
+	return out
+}
+
+func kernelTotal(k *render.JSONKernel) (*int64, *float64) {
+	if k.TotalNS != nil {
+		return k.TotalNS, k.Share
+	}
+	return k.TotalTicks, k.Share
+}
+
+// table lays one program's kernels out for the script. Columns that no
+// kernel of the program fills (list, launch, timed) are left out, as the
+// text report does.
+func table(jp *render.JSONProgram, unit string) tableData {
+	var lists, launches, partTimed, cats bool
+	for _, k := range jp.Kernels {
+		lists = lists || k.List != ""
+		launches = launches || k.LaunchMeanNS != nil
+		partTimed = partTimed || (k.TimedDispatches > 0 && k.TimedDispatches < k.Dispatches)
+		cats = cats || k.Category != "kernel"
+	}
+	cols := []column{{Key: "name", Title: "kernel", Fmt: "text"}}
+	if cats {
+		cols = append(cols, column{Key: "category", Title: "category", Fmt: "text"})
+	}
+	if lists {
+		cols = append(cols, column{Key: "list", Title: "list", Fmt: "text"})
+	}
+	cols = append(cols, column{Key: "dispatches", Title: "dispatches", Fmt: "count"})
+	if partTimed {
+		cols = append(cols, column{Key: "timed", Title: "timed", Fmt: "count"})
+	}
+	cols = append(cols,
+		column{Key: "share", Title: "share", Fmt: "share"},
+		column{Key: "total", Title: "total", Fmt: "dur"},
+		column{Key: "mean", Title: "mean", Fmt: "mean"},
+		column{Key: "min", Title: "min", Fmt: "dur"},
+		column{Key: "max", Title: "max", Fmt: "dur"})
+	if launches {
+		cols = append(cols, column{Key: "launch_mean", Title: "launch mean", Fmt: "mean"})
+	}
+	td := tableData{Unit: unit, Columns: cols, Rows: make([][]any, 0, len(jp.Kernels))}
+	for i := range jp.Kernels {
+		k := &jp.Kernels[i]
+		row := make([]any, 0, len(cols))
+		for _, col := range cols {
+			row = append(row, cell(k, col.Key, unit))
+		}
+		td.Rows = append(td.Rows, row)
+	}
+	return td
+}
+
+// cell is one table value: a string for text columns, a number (the
+// script formats it as the text report does), "unknown" for min and max of
+// aggregated records (never computed from sums), or nil when unavailable.
+func cell(k *render.JSONKernel, key, unit string) any {
+	dur := func(ns, ticks *int64) any {
+		if ns != nil {
+			return *ns
+		}
+		if ticks != nil {
+			return *ticks
+		}
+		if k.TimedDispatches > 0 && unit != "" && (key == "min" || key == "max") {
+			return "unknown"
+		}
+		return nil
+	}
+	mean := func(ns, ticks *float64) any {
+		if ns != nil {
+			return *ns
+		}
+		if ticks != nil {
+			return *ticks
+		}
+		return nil
+	}
+	switch key {
+	case "name":
+		return k.Name
+	case "category":
+		return k.Category
+	case "list":
+		return k.List
+	case "dispatches":
+		return k.Dispatches
+	case "timed":
+		return k.TimedDispatches
+	case "share":
+		if k.Share == nil {
+			return nil
+		}
+		return *k.Share
+	case "total":
+		return dur(k.TotalNS, k.TotalTicks)
+	case "mean":
+		return mean(k.MeanNS, k.MeanTicks)
+	case "min":
+		return dur(k.MinNS, k.MinTicks)
+	case "max":
+		return dur(k.MaxNS, k.MaxTicks)
+	case "launch_mean":
+		return mean(k.LaunchMeanNS, nil)
+	}
+	return nil
+}
+
+func unitName(unit string) string {
+	if unit == "" {
+		return "units"
+	}
+	return unit
+}
+
+// shellQuote writes args as a shell would need them typed.
+func shellQuote(args []string) string {
+	var parts []string
+	for _, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			parts = append(parts, a)
+			continue
+		}
+		parts = append(parts, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(parts, " ")
+}
+
+var funcs = template.FuncMap{
+	"bytes":  render.Bytes,
+	"plural": units.Plural,
+	"skipped": func(in *capture.InputCount) int64 {
+		return in.SkippedTotal()
+	},
+	"pct": func(f float64) string { return fmt.Sprintf("%.3f", f) },
+}

@@ -1,0 +1,67 @@
+package htmlreport
+
+import (
+	"github.com/tallyprof/tally/capture"
+)
+
+// Default bounds of the dispatches a Timeline keeps: enough to see a run's
+// shape, few enough that the page stays small and opens fast.
+const (
+	DefaultPerQueue = 2000
+	DefaultMax      = 10000
+)
+
+// Timeline is a capture.Sink that keeps a bounded sample of timed dispatches
+// for the report's per-queue strips: the first PerQueue of each queue, at
+// most Max in all. It counts what it did not keep, so the page can say the
+// strip is a sample. Memory is O(Max), never O(dispatches).
+type Timeline struct {
+	PerQueue int
+	Max      int
+
+	samples []sample
+	queues  map[capture.QueueID]*queueCount
+	// untimed counts dispatches without a device time; aggregated the
+	// records standing for several dispatches (no single times).
+	untimed, aggregated int64
+}
+
+type sample struct {
+	program    capture.ProgramID
+	queue      capture.QueueID
+	kernel     capture.KernelID
+	begin, end int64
+}
+
+type queueCount struct {
+	seen, kept int64
+}
+
+// NewTimeline returns a Timeline with the default bounds.
+func NewTimeline() *Timeline { return &Timeline{PerQueue: DefaultPerQueue, Max: DefaultMax} }
+
+// Dispatch keeps d while under the bounds.
+func (t *Timeline) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
+	if d.Aggregate != nil {
+		t.aggregated += d.Aggregate.Count
+		return
+	}
+	if !d.Device.Valid {
+		t.untimed++
+		return
+	}
+	if t.queues == nil {
+		t.queues = map[capture.QueueID]*queueCount{}
+	}
+	q := t.queues[d.Queue]
+	if q == nil {
+		q = &queueCount{}
+		t.queues[d.Queue] = q
+	}
+	q.seen++
+	if q.kept >= int64(t.PerQueue) || len(t.samples) >= t.Max {
+		return
+	}
+	q.kept++
+	t.samples = append(t.samples, sample{program: d.Program, queue: d.Queue, kernel: d.Kernel, begin: d.Device.Begin, end: d.Device.End})
+}
