@@ -223,7 +223,7 @@ func (r *reader) kernel(p capture.ProgramID, cat int8, nameID int64, hasName boo
 	case 0:
 		var found bool
 		name, found = r.names[nameID]
-		if !hasName || !found {
+		if !hasName || !found || name == "" {
 			resolved = false
 			name = r.c.Programs[p].Name + ":#" + itoa(nameID)
 			if !hasName {
