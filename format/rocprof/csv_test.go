@@ -10,9 +10,8 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// csvSums is the independent computation: encoding/csv, columns looked up
-// by header name, End-Start summed per Kernel_Name.
-func csvSums(t *testing.T, path, nameCol, startCol, endCol string) (map[string]int64, map[string]int64) {
+// csvRecords reads a whole CSV file with encoding/csv.
+func csvRecords(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -23,6 +22,14 @@ func csvSums(t *testing.T, path, nameCol, startCol, endCol string) (map[string]i
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// csvSums is the independent computation: encoding/csv, columns looked up
+// by header name, End-Start summed per Kernel_Name.
+func csvSums(t *testing.T, path, nameCol, startCol, endCol string) (map[string]int64, map[string]int64) {
+	t.Helper()
+	recs := csvRecords(t, path)
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
@@ -93,16 +100,7 @@ func TestSamplesMatchCSVSums(t *testing.T) {
 func TestV1MatchesStatsFile(t *testing.T) {
 	r := readPath(t, "testdata/v1_results.csv", "")
 	gotNS, gotN := totals(r)
-	f, err := os.Open("testdata/v1_results.stats.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range recs[1:] {
+	for _, rec := range csvRecords(t, "testdata/v1_results.stats.csv")[1:] {
 		calls, _ := strconv.ParseInt(rec[1], 10, 64)
 		total, _ := strconv.ParseInt(rec[2], 10, 64)
 		avg, _ := strconv.ParseInt(rec[3], 10, 64)
