@@ -2,7 +2,6 @@ package nsys
 
 import (
 	"database/sql"
-	"regexp"
 	"sort"
 
 	"github.com/tallyprof/tally/format/internal/ranges"
@@ -27,10 +26,8 @@ type nvtxRanges struct {
 	marks  int64 // rows that are not ranges (marks, domain creation, no end)
 }
 
-var instanceSuffix = regexp.MustCompile(`(, op_id = \d+|#\d+)$`)
-
 func (n *nvtxRanges) name(s string) int32 {
-	s = instanceSuffix.ReplaceAllString(s, "")
+	s = ranges.TrimInstance(s)
 	if s == "" {
 		s = "(unnamed NVTX range)"
 	}

@@ -279,10 +279,8 @@ func (rr *rocpdReader) loadMarkers(t map[string]string) error {
 	return rows.Err()
 }
 
-var markerInstance = regexp.MustCompile(`#\d+$`)
-
 func markerName(s string) string {
-	s = markerInstance.ReplaceAllString(s, "")
+	s = ranges.TrimInstance(s)
 	if s == "" {
 		return "(unnamed marker range)"
 	}

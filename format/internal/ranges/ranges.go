@@ -5,7 +5,10 @@
 // walk up the nesting, whatever the number of ranges.
 package ranges
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Set holds ranges by thread (or any int64 key).
 type Set struct {
@@ -78,4 +81,26 @@ func (s *Set) Outermost(key, ts int64) int32 {
 		return -1
 	}
 	return t.base + t.root[i]
+}
+
+// TrimInstance drops a trailing instance number from a range name, so that
+// repeated ranges name one program: "ProfilerStep#3" → "ProfilerStep",
+// PyTorch's "aten::view, op_id = 314290" → "aten::view". Written out
+// rather than as a regexp: frameworks open a range per operator, and this
+// runs once per range.
+func TrimInstance(s string) string {
+	digits := len(s)
+	for digits > 0 && s[digits-1] >= '0' && s[digits-1] <= '9' {
+		digits--
+	}
+	if digits == len(s) {
+		return s
+	}
+	if head, ok := strings.CutSuffix(s[:digits], ", op_id = "); ok {
+		return head
+	}
+	if strings.HasSuffix(s[:digits], "#") {
+		return s[:digits-1]
+	}
+	return s
 }

@@ -58,3 +58,19 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimInstance(t *testing.T) {
+	for in, want := range map[string]string{
+		"ProfilerStep#550":           "ProfilerStep",
+		"aten::view, op_id = 314290": "aten::view",
+		"Optimizer.step#SGD.step":    "Optimizer.step#SGD.step",
+		"layer12":                    "layer12",
+		"#7":                         "",
+		"":                           "",
+		"x, op_id = ":                "x, op_id = ",
+	} {
+		if got := TrimInstance(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func Open(in *format.Input) (*DB, error) {
 	}
 	// immutable=1: no locks, no journal, works in read-only directories;
 	// the reader never writes.
-	u := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&immutable=1&_pragma=cache_size(-65536)"}
+	u := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&immutable=1&_pragma=cache_size(-16384)"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		return nil, format.FileError(in.Path, err, "", "opening the database: %v", err)
