@@ -16,9 +16,10 @@ import (
 // csvLayout says which columns a CSV file has, found by header name
 // (case-insensitively: rocpd convert has been seen writing Vgpr_Count).
 type csvLayout struct {
-	generation string // "current", "2024", "rocpd-convert", "rocprof-v1"
+	generation string // "current", "2024", "rocpd-convert", "rocprof-v1", "counter-collection"
 	fields     int
-	kind       int // -1 when absent
+	counters   bool // counter_collection.csv: one row per dispatch and counter
+	kind       int  // -1 when absent
 	agent      int
 	queue      int
 	dispatch   int
@@ -63,7 +64,10 @@ func layoutOf(header [][]byte) (csvLayout, string) {
 		start: col(csvColumns.start), end: col(csvColumns.end),
 	}
 	_, hasGUID := idx["guid"]
+	_, l.counters = idx["counter_name"]
 	switch {
+	case l.counters:
+		l.generation = "counter-collection"
 	case idx["beginns"] >= 0 && col([]string{"beginns"}) >= 0:
 		l.generation = "rocprof-v1"
 	case hasGUID:
@@ -102,7 +106,10 @@ type csvReader struct {
 	scratch []byte
 	bytes   int64
 	noEOL   bool
+	cut     error // the stream ended early (a cut gzip file)
 	bad     *capture.Gap
+	lastID  uint64
+	hasLast bool
 }
 
 func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
@@ -128,6 +135,11 @@ func (cr *csvReader) next() (bool, error) {
 		for errors.Is(err, bufio.ErrBufferFull) {
 			cr.rec = append(cr.rec, chunk...)
 			chunk, err = cr.br.ReadSlice('\n')
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// A cut gzip stream: what was decompressed is read, the rest
+			// is a truncation.
+			cr.cut, err = err, io.EOF
 		}
 		if err != nil && err != io.EOF {
 			return false, format.ByteError(cr.path, cr.bytes, "", "reading: %v", err)
@@ -241,6 +253,15 @@ func (cr *csvReader) rows() error {
 				continue
 			}
 		}
+		if cr.lay.counters && r.hasDispatchID {
+			// Counter rows of one dispatch follow each other: the first
+			// is the dispatch, the others add nothing to its time.
+			if cr.hasLast && r.dispatchID == cr.lastID {
+				cr.b.unit.Skip("another counter row of the same dispatch", 1, cr.where())
+				continue
+			}
+			cr.lastID, cr.hasLast = r.dispatchID, true
+		}
 		var kid uint64
 		hasKID := false
 		if cr.lay.kernelID >= 0 {
@@ -281,6 +302,15 @@ func (cr *csvReader) finish() {
 	c := cr.b.c
 	c.Accounting.InputFor("bytes").Read = cr.bytes
 	c.Accounting.InputFor("bytes").Used = cr.bytes
+	if cr.cut != nil {
+		g := c.Accounting.Gap(capture.TruncatedInput, "")
+		g.Summary = "the compressed file ends early: it was cut (incomplete copy or download); the rows before the cut are in the tables"
+		g.Add(capture.Item{What: cr.cut.Error(), Where: "byte " + strconv.FormatInt(cr.bytes, 10) + " of the decompressed data"})
+	}
+	if cr.lay.counters {
+		s := &c.Inventory[0]
+		s.Add("note", "counter collection serialises dispatches, so their times describe a serialised run")
+	}
 	if cr.noEOL && c.Accounting.Find(capture.TruncatedInput) == nil && cr.b.dispatches > 0 {
 		// rocprofv3's own docs files end without a newline, so a complete
 		// last row is accepted; but a file cut inside the last field of a

@@ -1,8 +1,11 @@
 package rocprof
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,5 +274,47 @@ func TestCutCSV(t *testing.T) {
 		if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil {
 			t.Fatalf("cut at %d reported complete:\n%s", o, gapText(r.c))
 		}
+	}
+}
+
+// counter_collection.csv has one row per dispatch and counter: the first
+// row of a dispatch is the dispatch, the other counters are skipped by
+// reason, never reported as repeated dispatch ids.
+func TestCounterCollection(t *testing.T) {
+	h := `"Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"` + "\n"
+	row := func(d, counter string, s, e int) string {
+		return `1,` + d + `,"Agent 1",1,15606,15606,1048576,17,"k(float*)",64,0,0,8,0,16,"` + counter + `",1.0,` + strconv.Itoa(s) + "," + strconv.Itoa(e) + "\n"
+	}
+	r := readBytes(t, h+row("1", "SQ_WAVES", 10, 20)+row("1", "GRBM_COUNT", 10, 20)+row("2", "SQ_WAVES", 30, 45)+row("2", "GRBM_COUNT", 30, 45))
+	if len(r.disp) != 2 || !r.c.Accounting.Complete() {
+		t.Fatalf("%d\n%s", len(r.disp), gapText(r.c))
+	}
+	if ns, _ := totals(r); ns["k(float*)"] != 25 {
+		t.Fatal(ns)
+	}
+	if in := r.c.Accounting.InputFor("lines"); in.Skipped[0].Reason != "another counter row of the same dispatch" || in.Skipped[0].Count != 2 {
+		t.Fatalf("%+v", in.Skipped[0])
+	}
+}
+
+// A gzip file cut in the middle: the rows before are read, the cut is a
+// truncation, not an error.
+func TestCutGzipCSV(t *testing.T) {
+	data, err := os.ReadFile("testdata/prefill_kernel_trace.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(data)
+	zw.Close()
+	gz := buf.Bytes()
+	p := filepath.Join(t.TempDir(), "cut.csv.gz")
+	if err := os.WriteFile(p, gz[:len(gz)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := readPath(t, p, "")
+	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil || len(r.disp) == 0 || len(r.disp) >= 1128 {
+		t.Fatalf("%d dispatches\n%s", len(r.disp), gapText(r.c))
 	}
 }
