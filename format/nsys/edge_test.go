@@ -1,6 +1,7 @@
 package nsys
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,24 @@ func TestBadInputs(t *testing.T) {
 		if _, err := format.ReadInput(in, Name, nil, nil); err == nil || !strings.Contains(err.Error(), "regular file") {
 			t.Errorf("device: %v", err)
 		}
+	}
+}
+
+// Any other SQLite database reaches this reader as a fallback and says
+// what it lacks.
+func TestForeignSQLite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", "file:"+p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE t (x INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r := readPath(t, p)
+	g := r.c.Accounting.Find(capture.EmptyCapture)
+	if r.c.Source.Format != Name || g == nil || !strings.Contains(g.Items[0].What, "is it an Nsight Systems export?") {
+		t.Fatal(gapText(r.c))
 	}
 }

@@ -46,6 +46,9 @@ func (r *reader) gaps() {
 		if len(traced) > 0 {
 			what += "; the capture traced " + strings.Join(traced, ", ")
 		}
+		if !r.db.Has("META_DATA_EXPORT") && !r.db.Has("StringIds") {
+			what += "; this SQLite database has no nsys export tables (META_DATA_EXPORT, StringIds) at all: is it an Nsight Systems export?"
+		}
 		g.Add(capture.Item{What: what})
 	}
 	if r.graphLaunch.n > 0 || a.Find(capture.GraphKernelsUntraced) != nil {
