@@ -17,10 +17,11 @@ type builder struct {
 	sink capture.Sink
 	unit *capture.InputCount
 
-	progs   map[string]capture.ProgramID
-	kernels map[kkey]capture.KernelID
-	queues  map[string]capture.QueueID
-	qkey    []byte
+	progs     map[string]capture.ProgramID
+	rangeSeen map[int64]bool
+	kernels   map[kkey]capture.KernelID
+	queues    map[string]capture.QueueID
+	qkey      []byte
 
 	ids        idSet
 	dispatches int64
@@ -58,6 +59,24 @@ func (b *builder) program(name string) capture.ProgramID {
 	}
 	p := b.c.AddProgram(capture.Program{Name: name, Instances: 1})
 	b.progs[name] = p
+	return p
+}
+
+// rangeProgram returns the program of a marker range: its name, with one
+// instance per distinct range (key) that holds a dispatch.
+func (b *builder) rangeProgram(name string, key int64) capture.ProgramID {
+	p, ok := b.progs[name]
+	if !ok {
+		p = b.c.AddProgram(capture.Program{Name: name})
+		b.progs[name] = p
+	}
+	if b.rangeSeen == nil {
+		b.rangeSeen = map[int64]bool{}
+	}
+	if !b.rangeSeen[key] {
+		b.rangeSeen[key] = true
+		b.c.Programs[p].Instances++
+	}
 	return p
 }
 
@@ -230,3 +249,5 @@ func sortedKeys(m map[string]int64) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

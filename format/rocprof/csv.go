@@ -24,19 +24,21 @@ type csvLayout struct {
 	queue      int
 	dispatch   int
 	kernelID   int
+	thread     int
 	name       int
 	start, end int
 }
 
 // csvColumns maps the reader's roles to header names, in preference order.
 var csvColumns = struct {
-	kind, agent, queue, dispatch, kernelID, name, start, end []string
+	kind, agent, queue, dispatch, kernelID, thread, name, start, end []string
 }{
 	kind:     []string{"kind"},
 	agent:    []string{"agent_id", "gpu-id", "gpu_id"},
 	queue:    []string{"queue_id", "queue-id"},
 	dispatch: []string{"dispatch_id", "index"},
 	kernelID: []string{"kernel_id"},
+	thread:   []string{"thread_id", "tid"},
 	name:     []string{"kernel_name", "kernelname"},
 	start:    []string{"start_timestamp", "beginns"},
 	end:      []string{"end_timestamp", "endns"},
@@ -60,7 +62,7 @@ func layoutOf(header [][]byte) (csvLayout, string) {
 	}
 	l := csvLayout{
 		fields: len(header), kind: col(csvColumns.kind), agent: col(csvColumns.agent), queue: col(csvColumns.queue),
-		dispatch: col(csvColumns.dispatch), kernelID: col(csvColumns.kernelID), name: col(csvColumns.name),
+		dispatch: col(csvColumns.dispatch), kernelID: col(csvColumns.kernelID), thread: col(csvColumns.thread), name: col(csvColumns.name),
 		start: col(csvColumns.start), end: col(csvColumns.end),
 	}
 	_, hasGUID := idx["guid"]
@@ -110,6 +112,7 @@ type csvReader struct {
 	bad     *capture.Gap
 	lastID  uint64
 	hasLast bool
+	marks   *markerSet
 }
 
 func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
@@ -117,6 +120,18 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 	cr := &csvReader{path: path, br: bufio.NewReaderSize(r, 1<<20), b: newBuilder(c, sink, "lines")}
 	if err := cr.header(); err != nil {
 		return nil, err
+	}
+	if mp := markerPath(path); mp != "" && cr.lay.thread >= 0 {
+		m, err := loadMarkers(mp, c)
+		s := &c.Inventory[0]
+		switch {
+		case err != nil:
+			s.Add("marker ranges", "not read from "+mp+": "+err.Error())
+		default:
+			cr.marks = m
+			s.Add("marker ranges", int64(m.set.Len()))
+			s.Add("marker file", mp)
+		}
 	}
 	if err := cr.rows(); err != nil {
 		return nil, err
@@ -267,7 +282,11 @@ func (cr *csvReader) rows() error {
 		if cr.lay.kernelID >= 0 {
 			kid, hasKID = parseUint(f[cr.lay.kernelID])
 		}
-		if len(cr.b.c.Programs) == 0 {
+		switch {
+		case cr.marks != nil:
+			tid, _ := parseInt(f[cr.lay.thread])
+			r.prog = cr.marks.program(cr.b, tid, start)
+		case len(cr.b.c.Programs) == 0:
 			cr.prog = cr.b.program(wholeCapture)
 			r.prog = cr.prog
 		}

@@ -318,3 +318,48 @@ func TestCutGzipCSV(t *testing.T) {
 		t.Fatalf("%d dispatches\n%s", len(r.disp), gapText(r.c))
 	}
 }
+
+// With marker_api_trace.csv beside kernel_trace.csv, a dispatch's program
+// is the outermost ROCTx range open on its thread (or a process-wide
+// range, thread 0) when it started; marks (start = end) are not ranges.
+func TestMarkerRanges(t *testing.T) {
+	dir := t.TempDir()
+	kernels := hdr +
+		krow("1", "a", 150, 160) + // in step#1 and its inner range
+		krow("2", "b", 250, 260) + // in step#2
+		krow("3", "a", 450, 460) + // outside every thread-7 range, inside the process-wide one
+		krow("4", "a", 950, 960) // outside all
+	markers := `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n" +
+		`"MARKER_CORE_API","step#1",1,7,1,100,200` + "\n" +
+		`"MARKER_CORE_API","inner",1,7,2,140,170` + "\n" +
+		`"MARKER_CORE_API","step#2",1,7,3,240,300` + "\n" +
+		`"MARKER_CORE_API","a mark",1,7,4,250,250` + "\n" +
+		`"MARKER_CORE_API","phase",1,0,5,400,500` + "\n" +
+		`"HIP_RUNTIME_API","hipLaunchKernel",1,7,6,0,1000` + "\n"
+	for name, data := range map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), "")
+	got := map[string]int{}
+	for _, d := range r.disp {
+		got[r.c.Programs[d.Program].Name]++
+	}
+	if got["step"] != 2 || got["phase"] != 1 || got[noMarker] != 1 || len(got) != 3 {
+		t.Fatalf("programs %v", got)
+	}
+	for _, p := range r.c.Programs {
+		if p.Name == "step" && p.Instances != 2 {
+			t.Errorf("step: %d instances", p.Instances)
+		}
+	}
+	if m := r.c.Accounting.InputFor("marker lines"); m.Read != 7 || m.Used != 5 || m.SkippedTotal() != 2 {
+		t.Errorf("marker lines %+v", m)
+	}
+	// Without the marker file: one program.
+	os.Remove(filepath.Join(dir, "9_marker_api_trace.csv"))
+	if r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), ""); len(r.c.Programs) != 1 || r.c.Programs[0].Name != wholeCapture {
+		t.Fatalf("%+v", r.c.Programs)
+	}
+}

@@ -74,6 +74,7 @@ type rocpdReader struct {
 	b       *builder
 	marks   ranges.Set
 	markNm  []string
+	runNo   int64
 	dropped map[string]int64
 }
 
@@ -117,7 +118,9 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 		inv.Add("schema_version", v)
 	}
 	inv.Add("run", strings.TrimPrefix(suffix, "_"))
-	rr.b.ids = idSet{} // dispatch ids are unique per run
+	rr.b.ids = idSet{} // dispatch ids, thread rows and ranges are per run
+	rr.marks, rr.markNm = ranges.Set{}, nil
+	rr.runNo++
 	if err := rr.loadMarkers(t); err != nil {
 		return err
 	}
@@ -280,8 +283,7 @@ func (rr *rocpdReader) loadMarkers(t map[string]string) error {
 }
 
 func markerName(s string) string {
-	s = ranges.TrimInstance(s)
-	if s == "" {
+	if s = ranges.TrimInstance(s); s == "" {
 		return "(unnamed marker range)"
 	}
 	return s
@@ -291,15 +293,15 @@ func markerName(s string) string {
 // the dispatch started (the table has no launch time), else the whole
 // capture.
 func (rr *rocpdReader) program(tid sql.NullInt64, start int64) capture.ProgramID {
-	if tid.Valid && rr.marks.Len() > 0 {
+	if rr.marks.Len() == 0 {
+		return rr.b.program(wholeCapture)
+	}
+	if tid.Valid {
 		if g := rr.marks.Outermost(tid.Int64, start); g >= 0 {
-			return rr.b.program(rr.markNm[g])
+			return rr.b.rangeProgram(rr.markNm[g], rr.runNo<<32|int64(g))
 		}
 	}
-	if rr.marks.Len() > 0 {
-		return rr.b.program("(no marker range)")
-	}
-	return rr.b.program(wholeCapture)
+	return rr.b.program(noMarker)
 }
 
 func (rr *rocpdReader) finish(inv *capture.Section) {

@@ -129,6 +129,11 @@ func TestRocpd(t *testing.T) {
 	if progs["step"] != 30+31 || progs["(no marker range)"] != 29 || len(progs) != 2 {
 		t.Fatalf("programs %v", progs)
 	}
+	for _, p := range r.c.Programs {
+		if want := map[string]int64{"step": 2, noMarker: 1}[p.Name]; p.Instances != want {
+			t.Errorf("%s: %d instances, want %d", p.Name, p.Instances, want)
+		}
+	}
 	ns := map[string]int64{}
 	for _, d := range r.disp {
 		dur, _ := d.Device.Duration()
