@@ -113,7 +113,7 @@ func (r *reader) gaps() {
 	if r.nvtx.read > 0 {
 		nv := r.c.Accounting.InputFor("NVTX rows")
 		nv.Read = r.nvtx.read
-		nv.Used = int64(len(r.nvtx.ranges))
+		nv.Used = r.nvtx.all
 		nv.Skip("marks, domain rows and ranges without an end", r.nvtx.marks, "")
 	}
 }

@@ -165,7 +165,8 @@ func (r *reader) inventory() {
 	for i, n := range r.byCat {
 		d.Add(categories[i], n)
 	}
-	d.Add("NVTX ranges", int64(len(r.nvtx.ranges)))
+	d.Add("NVTX ranges", r.nvtx.all)
+	d.Add("NVTX ranges that can be outermost", int64(len(r.nvtx.ranges)))
 	d.Add("programs", int64(len(r.c.Programs)))
 	r.c.Inventory = append(r.c.Inventory, d)
 }

@@ -19,10 +19,11 @@ import (
 
 type nvtxRanges struct {
 	set    ranges.Set
-	ranges []int32 // per global range: its program name index
+	ranges []int32 // per kept range id: its program name index
 	names  []string
 	index  map[string]int32
 	read   int64 // NVTX rows read
+	all    int64 // ranges among them (kept or not)
 	marks  int64 // rows that are not ranges (marks, domain creation, no end)
 }
 
@@ -71,7 +72,10 @@ func (r *reader) loadNVTX() error {
 		if err := rows.Scan(&start, &end, &tid, &text, &textID); err != nil {
 			return r.db.QueryError(t, err)
 		}
-		n.set.Add(tid, start, end)
+		n.all++
+		if _, kept := n.set.Add(tid, start, end); !kept {
+			continue // inside an earlier range: never the outermost
+		}
 		switch {
 		case text.Valid:
 			n.ranges = append(n.ranges, n.name(text.String))
@@ -86,7 +90,7 @@ func (r *reader) loadNVTX() error {
 	if err := rows.Err(); err != nil {
 		return r.db.QueryError(t, err)
 	}
-	n.marks = n.read - int64(len(n.ranges))
+	n.marks = n.read - n.all
 	if len(pendingText) > 0 {
 		strs, err := r.strings(uniq(textIDs))
 		if err != nil {

@@ -129,7 +129,7 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 			s.Add("marker ranges", "not read from "+mp+": "+err.Error())
 		default:
 			cr.marks = m
-			s.Add("marker ranges", int64(m.set.Len()))
+			s.Add("outermost marker ranges", int64(m.set.Len()))
 			s.Add("marker file", mp)
 		}
 	}

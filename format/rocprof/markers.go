@@ -117,8 +117,9 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 		return a.end > b.end
 	})
 	for _, r := range rows {
-		m.set.Add(r.tid, r.start, r.end)
-		m.names = append(m.names, r.name)
+		if _, kept := m.set.Add(r.tid, r.start, r.end); kept {
+			m.names = append(m.names, r.name)
+		}
 	}
 	return m, nil
 }

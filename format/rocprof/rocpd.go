@@ -124,6 +124,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	if err := rr.loadMarkers(t); err != nil {
 		return err
 	}
+	inv.Add("outermost marker ranges", int64(rr.marks.Len()))
 	kd := t["rocpd_kernel_dispatch"]
 	for _, col := range []string{"id", "start", "end"} {
 		if !rr.db.HasColumn(kd, col) {
@@ -276,8 +277,9 @@ func (rr *rocpdReader) loadMarkers(t map[string]string) error {
 		if err := rows.Scan(&tid, &start, &end, &name); err != nil {
 			return rr.db.QueryError(rg, err)
 		}
-		rr.marks.Add(tid, start, end)
-		rr.markNm = append(rr.markNm, markerName(name.String))
+		if _, kept := rr.marks.Add(tid, start, end); kept {
+			rr.markNm = append(rr.markNm, markerName(name.String))
+		}
 	}
 	return rows.Err()
 }
@@ -319,7 +321,6 @@ func (rr *rocpdReader) finish(inv *capture.Section) {
 	rr.b.finish("the database's kernel dispatch table is empty or absent: kernel tracing was not enabled (--kernel-trace / --sys-trace), produced nothing, or the process exited before its buffers were flushed")
 	inv.Add("dispatch rows", rr.b.unit.Read)
 	inv.Add("dispatches", rr.b.dispatches)
-	inv.Add("marker ranges", int64(rr.marks.Len()))
 	var known []string
 	for _, l := range rocpdTables {
 		known = append(known, l+"*")

@@ -1,11 +1,16 @@
 // Package ranges finds the outermost annotation range (NVTX, ROCTx) open on
-// a thread at a given time. Readers add each thread's ranges sorted by
-// start; each range remembers its parent (the range open around its start)
-// and the root of its nesting, so a lookup is a binary search plus a short
-// walk up the nesting, whatever the number of ranges.
+// a thread at a given time: of the ranges containing that time, the one
+// that started first. Only that question is asked, so only the parts of
+// ranges that can answer it are kept: a range inside an earlier one is
+// dropped at once, and one that outlasts the range before it keeps just
+// the part after it. What remains per thread are disjoint segments sorted
+// by start — a binary search per lookup, and memory for the outermost
+// ranges only, however many per-operator ranges a framework opens inside
+// them.
 package ranges
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
@@ -14,73 +19,57 @@ import (
 type Set struct {
 	byKey map[int64]*track
 	n     int32
-	cur   *track
-	key   int64
-	stack []int32
 }
 
 type track struct {
-	base       int32 // global index of the track's first range
 	start, end []int64
-	parent     []int32
-	root       []int32
+	id         []int32
+	lastEnd    int64
 }
 
-// Add appends a range [start, end] of key and returns its global index
-// (0, 1, 2, … in the order added). Ranges must come grouped by key, sorted
-// by start, and for equal starts the longer first (SQL: ORDER BY key,
-// start, end DESC). Ranges that overlap without nesting (start/end ranges
-// may) are treated as nested in the one open before them.
-func (s *Set) Add(key, start, end int64) int32 {
+// Add offers a range [start, end] of key. Each key's ranges must come
+// sorted by start, and for equal starts the longer first (SQL: ORDER BY
+// key, start, end DESC). It returns the id the range is known by (0, 1, 2,
+// … over the ranges kept) and true, or false when the range lies inside
+// one added before it and can never be the outermost.
+func (s *Set) Add(key, start, end int64) (int32, bool) {
 	if s.byKey == nil {
 		s.byKey = map[int64]*track{}
 	}
-	if s.cur == nil || key != s.key {
-		s.cur = s.byKey[key]
-		if s.cur == nil {
-			s.cur = &track{base: s.n}
-			s.byKey[key] = s.cur
-		}
-		s.key = key
-		s.stack = s.stack[:0]
+	t := s.byKey[key]
+	if t == nil {
+		t = &track{lastEnd: math.MinInt64}
+		s.byKey[key] = t
 	}
-	t := s.cur
-	j := int32(len(t.start))
-	for len(s.stack) > 0 && t.end[s.stack[len(s.stack)-1]] < start {
-		s.stack = s.stack[:len(s.stack)-1]
+	if end <= t.lastEnd {
+		return -1, false
 	}
-	parent, root := int32(-1), j
-	if len(s.stack) > 0 {
-		parent = s.stack[len(s.stack)-1]
-		root = t.root[parent]
+	if start <= t.lastEnd {
+		start = t.lastEnd + 1 // before that, an earlier range is outermost
 	}
 	t.start = append(t.start, start)
 	t.end = append(t.end, end)
-	t.parent = append(t.parent, parent)
-	t.root = append(t.root, root)
-	s.stack = append(s.stack, j)
+	t.id = append(t.id, s.n)
+	t.lastEnd = end
 	s.n++
-	return t.base + j
+	return s.n - 1, true
 }
 
-// Len is the number of ranges added.
+// Len is the number of ranges kept.
 func (s *Set) Len() int { return int(s.n) }
 
-// Outermost returns the global index of the outermost range of key that
-// contains ts (start ≤ ts ≤ end), or -1.
+// Outermost returns the id of the outermost range of key that contains ts
+// (start ≤ ts ≤ end), or -1.
 func (s *Set) Outermost(key, ts int64) int32 {
 	t := s.byKey[key]
 	if t == nil {
 		return -1
 	}
-	i := int32(sort.Search(len(t.start), func(i int) bool { return t.start[i] > ts })) - 1
-	for i >= 0 && t.end[i] < ts {
-		i = t.parent[i]
-	}
-	if i < 0 {
+	i := sort.Search(len(t.start), func(i int) bool { return t.start[i] > ts }) - 1
+	if i < 0 || t.end[i] < ts {
 		return -1
 	}
-	return t.base + t.root[i]
+	return t.id[i]
 }
 
 // TrimInstance drops a trailing instance number from a range name, so that

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestAgainstBruteForce compares Outermost with a scan over every range on
-// random properly nested ranges.
+// TestAgainstBruteForce compares Outermost with a scan over every range:
+// random nested ranges and random overlapping ones, on two threads.
 func TestAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	type r struct{ key, start, end int64 }
@@ -27,6 +27,10 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 	gen(1, 0, 5000, 0)
 	gen(2, 0, 5000, 0)
+	for range 300 { // start/end ranges may overlap without nesting
+		s := rng.Int63n(5000)
+		all = append(all, r{3, s, s + rng.Int63n(300)})
+	}
 	sort.Slice(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.key != b.key {
@@ -38,22 +42,30 @@ func TestAgainstBruteForce(t *testing.T) {
 		return a.end > b.end
 	})
 	var s Set
+	ids := map[int32]int{} // kept id → index in all
 	for i, x := range all {
-		if got := s.Add(x.key, x.start, x.end); got != int32(i) {
-			t.Fatalf("index %d, want %d", got, i)
+		if id, ok := s.Add(x.key, x.start, x.end); ok {
+			ids[id] = i
 		}
 	}
-	for key := int64(0); key <= 2; key++ {
-		for ts := int64(-5); ts < 5100; ts += 3 {
-			want := int32(-1)
+	if s.Len() >= len(all) || s.Len() == 0 {
+		t.Fatalf("kept %d of %d ranges", s.Len(), len(all))
+	}
+	for key := int64(0); key <= 3; key++ {
+		for ts := int64(-5); ts < 5400; ts += 3 {
+			want := -1
 			for i, x := range all {
 				if x.key == key && x.start <= ts && ts <= x.end {
-					want = int32(i)
-					break // sorted by start: the first containing is outermost
+					want = i // sorted by start: the first containing is outermost
+					break
 				}
 			}
-			if got := s.Outermost(key, ts); got != want {
-				t.Fatalf("key %d ts %d: %d, want %d", key, ts, got, want)
+			got := -1
+			if id := s.Outermost(key, ts); id >= 0 {
+				got = ids[id]
+			}
+			if got != want {
+				t.Fatalf("key %d ts %d: range %d, want %d", key, ts, got, want)
 			}
 		}
 	}
