@@ -24,25 +24,8 @@ func readPath(t testing.TB, path string) result {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if err := c.Accounting.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range col.Dispatches {
-		if c.Kernels[d.Kernel].Program != d.Program || int(d.Queue) >= len(c.Queues) || (d.Device.Valid && d.Device.Begin > d.Device.End) {
-			t.Fatalf("invalid dispatch %+v", d)
-		}
-	}
-	for _, g := range c.Accounting.Gaps {
-		if g.Program != "" {
-			ok := false
-			for _, p := range c.Programs {
-				ok = ok || p.Name == g.Program
-			}
-			if !ok {
-				t.Fatalf("gap %s names a missing program %q", g.Kind, g.Program)
-			}
-		}
-	}
+	// format.ReadInput has checked the model's invariants
+	// (capture.CheckValid, CheckDispatch) on the way.
 	return result{c, col.Dispatches}
 }
 

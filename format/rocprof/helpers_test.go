@@ -43,37 +43,16 @@ func readBytes(t testing.TB, data string) result {
 	return result{c, col.Dispatches}
 }
 
+// checkModel runs the model's own invariants (format.ReadInput runs them
+// too; readCSV and readJSON called directly do not).
 func checkModel(t testing.TB, c *capture.Capture, ds []capture.Dispatch) {
 	t.Helper()
-	if err := c.Accounting.CheckValid(); err != nil {
+	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range c.Kernels {
-		if int(k.Program) >= len(c.Programs) {
-			t.Fatalf("kernel %s in program %d of %d", k.Name, k.Program, len(c.Programs))
-		}
-	}
-	for _, d := range ds {
-		if c.Kernels[d.Kernel].Program != d.Program {
-			t.Fatalf("dispatch program %d, its kernel's %d", d.Program, c.Kernels[d.Kernel].Program)
-		}
-		if d.Queue != capture.NoQueue && int(d.Queue) >= len(c.Queues) {
-			t.Fatal("queue out of range")
-		}
-		if d.Device.Valid && d.Device.Begin > d.Device.End {
-			t.Fatal("reversed interval in the tables")
-		}
-	}
-	for _, g := range c.Accounting.Gaps {
-		if g.Program == "" {
-			continue
-		}
-		found := false
-		for _, p := range c.Programs {
-			found = found || p.Name == g.Program
-		}
-		if !found {
-			t.Fatalf("gap %s names program %q that does not exist", g.Kind, g.Program)
+	for i := range ds {
+		if err := c.CheckDispatch(&ds[i]); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
