@@ -25,6 +25,10 @@ func TestGeneratedPrograms(t *testing.T) {
 		if d.Link != capture.LinkLaunched || !d.Launch.Valid || d.Launch.End-d.Launch.Begin != 300 {
 			t.Fatalf("launch %+v", d)
 		}
+		// Launch i is in step#(i/100): the dispatch's instance.
+		if want := (d.Launch.Begin - 10000) / 1000 / 100; d.Instance != want {
+			t.Fatalf("launch at %d: instance %d, want %d", d.Launch.Begin, d.Instance, want)
+		}
 	}
 	if nv := r.c.Accounting.InputFor("NVTX rows"); nv.Read != 254 || nv.Used != 253 {
 		t.Fatalf("nvtx %+v", nv)

@@ -161,7 +161,7 @@ func (r *reader) merge() error {
 }
 
 func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, name sql.NullInt64, launched bool, rt *rtCursor) {
-	p := r.program(rt.tid, rt.start, launched)
+	p, inst := r.program(rt.tid, rt.start, launched)
 	k := r.kernel(p, cat, name.Int64, name.Valid)
 	q := r.queue(pid, dev, stream)
 	if end < start {
@@ -174,7 +174,7 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 	r.rows.Used++
 	r.byCat[cat]++
 	d := &r.d
-	*d = capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: -1, Index: -1, Ordinal: -1, Link: capture.LinkNoLaunch}
+	*d = capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: inst, Index: -1, Ordinal: -1, Link: capture.LinkNoLaunch}
 	if start == 0 && end == 0 {
 		// CUPTI: no timing could be collected; never a 0 ns kernel.
 		r.untimed++

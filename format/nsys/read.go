@@ -39,7 +39,7 @@ type reader struct {
 	copyKind map[int64]string
 
 	progs    map[int32]capture.ProgramID // by NVTX name index; -1 = outside
-	progUsed []bool                      // per global NVTX range: counted as an instance
+	progInst []int64                     // per kept NVTX range: its instance ordinal, -1 until used
 	kernels  map[kkey]capture.KernelID
 	queues   map[qkey]capture.QueueID
 	qstate   []qstate
@@ -89,7 +89,10 @@ func (r *reader) read() (*capture.Capture, error) {
 	if err := r.loadNVTX(); err != nil {
 		return nil, err
 	}
-	r.progUsed = make([]bool, len(r.nvtx.ranges))
+	r.progInst = make([]int64, len(r.nvtx.ranges))
+	for i := range r.progInst {
+		r.progInst[i] = -1
+	}
 	if err := r.loadNames(); err != nil {
 		return nil, err
 	}
@@ -166,8 +169,9 @@ func (r *reader) loadNames() error {
 }
 
 // program returns the program for a launch on thread tid at ts (ok false:
-// no launch known).
-func (r *reader) program(tid, ts int64, ok bool) capture.ProgramID {
+// no launch known) and the dispatch's instance: the ordinal of its NVTX
+// range among its program's ranges, 0 outside every range.
+func (r *reader) program(tid, ts int64, ok bool) (capture.ProgramID, int64) {
 	g := int32(-1)
 	if ok {
 		g = r.nvtx.set.Outermost(tid, ts)
@@ -179,7 +183,7 @@ func (r *reader) program(tid, ts int64, ok bool) capture.ProgramID {
 	p, seen := r.progs[key]
 	if !seen {
 		name := "(whole capture)"
-		if len(r.nvtx.ranges) > 0 {
+		if r.nvtx.all > 0 {
 			name = "(no NVTX range)"
 		}
 		if key >= 0 {
@@ -191,11 +195,14 @@ func (r *reader) program(tid, ts int64, ok bool) capture.ProgramID {
 			r.c.Programs[p].Instances = 1
 		}
 	}
-	if g >= 0 && !r.progUsed[g] {
-		r.progUsed[g] = true
+	if g < 0 {
+		return p, 0
+	}
+	if r.progInst[g] < 0 {
+		r.progInst[g] = r.c.Programs[p].Instances
 		r.c.Programs[p].Instances++
 	}
-	return p
+	return p, r.progInst[g]
 }
 
 func (r *reader) queue(pid, dev, stream int64) capture.QueueID {

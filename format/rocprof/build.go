@@ -18,7 +18,7 @@ type builder struct {
 	unit *capture.InputCount
 
 	progs     map[string]capture.ProgramID
-	rangeSeen map[int64]bool
+	rangeSeen map[int64]int64 // marker range key → instance ordinal
 	kernels   map[kkey]capture.KernelID
 	queues    map[string]capture.QueueID
 	qkey      []byte
@@ -62,22 +62,25 @@ func (b *builder) program(name string) capture.ProgramID {
 	return p
 }
 
-// rangeProgram returns the program of a marker range: its name, with one
-// instance per distinct range (key) that holds a dispatch.
-func (b *builder) rangeProgram(name string, key int64) capture.ProgramID {
+// rangeProgram returns the program of a marker range — its name, with one
+// instance per distinct range (key) that holds a dispatch — and the
+// range's instance ordinal, the dispatch's Instance.
+func (b *builder) rangeProgram(name string, key int64) (capture.ProgramID, int64) {
 	p, ok := b.progs[name]
 	if !ok {
 		p = b.c.AddProgram(capture.Program{Name: name})
 		b.progs[name] = p
 	}
 	if b.rangeSeen == nil {
-		b.rangeSeen = map[int64]bool{}
+		b.rangeSeen = map[int64]int64{}
 	}
-	if !b.rangeSeen[key] {
-		b.rangeSeen[key] = true
+	inst, seen := b.rangeSeen[key]
+	if !seen {
+		inst = b.c.Programs[p].Instances
+		b.rangeSeen[key] = inst
 		b.c.Programs[p].Instances++
 	}
-	return p
+	return p, inst
 }
 
 // queue interns the (agent, queue) pair.
@@ -125,6 +128,7 @@ func (b *builder) kernel(p capture.ProgramID, name []byte, id uint64, hasID bool
 // row is one dispatch as a source read it.
 type row struct {
 	prog          capture.ProgramID
+	instance      int64 // the program run (marker range) it belongs to; 0 for a whole capture
 	queue         capture.QueueID
 	kernel        capture.KernelID
 	start, end    int64
@@ -165,7 +169,7 @@ func (b *builder) emit(r *row, at pos) {
 		b.overlap.add(int(q), r.start, r.end)
 	}
 	b.d = capture.Dispatch{
-		Program: r.prog, Queue: r.queue, Kernel: r.kernel, Instance: 0,
+		Program: r.prog, Queue: r.queue, Kernel: r.kernel, Instance: r.instance,
 		Index: -1, Ordinal: -1,
 		Device: capture.Interval{Begin: r.start, End: r.end, Valid: true},
 		Launch: r.launch, Link: r.link,

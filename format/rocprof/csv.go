@@ -285,7 +285,7 @@ func (cr *csvReader) rows() error {
 		switch {
 		case cr.marks != nil:
 			tid, _ := parseInt(f[cr.lay.thread])
-			r.prog = cr.marks.program(cr.b, tid, start)
+			r.prog, r.instance = cr.marks.program(cr.b, tid, start)
 		case len(cr.b.c.Programs) == 0:
 			cr.prog = cr.b.program(wholeCapture)
 			r.prog = cr.prog

@@ -126,13 +126,13 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 
 // program returns the program of the outermost range around ts on thread
 // tid, or on the process-wide thread 0, else "(no marker range)".
-func (m *markerSet) program(b *builder, tid, ts int64) capture.ProgramID {
+func (m *markerSet) program(b *builder, tid, ts int64) (capture.ProgramID, int64) {
 	g := m.set.Outermost(tid, ts)
 	if g < 0 && tid != 0 {
 		g = m.set.Outermost(0, ts)
 	}
 	if g < 0 {
-		return b.program(noMarker)
+		return b.program(noMarker), 0
 	}
 	return b.rangeProgram(m.names[g], int64(g))
 }

@@ -206,13 +206,13 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			rr.b.unit.Skip("no start or end", 1, at.String())
 			continue
 		}
-		prog := rr.program(tid, start.Int64)
+		prog, inst := rr.program(tid, start.Int64)
 		agent := "agent " + strconv.FormatInt(agentID.Int64, 10)
 		if agIndex.Valid {
 			agent = fmt.Sprintf("agent %d (%s)", agIndex.Int64, agName.String)
 		}
 		r := row{
-			prog:  prog,
+			prog: prog, instance: inst,
 			queue: rr.b.queue([]byte(agent), strconv.AppendInt(nil, queueID.Int64, 10)),
 			start: start.Int64, end: end.Int64,
 			dispatchID: uint64(dispatchID.Int64), hasDispatchID: dispatchID.Valid,
@@ -294,16 +294,16 @@ func markerName(s string) string {
 // program is the outermost ROCTx range open on the dispatch's thread when
 // the dispatch started (the table has no launch time), else the whole
 // capture.
-func (rr *rocpdReader) program(tid sql.NullInt64, start int64) capture.ProgramID {
+func (rr *rocpdReader) program(tid sql.NullInt64, start int64) (capture.ProgramID, int64) {
 	if rr.marks.Len() == 0 {
-		return rr.b.program(wholeCapture)
+		return rr.b.program(wholeCapture), 0
 	}
 	if tid.Valid {
 		if g := rr.marks.Outermost(tid.Int64, start); g >= 0 {
 			return rr.b.rangeProgram(rr.markNm[g], rr.runNo<<32|int64(g))
 		}
 	}
-	return rr.b.program(noMarker)
+	return rr.b.program(noMarker), 0
 }
 
 func (rr *rocpdReader) finish(inv *capture.Section) {

@@ -129,6 +129,12 @@ func TestRocpd(t *testing.T) {
 	if progs["step"] != 30+31 || progs["(no marker range)"] != 29 || len(progs) != 2 {
 		t.Fatalf("programs %v", progs)
 	}
+	for _, d := range r.disp {
+		// step#1 holds dispatches 1..30, step#2 40..70.
+		if r.c.Programs[d.Program].Name == "step" && d.Instance != map[bool]int64{true: 0, false: 1}[d.Device.Begin <= 30000] {
+			t.Fatalf("dispatch at %d: instance %d", d.Device.Begin, d.Instance)
+		}
+	}
 	for _, p := range r.c.Programs {
 		if want := map[string]int64{"step": 2, noMarker: 1}[p.Name]; p.Instances != want {
 			t.Errorf("%s: %d instances, want %d", p.Name, p.Instances, want)
