@@ -51,7 +51,7 @@ func kv(db *sqlitein.DB, table string) ([][2]string, error) {
 		}
 		out = append(out, [2]string{n.String, v.String})
 	}
-	return out, rows.Err()
+	return out, db.RowsErr(table, rows)
 }
 
 func lookup(pairs [][2]string, name string) (string, bool) {

@@ -133,7 +133,7 @@ func (r *reader) distinct(table, col string) ([]int64, error) {
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	return out, r.db.RowsErr(table, rows)
 }
 
 func (r *reader) loadNames() error {
@@ -163,7 +163,7 @@ func (r *reader) loadNames() error {
 			}
 			r.copyKind[id] = l.String
 		}
-		return rows.Err()
+		return r.db.RowsErr("ENUM_CUDA_MEMCPY_OPER", rows)
 	}
 	return nil
 }

@@ -281,7 +281,7 @@ func (rr *rocpdReader) loadMarkers(t map[string]string) error {
 			rr.markNm = append(rr.markNm, markerName(name.String))
 		}
 	}
-	return rows.Err()
+	return rr.db.RowsErr(rg, rows)
 }
 
 func markerName(s string) string {

@@ -191,6 +191,14 @@ func (d *DB) QueryError(table string, err error) error {
 	return format.FileError(d.Path, err, "the file is damaged or was cut while being copied; export it again", "reading table %s: %v", table, err)
 }
 
+// RowsErr returns the error that ended a rows loop, as QueryError.
+func (d *DB) RowsErr(table string, rows *sql.Rows) error {
+	if err := rows.Err(); err != nil {
+		return d.QueryError(table, err)
+	}
+	return nil
+}
+
 // Strings loads the values of the given StringIds-style ids in one query
 // per batch; ids absent from the table are absent from the map.
 func (d *DB) Strings(table, idCol, valCol string, ids []int64) (map[int64]string, error) {
