@@ -95,24 +95,30 @@ func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 		pt.Total += s.total
 	}
 	for i := range r.Programs {
-		pt := &r.Programs[i]
-		for j := range pt.Kernels {
-			if pt.Total > 0 {
-				pt.Kernels[j].Share = float64(pt.Kernels[j].Total) / float64(pt.Total)
-			}
-		}
-		sort.SliceStable(pt.Kernels, func(x, y int) bool {
-			a, b := pt.Kernels[x], pt.Kernels[y]
-			if a.Total != b.Total {
-				return a.Total > b.Total
-			}
-			if a.Dispatches != b.Dispatches {
-				return a.Dispatches > b.Dispatches
-			}
-			return a.Kernel.Name < b.Kernel.Name
-		})
+		r.Programs[i].Order()
 	}
 	return r
+}
+
+// Order sets each row's share of the program's total and orders the rows
+// by total time, then dispatches, then name. Tables calls it; so does any
+// code that builds a table from others' rows (merged inputs).
+func (pt *ProgramTable) Order() {
+	for j := range pt.Kernels {
+		if pt.Total > 0 {
+			pt.Kernels[j].Share = float64(pt.Kernels[j].Total) / float64(pt.Total)
+		}
+	}
+	sort.SliceStable(pt.Kernels, func(x, y int) bool {
+		a, b := pt.Kernels[x], pt.Kernels[y]
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		if a.Dispatches != b.Dispatches {
+			return a.Dispatches > b.Dispatches
+		}
+		return a.Kernel.Name < b.Kernel.Name
+	})
 }
 
 // Dispatches is the total number of completed dispatches in the tables.

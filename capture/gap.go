@@ -43,6 +43,16 @@ const (
 	LaunchWithoutGPUEvent Kind = "launch_without_gpu_event"
 	GraphLaunch           Kind = "graph_launch"
 
+	// Device timelines (Kineto): work the trace does not hold, and
+	// same-stream events whose times cannot both be right.
+	UnrecordedDeviceWork Kind = "unrecorded_device_work" // a stream waited, idle, with nothing recorded running on its device
+	ContainedEvents      Kind = "contained_events"       // an event lies wholly inside earlier work on its stream
+
+	// Many inputs read as one run (package inputs): gaps of the whole.
+	FailedInput     Kind = "failed_input"     // an input that could not be read at all
+	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap
+	SkippedFile     Kind = "skipped_file"     // a file found in a directory that no reader recognises
+
 	// rocprofv3 / rocpd and Nsight Systems exports (format/rocprof, format/nsys).
 	DuplicateDispatchID  Kind = "duplicate_dispatch_id"  // a dispatch id seen before in the same process: later rows not in the tables
 	ViewDroppedRows      Kind = "view_dropped_rows"      // note: rows rocpd's own views inner-join away; tally reads them

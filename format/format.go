@@ -4,15 +4,12 @@
 package format
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
@@ -43,27 +40,10 @@ type Format struct {
 	Sniff func(head []byte) Confidence
 	// Read reads the whole input, streaming dispatches to sink.
 	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
-}
-
-// Input is an opened file. Readers that stream use Reader; readers that need
-// random access (binary bundles) use ReaderAt.
-type Input struct {
-	Path     string
-	ReaderAt io.ReaderAt
-	Size     int64
-	// Gzip is true when the file starts with the gzip magic; Reader then
-	// decompresses.
-	Gzip bool
-}
-
-// Reader returns a fresh stream of the input's content, decompressed when
-// the file is gzip.
-func (in *Input) Reader() (io.Reader, error) {
-	r := io.NewSectionReader(in.ReaderAt, 0, in.Size)
-	if !in.Gzip {
-		return r, nil
-	}
-	return newGzipReader(r)
+	// Claims, when set, says whether one line of a program's output (as
+	// printed, unstamped, without '\n') is one this reader uses, so that
+	// `tally record` keeps it (see Claimers).
+	Claims func(line []byte) bool
 }
 
 // Options carries the settings readers may use. Readers ignore the ones that
@@ -75,8 +55,11 @@ type Options struct {
 	// Catalog, when set, is used instead of loading Manifests.
 	Catalog *catalog.Catalog
 	// ProgramBy chooses how Kineto dispatches are grouped into programs:
-	// "annotation" (default), "stream" or "none".
+	// "annotation" (default), "gpu-annotation", "stream" or "none".
 	ProgramBy string
+	// UnrecordedWait is the idle wait of a stream with queued work above
+	// which Kineto reports unrecorded_device_work (0: the default, 1 ms).
+	UnrecordedWait time.Duration
 }
 
 var (
@@ -143,59 +126,14 @@ func Detect(head []byte) (Format, Confidence) {
 // ErrUnknownFormat is returned when no reader recognises the input.
 var ErrUnknownFormat = errors.New("unknown input format")
 
-// Head returns up to sniffLen bytes of the input's content.
-func (in *Input) Head() ([]byte, error) {
-	r, err := in.Reader()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, sniffLen)
-	n, err := io.ReadFull(r, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		// A cut gzip stream still has a head worth sniffing.
-		if n == 0 {
-			return nil, err
-		}
-	}
-	return buf[:n], nil
-}
-
-// Open opens path as an Input. The caller closes the returned file.
-func Open(path string) (*Input, *os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is a directory: give a trace file", path)
-	}
-	in := &Input{Path: path, ReaderAt: f, Size: st.Size()}
-	var magic [2]byte
-	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		in.Gzip = true
-	}
-	return in, f, nil
-}
-
-// BytesInput is an Input over data held in memory (embedded files, tests).
-func BytesInput(name string, data []byte) *Input {
-	return &Input{Path: name, ReaderAt: bytes.NewReader(data), Size: int64(len(data)), Gzip: IsGzip(data)}
-}
-
 // ReadFile opens path, picks its reader (by name when formatName is set,
 // else by content) and reads it, streaming dispatches to sink.
 func ReadFile(path, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
-	in, f, err := Open(path)
+	in, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer in.Close()
 	return ReadInput(in, formatName, opts, sink)
 }
 
@@ -269,18 +207,12 @@ func emptyFile(in *Input, formatName string) *capture.Capture {
 	}
 	g := c.Accounting.Gap(capture.EmptyCapture, "")
 	g.Summary = "the file is empty (0 bytes): nothing was recorded. Check that the recorder wrote to this path and that the run reached its first dispatch."
-	g.Add(capture.Item{What: "empty file", Where: in.Path})
+	what := "empty file"
+	if in.IsStream() {
+		g.Summary = "the stream ended before its first byte: nothing was read. Check the command that feeds it (a failed decompressor or recorder writes nothing)."
+		what = "empty stream"
+	}
+	g.Add(capture.Item{What: what, Where: in.Path})
 	c.Accounting.InputFor("bytes")
 	return c
-}
-
-// IsGzip reports whether b starts with the gzip magic.
-func IsGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-func newGzipReader(r io.Reader) (io.Reader, error) {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, err
-	}
-	return zr, nil
 }

@@ -1,7 +1,8 @@
-// Package record runs a command and keeps its hrx debug-serial trace: every
-// stderr line, and every trace line from stdout, stamped with the monotonic
-// clock when it arrives, in tally's kept-trace format (docs/kept-trace.md).
-// Other output passes through unchanged.
+// Package record runs a command and keeps its trace: every stderr line, and
+// every stdout line a registered line reader claims (format.Format.Claims:
+// hrx debug serial lines, NPU engine [prof]/[L] lines), stamped with the
+// monotonic clock when it arrives, in tally's kept-trace format
+// (docs/kept-trace.md). Other output passes through unchanged.
 package record
 
 import (
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tallyprof/tally/format"
 )
 
 // Options says what to run and where its trace goes.
@@ -42,8 +45,10 @@ type Result struct {
 	ExitCode int
 	Signal   syscall.Signal // the signal that killed the command, or 0
 	// Lines counts lines written to the kept trace (header included);
-	// TraceLines those that are hrx debug serial lines.
+	// TraceLines those that a registered reader claims.
 	Lines, TraceLines int64
+	// Claimed counts the claimed lines per format name.
+	Claimed map[string]int64
 	// Passed counts lines passed through to Stdout/Stderr.
 	Passed int64
 	// PassErr is the first failed pass-through write; lines after it were
@@ -53,10 +58,7 @@ type Result struct {
 	Unshown int64
 }
 
-var (
-	tracePrefix = []byte("hrx debug serial: ")
-	newline     = []byte{'\n'}
-)
+var newline = []byte{'\n'}
 
 // ErrWrite wraps a failed write of the kept trace.
 var ErrWrite = errors.New("kept trace write failed")
@@ -123,14 +125,17 @@ func Run(opt Options) (*Result, error) {
 		}
 	}()
 
-	res := &Result{}
+	res := &Result{Claimed: map[string]int64{}}
 	var mu sync.Mutex // guards res counters and the pass-through writers
+	// The claimers are taken once: the registry locks on every call.
+	claimers := format.Claimers()
 	var wg sync.WaitGroup
 	pump := func(r io.Reader, pass io.Writer, keepAll bool) {
 		defer wg.Done()
 		readLines(r, func(line []byte) {
 			t := monotonic()
-			isTrace := bytes.HasPrefix(line, tracePrefix)
+			claim := format.Claim(claimers, line)
+			isTrace := claim != ""
 			if isTrace || keepAll {
 				kept.line(t, line)
 			}
@@ -138,6 +143,7 @@ func Run(opt Options) (*Result, error) {
 			defer mu.Unlock()
 			if isTrace {
 				res.TraceLines++
+				res.Claimed[claim]++
 				return
 			}
 			if res.PassErr != nil {
@@ -174,6 +180,18 @@ func Run(opt Options) (*Result, error) {
 		return res, waitErr
 	}
 	return res, nil
+}
+
+// Format is the reader whose lines the run printed most, or def when no
+// registered reader claimed a line.
+func (r *Result) Format(def string) string {
+	best, n := def, int64(0)
+	for name, c := range r.Claimed {
+		if c > n || c == n && name < best {
+			best, n = name, c
+		}
+	}
+	return best
 }
 
 // maxLine bounds the memory one line may take: a longer line is delivered in

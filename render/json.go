@@ -21,6 +21,9 @@ type JSONReport struct {
 	Programs   []JSONProgram     `json:"programs"`
 	Accounting JSONAccounting    `json:"accounting"`
 	Details    []capture.Section `json:"details,omitempty"`
+	// Sections holds one report per input when several were read (ranks,
+	// runs); the fields above are then the merged view. See multi.go.
+	Sections []JSONSection `json:"sections,omitempty"`
 }
 
 // JSONProgram is one program's table.

@@ -5,6 +5,7 @@ package report
 
 import (
 	"io"
+	"os"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -48,11 +49,15 @@ func Run(path string, opt Options) (*Result, error) {
 // Read reads path with the options' reader, streaming its dispatches to
 // sink, under opt.Watch when set.
 func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error) {
-	in, f, err := format.Open(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// A run directory (swimlane): read by the directory reader that claims it.
+		return format.ReadPath(path, opt.Format, &opt.Reader, sink)
+	}
+	in, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer in.Close()
 	if opt.Watch != nil {
 		defer opt.Watch(in)()
 	}

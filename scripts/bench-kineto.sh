@@ -2,13 +2,19 @@
 # Throughput and memory of tally's Kineto reader against Python's json
 # module, on the largest sample and on a generated trace, in one run on
 # this machine. Not part of `go test`: it needs python3, /usr/bin/time and
-# a few GB of free disk and memory (Python holds the whole file as objects).
+# a few GB of free disk and memory (Python holds the whole file as objects;
+# SKIP_PYTHON=1 leaves Python out).
 #
 #   scripts/bench-kineto.sh [SIZE] [WORKDIR]
 #
 # SIZE is the generated trace's size (default 1GiB); WORKDIR keeps the
 # generated files (default a temporary directory, removed at the end).
-# tally runs pinned to one core (taskset -c 0, GOMAXPROCS=1).
+# tally runs pinned to one core (taskset -c 0, GOMAXPROCS=1), except in the
+# gzip comparison, which runs `tally report x.json.gz` as users do (all
+# cores: it inflates on its own goroutine) against `zcat x.json.gz
+# >/dev/null`, alternating, ROUNDS times each (default 5), and states the
+# best and the median wall time of each: on a shared machine the best is
+# the least disturbed.
 set -eu
 
 size=${1:-1GiB}
@@ -61,10 +67,33 @@ for f in "$mtia:mtia" "$big:generated"; do
 	label=${f##*:}
 	run_tally "$file" "$label"
 	t=$tally_mbs
+	[ -n "${SKIP_PYTHON:-}" ] && continue
 	p=$(run_python "$file" "$label")
 	echo "$p"
 	echo "$p" | awk -v t="$t" '{for(i=1;i<=NF;i++) if($i=="MB/s") m=$(i-1); printf "ratio  %-10s tally/python = %.1fx\n", $2, t/m}'
 done
+
+# gzip: the generated trace compressed at level 6, tally against zcat.
+gz=$work/big.json.gz
+[ -f "$gz" ] || gzip -6 -c "$big" >"$gz"
+rounds=${ROUNDS:-5}
+: >"$work/zcat.t"
+: >"$work/tallygz.t"
+wall() { /usr/bin/time -f %e -o "$work/one.t" "$@"; cat "$work/one.t"; }
+i=0
+while [ $i -lt "$rounds" ]; do
+	wall sh -c "zcat '$gz' >/dev/null" >>"$work/zcat.t"
+	wall sh -c "'$work/tally' report '$gz' >/dev/null" >>"$work/tallygz.t"
+	i=$((i + 1))
+done
+stats() { sort -n "$1" | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
+z=$(stats "$work/zcat.t")
+t=$(stats "$work/tallygz.t")
+echo
+echo "gzip ($(wc -c <"$gz") bytes, level 6, $rounds rounds alternating):"
+echo "$z" | awk '{printf "zcat   best %.2f s  median %.2f s\n", $1, $2}'
+echo "$t" | awk '{printf "tally  best %.2f s  median %.2f s\n", $1, $2}'
+echo "$z $t" | awk '{printf "ratio  tally/zcat best %.2fx  median %.2fx\n", $3/$1, $4/$2}'
 
 echo
 echo "go benchmark (reader only, from disk, one core):"

@@ -67,7 +67,7 @@ func flagValues(name string) []string {
 	case "progress":
 		return []string{"never", "auto", "always"}
 	case "program-by":
-		return []string{"annotation", "stream", "none"}
+		return []string{"annotation", "gpu-annotation", "stream", "none"}
 	}
 	return nil
 }

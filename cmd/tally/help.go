@@ -16,12 +16,27 @@ var examples = map[string]string{
   tally report --json -o report.json trace.json.gz  the versioned JSON report, written atomically
   tally report --html report.html trace.json   also a self-contained page to open in a browser
   tally report --top 10 --strict trace.json    10 costliest kernels per program; exit 1 if anything is missing
+  tally report run/                            every rank*/….pt.trace.json.gz in run/, in parallel, then merged
+  tally report output_dir                      a pypto L3 run directory (swimlane records)
+`,
+	"timeline": `  tally timeline trace.json -o trace.perfetto-trace   open in ui.perfetto.dev
+  tally timeline run/ -o run.json                     Chrome JSON, one group per rank
+  tally timeline --strict a.kept b.kept -o ab.perfetto-trace   exit 1 if anything is missing
 `,
 	"inspect": `  tally inspect trace.json                     format, sessions, clocks, record counts, losses
   tally inspect --json profile.ireeprof        the same as JSON (tally.inspect/v1)
 `,
 	"record": `  GGML_HRX_DEBUG_SERIAL_EXECUTION=1 tally record -o run.kept -- ./llama-cli -m model.gguf -p hi
   tally record --manifests build/kernels --report report.txt -- ./app
+`,
+	"layers": `  tally layers reference/ dump/                 layer_<l>.npy / layer_<l>.f32 paired by layer number
+  tally layers --hidden 4096 --log run.kept ref/ dump/   H for bare dumps; check the engine's [L] lines
+  tally layers --map 'blocks.{l}.npy=layer_{l}.f32' --json --strict ref/ dump/
+`,
+	"export": `  tally export --to pprof trace.json -o kernels.pb.gz   then: go tool pprof -symbolize=none -top kernels.pb.gz
+  tally export --to parquet r0.json r1.json -o run/     a dataset for DuckDB, Spark or Trino (docs/export.md)
+  tally export --to csv --per-kernel run.kept -o k.csv  one row per kernel; k.csv.gaps.csv beside it
+  tally export --to kineto profile.ireeprof -o t.json   for HTA and TraceLens
 `,
 	"selftest": `  tally selftest
 `,

@@ -13,10 +13,14 @@ const usage = `tally — per-program kernel tables from accelerator traces, with
 
 Usage:
   tally report [flags] FILE       tables per program and kernel, then every gap
+                                  (FILE... or DIR: ranks and runs, one section each, merged)
   tally inspect [flags] FILE      what the file holds: structure, counts, losses
-  tally record [flags] -- CMD...  run CMD, keep its hrx debug serial trace, report it
+  tally timeline [flags] IN... -o OUT  Perfetto or Chrome JSON timeline, accounting included
+  tally record [flags] -- CMD...  run CMD, keep its trace (hrx, NPU engine), report it
+  tally layers [flags] REF OURS   compare per-layer tensor dumps (.f32, .npy), name the step change
   tally diff [flags] A B          what a change did, per program and kernel, with statistics
                                   (A1 A2 -- B1 B2 for repeated runs)
+  tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
   tally version                   module version, VCS revision and Go version of this binary
@@ -51,8 +55,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdReport(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "timeline":
+		return cmdTimeline(args[1:], stdout, stderr)
 	case "record":
 		return cmdRecord(args[1:], stdout, stderr)
+	case "layers":
+		return cmdLayers(args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(args[1:], stdout, stderr)
 	case "selftest":
 		return cmdSelftest(args[1:], stdout, stderr)
 	case "diff":

@@ -31,8 +31,8 @@ func (p *progressFlag) register(fs *flag.FlagSet) {
 
 // watch starts the bar for in, when enabled; report.Options.Watch.
 func (p *progressFlag) watch(in *format.Input) func() {
-	if !p.mode.Enabled(p.out) {
-		return func() {}
+	if !p.mode.Enabled(p.out) || in.IsStream() {
+		return func() {} // a stream's size is unknown until its end
 	}
 	b := &progress.Bar{W: p.out, Label: "tally: reading " + filepath.Base(in.Path), Size: in.Size, Done: format.TrackProgress(in).Done, Delay: progressDelay}
 	b.Start()

@@ -15,10 +15,11 @@ import (
 func cmdRecord(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("record", `Usage: tally record [flags] -- CMD [ARGS...]
 
-Runs CMD (e.g. a llama.cpp program with GGML_HRX_DEBUG_SERIAL_EXECUTION=1), keeps its
-hrx debug serial trace with each line stamped on arrival, passes all other output
-through, forwards SIGINT/SIGTERM to it, and at its end prints the report (to
-standard error, or to -report FILE) and exits with CMD's status.
+Runs CMD (e.g. a llama.cpp program with GGML_HRX_DEBUG_SERIAL_EXECUTION=1, or an NPU
+engine with NPU_PROFILE=1), keeps its trace (every stderr line, and the stdout lines a
+reader claims) with each line stamped on arrival, passes all other output through,
+forwards SIGINT/SIGTERM to it, and at its end prints the report (to standard error, or
+to -report FILE) and exits with CMD's status.
 
 Flags:
 `, stderr)
@@ -47,7 +48,7 @@ Flags:
 		}
 		return 2
 	}
-	rep, err := report.Run(*kept, report.Options{Format: hrxserial.Name, Reader: readerOptions(manifests)})
+	rep, err := report.Run(*kept, report.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
 		return 2

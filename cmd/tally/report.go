@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
@@ -18,19 +19,22 @@ type readerFlags struct {
 	format    string
 	manifests multiFlag
 	programBy string
+	wait      time.Duration
 	progress  progressFlag
 }
 
 func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
-	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation`, stream or none")
+	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation` (the innermost GPU annotation, else the ProfilerStep range around the launch call), gpu-annotation (GPU annotations only), stream or none")
+	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
 	rf.progress.register(fs)
 }
 
 func (rf *readerFlags) options() report.Options {
 	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
 	o.Reader.ProgramBy = rf.programBy
+	o.Reader.UnrecordedWait = rf.wait
 	o.Watch = rf.progress.watch
 	return o
 }
@@ -51,7 +55,7 @@ func writeOutput(path string, stdout io.Writer, fill func(io.Writer) error) erro
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "Usage: tally report [flags] FILE\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show.\n\nFlags:\n", stderr)
+	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
@@ -63,9 +67,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "tally report: give exactly one trace file (tally report -h for help)")
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
 		return 2
+	}
+	if many(pos) {
+		if *html != "" {
+			fmt.Fprintln(stderr, "tally report: --html takes one input; give one file (or use tally timeline for many)")
+			return 2
+		}
+		return reportMany(pos, rf.options(), *out, *asJSON, *strict, render.TextOptions{Top: *top}, stdout, stderr)
 	}
 	opt := rf.options()
 	var tl *htmlreport.Timeline

@@ -23,6 +23,7 @@ func init() {
 		Name:        Name,
 		Description: "ggml-hrx debug-serial trace: raw stderr, or a kept trace written by 'tally record'",
 		Sniff:       Sniff,
+		Claims:      func(line []byte) bool { return bytes.HasPrefix(line, tracePrefix) },
 		Read:        Read,
 	})
 }
@@ -32,10 +33,15 @@ func init() {
 // with no trace line at all is reported as an empty capture, not as an
 // unknown format.
 func Sniff(head []byte) format.Confidence {
+	hasTrace := bytes.Contains(head, tracePrefix)
 	if bytes.HasPrefix(head, headerPrefix) {
-		return format.Certain
+		if hasTrace {
+			return format.Certain
+		}
+		// A kept trace of another line reader (npu-prof) shares the header.
+		return format.Likely
 	}
-	if bytes.Contains(head, tracePrefix) {
+	if hasTrace {
 		return format.Likely
 	}
 	if bytes.IndexByte(head, 0) >= 0 {

@@ -46,6 +46,9 @@ func Sniff(head []byte) format.Confidence {
 
 // Read reads a bundle, streaming its dispatches to sink.
 func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	if err := in.RandomAccess("ireeprof"); err != nil {
+		return nil, err
+	}
 	return newReader(in, sink).read()
 }
 

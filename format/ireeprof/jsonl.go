@@ -155,6 +155,10 @@ type jsonProgram struct {
 // sink. It reads the input twice: the first pass learns each device's
 // clock statement and tick rate, the second emits dispatches.
 func ReadJSONL(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	// Two passes over the lines: a stream is spooled to a file first.
+	if err := in.RandomAccess("iree-jsonl"); err != nil {
+		return nil, err
+	}
 	if sink == nil {
 		sink = capture.Discard
 	}

@@ -6,12 +6,13 @@ import "bytes"
 type idKind uint8
 
 const (
-	idMissing idKind = iota
-	idNum            // a JSON integer
-	idNumStr         // a string of digits ("25738", 2021 CPU tids)
-	idStream         // "stream 7" (2021 GPU tids)
-	idOther          // any other string ("Spans", "", "PyTorch Profiler")
-	idBad            // a value of another type, or out of range
+	idMissing      idKind = iota
+	idNum                 // a JSON integer
+	idNumStr              // a string of digits ("25738", 2021 CPU tids)
+	idStream              // "stream 7" (2021 GPU tids)
+	idOther               // any other string ("Spans", "", "PyTorch Profiler")
+	idBad                 // a value of another type, or out of range
+	idCPUFunctions        // "CPU functions": host events of the pre-Kineto autograd profiler
 )
 
 // id is a pid or tid.
@@ -201,6 +202,9 @@ func (r *reader) parseID() id {
 			if n, ok := parseInt(rest); ok {
 				return id{n: n, kind: idStream}
 			}
+		}
+		if string(raw) == "CPU functions" {
+			return id{kind: idCPUFunctions}
 		}
 		return id{kind: idOther}
 	}

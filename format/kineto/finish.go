@@ -45,13 +45,17 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	c := &capture.Capture{}
 	tb := r.decideClock()
 	c.Clock = tb.clock
+	if r.top.hasDist && r.top.dist.hasRank {
+		// Set before any dispatch streams, so sinks (timelines) can group by rank.
+		c.Source.Rank = itoa(r.top.dist.rank)
+	}
 	for i := range r.queues {
 		c.AddQueue(capture.Queue{Name: r.streamName(uint32(i)), Device: r.deviceLabel(uint32(i))})
 	}
 	progs := r.buildPrograms()
 	kernels := make(map[uint64]capture.KernelID)
 	st := &replayStats{orphanCorrs: make(map[uint64]int64)}
-	ov := overlaps{window: overlapWindow(len(r.queues))}
+	ov := overlaps{window: overlapWindow(len(r.queues)), waits: newWaits(r.waitNS)}
 	var d capture.Dispatch
 	add := tb.add
 	windowLen := int64(-1)
@@ -107,7 +111,11 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 		}
 		sink.Dispatch(c, &d)
 
-		ov.add(r, rec.queue, ovRec{start: rec.ts, end: rec.ts + rec.dur, kname: rec.kname, off: rec.off}, add)
+		lend := int64(-1)
+		if (rec.state == stLaunched || rec.state == stGraph) && rec.ldur >= 0 {
+			lend = rec.lts + rec.ldur
+		}
+		ov.add(r, rec.queue, ovRec{start: rec.ts, end: rec.ts + rec.dur, lend: lend, graph: rec.state == stGraph, kname: rec.kname, off: rec.off}, add)
 		if rec.dur == 0 || rec.ts == 0 {
 			st.zeroAny++
 			if rec.dur == 0 {
@@ -144,6 +152,9 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 		return nil, err
 	}
 	ov.flush(r, add)
+	if err := r.measureWaits(ov.waits); err != nil {
+		return nil, err
+	}
 
 	for _, pd := range progs.defs {
 		if !pd.created {
@@ -152,6 +163,10 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 		p := &c.Programs[pd.id]
 		if pd.note != "" {
 			p.Notes = append(p.Notes, pd.note)
+		}
+		if pd.byStep > 0 {
+			r.byStep += pd.byStep
+			p.Notes = append(p.Notes, fmt.Sprintf("attributed by the step range: %s without an enclosing GPU annotation, launched inside the host's %s range (on any thread, e.g. the autograd engine's); --program-by gpu-annotation leaves them out", plural(pd.byStep, "dispatch", "dispatches"), pd.name))
 		}
 		if pd.graph > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%d dispatches were replayed by graph launches: each is linked to its launch call, but per-op attribution is unavailable for them", pd.graph))

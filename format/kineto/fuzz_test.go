@@ -23,6 +23,9 @@ func FuzzRead(f *testing.F) {
 		`{"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}}], "INFO": ["Record counts: Out-of-range = 1"]}`,
 		`{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": "1.5e3", "dur": 1e-05, "args": {"correlation": 18446744073709551615}}]}`,
 		"{\"traceEvents\": [{\"name\": \"bad\\u00e9\xff\"}]}",
+		// An idle wait before the first kernel, steps by launch, a contained event.
+		trace([]string{hostStepEv(3, "900", "2000"), callOn("cudaLaunchKernel", 200, "1", "1000", "5"), kernelOn("a", 7, "1", "301005", "10"), kernelOn("b", 7, "0", "301006", "2")}),
+		`[{"name": "aten::add", "ph": "X", "ts": 1.5, "dur": 2.0, "tid": 1, "pid": "CPU functions", "args": {}}]`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

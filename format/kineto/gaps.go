@@ -20,6 +20,7 @@ func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *over
 	r.unresolvedGap(a, st)
 	r.zeroGap(a, tb, st)
 	r.overlapGap(a, ov)
+	r.waitGap(a, ov.waits, tb.add)
 	r.invalidGap(a, st)
 	r.unknownGap(a)
 	r.producerGap(a)
@@ -91,12 +92,18 @@ func (r *reader) emptyGap(a *capture.Accounting) {
 			parts = append(parts, fmt.Sprintf("%s %d", cats[id].name, n))
 		}
 	}
+	if n := r.stats.cpuFuncs; n > 0 {
+		parts = append(parts, fmt.Sprintf("%q host ops of the pre-Kineto autograd profiler %d", "CPU functions", n))
+	}
 	if n := r.stats.byPhase['M']; n > 0 {
 		parts = append(parts, fmt.Sprintf("metadata %d", n))
 	}
 	what := "nothing at all"
-	if len(parts) > 0 {
-		what = fmt.Sprintf("%d events (%s)", r.events, strings.Join(parts, ", "))
+	switch host := r.stats.skip[rsHostOp] + r.stats.skip[rsHostOther]; {
+	case len(parts) > 0:
+		what = fmt.Sprintf("%d events: %s, no device activity (%s)", r.events, plural(host, "host event", "host events"), strings.Join(parts, ", "))
+	case r.events > 0:
+		what = fmt.Sprintf("%d events, none of them host or device activity tally knows", r.events)
 	}
 	switch {
 	case r.events == 0 && !r.top.sawEvents:
@@ -298,22 +305,33 @@ func (r *reader) zeroGap(a *capture.Accounting, tb timeBase, st *replayStats) {
 }
 
 func (r *reader) overlapGap(a *capture.Accounting, ov *overlaps) {
-	if ov.count == 0 {
-		return
-	}
-	g := a.Gap(capture.OverlappingEvents, "")
-	g.Count = ov.count
-	g.Items = ov.items
-	g.ItemsOmitted = ov.omitted
-	g.SetFigure("total_ns", ov.total)
-	g.SetFigure("max_ns", ov.max)
 	unchecked := ""
 	if ov.unordered > 0 {
-		g.SetFigure("unchecked_out_of_order", ov.unordered)
 		unchecked = fmt.Sprintf(" (%d more events sit too far out of time order in the file to be checked)", ov.unordered)
 	}
-	g.Summary = fmt.Sprintf("%s before the previous event on the same stream ended (overlap %s in total, %s at most): a stream runs one piece of work at a time, so either their times are off (clock skew, a writer artefact) or the producer put concurrent work on one row (graph replay branches, DMA next to compute); durations are kept as recorded, and busy time per stream is less than their sum%s.",
-		plural(ov.count, "device event starts", "device events start"), ns(ov.total), ns(ov.max), unchecked)
+	if p := &ov.partial; p.count > 0 {
+		g := a.Gap(capture.OverlappingEvents, "")
+		fillOverlap(g, p)
+		if ov.unordered > 0 {
+			g.SetFigure("unchecked_out_of_order", ov.unordered)
+		}
+		g.Summary = fmt.Sprintf("%s before the previous event on the same stream ended (overlap %s in total, %s at most) and end after it: on Hopper and later GPUs programmatic dependent launch starts a kernel early (cuBLASLt split-K reduce kernels do it routinely), and clock artefacts shift events by tens of ns; durations are kept as recorded, so busy time per stream is less than their sum%s.",
+			plural(p.count, "device event starts", "device events start"), ns(p.total), ns(p.max), unchecked)
+	}
+	if c := &ov.contained; c.count > 0 {
+		g := a.Gap(capture.ContainedEvents, "")
+		fillOverlap(g, c)
+		g.Summary = fmt.Sprintf("%s wholly inside earlier work on the same stream (%s in total): a stream runs one piece of work at a time and a dependent kernel cannot end before the one it follows, so either the times are wrong or the producer wrote work twice or put concurrent work (graph branches, DMA next to compute) on one row; the tables count them as recorded, so that stream's time may be counted twice%s.",
+			plural(c.count, "device event lies", "device events lie"), ns(c.total), unchecked)
+	}
+}
+
+func fillOverlap(g *capture.Gap, c *ovClass) {
+	g.Count = c.count
+	g.Items = c.items
+	g.ItemsOmitted = c.omitted
+	g.SetFigure("total_ns", c.total)
+	g.SetFigure("max_ns", c.max)
 }
 
 func (r *reader) invalidGap(a *capture.Accounting, st *replayStats) {

@@ -2,9 +2,12 @@ package kineto
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/kinetogen"
 )
 
@@ -53,10 +56,46 @@ func TestGenerated(t *testing.T) {
 			t.Errorf("ProfilerStep instances %d, steps %d", p.Instances, st.Steps)
 		}
 	}
-	for _, k := range []capture.Kind{capture.OverlappingEvents, capture.TruncatedInput, capture.UnknownInput, capture.ZeroDuration} {
+	for _, k := range []capture.Kind{capture.OverlappingEvents, capture.ContainedEvents, capture.UnrecordedDeviceWork, capture.TruncatedInput, capture.UnknownInput, capture.ZeroDuration} {
 		noGap(t, c, k)
 	}
 	if c.Clock.Domain != "unix-epoch" {
 		t.Errorf("clock %+v", c.Clock)
+	}
+}
+
+// TestGeneratedBackwardSteps: kernels launched from the autograd thread lie
+// outside the GPU step annotation and belong to their step by their launch.
+func TestGeneratedBackwardSteps(t *testing.T) {
+	var buf bytes.Buffer
+	st, err := kinetogen.Write(&buf, kinetogen.Config{TargetBytes: 2 << 20, Seed: 3, OpsPerStep: 200, Backward: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Backward == 0 || st.Steps < 2 {
+		t.Fatalf("generator wrote %+v", st)
+	}
+	count := func(programBy string) (map[string]int64, *result) {
+		r := readWith(t, buf.String(), &format.Options{ProgramBy: programBy}, config{bufSize: 4096, logRecords: 1000})
+		n := map[string]int64{}
+		for _, d := range r.disp {
+			p := r.c.Programs[d.Program]
+			n[p.Name]++
+			if p.Name == "ProfilerStep" && p.Instances != int64(st.Steps) {
+				t.Errorf("%s: ProfilerStep instances %d, steps %d", programBy, p.Instances, st.Steps)
+			}
+		}
+		return n, r
+	}
+	n, r := count("")
+	if n["ProfilerStep"] != st.DeviceEvents-st.Orphans || n[unannotated] != st.Orphans {
+		t.Errorf("annotation: %v; generated %d device events, %d orphans, %d backward", n, st.DeviceEvents, st.Orphans, st.Backward)
+	}
+	if v, _ := field(r.c, "report", "programs"); !strings.Contains(fmt.Sprint(v), fmt.Sprintf("%d dispatches attributed by the step range", st.Backward)) {
+		t.Errorf("programs line %q, want %d attributed", v, st.Backward)
+	}
+	n, _ = count("gpu-annotation")
+	if n["ProfilerStep"] != st.DeviceEvents-st.Orphans-st.Backward || n[unannotated] != st.Orphans+st.Backward {
+		t.Errorf("gpu-annotation: %v; generated %d device events, %d orphans, %d backward", n, st.DeviceEvents, st.Orphans, st.Backward)
 	}
 }

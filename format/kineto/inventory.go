@@ -323,7 +323,10 @@ func (r *reader) reportSection() capture.Section {
 	s := capture.Section{Title: "report"}
 	switch r.mode {
 	case byAnnotation:
-		s.Add("programs", "innermost gpu_user_annotation on the dispatch's stream, step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step); --program-by stream|none regroups")
+		s.Add("programs", fmt.Sprintf("innermost gpu_user_annotation on the dispatch's stream, else the host ProfilerStep#N range around its launch call (%s attributed by the step range), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step); --program-by gpu-annotation|stream|none regroups",
+			plural(r.byStep, "dispatch", "dispatches")))
+	case byGPUAnnotation:
+		s.Add("programs", "innermost gpu_user_annotation on the dispatch's stream only (--program-by gpu-annotation), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step)")
 	case byStream:
 		s.Add("programs", "one per device stream (--program-by stream)")
 	case byNone:

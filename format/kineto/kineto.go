@@ -24,6 +24,8 @@ import (
 const Name = "kineto"
 
 func init() {
+	// Same-stream overlaps are expected on current GPUs (overlap.go).
+	capture.RegisterNote(capture.OverlappingEvents)
 	format.Register(format.Format{
 		Name:        Name,
 		Description: "PyTorch profiler (Kineto) / Chrome-trace JSON, plain or gzipped (.json, .pt.trace.json.gz)",
@@ -86,6 +88,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 		sink = capture.Discard
 	}
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
+	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	if err := r.scan(); err != nil {
 		r.log.close()
 		return nil, err

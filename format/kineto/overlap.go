@@ -6,13 +6,24 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// Overlaps on one stream (spec §12): a stream runs one piece of work at a
-// time, so a device event that starts before an earlier one on the same
-// queue ended has suspect times (or is a concurrent graph branch). Events
-// are compared in start order. Files are nearly sorted per stream (the
-// samples are at most 4,197 events out of place), so a reorder window per
-// queue sorts them with bounded memory; an event that arrives later than
-// the window allows cannot be compared and is counted as unchecked.
+// Overlaps on one stream (spec §12). A stream runs its work in launch
+// order, but a kernel may legitimately start before the previous one on
+// its stream ends: programmatic dependent launch (Hopper and later; cuBLASLt
+// split-K reduce kernels do it routinely) starts the dependent grid early,
+// and clock artefacts move events by tens of ns. Such overlaps are in the
+// tables and make nothing incomplete, so they are a note. An event that
+// lies wholly inside the time of earlier work on its stream (it starts no
+// earlier and ends no later) cannot come from either: a dependent kernel
+// waits for its primary to complete, so it cannot end first. That is
+// impossible data or work written twice, and stays a gap
+// (contained_events).
+//
+// Events are compared in start order. Files are nearly sorted per stream
+// (the samples are at most 4,197 events out of place), so a reorder window
+// per queue sorts them with bounded memory; an event that arrives later
+// than the window allows cannot be compared and is counted as unchecked.
+// The same start-ordered pass finds the waits of unrecorded_device_work
+// (see wait.go).
 
 // overlapBudget bounds the records held in all reorder windows together.
 const overlapBudget = 1 << 18
@@ -23,6 +34,8 @@ func overlapWindow(queues int) int {
 
 type ovRec struct {
 	start, end int64
+	lend       int64 // end of the launch call; -1 when unknown
+	graph      bool  // replayed by a graph launch
 	kname      uint32
 	off        int64
 }
@@ -32,17 +45,25 @@ type ovQueue struct {
 	maxEnd    int64
 	lastStart int64
 	seen      bool
+	launched  bool // an event with a known launch was checked
+}
+
+// ovClass counts one class of same-stream overlap.
+type ovClass struct {
+	count   int64
+	total   int64
+	max     int64
+	items   []capture.Item
+	omitted int64
 }
 
 type overlaps struct {
 	window    int
 	qs        []ovQueue
-	count     int64
-	total     int64
-	max       int64
+	partial   ovClass // overlaps: a note
+	contained ovClass // events inside earlier work: a gap
 	unordered int64
-	items     []capture.Item
-	omitted   int64
+	waits     *waits
 }
 
 func (o *overlaps) add(r *reader, q uint32, rec ovRec, base int64) {
@@ -51,42 +72,65 @@ func (o *overlaps) add(r *reader, q uint32, rec ovRec, base int64) {
 	}
 	qs := &o.qs[q]
 	qs.pending.push(rec)
-	if len(qs.pending) > o.window {
+	if qs.pending.len() > o.window {
 		o.check(r, q, qs.pending.pop(), base)
 	}
 }
 
 func (o *overlaps) flush(r *reader, base int64) {
 	for q := range o.qs {
-		for len(o.qs[q].pending) > 0 {
+		for o.qs[q].pending.len() > 0 {
 			o.check(r, uint32(q), o.qs[q].pending.pop(), base)
 		}
 	}
 }
 
+func (c *ovClass) add(ov int64, it capture.Item) {
+	c.count++
+	c.total += ov
+	c.max = max(c.max, ov)
+	if len(c.items) < capture.MaxItems {
+		c.items = append(c.items, it)
+	} else {
+		c.omitted++
+	}
+}
+
 func (o *overlaps) check(r *reader, q uint32, rec ovRec, base int64) {
 	qs := &o.qs[q]
-	if qs.seen {
-		if rec.start < qs.lastStart {
-			o.unordered++
-			return
+	if qs.seen && rec.start < qs.lastStart {
+		o.unordered++
+		return
+	}
+	if o.waits != nil && rec.lend >= 0 {
+		// The stream was free from the later of the launch's end and the
+		// end of its earlier work; an idle stretch until the start is a
+		// wait the stream's own recorded work does not explain.
+		from := rec.lend
+		if qs.seen {
+			from = max(from, qs.maxEnd)
 		}
-		if rec.start < qs.maxEnd {
-			ov := min(rec.end, qs.maxEnd) - rec.start
-			if ov > 0 {
-				o.count++
-				o.total += ov
-				o.max = max(o.max, ov)
-				if len(o.items) < capture.MaxItems {
-					o.items = append(o.items, capture.Item{
-						What:   fmt.Sprintf("overlaps the previous event on %s by %d ns", r.queueLabel(q), ov),
-						Where:  fmt.Sprintf("byte %d", rec.off),
-						Kernel: r.knames[rec.kname].name,
-						Time:   capture.TimeOf(rec.start + base),
-					})
-				} else {
-					o.omitted++
-				}
+		// A graph's nodes wait on the graph's own edges (host nodes,
+		// external events) that the trace does not record: only a graph
+		// kernel that is the first launched work of its stream counts.
+		if !rec.graph || !qs.launched {
+			o.waits.candidate(r, q, rec, from, !qs.launched)
+		}
+		qs.launched = true
+	}
+	if qs.seen && rec.start < qs.maxEnd {
+		if ov := min(rec.end, qs.maxEnd) - rec.start; ov > 0 {
+			it := capture.Item{
+				Where:  fmt.Sprintf("byte %d", rec.off),
+				Kernel: r.knames[rec.kname].name,
+				Time:   capture.TimeOf(rec.start + base),
+			}
+			if rec.end <= qs.maxEnd {
+				it.What = fmt.Sprintf("lies wholly inside earlier work on %s (%d ns, ending %d ns before it)", r.queueLabel(q), rec.end-rec.start, qs.maxEnd-rec.end)
+				o.contained.add(ov, it)
+			} else {
+				it.What = fmt.Sprintf("starts %d ns before the previous event on %s ends", ov, r.queueLabel(q))
+				o.partial.add(ov, it)
 			}
 		}
 	}
@@ -98,43 +142,48 @@ func (o *overlaps) check(r *reader, q uint32, rec ovRec, base int64) {
 	qs.maxEnd = max(qs.maxEnd, rec.end)
 }
 
-// ovHeap is a min-heap by start, written out to avoid boxing each record
-// in an interface as container/heap would.
-type ovHeap []ovRec
+// ovHeap holds a queue's pending records in start order. Files are
+// nearly sorted per stream, so a record almost always goes at the end;
+// one out of place is inserted by binary search. Records leave from the
+// front. (A binary heap costs log(window) swaps per record even on sorted
+// input; this costs one append.)
+type ovHeap struct {
+	a    []ovRec
+	head int
+}
+
+func (h *ovHeap) len() int { return len(h.a) - h.head }
 
 func (h *ovHeap) push(x ovRec) {
-	*h = append(*h, x)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].start <= a[i].start {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
+	n := len(h.a)
+	if n == h.head || h.a[n-1].start <= x.start {
+		h.a = append(h.a, x)
+		return
 	}
+	// First position after head whose start is greater than x's: equal
+	// starts keep their file order.
+	lo, hi := h.head, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if h.a[m].start <= x.start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	h.a = append(h.a, ovRec{})
+	copy(h.a[lo+1:], h.a[lo:n])
+	h.a[lo] = x
 }
 
 func (h *ovHeap) pop() ovRec {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && a[l].start < a[m].start {
-			m = l
-		}
-		if l+1 < n && a[l+1].start < a[m].start {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
+	x := h.a[h.head]
+	h.head++
+	if h.head == len(h.a) {
+		h.a, h.head = h.a[:0], 0
+	} else if h.head >= 1024 && h.head*2 >= len(h.a) {
+		n := copy(h.a, h.a[h.head:])
+		h.a, h.head = h.a[:n], 0
 	}
-	*h = a
-	return top
+	return x
 }

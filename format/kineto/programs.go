@@ -14,8 +14,16 @@ import (
 // dispatch's start — the annotation Kineto itself correlated the kernel
 // with at launch, since a stream runs its work in launch order. The
 // trailing step number is dropped, so ProfilerStep#550…#554 is one program
-// "ProfilerStep" with 5 instances. Dispatches outside every annotation form
-// the program "(no annotation)". --program-by stream makes one program per
+// "ProfilerStep" with 5 instances.
+//
+// A dispatch outside every GPU annotation falls back to the host's
+// ProfilerStep#N range that encloses its launch call, on any thread (a
+// graph replay's launch is its graph launch): the GPU step annotation only
+// spans kernels launched under the main thread's annotations, so backward
+// kernels, launched from the autograd engine's thread, would otherwise
+// leave their step. The program says how many dispatches came by that
+// rule. Dispatches with neither form "(no annotation)". --program-by
+// gpu-annotation keeps GPU annotations only; stream makes one program per
 // queue, none one program for everything.
 
 type programMode uint8
@@ -24,18 +32,28 @@ const (
 	byAnnotation programMode = iota
 	byStream
 	byNone
+	byGPUAnnotation
 )
 
 func parseProgramMode(s string) (programMode, error) {
 	switch s {
 	case "", "annotation":
 		return byAnnotation, nil
+	case "gpu-annotation":
+		return byGPUAnnotation, nil
 	case "stream":
 		return byStream, nil
 	case "none":
 		return byNone, nil
 	}
-	return 0, fmt.Errorf("unknown --program-by %q: use annotation, stream or none", s)
+	return 0, fmt.Errorf("unknown --program-by %q: use annotation, gpu-annotation, stream or none", s)
+}
+
+// hostStep is a host ProfilerStep#N range (any user_annotation of that
+// name; Kineto writes one per step on the thread that called step()).
+type hostStep struct {
+	start, end int64
+	name       string // e.g. "ProfilerStep#12"
 }
 
 // annotation is one gpu_user_annotation span.
@@ -56,7 +74,7 @@ type progDef struct {
 	id        capture.ProgramID
 	created   bool
 	// Per-program counts for notes.
-	graph, noLaunch int64
+	graph, noLaunch, byStep int64
 }
 
 // segments map time to the innermost annotation of one queue.
@@ -74,13 +92,17 @@ type programs struct {
 	byQueue map[qkey]*segments
 	outside int32 // definition for dispatches outside annotations, -1 until needed
 	queueDf map[uint32]int32
+	// Host step ranges sorted by start, and their definitions/instances.
+	steps    []hostStep
+	stepDef  []int32
+	stepInst []int64
 }
 
 const unannotated = "(no annotation)"
 
 func (r *reader) buildPrograms() *programs {
 	p := &programs{mode: r.mode, outside: -1, queueDf: make(map[uint32]int32)}
-	if p.mode != byAnnotation {
+	if p.mode != byAnnotation && p.mode != byGPUAnnotation {
 		return p
 	}
 	type instKey struct {
@@ -95,8 +117,8 @@ func (r *reader) buildPrograms() *programs {
 	insts := map[int32]map[instKey]int64{} // def → key → earliest start
 	p.annDef = make([]int32, len(r.anns))
 	annKey := make([]instKey, len(r.anns))
-	for i, a := range r.anns {
-		base, step, stepped := stripStep(r.annNames[a.name])
+	// def returns the definition of a program name, creating it.
+	def := func(base string) int32 {
 		d, ok := defIdx[base]
 		if !ok {
 			d = int32(len(p.defs))
@@ -104,6 +126,17 @@ func (r *reader) buildPrograms() *programs {
 			p.defs = append(p.defs, progDef{name: base})
 			insts[d] = map[instKey]int64{}
 		}
+		return d
+	}
+	// seen records an instance of d starting at start.
+	seen := func(d int32, k instKey, start int64) {
+		if first, ok := insts[d][k]; !ok || start < first {
+			insts[d][k] = start
+		}
+	}
+	for i, a := range r.anns {
+		base, step, stepped := stripStep(r.annNames[a.name])
+		d := def(base)
 		p.annDef[i] = d
 		k := instKey{kind: 2, v: int64(i)}
 		switch {
@@ -113,8 +146,16 @@ func (r *reader) buildPrograms() *programs {
 			k = instKey{kind: 1, v: a.ext}
 		}
 		annKey[i] = k
-		if first, ok := insts[d][k]; !ok || a.start < first {
-			insts[d][k] = a.start
+		seen(d, k, a.start)
+	}
+	if p.mode == byAnnotation {
+		p.steps = append([]hostStep(nil), r.hostSteps...)
+		sort.SliceStable(p.steps, func(i, j int) bool { return p.steps[i].start < p.steps[j].start })
+		p.stepDef = make([]int32, len(p.steps))
+		for i, hs := range p.steps {
+			base, step, _ := stripStep(hs.name)
+			p.stepDef[i] = def(base)
+			seen(p.stepDef[i], instKey{kind: 0, v: step}, hs.start)
 		}
 	}
 	// Instance ordinals: by step number for stepped programs, else by
@@ -144,6 +185,11 @@ func (r *reader) buildPrograms() *programs {
 	p.annInst = make([]int64, len(r.anns))
 	for i := range r.anns {
 		p.annInst[i] = ordinal[p.annDef[i]][annKey[i]]
+	}
+	p.stepInst = make([]int64, len(p.steps))
+	for i, hs := range p.steps {
+		_, step, _ := stripStep(hs.name)
+		p.stepInst[i] = ordinal[p.stepDef[i]][instKey{kind: 0, v: step}]
 	}
 	// Segments per queue.
 	perQueue := map[qkey][]int32{}
@@ -250,13 +296,37 @@ func (p *programs) of(r *reader, d *drec) (def int32, instance int64) {
 			return p.annDef[a], p.annInst[a]
 		}
 	}
+	if i := p.stepOf(d); i >= 0 {
+		p.defs[p.stepDef[i]].byStep++
+		return p.stepDef[i], p.stepInst[i]
+	}
 	if p.outside < 0 {
 		p.outside = int32(len(p.defs))
 		note := "device events outside every gpu_user_annotation on their stream"
+		if p.mode == byAnnotation {
+			note += " whose launch call (if any) lies outside every host ProfilerStep range"
+		}
 		if len(p.annDef) == 0 {
 			note = "the trace has no gpu_user_annotation: every dispatch is here (try --program-by stream)"
 		}
 		p.defs = append(p.defs, progDef{name: unannotated, instances: 1, note: note})
 	}
 	return p.outside, -1
+}
+
+// stepOf returns the host step range enclosing the dispatch's launch call,
+// or -1 (no launch time, or none encloses it). Steps rarely nest; the
+// latest-starting range that encloses the call wins.
+func (p *programs) stepOf(d *drec) int {
+	if len(p.steps) == 0 || (d.state != stLaunched && d.state != stGraph) || d.ldur < 0 {
+		return -1
+	}
+	t := d.lts
+	i := sort.Search(len(p.steps), func(i int) bool { return p.steps[i].start > t }) - 1
+	for j := i; i >= 0 && j-i < 8; i-- {
+		if p.steps[i].end > t {
+			return i
+		}
+	}
+	return -1
 }

@@ -12,7 +12,7 @@ func TestGenerationCBaseAfterEvents(t *testing.T) {
 	// The base comes after traceEvents, as in the HTA MI250 sample: times
 	// stay relative until the end, then the base is added exactly.
 	data := trace([]string{
-		call("cudaLaunchKernel", "5", "1000.000", "2.5"),
+		call("cudaLaunchKernel", "5", "1428625731610.000", "2.5"),
 		kernel("k", "5", "1428625731622.250", "3.001"),
 	}, `"displayTimeUnit": "ms"`, `"baseTimeNanoseconds": 1751410836000000000`)
 	r := readT(t, data)
@@ -23,7 +23,7 @@ func TestGenerationCBaseAfterEvents(t *testing.T) {
 	if want := int64(1751410836000000000 + 1428625731622250); d.Device.Begin != want || d.Device.End != want+3001 {
 		t.Errorf("device %+v, want begin %d dur 3001", d.Device, want)
 	}
-	if d.Launch.Begin != 1751410836000000000+1000000 || d.Launch.End-d.Launch.Begin != 2500 || !d.Launch.Valid {
+	if d.Launch.Begin != 1751410836000000000+1428625731610000 || d.Launch.End-d.Launch.Begin != 2500 || !d.Launch.Valid {
 		t.Errorf("launch %+v", d.Launch)
 	}
 	if d.Link != capture.LinkLaunched {
@@ -510,7 +510,7 @@ func TestPrograms(t *testing.T) {
 	if len(r.c.Programs) != 1 || r.c.Programs[0].Name != "all" {
 		t.Errorf("none: %+v", r.c.Programs)
 	}
-	if _, err := readFrom(strings.NewReader(trace(events)), "x", &format.Options{ProgramBy: "steps"}, nil, defaultConfig); err == nil || !strings.Contains(err.Error(), "annotation, stream or none") {
+	if _, err := readFrom(strings.NewReader(trace(events)), "x", &format.Options{ProgramBy: "steps"}, nil, defaultConfig); err == nil || !strings.Contains(err.Error(), "annotation, gpu-annotation, stream or none") {
 		t.Errorf("bad mode: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 type reader struct {
 	path   string
 	mode   programMode
+	waitNS int64 // unrecorded_device_work threshold (0: default)
 	s      *scanner
 	ev     event
 	keyBuf []byte
@@ -42,10 +43,14 @@ type reader struct {
 	annNames   []string
 	annNameIdx map[string]uint32
 
-	meta     metaNames
-	steps    stepInfo
-	window   windowInfo
-	captures captureBrackets
+	meta  metaNames
+	steps stepInfo
+	// hostSteps are the host ProfilerStep#N ranges, for dispatches no GPU
+	// annotation encloses (programs.go); one per step.
+	hostSteps []hostStep
+	byStep    int64 // dispatches attributed by a host step range
+	window    windowInfo
+	captures  captureBrackets
 
 	// Occurrences found while scanning, reported as gaps at the end.
 	invalid     []capture.Item
@@ -125,6 +130,7 @@ type eventStats struct {
 	devDur0     int64 // device events with dur 0
 	callsNoCorr int64
 	subns       int64 // times with digits below 1 ns (rounded)
+	cpuFuncs    int64 // events of pid "CPU functions" without a category (old PyTorch)
 	asString    int64 // ts/dur written as strings
 }
 
@@ -248,6 +254,13 @@ func (r *reader) handle() {
 		st.byCat[e.cat]++
 	}
 	cls := e.cat.class()
+	if e.cat == catNone && e.pid.kind == idCPUFunctions && e.ph == 'X' {
+		// The pre-Kineto autograd profiler's export: host ops without a
+		// category, on the pseudo-process "CPU functions".
+		st.cpuFuncs++
+		r.skip(rsHostOp)
+		return
+	}
 	if cls == clsDevice && e.ph != 'X' {
 		r.skip(rsBadDevice)
 		r.invalidEvent(fmt.Sprintf("%s event with phase %q instead of X", cats[e.cat].name, phaseName(e.ph)))
@@ -425,6 +438,9 @@ func (r *reader) hostOp() {
 	if (e.cat == catUserAnnotation || e.cat == catOperator2021) && bytes.HasPrefix(e.name, []byte("ProfilerStep#")) {
 		if n, ok := parseInt(e.name[len("ProfilerStep#"):]); ok {
 			r.steps.add(n)
+			if e.hasTs && !e.badTs && e.hasDur && !e.badDur && e.dur >= 0 {
+				r.hostSteps = append(r.hostSteps, hostStep{start: e.ts, end: e.ts + e.dur, name: string(e.name)})
+			}
 		}
 	}
 	r.skip(rsHostOp)

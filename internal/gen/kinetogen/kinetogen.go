@@ -37,6 +37,11 @@ type Config struct {
 	// TailLaunches are launch calls at the end of the window whose work
 	// Kineto dropped (default 7).
 	TailLaunches int
+	// Backward is the number of ops at the end of each step launched from
+	// the autograd engine's thread (default 0): as in real training traces
+	// the GPU step annotation spans only the main thread's device work, so
+	// theirs lies outside it.
+	Backward int
 }
 
 // Stats is what Write wrote.
@@ -55,6 +60,7 @@ type Stats struct {
 	TailLaunches   int64 // launch calls without device event
 	RuntimeCalls   int64
 	Annotations    int64 // gpu_user_annotation spans
+	Backward       int64 // device events launched from the autograd thread
 }
 
 const (
@@ -62,6 +68,7 @@ const (
 	base     = int64(1751410836000000000)
 	start    = int64(1428625731622250) // ns relative to base, like Kineto's
 	mainTID  = pid
+	gradTID  = pid + 17 // the autograd engine's thread
 	stream   = 7
 	ncclStrm = 25
 )
@@ -141,6 +148,7 @@ type op struct {
 	extraCorr  int64
 	extraTS    int64
 	pyTS, pyDr int64
+	tid        int64 // host thread of the op and its launch
 }
 
 type devEv struct {
@@ -168,6 +176,10 @@ func (g *gen) step(k int) []op {
 		o.cdur = 3000 + rng.Int63n(6000)
 		o.corr = corr
 		o.ext = ext
+		o.tid = mainTID
+		if i >= len(ops)-g.cfg.Backward {
+			o.tid = gradTID
+		}
 		corr += 2
 		ext++
 		n := int64(k)*int64(g.cfg.OpsPerStep) + int64(i)
@@ -323,7 +335,7 @@ func (g *gen) host(o *w, k int, ops []op, st *Stats) {
 		o.s(", \"Python id\": ")
 		o.int(int64(i) + 1)
 		o.s(", \"Python thread\": 0\n    }\n  },\n")
-		o.x("cpu_op", opNames[i%len(opNames)], pid, mainTID, op.ts, op.dur)
+		o.x("cpu_op", opNames[i%len(opNames)], pid, op.tid, op.ts, op.dur)
 		o.s(",\n    \"args\": {\n      \"External id\": ")
 		o.int(op.ext)
 		o.s(",\"Record function id\": 0, \"Ev Idx\": ")
@@ -354,6 +366,10 @@ func (g *gen) device(o *w, k int, ops []op, st *Stats) {
 		op := &ops[i]
 		for _, d := range op.dev {
 			g.kernel(o, d.name, d.cat, d.strm, d.ts, d.dur, op.corr, op.ext, st)
+			if op.tid != mainTID {
+				st.Backward++
+				continue
+			}
 			sp, ok := span[d.strm]
 			if !ok {
 				sp[0] = d.ts
@@ -365,11 +381,11 @@ func (g *gen) device(o *w, k int, ops []op, st *Stats) {
 			st.GraphLaunches++
 			st.GraphEvents += int64(len(op.dev))
 		}
-		g.call(o, op.call, op.cts, op.cdur, op.corr, op.ext, st)
-		g.flow(o, 's', op.corr, pid, mainTID, op.cts)
+		g.call(o, op.call, op.tid, op.cts, op.cdur, op.corr, op.ext, st)
+		g.flow(o, 's', op.corr, pid, op.tid, op.cts)
 		g.flow(o, 'f', op.corr, 0, op.dev[0].strm, op.dev[0].ts)
 		if op.extraCall != "" {
-			g.call(o, op.extraCall, op.extraTS, 1500, op.extraCorr, op.ext, st)
+			g.call(o, op.extraCall, op.tid, op.extraTS, 1500, op.extraCorr, op.ext, st)
 		}
 	}
 	if k < len(g.ann) {
@@ -408,8 +424,8 @@ func (g *gen) kernel(o *w, name, cat string, strm, ts, dur, corr, ext int64, st 
 	}
 }
 
-func (g *gen) call(o *w, name string, ts, dur, corr, ext int64, st *Stats) {
-	o.x("cuda_runtime", name, pid, mainTID, ts, dur)
+func (g *gen) call(o *w, name string, tid, ts, dur, corr, ext int64, st *Stats) {
+	o.x("cuda_runtime", name, pid, tid, ts, dur)
 	o.s(",\n    \"args\": {\n      \"External id\": ")
 	o.int(ext)
 	o.s(", \"cbid\": 211, \"correlation\": ")
@@ -444,7 +460,7 @@ func (g *gen) flow(o *w, ph byte, id, p, t, ts int64) {
 func (g *gen) tail(o *w, st *Stats) {
 	t := g.tailStart()
 	for i := 0; i < g.cfg.TailLaunches; i++ {
-		g.call(o, "cudaLaunchKernel", t+int64(i)*10000, 4000, g.tailCorr(i), 1, st)
+		g.call(o, "cudaLaunchKernel", mainTID, t+int64(i)*10000, 4000, g.tailCorr(i), 1, st)
 		st.TailLaunches++
 	}
 }

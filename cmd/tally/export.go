@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tallyprof/tally/export"
+	"github.com/tallyprof/tally/report"
+)
+
+func cmdExport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE... -o OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
+	var rf readerFlags
+	rf.register(fs)
+	to := fs.String("to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "))
+	out := fs.String("o", "", "output `PATH` (a directory for parquet; - for standard output with pprof and kineto)")
+	perKernel := fs.Bool("per-kernel", false, "csv, jsonl: one row per (input, program, kernel) instead of per dispatch")
+	strict := fs.Bool("strict", false, "exit 1 when an input is not complete (any gap); the export is written anyway")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) == 0 || *to == "" {
+		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files and -o OUT (tally export -h for help)")
+		return 2
+	}
+	ro := rf.options()
+	res, err := export.Run(pos, export.Options{To: *to, Out: *out, Stdout: stdout, Format: ro.Format, Reader: ro.Reader, PerKernel: *perKernel})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally export: %v\n", err)
+		return 2
+	}
+	switch {
+	case res.Empty:
+		return report.ExitEmpty
+	case *strict && !res.Complete:
+		return report.ExitIncomplete
+	}
+	return report.ExitOK
+}

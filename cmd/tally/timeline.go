@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tallyprof/tally/timeline"
+)
+
+func cmdTimeline(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("timeline", `Usage: tally timeline [flags] IN... -o OUT.perfetto-trace|OUT.json
+
+Writes every dispatch of the inputs as a timeline to open in Perfetto (ui.perfetto.dev):
+Perfetto's native protobuf, or Chrome Trace Event JSON when OUT ends in .json (or --as chrome).
+One track per rank, device and queue; unfinished dispatches drawn to the capture's end and
+marked; every gap as instant events on an accounting track; the verdict in the metadata.
+An input that cannot be read is a gap of the whole and does not stop the others.
+See docs/timeline.md.
+
+Flags:
+`, stderr)
+	var rf readerFlags
+	rf.register(fs)
+	out := fs.String("o", "", "write the timeline to `FILE` (required; - for standard output)")
+	as := fs.String("as", "", "output format: perfetto or chrome (default: by the -o name, .json is chrome)")
+	strict := fs.Bool("strict", false, "exit 1 when anything is missing (any gap, failed input, or dispatch not drawn)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) == 0 || *out == "" {
+		fmt.Fprintln(stderr, "tally timeline: give one or more inputs and -o OUT (tally timeline -h for help)")
+		return 2
+	}
+	ro := rf.options()
+	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out)}
+	if *as != "" {
+		if opt.As, err = timeline.ParseFormat(*as); err != nil {
+			fmt.Fprintf(stderr, "tally timeline: %v\n", err)
+			return 2
+		}
+	}
+	var sum *timeline.Summary
+	err = writeOutput(*out, stdout, func(w io.Writer) error {
+		var err error
+		sum, err = timeline.Run(pos, w, opt)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Tracks, sum.Verdict)
+	switch {
+	case sum.Failed == sum.Inputs:
+		return 2 // nothing read: every input failed, or none was found
+	case *strict && !sum.Complete:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,118 @@
+package export
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readOnlyDir returns a directory no file can be created in: a 0555 temp
+// directory, or /sys when the tests run as root (root ignores modes).
+func readOnlyDir(t *testing.T) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(d, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(d, 0o755) })
+	if f, err := os.CreateTemp(d, "probe"); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		d = "/sys"
+		if f, err := os.CreateTemp(d, "probe"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			t.Skip("no read-only directory available")
+		}
+	}
+	return d
+}
+
+// TestWriteFailures: every format, written to /dev/full or into a
+// read-only directory, ends in an error naming the output, and leaves
+// nothing under the final name.
+func TestWriteFailures(t *testing.T) {
+	ro := readOnlyDir(t)
+	for _, to := range Names {
+		t.Run(to, func(t *testing.T) {
+			out := filepath.Join(ro, "out."+to)
+			if to == Kineto {
+				out = filepath.Join(ro, "out.json")
+			}
+			_, err := Run([]string{example}, exampleOpts(to, out))
+			if err == nil || !strings.Contains(err.Error(), out) {
+				t.Errorf("read-only directory: %v", err)
+			}
+			if _, serr := os.Stat(out); serr == nil {
+				t.Errorf("%s exists after a failed write", out)
+			}
+			if _, err := os.Stat("/dev/full"); err != nil {
+				return
+			}
+			_, err = Run([]string{example}, exampleOpts(to, "/dev/full"))
+			if err == nil || !strings.Contains(err.Error(), "/dev/full") {
+				t.Errorf("/dev/full: %v", err)
+			}
+			if to == PProf || to == Kineto {
+				if !strings.Contains(err.Error(), "no space left") {
+					t.Errorf("/dev/full: %v, want the ENOSPC of the write", err)
+				}
+			}
+		})
+	}
+}
+
+// TestFailedInputLeavesNothing: when the second input cannot be read, no
+// output (file, gaps file or dataset) appears and no temporary is left.
+func TestFailedInputLeavesNothing(t *testing.T) {
+	for _, to := range Names {
+		t.Run(to, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			paths := []string{example, filepath.Join(dir, "missing.kept")}
+			_, err := Run(paths, exampleOpts(to, out))
+			if err == nil || !strings.Contains(err.Error(), "missing.kept") {
+				t.Fatalf("%v", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("left behind: %v", names)
+			}
+		})
+	}
+}
+
+// TestOldOutputKept: a failed export leaves an earlier output untouched.
+func TestOldOutputKept(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	os.WriteFile(out, []byte("old"), 0o644)
+	if _, err := Run([]string{example, filepath.Join(dir, "missing")}, exampleOpts(CSV, out)); err == nil {
+		t.Fatal("no error")
+	}
+	if b := read(t, out); string(b) != "old" {
+		t.Errorf("old output replaced by a failed export: %q", b)
+	}
+	assertNoTemp(t, dir)
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{To: "svg", Out: filepath.Join(dir, "x")}, "unknown --to"},
+		{Options{To: CSV}, "-o"},
+		{Options{To: CSV, Out: "-"}, "pprof and kineto only"},
+		{Options{To: Parquet, Out: filepath.Join(dir, "x"), PerKernel: true}, "--per-kernel"},
+	} {
+		if _, err := Run([]string{example}, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package export
+
+import (
+	"strconv"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// Input is one read input: its capture, its kernel tables and what the
+// export did with its dispatches.
+type Input struct {
+	// Index is the input's position on the command line (0-based).
+	Index int
+	Path  string
+	// Capture is nil until the input has been read.
+	Capture *capture.Capture
+	Tables  *analysis.Tables
+	// Written counts what the export wrote for this input (see Written).
+	Written Written
+
+	agg *analysis.Aggregator
+}
+
+// Written is the export's own accounting for one input: every dispatch
+// record the reader streamed is written, and these count how.
+type Written struct {
+	// Records is how many records were written (rows, events, samples'
+	// contributions); Dispatches how many dispatches they stand for.
+	Records    int64 `json:"records"`
+	Dispatches int64 `json:"dispatches"`
+	// Aggregated counts records that stand for several dispatches known
+	// only by sums (capture.Aggregate); AggregatedDispatches the
+	// dispatches in them. Their start and end times are null.
+	Aggregated           int64 `json:"aggregated_records"`
+	AggregatedDispatches int64 `json:"aggregated_dispatches"`
+	// NotNS counts timed records of programs whose clock is not in ns
+	// (IREE device ticks without a fit). A reader states a program's clock
+	// only once the whole input is read, after its dispatches streamed, so
+	// their *_ns values are that clock's ticks: counted here and named in
+	// the gaps, per program (docs/export.md, "Units").
+	NotNS int64 `json:"times_not_ns"`
+	// NotNSPrograms names those programs.
+	NotNSPrograms []string `json:"times_not_ns_programs,omitempty"`
+	// Untimed counts single-dispatch records without a device interval.
+	Untimed int64 `json:"untimed"`
+
+	timed map[capture.ProgramID]int64 // timed records by program
+}
+
+// count adds one record to the export's accounting.
+func (w *Written) count(c *capture.Capture, d *capture.Dispatch) {
+	w.Records++
+	w.Dispatches += d.Count()
+	if d.Aggregate != nil {
+		w.Aggregated++
+		w.AggregatedDispatches += d.Aggregate.Count
+	} else if !d.Device.Valid {
+		w.Untimed++
+	}
+	if d.Device.Valid || d.Launch.Valid || (d.Aggregate != nil && (d.Aggregate.DeviceValid || d.Aggregate.LaunchValid)) {
+		if w.timed == nil {
+			w.timed = map[capture.ProgramID]int64{}
+		}
+		w.timed[d.Program]++
+	}
+}
+
+// finish counts the timed records of programs whose final clock is not ns.
+func (w *Written) finish(c *capture.Capture) {
+	for p := range c.Programs {
+		if n := w.timed[capture.ProgramID(p)]; n > 0 && c.ProgramClock(capture.ProgramID(p)).Unit != "ns" {
+			w.NotNS += n
+			w.NotNSPrograms = append(w.NotNSPrograms, c.Programs[p].Name)
+		}
+	}
+}
+
+// readInputs reads every input in turn. sinkFor returns the sink that
+// receives an input's dispatches (the input's own aggregator is teed in);
+// done runs after the input was read, before the next starts. Inputs are
+// independent of each other, so this sequential loop can become a parallel
+// reader without changing its callers' sinks.
+func readInputs(paths []string, opt Options, sinkFor func(in *Input) capture.Sink, done func(in *Input) error) ([]*Input, error) {
+	ins := make([]*Input, 0, len(paths))
+	for i, p := range paths {
+		in := &Input{Index: opt.firstIndex + i, Path: p, agg: analysis.NewAggregator()}
+		var sink capture.Sink = in.agg
+		if s := sinkFor(in); s != nil {
+			sink = capture.Tee{in.agg, s}
+		}
+		c, err := format.ReadFile(p, opt.Format, &opt.Reader, sink)
+		if err != nil {
+			return nil, err
+		}
+		in.Capture = c
+		in.Written.finish(c)
+		in.Tables = in.agg.Tables(c)
+		in.agg = nil
+		if done != nil {
+			if err := done(in); err != nil {
+				return nil, err
+			}
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// Rank is the rank a dispatch of this input belongs to: its queue's rank,
+// else the input's (capture.Source.Rank), else the input's index on the
+// command line as a decimal number (docs/export.md, "Ranks").
+func (in *Input) Rank(c *capture.Capture, q capture.QueueID) string {
+	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
+		return c.Queues[q].Rank
+	}
+	return in.InputRank(c)
+}
+
+// InputRank is the input's own rank: Source.Rank or its index.
+func (in *Input) InputRank(c *capture.Capture) string {
+	if c != nil && c.Source.Rank != "" {
+		return c.Source.Rank
+	}
+	return strconv.Itoa(in.Index)
+}
+
+// RankFrom says where InputRank came from: "source" or "input-index".
+func (in *Input) RankFrom() string {
+	if in.Capture != nil && in.Capture.Source.Rank != "" {
+		return "source"
+	}
+	return "input-index"
+}

@@ -1,0 +1,461 @@
+package export
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/checkedfile"
+)
+
+// Kineto JSON layout constants (docs/export.md, "Kineto JSON").
+const (
+	// kinetoHostPID is the pid of the host track holding launch events: the
+	// inputs tally converts record no OS pid, and a fixed number far from
+	// device ids keeps host and device rows apart in HTA and TraceLens.
+	kinetoHostPID = 1 << 20
+	// kinetoUnfinishedTID is the host thread that holds unfinished
+	// dispatches when their stream is not recorded.
+	kinetoUnfinishedTID = 2
+)
+
+// kinetoRecord is one spooled dispatch: the events are written after the
+// input has been read, when the time base (the earliest time) and the
+// accounting that goes before traceEvents are known. Spooling to a file keeps
+// memory O(1) in the number of dispatches.
+type kinetoRecord struct {
+	kernel, queue, program int32
+	link                   capture.Link
+	launch                 bool
+	run                    int64
+	begin, end             int64
+	lbegin, lend           int64
+}
+
+const kinetoRecordSize = 4*3 + 2 + 8*5
+
+func (r *kinetoRecord) put(b []byte) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(r.kernel))
+	le.PutUint32(b[4:], uint32(r.queue))
+	le.PutUint32(b[8:], uint32(r.program))
+	b[12] = byte(r.link)
+	b[13] = 0
+	if r.launch {
+		b[13] = 1
+	}
+	for i, v := range []int64{r.run, r.begin, r.end, r.lbegin, r.lend} {
+		le.PutUint64(b[14+8*i:], uint64(v))
+	}
+}
+
+func (r *kinetoRecord) get(b []byte) {
+	le := binary.LittleEndian
+	r.kernel, r.queue, r.program = int32(le.Uint32(b[0:])), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
+	r.link, r.launch = capture.Link(b[12]), b[13] == 1
+	v := [5]*int64{&r.run, &r.begin, &r.end, &r.lbegin, &r.lend}
+	for i := range v {
+		*v[i] = int64(le.Uint64(b[14+8*i:]))
+	}
+}
+
+// kinetoSkipped counts the records not written as kernel events, by reason.
+type kinetoSkipped struct {
+	aggregated, aggregatedDispatches int64
+	untimed                          int64
+	unfinishedUnplaced               int64
+}
+
+// writeKineto is --to kineto: one Kineto-compatible JSON trace of one rank
+// that HTA and TraceLens load (docs/export.md).
+func writeKineto(paths []string, opt Options) ([]*Input, error) {
+	if len(paths) > 1 {
+		return writeKinetoDir(paths, opt)
+	}
+	if st, err := os.Stat(opt.Out); opt.Out != "-" && (err != nil || st.Mode().IsRegular()) &&
+		!strings.HasSuffix(opt.Out, ".json") && !strings.HasSuffix(opt.Out, ".json.gz") {
+		return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
+	}
+	// The spool goes beside the output (same disk as the result), or to
+	// the temporary directory for standard output and devices.
+	spoolDir := filepath.Dir(opt.Out)
+	if st, err := os.Stat(opt.Out); opt.Out == "-" || err == nil && !st.Mode().IsRegular() {
+		spoolDir = ""
+	}
+	spool, err := os.CreateTemp(spoolDir, ".tally-kineto-spool*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a spool file beside %s: %w", opt.Out, err)
+	}
+	defer func() { spool.Close(); os.Remove(spool.Name()) }()
+	sw := bufio.NewWriterSize(spool, 1<<20)
+	var (
+		skipped  kinetoSkipped
+		window   = map[capture.ProgramID]*[3]int64{} // per program: its clock is known only at the end
+		n        int64
+		werr     error
+		buf      [kinetoRecordSize]byte
+		rankSeen = map[string]bool{}
+	)
+	sinkOf := func(in *Input) capture.Sink {
+		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+			in.Written.count(c, d)
+			rankSeen[in.Rank(c, d.Queue)] = true
+			if d.Aggregate != nil {
+				skipped.aggregated++
+				skipped.aggregatedDispatches += d.Aggregate.Count
+				return
+			}
+			if !d.Device.Valid {
+				skipped.untimed++
+				return
+			}
+			r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
+				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End}
+			w := window[d.Program]
+			if w == nil {
+				w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
+				window[d.Program] = w
+			}
+			w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
+			if r.launch {
+				w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
+			}
+			r.put(buf[:])
+			if werr == nil {
+				_, werr = sw.Write(buf[:])
+			}
+			n++
+		})
+	}
+	ins, err := readInputs(paths, opt, sinkOf, nil)
+	if err != nil {
+		return nil, err
+	}
+	if werr == nil {
+		werr = sw.Flush()
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("writing the spool file %s: %w", spool.Name(), werr)
+	}
+	if len(rankSeen) > 1 {
+		return nil, fmt.Errorf("%s holds %d ranks: kineto writes one rank per file, as HTA and TraceLens expect; export it as parquet or csv instead", paths[0], len(rankSeen))
+	}
+	in := ins[0]
+	c := in.Capture
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for p, w := range window {
+		if c.ProgramClock(p).Unit == "ns" {
+			lo, hi = min(lo, w[0]), max(hi, w[1])
+		} else {
+			// Device ticks: no ns time to place them at (counted in INFO).
+			skipped.untimed += w[2]
+			n -= w[2]
+		}
+	}
+	// Unfinished dispatches with a launch time extend the window: they are
+	// drawn from their launch to the capture end.
+	for _, g := range c.Accounting.Gaps {
+		if g.Kind == capture.UnfinishedDispatch && c.Clock.Unit == "ns" {
+			for _, it := range g.Items {
+				if it.Time != nil {
+					lo, hi = min(lo, *it.Time), max(hi, *it.Time)
+				}
+			}
+		}
+	}
+	if lo > hi {
+		lo, hi = 0, 0
+	}
+	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped}
+	return ins, writeSingle(opt, func(w io.Writer) error {
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if !strings.HasSuffix(opt.Out, ".gz") {
+			return kw.write(w, bufio.NewReaderSize(spool, 1<<20))
+		}
+		zw := gzip.NewWriter(w)
+		if err := kw.write(zw, bufio.NewReaderSize(spool, 1<<20)); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+}
+
+// writeKinetoDir writes one trace per input into the directory OUT
+// (input-NNNNN.json, the layout HTA and TraceLens read a multi-rank run
+// from), built under a temporary name and renamed into place.
+func writeKinetoDir(paths []string, opt Options) ([]*Input, error) {
+	if opt.Out == "-" {
+		return nil, fmt.Errorf("kineto writes one file per input (one rank per file): give a directory with -o for %d inputs", len(paths))
+	}
+	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Abort() // a no-op once committed: the temporary name is gone
+	var (
+		ins  []*Input
+		rows []InputRow
+	)
+	for i, p := range paths {
+		sub := opt
+		sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
+		sub.firstIndex = i
+		in, err := writeKineto([]string{p}, sub)
+		if err != nil {
+			return nil, errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
+		}
+		ins = append(ins, in...)
+		rows = append(rows, inputRow(in[0]))
+	}
+	if err := writeMarker(dir, rows); err != nil {
+		return nil, err
+	}
+	if err := dir.Commit(); err != nil {
+		return nil, err
+	}
+	return ins, nil
+}
+
+type kinetoWriter struct {
+	in        *Input
+	c         *capture.Capture
+	base, end int64
+	n         int64
+	skipped   kinetoSkipped
+	// devicePID maps a queue's device name to its pid (0, 1, … in order
+	// of first appearance among queues).
+	devicePID map[string]int
+	devices   []string
+	w         *bufio.Writer
+}
+
+func (k *kinetoWriter) pidOf(q int32) int {
+	if q >= 0 && int(q) < len(k.c.Queues) {
+		return k.devicePID[k.c.Queues[q].Device]
+	}
+	return k.devicePID[""]
+}
+
+// tidOf is the stream id: the queue's index + 1, 0 for dispatches of a
+// format without queues.
+func tidOf(q int32) int { return int(q) + 1 }
+
+// ts writes ns t as µs relative to the base, with exactly three decimals, so
+// values stay exact below 2^53 and ns survive.
+func (k *kinetoWriter) ts(t int64) string {
+	d := t - k.base
+	return strconv.FormatInt(d/1000, 10) + "." + fmt.Sprintf("%03d", d%1000)
+}
+
+func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
+	k.w = bufio.NewWriterSize(out, 1<<20)
+	c := k.c
+	k.devicePID = map[string]int{}
+	for _, q := range c.Queues {
+		if _, ok := k.devicePID[q.Device]; !ok {
+			k.devicePID[q.Device] = len(k.devices)
+			k.devices = append(k.devices, q.Device)
+		}
+	}
+	if _, ok := k.devicePID[""]; !ok && len(c.Queues) == 0 {
+		k.devicePID[""] = 0
+		k.devices = append(k.devices, "")
+	}
+	k.header()
+	first := true
+	ev := func(s string) {
+		if !first {
+			k.w.WriteString(",\n")
+		}
+		first = false
+		k.w.WriteString(s)
+	}
+	k.metadata(ev)
+	var (
+		buf  [kinetoRecordSize]byte
+		r    kinetoRecord
+		corr int64
+	)
+	for {
+		if _, err := io.ReadFull(spool, buf[:]); err == io.EOF {
+			break
+		} else if err != nil {
+			return fmt.Errorf("reading the spool file back: %w", err)
+		}
+		r.get(buf[:])
+		if c.ProgramClock(capture.ProgramID(r.program)).Unit != "ns" {
+			continue
+		}
+		corr++
+		k.dispatch(ev, &r, corr)
+	}
+	k.unfinished(ev, corr)
+	k.w.WriteString("\n]}\n")
+	return k.w.Flush()
+}
+
+// header writes every top-level key before traceEvents: HTA's metadata
+// reader stops at that key.
+func (k *kinetoWriter) header() {
+	c, in := k.c, k.in
+	w := k.w
+	w.WriteString("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [")
+	for i, d := range k.devices {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		name := d
+		if name == "" {
+			name = "(device not recorded)"
+		}
+		fmt.Fprintf(w, "\n    {\"id\": %d, \"name\": %s}", i, jstr(name))
+	}
+	w.WriteString("\n  ],\n")
+	rank := in.InputRank(c)
+	if _, err := strconv.ParseUint(rank, 10, 31); err == nil {
+		// HTA finds the rank with "rank":\s+(\d+): keep the space.
+		fmt.Fprintf(w, "  \"distributedInfo\": {\"rank\": %s, \"tally_rank_from\": %s},\n", rank, jstr(in.RankFrom()))
+	}
+	fmt.Fprintf(w, "  \"baseTimeNanoseconds\": %d,\n  \"displayTimeUnit\": \"ms\",\n  \"traceName\": %s,\n", k.base, jstr(in.Path))
+	acct := map[string]any{
+		"schema":   "tally.kineto/v1",
+		"source":   c.Source,
+		"clock":    c.Clock,
+		"complete": c.Accounting.Complete(),
+		"input":    c.Accounting.Input,
+		"gaps":     c.Accounting.Gaps,
+		"written":  in.Written,
+		"events": map[string]int64{"kernels": k.n, "aggregated_records_not_written": k.skipped.aggregated,
+			"aggregated_dispatches_not_written": k.skipped.aggregatedDispatches, "untimed_not_written": k.skipped.untimed},
+	}
+	b, _ := json.Marshal(acct)
+	fmt.Fprintf(w, "  \"tally\": %s,\n  \"INFO\": [", b)
+	for i, line := range k.info() {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n    " + jstr(line))
+	}
+	w.WriteString("\n  ],\n  \"traceEvents\": [\n")
+}
+
+func (k *kinetoWriter) info() []string {
+	c := k.c
+	lines := []string{
+		fmt.Sprintf("written by tally export from %s (%s); clock: %s; ts are µs relative to baseTimeNanoseconds", k.in.Path, c.Source.Format, c.Clock.Description),
+		fmt.Sprintf("host launch events are on pid %d: the input records no OS pid or tid; their names say which format they came from", kinetoHostPID),
+	}
+	if !c.Accounting.Complete() {
+		lines = append(lines, "INCOMPLETE capture: the gaps below happened and are not in the kernels of this file")
+	}
+	for _, g := range c.Accounting.Gaps {
+		label := "GAP"
+		if g.Note {
+			label = "note"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s (%d): %s", label, g.Kind, g.Count, g.Summary))
+	}
+	if k.skipped.aggregated > 0 {
+		lines = append(lines, fmt.Sprintf("%d aggregated records (%d dispatches known only by counts and sums) are not written as events: they have no per-dispatch times", k.skipped.aggregated, k.skipped.aggregatedDispatches))
+	}
+	if k.skipped.untimed > 0 {
+		lines = append(lines, fmt.Sprintf("%d dispatches without ns device times are not written as events", k.skipped.untimed))
+	}
+	if g := c.Accounting.CountOf(capture.UnfinishedDispatch); g > 0 {
+		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g))
+	}
+	return lines
+}
+
+func (k *kinetoWriter) metadata(ev func(string)) {
+	for pid, d := range k.devices {
+		name := d
+		if name == "" {
+			name = "device (not recorded)"
+		}
+		ev(fmt.Sprintf(`{"ph":"M","name":"process_name","pid":%d,"tid":0,"ts":0,"cat":"__metadata","args":{"name":%s}}`, pid, jstr(name)))
+	}
+	ev(fmt.Sprintf(`{"ph":"M","name":"process_name","pid":%d,"tid":0,"ts":0,"cat":"__metadata","args":{"name":"host (launches)"}}`, kinetoHostPID))
+	for i, q := range k.c.Queues {
+		ev(fmt.Sprintf(`{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"ts":0,"cat":"__metadata","args":{"name":%s}}`, k.pidOf(int32(i)), tidOf(int32(i)), jstr("stream "+q.Name)))
+	}
+}
+
+func kinetoCat(category string) string {
+	switch category {
+	case "memcpy":
+		return "gpu_memcpy"
+	case "memset":
+		return "gpu_memset"
+	}
+	return "kernel"
+}
+
+func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord, corr int64) {
+	c := k.c
+	name, cat, prog := "", "kernel", ""
+	if int(r.kernel) >= 0 && int(r.kernel) < len(c.Kernels) {
+		name, cat = c.Kernels[r.kernel].Name, kinetoCat(c.Kernels[r.kernel].Category)
+	}
+	if int(r.program) >= 0 && int(r.program) < len(c.Programs) {
+		prog = c.Programs[r.program].Name
+	}
+	pid, tid := k.pidOf(r.queue), tidOf(r.queue)
+	if r.launch {
+		ev(fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"correlation":%d}}`,
+			jstr("launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
+		ev(fmt.Sprintf(`{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s}`, corr, kinetoHostPID, kinetoHostPID, k.ts(r.lbegin)))
+	}
+	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q}}`,
+		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), pid, tid, corr, jstr(prog), r.run, r.link.String()))
+	if r.launch {
+		ev(fmt.Sprintf(`{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s,"bp":"e"}`, corr, pid, tid, k.ts(r.begin)))
+	}
+}
+
+// unfinished writes each listed unfinished dispatch with a launch time as a
+// tally_unfinished X event from that time to the capture end.
+func (k *kinetoWriter) unfinished(ev func(string), corr int64) {
+	c := k.c
+	if c.Clock.Unit != "ns" {
+		return
+	}
+	for _, g := range c.Accounting.Gaps {
+		if g.Kind != capture.UnfinishedDispatch {
+			continue
+		}
+		for _, it := range g.Items {
+			if it.Time == nil {
+				continue
+			}
+			corr++
+			ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s}}`,
+				jstr(it.Kernel+" (unfinished)"), kinetoHostPID, kinetoUnfinishedTID, k.ts(*it.Time), dur(k.end-*it.Time), corr, jstr(it.Program)))
+		}
+	}
+}
+
+func dur(d int64) string {
+	if d < 0 {
+		d = 0
+	}
+	return strconv.FormatInt(d/1000, 10) + "." + fmt.Sprintf("%03d", d%1000)
+}
+
+// jstr is s as a JSON string (valid UTF-8: invalid bytes become U+FFFD).
+func jstr(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,262 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/checkedfile"
+)
+
+// DatasetSchema names the layout of a Parquet dataset (docs/export.md).
+const DatasetSchema = "tally.export/v1"
+
+// datasetMarker is the file that makes a directory a tally dataset: it is
+// written last, and an existing directory is only replaced when it has one.
+const datasetMarker = "_tally_export.json"
+
+// rowGroupRows sizes row groups for scans: about a million rows is tens of
+// MB of column data, large enough for sequential reads and predicate
+// pushdown, small enough that the writer's buffers stay bounded.
+const rowGroupRows = 1 << 20
+
+// batchRows is how many rows are handed to the Parquet writer at once.
+const batchRows = 4096
+
+func parquetOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.MaxRowsPerRowGroup(rowGroupRows),
+		parquet.CreatedBy("tally", DatasetSchema, ""),
+	}
+}
+
+// writeParquet is --to parquet: a dataset directory OUT with
+// dispatches/rank=R/input-NNNNN.parquet (hive-partitioned by rank, one
+// file per input and rank) and the kernels, programs, gaps and inputs
+// tables. It is built under a temporary name and renamed into place.
+func writeParquet(paths []string, opt Options) ([]*Input, error) {
+	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			dir.Abort()
+		}
+	}()
+	var (
+		files = map[string]*parquetFile[DispatchRow]{}
+		werr  error
+	)
+	sinkOf := func(in *Input) capture.Sink {
+		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+			in.Written.count(c, d)
+			if werr != nil {
+				return
+			}
+			rank := in.Rank(c, d.Queue)
+			f := files[rank]
+			if f == nil {
+				p := filepath.Join(dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
+				if f, werr = createParquet[DispatchRow](p, dir.Final(p)); werr != nil {
+					return
+				}
+				files[rank] = f
+			}
+			r, st := f.next()
+			r.fill(in, c, d, st)
+			werr = f.flushIfFull()
+		})
+	}
+	var (
+		kernels  []KernelRow
+		programs []ProgramRow
+		gaps     []GapRow
+		inputs   []InputRow
+	)
+	done := func(in *Input) error {
+		if werr != nil {
+			return werr
+		}
+		for rank, f := range files {
+			if err := f.close(); err != nil {
+				return err
+			}
+			delete(files, rank)
+		}
+		kernels = append(kernels, kernelRows(in)...)
+		programs = append(programs, programRows(in)...)
+		gaps = append(gaps, gapRows(in)...)
+		inputs = append(inputs, inputRow(in))
+		return nil
+	}
+	ins, err := readInputs(paths, opt, sinkOf, done)
+	for _, f := range files {
+		f.abort()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", filepath.Join(opt.Out, "dispatches"), err)
+	}
+	if err := writeTable(dir, "kernels.parquet", kernels); err != nil {
+		return nil, err
+	}
+	if err := writeTable(dir, "programs.parquet", programs); err != nil {
+		return nil, err
+	}
+	if err := writeTable(dir, "gaps.parquet", gaps); err != nil {
+		return nil, err
+	}
+	if err := writeTable(dir, "inputs.parquet", inputs); err != nil {
+		return nil, err
+	}
+	if err := writeMarker(dir, inputs); err != nil {
+		return nil, err
+	}
+	if err := dir.Commit(); err != nil {
+		return nil, err
+	}
+	committed = true
+	return ins, nil
+}
+
+// writeMarker writes _tally_export.json: the schema name and the inputs, so
+// a dataset says what it is made of even to a reader without Parquet.
+func writeMarker(dir *checkedfile.PendingDir, inputs []InputRow) error {
+	p := filepath.Join(dir.Temp(), datasetMarker)
+	b, err := json.MarshalIndent(struct {
+		Schema string     `json:"schema"`
+		Inputs []InputRow `json:"inputs"`
+	}{DatasetSchema, inputs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := checkedfile.Create(p)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", dir.Final(p), err)
+	}
+	defer f.Abort()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing %s: %w", dir.Final(p), err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("writing %s: %w", dir.Final(p), err)
+	}
+	return nil
+}
+
+// writeTable writes a small table (O(kernels), O(inputs)) in one go.
+func writeTable[T any](dir *checkedfile.PendingDir, name string, rows []T) error {
+	p := filepath.Join(dir.Temp(), name)
+	f, err := createParquet[T](p, dir.Final(p))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		row, _ := f.next()
+		*row = r
+		if err := f.flushIfFull(); err != nil {
+			f.abort()
+			return err
+		}
+	}
+	return f.close()
+}
+
+// parquetFile is one Parquet file being written, with a batch of rows
+// (and the values their optional fields point to) not yet handed over.
+type parquetFile[T any] struct {
+	name  string // final name, for errors
+	f     *os.File
+	w     *parquet.GenericWriter[T]
+	rows  []T
+	store []rowStore
+	n     int
+}
+
+func createParquet[T any](path, final string) (*parquetFile[T], error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", final, err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", final, err)
+	}
+	return &parquetFile[T]{name: final, f: f, w: parquet.NewGenericWriter[T](f, parquetOptions()...),
+		rows: make([]T, batchRows), store: make([]rowStore, batchRows)}, nil
+}
+
+// next returns the next row slot and its value store.
+func (p *parquetFile[T]) next() (*T, *rowStore) {
+	p.n++
+	return &p.rows[p.n-1], &p.store[p.n-1]
+}
+
+func (p *parquetFile[T]) flushIfFull() error {
+	if p.n < len(p.rows) {
+		return nil
+	}
+	return p.flush()
+}
+
+func (p *parquetFile[T]) flush() error {
+	if p.n == 0 {
+		return nil
+	}
+	_, err := p.w.Write(p.rows[:p.n])
+	p.n = 0
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", p.name, err)
+	}
+	return nil
+}
+
+// close flushes, writes the footer and closes the file, checking each step.
+func (p *parquetFile[T]) close() error {
+	err := p.flush()
+	if err == nil {
+		if err = p.w.Close(); err != nil {
+			err = fmt.Errorf("writing %s: %w", p.name, err)
+		}
+	}
+	if err == nil {
+		if err = p.f.Sync(); err != nil {
+			err = fmt.Errorf("writing %s: %w", p.name, err)
+		}
+	}
+	if cerr := p.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", p.name, cerr)
+	}
+	return err
+}
+
+func (p *parquetFile[T]) abort() { p.f.Close() }
+
+// hiveEscape makes a rank value safe as a hive partition directory name
+// (rank=VALUE): bytes other than letters, digits, '.', '_' and '-' become
+// %XX, as Hive escapes them.
+func hiveEscape(s string) string {
+	if s == "" {
+		return "__HIVE_DEFAULT_PARTITION__"
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

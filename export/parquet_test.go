@@ -1,0 +1,144 @@
+package export
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+func files(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// TestParquetDataset reads a dataset back with parquet-go: the layout (one
+// file per input and rank), nulls for times not recorded (never 0),
+// aggregated records with their counts, and the small tables.
+func TestParquetDataset(t *testing.T) {
+	dir := t.TempDir()
+	a := writeSynth(t, dir, "a.synth", synthSpec{N: 20, Kernels: 2, Untimed: true, Aggregated: true, Unfinished: true,
+		Queues: []capture.Queue{{Name: "s0", Rank: "0"}, {Name: "s1", Rank: "1"}}})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 3, SourceRank: "a/b"})
+	out := filepath.Join(dir, "ds")
+	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
+	want := []string{"_tally_export.json", "dispatches/rank=0/input-00000.parquet", "dispatches/rank=1/input-00000.parquet",
+		"dispatches/rank=a%2Fb/input-00001.parquet", "gaps.parquet", "inputs.parquet", "kernels.parquet", "programs.parquet"}
+	if got := files(t, out); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("dataset files\n%v\nwant\n%v", got, want)
+	}
+	var rows []DispatchRow
+	for _, f := range want[1:4] {
+		r, err := parquet.ReadFile[DispatchRow](filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r...)
+	}
+	var disp, untimed, agg int64
+	for _, r := range rows {
+		disp += r.Dispatches
+		switch {
+		case r.Dispatches > 1:
+			agg++
+			if r.StartNS != nil || r.LaunchStartNS != nil || r.DeviceNS == nil || *r.DeviceNS != 1000 {
+				t.Errorf("aggregated row %+v", r)
+			}
+		case r.StartNS == nil:
+			untimed++
+			if r.EndNS != nil || r.DeviceNS != nil || r.LaunchStartNS != nil || r.LaunchEndNS != nil || r.LaunchNS != nil {
+				t.Errorf("untimed row with a time: %+v", r)
+			}
+		default:
+			if *r.StartNS == 0 && *r.EndNS == 0 || r.LaunchStartNS == nil || *r.LaunchEndNS-*r.LaunchStartNS != *r.LaunchNS {
+				t.Errorf("timed row %+v", r)
+			}
+		}
+		if r.Run != nil && r.Dispatches > 1 {
+			t.Errorf("aggregated record with a run: %+v", r)
+		}
+	}
+	// 20 + 3 single dispatches, 2 aggregated records of 10; every 10th
+	// dispatch of input a untimed.
+	if disp != 43 || agg != 2 || untimed != 2 || len(rows) != 25 {
+		t.Errorf("dispatches %d, aggregated rows %d, untimed rows %d, rows %d", disp, agg, untimed, len(rows))
+	}
+	ins, err := parquet.ReadFile[InputRow](filepath.Join(out, "inputs.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 2 || ins[0].Complete || !ins[1].Complete || ins[0].Unfinished != 1 || ins[1].Rank != "a/b" || ins[0].RankFrom != "input-index" || ins[1].RankFrom != "source" || ins[0].Dispatches != 40 {
+		t.Errorf("inputs %+v", ins)
+	}
+	gaps, err := parquet.ReadFile[GapRow](filepath.Join(out, "gaps.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, g := range gaps {
+		kinds = append(kinds, g.Record+":"+g.Kind)
+	}
+	if k := strings.Join(kinds, " "); !strings.Contains(k, "gap:unfinished_dispatch") || !strings.Contains(k, "export:aggregated_records") || !strings.Contains(k, "export:untimed_dispatches") {
+		t.Errorf("gaps %v", kinds)
+	}
+	kern, err := parquet.ReadFile[KernelRow](filepath.Join(out, "kernels.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kern) != 3 || kern[0].MinNS != nil || kern[0].Aggregated != 10 {
+		t.Errorf("kernels %+v", kern)
+	}
+	var marker struct{ Schema string }
+	if err := json.Unmarshal(read(t, filepath.Join(out, datasetMarker)), &marker); err != nil || marker.Schema != DatasetSchema {
+		t.Errorf("marker %v %v", marker, err)
+	}
+}
+
+// TestParquetReplace: an earlier dataset is replaced; a directory tally
+// did not write is refused and left alone.
+func TestParquetReplace(t *testing.T) {
+	dir := t.TempDir()
+	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
+	out := filepath.Join(dir, "ds")
+	run(t, []string{a, a}, Options{To: Parquet, Out: out, Format: synthFormat})
+	run(t, []string{a}, Options{To: Parquet, Out: out, Format: synthFormat})
+	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 1 {
+		t.Errorf("replaced dataset holds %v", got)
+	}
+	other := filepath.Join(dir, "mine")
+	os.Mkdir(other, 0o755)
+	os.WriteFile(filepath.Join(other, "keep"), []byte("x"), 0o644)
+	_, err := Run([]string{a}, Options{To: Parquet, Out: other, Format: synthFormat})
+	if err == nil || !strings.Contains(err.Error(), other) {
+		t.Errorf("a foreign directory: %v", err)
+	}
+	if got := files(t, other); len(got) != 1 {
+		t.Errorf("foreign directory touched: %v", got)
+	}
+	assertNoTemp(t, dir)
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary left behind: %s", e.Name())
+		}
+	}
+}

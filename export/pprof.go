@@ -1,0 +1,321 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/checkedfile"
+)
+
+// pprof sample values, in SampleType order.
+const (
+	ppDispatches = iota
+	ppGPUTime
+	ppUnfinished
+	ppValues
+)
+
+// ppKey is one distinct (stack, labels): every dispatch with the same key
+// adds to one Sample, so the profile grows with kernels, not dispatches.
+type ppKey struct {
+	input   int
+	rank    string
+	program capture.ProgramID
+	kernel  capture.KernelID
+	queue   capture.QueueID
+	list    string
+	status  string
+	// name replaces the kernel's name (unfinished dispatches known only
+	// by a gap item's names); program is then -1 and progName is used.
+	name, progName string
+}
+
+// writePProf is --to pprof: a gzipped profile.proto whose samples are
+// (kernel ← program ← rank/device) stacks with dispatch counts and device
+// time, labelled with queue, list, device, rank, source and status, and
+// whose comments carry every input's accounting (go tool pprof -comments).
+func writePProf(paths []string, opt Options) ([]*Input, error) {
+	samples := map[ppKey]*[ppValues]int64{}
+	windows := map[int]map[capture.ProgramID]*[2]int64{}
+	sinkOf := func(in *Input) capture.Sink {
+		win := map[capture.ProgramID]*[2]int64{}
+		windows[in.Index] = win
+		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+			in.Written.count(c, d)
+			k := ppKey{input: in.Index, rank: in.Rank(c, d.Queue), program: d.Program, kernel: d.Kernel, queue: d.Queue, list: d.List}
+			if k.list == "" && int(d.Kernel) >= 0 && int(d.Kernel) < len(c.Kernels) {
+				k.list = c.Kernels[d.Kernel].List
+			}
+			// The program's clock is stated only after the input is read:
+			// times are summed now and dropped at the end when it is not ns.
+			var t int64
+			switch {
+			case d.Aggregate != nil:
+				k.status = "aggregated"
+				if d.Aggregate.DeviceValid {
+					t = d.Aggregate.Device
+				} else {
+					k.status = "aggregated-untimed"
+				}
+			case !d.Device.Valid:
+				k.status = "untimed"
+			default:
+				t = d.Device.End - d.Device.Begin
+				k.status = linkStatus(d.Link)
+				w := win[d.Program]
+				if w == nil {
+					w = &[2]int64{math.MaxInt64, math.MinInt64}
+					win[d.Program] = w
+				}
+				w[0], w[1] = min(w[0], d.Device.Begin), max(w[1], d.Device.End)
+			}
+			v := samples[k]
+			if v == nil {
+				v = new([ppValues]int64)
+				samples[k] = v
+			}
+			v[ppDispatches] += d.Count()
+			v[ppGPUTime] += t
+		})
+	}
+	ins, err := readInputs(paths, opt, sinkOf, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range ins {
+		addUnfinished(in, samples)
+	}
+	p := buildProfile(ins, samples, windows)
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("building the profile: %w", err)
+	}
+	return ins, writeSingle(opt, func(w io.Writer) error { return p.Write(w) })
+}
+
+func linkStatus(l capture.Link) string {
+	switch l {
+	case capture.LinkNoLaunch:
+		return "no-launch"
+	case capture.LinkGraph:
+		return "graph"
+	}
+	return "complete"
+}
+
+// addUnfinished adds the dispatches that were launched and never finished:
+// one dispatch and one unfinished each, and no time (it is unknown, so it
+// is not added as a short duration). Those a gap counts beyond its listed
+// items are one sample under the frame "(unfinished, not listed)".
+func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
+	c := in.Capture
+	for _, g := range c.Accounting.Gaps {
+		if g.Kind != capture.UnfinishedDispatch {
+			continue
+		}
+		add := func(program, kernel string, n int64) {
+			k := ppKey{input: in.Index, rank: in.InputRank(c), program: -1, kernel: -1, queue: capture.NoQueue, progName: program, name: kernel, status: "unfinished"}
+			v := samples[k]
+			if v == nil {
+				v = new([ppValues]int64)
+				samples[k] = v
+			}
+			v[ppDispatches] += n
+			v[ppUnfinished] += n
+		}
+		for _, it := range g.Items {
+			prog := it.Program
+			if prog == "" {
+				prog = g.Program
+			}
+			kern := it.Kernel
+			if kern == "" {
+				kern = "(unfinished, kernel not named)"
+			}
+			add(prog, kern, 1)
+		}
+		if rest := g.Count - int64(len(g.Items)); rest > 0 {
+			add(g.Program, "(unfinished, not listed)", rest)
+		}
+	}
+}
+
+func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows map[int]map[capture.ProgramID]*[2]int64) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "dispatches", Unit: "count"},
+			{Type: "gpu_time", Unit: "nanoseconds"},
+			{Type: "unfinished", Unit: "count"},
+		},
+		DefaultSampleType: "gpu_time",
+		DocURL:            "https://github.com/tallyprof/tally/blob/main/docs/export.md",
+	}
+	locs := map[string]*profile.Location{}
+	loc := func(name string) *profile.Location {
+		if l := locs[name]; l != nil {
+			return l
+		}
+		// SystemName stays empty: pprof's demangler would otherwise cut
+		// template arguments and merge distinct kernels (docs/export.md).
+		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+		p.Function = append(p.Function, f)
+		p.Location = append(p.Location, l)
+		locs[name] = l
+		return l
+	}
+	keys := make([]ppKey, 0, len(samples))
+	for k := range samples {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return ppLess(keys[i], keys[j]) })
+	for _, k := range keys {
+		v := samples[k]
+		c := ins[k.input].Capture
+		kernel, program, device, queue := k.name, k.progName, "", ""
+		if int(k.kernel) >= 0 && int(k.kernel) < len(c.Kernels) {
+			kernel = c.Kernels[k.kernel].Name
+		}
+		if int(k.program) >= 0 && int(k.program) < len(c.Programs) {
+			program = c.Programs[k.program].Name
+		}
+		if k.queue >= 0 && int(k.queue) < len(c.Queues) {
+			device, queue = c.Queues[k.queue].Device, c.Queues[k.queue].Name
+		}
+		status, t := k.status, v[ppGPUTime]
+		if k.program >= 0 && t != 0 && c.ProgramClock(k.program).Unit != "ns" {
+			status, t = "ticks", 0 // device ticks: no ns time to add
+		}
+		top := "rank " + k.rank
+		if device != "" {
+			top += " · " + device
+		}
+		prog := "program " + program
+		if program == "" {
+			prog = "(no program)"
+		}
+		s := &profile.Sample{
+			Location: []*profile.Location{loc(kernel), loc(prog), loc(top)},
+			Value:    []int64{v[ppDispatches], t, v[ppUnfinished]},
+			Label:    map[string][]string{"rank": {k.rank}, "status": {status}, "source": {c.Source.Format}},
+		}
+		for name, val := range map[string]string{"device": device, "queue": queue, "list": k.list} {
+			if val != "" {
+				s.Label[name] = []string{val}
+			}
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	// One window over every input: pprof has one time range per profile;
+	// the start is a time only when every clock is the Unix epoch.
+	lo, hi, epoch := int64(math.MaxInt64), int64(math.MinInt64), true
+	for i, ws := range windows {
+		c := ins[i].Capture
+		for p, w := range ws {
+			if clock := c.ProgramClock(p); clock.Unit == "ns" {
+				lo, hi = min(lo, w[0]), max(hi, w[1])
+				epoch = epoch && clock.Domain == "unix-epoch"
+			}
+		}
+	}
+	if lo <= hi {
+		p.DurationNanos = hi - lo
+		if epoch {
+			p.TimeNanos = lo
+		}
+	}
+	p.Comments = ppComments(ins)
+	return p
+}
+
+func ppLess(a, b ppKey) bool {
+	if a.input != b.input {
+		return a.input < b.input
+	}
+	if a.program != b.program {
+		return a.program < b.program
+	}
+	if a.kernel != b.kernel {
+		return a.kernel < b.kernel
+	}
+	if a.queue != b.queue {
+		return a.queue < b.queue
+	}
+	for _, x := range [][2]string{{a.rank, b.rank}, {a.list, b.list}, {a.status, b.status}, {a.progName, b.progName}, {a.name, b.name}} {
+		if x[0] != x[1] {
+			return x[0] < x[1]
+		}
+	}
+	return false
+}
+
+// ppComments is every input's accounting as profile comments, one fact a
+// line (go tool pprof -comments prints them).
+func ppComments(ins []*Input) []string {
+	out := []string{"tally export: gpu_time is device time in ns; dispatches counts every dispatch, aggregated records by their count; unfinished dispatches count 1 dispatch, 1 unfinished and no time (status=unfinished)"}
+	for _, in := range ins {
+		c := in.Capture
+		complete := "complete"
+		if !c.Accounting.Complete() {
+			complete = "INCOMPLETE"
+		}
+		out = append(out, fmt.Sprintf("input %d: %s (%s, %d bytes), rank %s (from %s): %s", in.Index, in.Path, c.Source.Format, c.Source.Bytes, in.InputRank(c), in.RankFrom(), complete))
+		out = append(out, fmt.Sprintf("input %d clock: %s [%s, %s]", in.Index, c.Clock.Description, c.Clock.Domain, c.Clock.Unit))
+		if s := readSummary(c); s != "" {
+			out = append(out, fmt.Sprintf("input %d read: %s", in.Index, s))
+		}
+		for _, g := range gapRows(in) {
+			switch g.Record {
+			case "skip":
+				line := fmt.Sprintf("input %d skipped: %d %s: %s", in.Index, g.Count, g.Unit, g.Kind)
+				if g.First != "" {
+					line += " (first at " + g.First + ")"
+				}
+				out = append(out, line)
+			case "gap", "export":
+				label := "GAP"
+				if g.Note {
+					label = "note"
+				}
+				scope := ""
+				if g.Program != "" {
+					scope = " in program " + g.Program
+				}
+				out = append(out, fmt.Sprintf("input %d %s %s (%d)%s: %s", in.Index, label, g.Kind, g.Count, scope, g.Summary))
+			}
+		}
+	}
+	return out
+}
+
+// writeSingle writes a one-file output: to standard output for "-", else
+// checked and atomic.
+func writeSingle(opt Options, fill func(io.Writer) error) error {
+	if opt.Out == "-" {
+		w := opt.Stdout
+		if w == nil {
+			w = os.Stdout
+		}
+		bw := bufio.NewWriter(w)
+		if err := fill(bw); err != nil {
+			return fmt.Errorf("writing to standard output: %w", err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("writing to standard output: %w", err)
+		}
+		return nil
+	}
+	return checkedfile.Write(opt.Out, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}

@@ -1,0 +1,171 @@
+package export
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/checkedfile"
+)
+
+// table writes rows of one kind as CSV (header first; null is an empty
+// cell) or as JSON Lines (one object per row; null is null).
+type table struct {
+	bw   *bufio.Writer
+	csv  *csv.Writer
+	json *json.Encoder
+	rec  []string
+}
+
+func newTable(w io.Writer, to string, columns []string) (*table, error) {
+	t := &table{bw: bufio.NewWriterSize(w, 256<<10)}
+	if to == JSONL {
+		t.json = json.NewEncoder(t.bw)
+		return t, nil
+	}
+	t.csv = csv.NewWriter(t.bw)
+	return t, t.csv.Write(columns)
+}
+
+// write writes one row: v is the row struct, cells its CSV cells.
+func (t *table) write(v any, cells func([]string) []string) error {
+	if t.json != nil {
+		return t.json.Encode(v)
+	}
+	t.rec = cells(t.rec[:0])
+	return t.csv.Write(t.rec)
+}
+
+func (t *table) flush() error {
+	if t.csv != nil {
+		t.csv.Flush()
+		if err := t.csv.Error(); err != nil {
+			return err
+		}
+	}
+	return t.bw.Flush()
+}
+
+// writeTabular is --to csv|jsonl: OUT holds dispatch (or kernel) rows, and
+// OUT.gaps.csv (.jsonl) beside it the accounting of every input. Both are
+// written under temporary names and renamed only when both are complete.
+func writeTabular(paths []string, opt Options) ([]*Input, error) {
+	if err := needRegularFile(opt.Out, opt.To); err != nil {
+		return nil, err
+	}
+	gapsPath := opt.Out + ".gaps." + opt.To
+	out, err := checkedfile.Create(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Abort()
+	gaps, err := checkedfile.Create(gapsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer gaps.Abort()
+
+	cols := dispatchColumns
+	if opt.PerKernel {
+		cols = kernelColumns
+	}
+	t, err := newTable(out, opt.To, cols)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
+	}
+	var (
+		row    DispatchRow
+		st     rowStore
+		werr   error
+		sinkOf = func(in *Input) capture.Sink {
+			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+				in.Written.count(c, d)
+				if opt.PerKernel || werr != nil {
+					return
+				}
+				row.fill(in, c, d, &st)
+				werr = t.write(&row, row.cells)
+			})
+		}
+	)
+	done := func(in *Input) error {
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", opt.Out, werr)
+		}
+		if opt.PerKernel {
+			for _, r := range kernelRows(in) {
+				if err := t.write(&r, r.cells); err != nil {
+					return fmt.Errorf("writing %s: %w", opt.Out, err)
+				}
+			}
+		}
+		return nil
+	}
+	ins, err := readInputs(paths, opt, sinkOf, done)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.flush(); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
+	}
+	gt, err := newTable(gaps, opt.To, gapColumns)
+	if err == nil {
+		for _, in := range ins {
+			for _, r := range gapRows(in) {
+				if err = gt.write(&r, r.cells); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err == nil {
+		err = gt.flush()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", gapsPath, err)
+	}
+	if err := gaps.Commit(); err != nil {
+		return nil, err
+	}
+	if err := out.Commit(); err != nil {
+		return nil, err
+	}
+	return ins, nil
+}
+
+func (r *DispatchRow) cells(rec []string) []string {
+	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, optI(r.Run), r.Kernel, optU(r.KernelID),
+		strconv.FormatBool(r.Resolved), r.Category, r.List, r.Queue, r.Device, optI(r.Index), optI(r.Ordinal),
+		itoa(r.Dispatches), optI(r.StartNS), optI(r.EndNS), optI(r.DeviceNS),
+		optI(r.LaunchStartNS), optI(r.LaunchEndNS), optI(r.LaunchNS), r.Link)
+}
+
+func (r *KernelRow) cells(rec []string) []string {
+	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, r.Kernel, optU(r.KernelID),
+		strconv.FormatBool(r.Resolved), r.Category, r.List, itoa(r.Dispatches), itoa(r.Timed), itoa(r.Aggregated),
+		optI(r.DeviceNS), optI(r.MinNS), optI(r.MaxNS), itoa(r.Launched), optI(r.LaunchNS),
+		strconv.FormatFloat(r.ShareOfProg, 'f', 6, 64))
+}
+
+func (r *GapRow) cells(rec []string) []string {
+	return append(rec, strconv.Itoa(int(r.Input)), r.Path, r.Rank, r.Record, r.Kind, r.Program, itoa(r.Count),
+		itoa(r.Used), r.Unit, strconv.FormatBool(r.Note), r.First, r.Summary)
+}
+
+func optI(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return itoa(*v)
+}
+
+func optU(v *uint64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatUint(*v, 10)
+}

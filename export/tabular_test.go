@@ -1,0 +1,224 @@
+package export
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/golden"
+	"github.com/tallyprof/tally/report"
+)
+
+const (
+	example   = "../examples/decode-fault.kept"
+	manifests = "../examples/kernels"
+)
+
+func exampleOpts(to, out string) Options {
+	return Options{To: to, Out: out, Reader: format.Options{Manifests: []string{manifests}}}
+}
+
+func run(t *testing.T, paths []string, opt Options) *Result {
+	t.Helper()
+	res, err := Run(paths, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func read(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGolden keeps the CSV and JSON Lines exports of the shipped example,
+// per dispatch and per kernel, and their gaps files.
+func TestGolden(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name      string
+		to        string
+		perKernel bool
+	}{{"dispatches.csv", CSV, false}, {"kernels.csv", CSV, true}, {"dispatches.jsonl", JSONL, false}, {"kernels.jsonl", JSONL, true}} {
+		out := filepath.Join(dir, c.name)
+		opt := exampleOpts(c.to, out)
+		opt.PerKernel = c.perKernel
+		res := run(t, []string{example}, opt)
+		if res.Complete {
+			t.Errorf("%s: the example has gaps, result says complete", c.name)
+		}
+		golden.Check(t, "testdata/decode-fault."+c.name+".golden", read(t, out))
+		if !c.perKernel { // the gaps file does not depend on --per-kernel
+			golden.Check(t, "testdata/decode-fault."+c.name+".gaps.golden", read(t, out+".gaps."+c.to))
+		} else if !bytes.Equal(read(t, out+".gaps."+c.to), read(t, "testdata/decode-fault.dispatches."+c.to+".gaps.golden")) {
+			t.Errorf("%s: gaps file differs from the per-dispatch export's", c.name)
+		}
+	}
+}
+
+// TestCSVMatchesTables checks the dispatch rows against tally's own tables:
+// one row per completed dispatch, the same per-kernel sums, no row for the
+// unfinished one, and the gaps file's accounting invariants.
+func TestCSVMatchesTables(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d.csv")
+	run(t, []string{example}, exampleOpts(CSV, out))
+	rows, err := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	if strings.Join(rows[0], ",") != strings.Join(dispatchColumns, ",") {
+		t.Fatalf("header %v", rows[0])
+	}
+	res, err := report.Run(example, report.Options{Reader: format.Options{Manifests: []string{manifests}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ program, kernel, list string }
+	sum, n := map[key]int64{}, map[key]int64{}
+	for _, r := range rows[1:] {
+		k := key{r[col["program"]], r[col["kernel"]], r[col["list"]]}
+		v, err := strconv.ParseInt(r[col["device_ns"]], 10, 64)
+		if err != nil {
+			t.Fatalf("device_ns %q: %v", r[col["device_ns"]], err)
+		}
+		s, _ := strconv.ParseInt(r[col["start_ns"]], 10, 64)
+		e, _ := strconv.ParseInt(r[col["end_ns"]], 10, 64)
+		if e-s != v {
+			t.Fatalf("row %v: end-start != device_ns", r)
+		}
+		sum[k] += v
+		n[k]++
+	}
+	if int64(len(rows)-1) != res.Tables.Dispatches() {
+		t.Errorf("%d rows, tally's tables have %d dispatches", len(rows)-1, res.Tables.Dispatches())
+	}
+	for _, pt := range res.Tables.Programs {
+		for _, kr := range pt.Kernels {
+			// hrx kernels carry the list on the dispatch; main is the default.
+			k := key{pt.Program.Name, kr.Kernel.Name, kr.Kernel.List}
+			if sum[k] != kr.Total || n[k] != kr.Dispatches {
+				t.Errorf("%v: rows sum %d over %d, table %d over %d", k, sum[k], n[k], kr.Total, kr.Dispatches)
+			}
+		}
+	}
+	gaps, err := csv.NewReader(bytes.NewReader(read(t, out+".gaps.csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unfinished bool
+	read, used, skipped := map[string]int64{}, map[string]int64{}, map[string]int64{}
+	for _, g := range gaps[1:] {
+		cnt, _ := strconv.ParseInt(g[6], 10, 64)
+		switch g[3] {
+		case "input":
+			read[g[8]] = cnt
+			used[g[8]], _ = strconv.ParseInt(g[7], 10, 64)
+		case "skip":
+			skipped[g[8]] += cnt
+		case "gap":
+			unfinished = unfinished || g[4] == "unfinished_dispatch" && cnt == 1 && strings.Contains(g[10], "ggml_mul_mat")
+		}
+	}
+	if !unfinished {
+		t.Errorf("gaps file does not name the unfinished matmul:\n%v", gaps)
+	}
+	for u := range read {
+		if read[u] != used[u]+skipped[u] {
+			t.Errorf("%s: %d read != %d used + %d skipped", u, read[u], used[u], skipped[u])
+		}
+	}
+	if read["lines"] != 1933 || skipped["lines"] != 7 {
+		t.Errorf("lines read %d, skipped %d; want 1933, 7", read["lines"], skipped["lines"])
+	}
+}
+
+// TestAggregatedRows: an aggregated record is one row with its count and
+// sums, null start/end, counted in the gaps file; per kernel its min/max
+// are null.
+func TestAggregatedRows(t *testing.T) {
+	dir := t.TempDir()
+	in := writeSynth(t, dir, "agg.synth", synthSpec{N: 6, Kernels: 2, Aggregated: true, Queues: nil})
+	out := filepath.Join(dir, "a.jsonl")
+	run(t, []string{in}, Options{To: JSONL, Out: out, Format: synthFormat})
+	var aggRows, singles, disp, dev int64
+	for _, line := range bytes.Split(bytes.TrimSpace(read(t, out)), []byte("\n")) {
+		var r DispatchRow
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		disp += r.Dispatches
+		dev += *r.DeviceNS
+		if r.Dispatches > 1 {
+			aggRows++
+			if r.StartNS != nil || r.EndNS != nil || r.LaunchStartNS != nil || r.LaunchEndNS != nil {
+				t.Errorf("aggregated row with single-dispatch times: %s", line)
+			}
+		} else {
+			singles++
+		}
+		if !bytes.Contains(line, []byte(`"launch_ns":`)) {
+			t.Errorf("row without every key: %s", line)
+		}
+	}
+	// 6 singles of 100 and 200 ns (3 each), 2 aggregated records of 10.
+	if aggRows != 2 || singles != 6 || disp != 26 || dev != 3*100+3*200+2*1000 {
+		t.Errorf("aggregated %d singles %d dispatches %d device_ns %d", aggRows, singles, disp, dev)
+	}
+	if g := string(read(t, out+".gaps.jsonl")); !strings.Contains(g, `"kind":"aggregated_records","program":"","count":2`) {
+		t.Errorf("gaps file does not count the aggregated records:\n%s", g)
+	}
+	out = filepath.Join(dir, "k.csv")
+	run(t, []string{in}, Options{To: CSV, Out: out, Format: synthFormat, PerKernel: true})
+	rows, _ := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
+	for _, r := range rows[1:] {
+		if r[8] != "13" || r[10] != "10" || r[12] != "" || r[13] != "" {
+			t.Errorf("kernel row %v: want 13 dispatches, 10 aggregated, null min/max", r)
+		}
+	}
+}
+
+// TestTicksStated: a program on device ticks keeps its values, and the gaps
+// file says so loudly (not a note).
+func TestTicksStated(t *testing.T) {
+	dir := t.TempDir()
+	in := writeSynth(t, dir, "t.synth", synthSpec{N: 4, Kernels: 1, Ticks: true})
+	out := filepath.Join(dir, "t.csv")
+	run(t, []string{in}, Options{To: CSV, Out: out, Format: synthFormat})
+	g := string(read(t, out+".gaps.csv"))
+	if !strings.Contains(g, "export,times_not_ns,,4,0,,false,") || !strings.Contains(g, "programs: step") {
+		t.Errorf("ticks not stated:\n%s", g)
+	}
+}
+
+// TestRanks: queue rank, then source rank, then the input's index.
+func TestRanks(t *testing.T) {
+	dir := t.TempDir()
+	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2, Queues: []capture.Queue{{Name: "s0", Rank: "7"}, {Name: "s1"}}, SourceRank: "5"})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 1})
+	out := filepath.Join(dir, "r.csv")
+	run(t, []string{a, b}, Options{To: CSV, Out: out, Format: synthFormat})
+	rows, _ := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
+	var got []string
+	for _, r := range rows[1:] {
+		got = append(got, r[0])
+	}
+	if strings.Join(got, " ") != "7 5 1" {
+		t.Errorf("ranks %v, want queue rank 7, source rank 5, input index 1", got)
+	}
+}

@@ -1,0 +1,48 @@
+package npuprof
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// FuzzRead: any input ends in a capture or a positioned error, never a
+// panic; the accounting holds; every record is an aggregate of a kernel of
+// its own program; records never outnumber the lines that carry them.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte((&engine{}).layers(-1, 3).window(100, 0).window(30, 70).layers(0, 0).String()))
+	f.Add([]byte("# tally kept trace v1 clock=monotonic unit=ns\n1 [prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=2048)\n2 [prof] npu_gemm n=100 pack=0.0 quant+launch=0.1 wait=4.0 readback=0.0 ms (N=2048)\n3 [prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=2048)\n"))
+	f.Add([]byte("  [L] -1 0.1 0.2\n  [mla] L3 attn_absmax=1 mlp_absmax=2 x_absmax=3\n  [G] l=2 q 0.1 0.2\n  [debug] hidden pos 0 mean=1 absmax=2 -> /tmp/h\n[prof] pre D 128 4 0.30 0.21 3.806 0.011 4.3"))
+	f.Add([]byte("[prof] dec O 1 100 0.05 0.10 1.200 0.020 9.382\n[prof] npu_gemm n=999999999999999 pack=999999999.9 quant+launch=1 wait=1 readback=1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var all capture.Collect
+		c, err := Read(bytes.NewReader(data), "fuzz", &all)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz:") {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		if err := c.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		if len(all.Dispatches) > bytes.Count(data, []byte("[prof] ")) {
+			t.Fatalf("%d records from fewer [prof] lines", len(all.Dispatches))
+		}
+		for _, d := range all.Dispatches {
+			if int(d.Kernel) >= len(c.Kernels) || c.Kernels[d.Kernel].Program != d.Program || int(d.Program) >= len(c.Programs) {
+				t.Fatal("record refers to a missing or foreign table entry")
+			}
+			if d.Aggregate == nil || d.Aggregate.Count <= 0 || d.Aggregate.Device < 0 || d.Aggregate.Launch < 0 {
+				t.Fatalf("bad aggregate %+v", d.Aggregate)
+			}
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' && c.Accounting.InputFor("lines").Read > 0 {
+			if in := c.Accounting.InputFor("lines"); in.Used == in.Read {
+				t.Fatal("a cut last line was used")
+			}
+		}
+	})
+}

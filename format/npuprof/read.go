@@ -1,0 +1,167 @@
+package npuprof
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// maxLine bounds one line's memory: a longer line is classified by its first
+// maxLine bytes and skipped.
+const maxLine = 1 << 20
+
+var (
+	headerV1 = []byte("# tally kept trace v1")
+	// errVersion marks a kept trace of a version this reader does not know.
+	errVersion = errors.New("unknown kept-trace version")
+)
+
+// Read reads an engine log (raw stderr or a kept trace) from r, streaming
+// aggregated dispatches to sink. name is used in messages (a path).
+func Read(r io.Reader, name string, sink capture.Sink) (*capture.Capture, error) {
+	if sink == nil {
+		sink = capture.Discard
+	}
+	s := newState(name, sink)
+	cr := &countingReader{r: r}
+	err := eachLine(cr, func(line []byte, long, partial bool) error {
+		s.lineNo++
+		switch {
+		case long:
+			s.longLines++
+			s.closeWindow()
+			return nil
+		case partial:
+			s.partialLine(line)
+			return nil
+		}
+		return s.line(line)
+	})
+	s.bytes = cr.n
+	if err != nil {
+		var fe *format.Error
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, format.ByteError(name, s.bytes, "", "reading the log: %v", err)
+	}
+	return s.finish(), nil
+}
+
+// eachLine calls fn for every line of r without its '\n'. A line longer than
+// maxLine is delivered once, cut, with long set; a last line without '\n'
+// is delivered with partial set.
+func eachLine(r io.Reader, fn func(line []byte, long, partial bool) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if !long {
+				buf = append(buf, chunk...)
+				if len(buf) >= maxLine {
+					if ferr := fn(buf[:maxLine], true, false); ferr != nil {
+						return ferr
+					}
+					long, buf = true, buf[:0]
+				}
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if ended {
+			chunk = chunk[:len(chunk)-1]
+		}
+		switch {
+		case long:
+			long = false // the tail of a line already delivered
+			buf = buf[:0]
+		case len(buf) > 0 || len(chunk) > 0 || ended:
+			line := chunk
+			if len(buf) > 0 {
+				buf = append(buf, chunk...)
+				line = buf
+			}
+			if ferr := fn(line, false, !ended); ferr != nil {
+				return ferr
+			}
+			buf = buf[:0]
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// countingReader counts the bytes read, for the accounting and for error
+// positions.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// stamp splits a kept trace's "<1-20 digits> " arrival stamp off a line.
+func stamp(b []byte) ([]byte, bool) {
+	n := 0
+	for n < len(b) && n <= 20 && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 20 || n >= len(b) || b[n] != ' ' {
+		return b, false
+	}
+	return b[n+1:], true
+}
+
+// line handles one complete line.
+func (s *state) line(raw []byte) error {
+	if s.lineNo == 1 && bytes.HasPrefix(raw, keptHeader) {
+		if !bytes.HasPrefix(raw, headerV1) || (len(raw) > len(headerV1) && raw[len(headerV1)] != ' ') {
+			return &format.Error{Path: s.name, Line: 1, Offset: -1, Err: errVersion,
+				Msg:  fmt.Sprintf("kept trace of an unknown version: %.40q", raw),
+				Hint: "this tally reads kept traces v1; use the tally that wrote the file"}
+		}
+		s.used++
+		return nil
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		s.blank++
+		return nil
+	}
+	if raw[0] == '#' {
+		s.comments++
+		return nil
+	}
+	body, stamped := stamp(raw)
+	if stamped {
+		s.stamped++
+	}
+	s.apply(body)
+	return nil
+}
+
+// partialLine is a last line cut before its '\n': counted, never used,
+// since a cut number reads as a different number.
+func (s *state) partialLine(line []byte) {
+	s.partial++
+	body, _ := stamp(line)
+	if k, _ := classify(body); k != kindOther {
+		g := s.c.Accounting.Gap(capture.TruncatedInput, "")
+		g.Summary = "the log ends inside an engine line (no final newline): its numbers may be cut, so it is not used. The process or its recorder stopped mid-write"
+		g.Add(capture.Item{What: "last line cut", Where: s.where(s.lineNo)})
+	}
+}

@@ -1,0 +1,35 @@
+package probe
+
+import (
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/probefile"
+)
+
+// BenchmarkRead: 1 M dispatch events in batches of 16384, read through
+// format.ReadInput (model checks included).
+func BenchmarkRead(b *testing.B) {
+	bd := newBuilder(probefile.FamilyDispatchEvents).defs()
+	const batch = 16384
+	pairs := make([]int64, 0, 2*batch)
+	for i := 0; i < batch; i++ {
+		pairs = append(pairs, int64(10*i), int64(10*i+5))
+	}
+	for n := 0; n < 1<<20; n += batch {
+		bd.events(0, pairs...)
+	}
+	bd.end(1<<20, 1<<20, 0)
+	data := bd.b
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var n int64
+		sink := capture.SinkFunc(func(*capture.Capture, *capture.Dispatch) { n++ })
+		if _, err := format.ReadInput(format.BytesInput("bench.probe", data), Name, nil, sink); err != nil || n != 1<<20 {
+			b.Fatal(err, n)
+		}
+	}
+}

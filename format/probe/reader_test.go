@@ -1,0 +1,202 @@
+package probe
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/probefile"
+)
+
+// samples are files the probe package wrote: testdata/PROVENANCE.md.
+var samples = []string{"testdata/matmul.probe", "testdata/killed.probe"}
+
+func sample(t testing.TB, name string) []byte {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readBytes reads data through format.ReadInput, so the model checks run.
+func readBytes(t testing.TB, data []byte) (*capture.Capture, []capture.Dispatch, error) {
+	var all capture.Collect
+	c, err := format.ReadInput(format.BytesInput("test.probe", data), Name, nil, &all)
+	return c, all.Dispatches, err
+}
+
+// builder writes records by hand, for inputs the probe package never writes.
+type builder struct{ b []byte }
+
+func newBuilder(families uint32) *builder {
+	return &builder{b: probefile.AppendHeader(nil, families, 0, 1_700_000_000_000_000_000)}
+}
+
+func (b *builder) rec(typ byte, body ...[]byte) *builder {
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
+	b.b = probefile.AppendRecord(b.b, typ, n)
+	for _, p := range body {
+		b.b = append(b.b, p...)
+	}
+	return b
+}
+
+func u32(v uint32) []byte { return appendLE(nil, uint64(v), 4) }
+func u64(v uint64) []byte { return appendLE(nil, v, 8) }
+func s(v string) []byte   { return append(u32(uint32(len(v))), v...) }
+
+func appendLE(b []byte, v uint64, n int) []byte {
+	for i := 0; i < n; i++ {
+		b = append(b, byte(v>>(8*i)))
+	}
+	return b
+}
+
+// defs: program 0 "p", kernel 0 "k", queue 0 "q".
+func (b *builder) defs() *builder {
+	return b.rec(probefile.TypeProgram, u32(0), s("p")).
+		rec(probefile.TypeKernel, u32(0), u32(0), s("k")).
+		rec(probefile.TypeQueue, u32(0), s("q"), s("dev"))
+}
+
+func (b *builder) events(kernel uint32, pairs ...int64) *builder {
+	body := [][]byte{u32(0), u32(uint32(len(pairs) / 2))}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		body = append(body, u32(kernel), u64(uint64(pairs[i])), u64(uint64(pairs[i+1])))
+	}
+	return b.rec(probefile.TypeEvents, body...)
+}
+
+func (b *builder) end(launches, recorded, dropped uint64) *builder {
+	return b.rec(probefile.TypeEnd, u64(100), u64(launches), u64(recorded), u64(dropped), u32(0), u32(0), u32(0), u32(0))
+}
+
+func TestSamples(t *testing.T) {
+	c, ds, err := readBytes(t, sample(t, "testdata/matmul.probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 160 || !c.Accounting.Complete() || len(c.Programs) != 2 || len(c.Queues) != 4 {
+		t.Fatalf("%d dispatches, %d programs, %d queues, gaps %+v", len(ds), len(c.Programs), len(c.Queues), c.Accounting.Gaps)
+	}
+	c, ds, err = readBytes(t, sample(t, "testdata/killed.probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 98 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 2 || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
+		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
+	}
+}
+
+// TestCutEverywhere cuts every sample at every byte: inside the header it is
+// a positioned error; after it, a capture that is never complete and says
+// why (a cut record, or no end record).
+func TestCutEverywhere(t *testing.T) {
+	for _, name := range samples {
+		data := sample(t, name)
+		for n := 1; n < len(data); n++ {
+			c, _, err := readBytes(t, data[:n])
+			if n < probefile.HeaderLen {
+				var fe *format.Error
+				if !errors.As(err, &fe) {
+					t.Fatalf("%s cut at %d: %v", name, n, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s cut at %d: %v", name, n, err)
+			}
+			if c.Accounting.Complete() {
+				t.Fatalf("%s cut at %d is reported complete", name, n)
+			}
+			if c.Accounting.CountOf(capture.TruncatedInput)+c.Accounting.CountOf(capture.UnfinalizedCapture) == 0 {
+				t.Fatalf("%s cut at %d: neither truncated_input nor unfinalized_capture", name, n)
+			}
+		}
+	}
+}
+
+func TestSkippedRecords(t *testing.T) {
+	b := newBuilder(probefile.FamilyDispatchEvents).defs().
+		events(0, 10, 20, 30, 25).                         // the second one runs backwards
+		events(7, 1, 2).                                   // an undefined kernel
+		rec(99, []byte("future")).                         // an unknown record type
+		rec(probefile.TypeEvents, u32(0), u32(5), u64(1)). // count and length disagree
+		end(4, 3, 0).
+		events(0, 40, 50) // after the end
+	c, ds, err := readBytes(t, b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 {
+		t.Fatalf("%d dispatches", len(ds))
+	}
+	ev := c.Accounting.InputFor("dispatch events")
+	if ev.Read != 3 || ev.Used != 1 || ev.SkippedTotal() != 2 {
+		t.Fatalf("events %+v", ev)
+	}
+	rec := c.Accounting.InputFor("records")
+	if rec.Read != 9 || rec.SkippedTotal() != 3 {
+		t.Fatalf("records %+v %v", rec, rec.Skipped)
+	}
+	if c.Accounting.CountOf(capture.InvalidEvent) != 1 || c.Accounting.CountOf(capture.SkippedInput) != 1 {
+		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+	}
+}
+
+// A length field beyond the format's limit allocates nothing: the rest of
+// the file is counted as skipped.
+func TestCorruptLength(t *testing.T) {
+	b := newBuilder(probefile.FamilyDispatchEvents).defs().events(0, 1, 2)
+	b.b = probefile.AppendRecord(b.b, probefile.TypeEvents, probefile.MaxBody+1)
+	b.b = append(b.b, "tail"...)
+	c, ds, err := readBytes(t, b.b)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("%v %d", err, len(ds))
+	}
+	by := c.Accounting.InputFor("bytes")
+	if by.Read != int64(len(b.b)) || by.SkippedTotal() != 9 {
+		t.Fatalf("%+v", by)
+	}
+}
+
+func TestNothingRecordedSaysSo(t *testing.T) {
+	b := newBuilder(probefile.FamilyDispatchEvents).defs().end(5, 0, 0)
+	c, _, err := readBytes(t, b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.Accounting.Find(capture.EmptyCapture)
+	if g == nil || !strings.Contains(g.Summary, "asked for dispatch events") || !strings.Contains(g.Summary, "5 launches") {
+		t.Fatalf("%+v", c.Accounting.Gaps)
+	}
+	b = newBuilder(probefile.FamilySummaries).defs().end(5, 5, 0)
+	c, _, _ = readBytes(t, b.b)
+	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "no summary written") {
+		t.Fatalf("%+v", c.Accounting.Gaps)
+	}
+}
+
+func TestHeaderErrors(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"magic":   []byte("NOTPROBE" + strings.Repeat("\x00", 24)),
+		"version": append([]byte(probefile.Magic), 2, 0, 32, 0, 0, 0),
+		"short":   []byte(probefile.Magic + "\x01\x00"),
+	} {
+		_, _, err := readBytes(t, data)
+		var fe *format.Error
+		if !errors.As(err, &fe) || fe.Offset < 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if Sniff([]byte(probefile.Magic)) != format.Certain || Sniff([]byte("TLYPROB")) != format.No {
+		t.Fatal("sniff")
+	}
+}

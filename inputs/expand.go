@@ -1,0 +1,140 @@
+// Package inputs reads many inputs as one run: the files and directories a
+// command was given (ranks, runs), each read in parallel by its own reader
+// with its own accounting, then merged per program. A failing input is a gap
+// of the whole, never hiding the others. `tally report`, `tally timeline`
+// and other commands that take many inputs share it.
+package inputs
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+func init() {
+	// A README next to the traces does not make a run incomplete; it is
+	// still listed.
+	capture.RegisterNote(capture.SkippedFile)
+}
+
+// Skipped is a file found in a directory and not read.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Expansion is what the arguments name: the inputs to read, in order, and
+// the files passed over.
+type Expansion struct {
+	Paths   []string
+	Skipped []Skipped
+	// Dirs is true when an argument was a directory (so even one input is
+	// reported as a run of inputs).
+	Dirs bool
+}
+
+// Expand turns arguments into inputs. A file is an input whatever it holds
+// (its reader will say). A directory is one input when a directory reader
+// claims it (format.DetectDir); otherwise its files are walked in name
+// order, hidden ones left out, and each whose content a reader recognises
+// (confidence Likely or better; formatName forces one reader) is an input —
+// `rank*/…`, `*.pt.trace.json.gz` — the others are listed as skipped. A
+// path that cannot be opened is still an input: reading it fails, and that
+// failure is a gap of the whole.
+func Expand(args []string, formatName string) *Expansion {
+	e := &Expansion{}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			e.Paths = append(e.Paths, a)
+			continue
+		}
+		e.Dirs = true
+		if isDirInput(a) {
+			e.Paths = append(e.Paths, a)
+			continue
+		}
+		e.walk(a, formatName)
+	}
+	return e
+}
+
+func (e *Expansion) walk(root, formatName string) {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// An unreadable subdirectory: an input that will fail, so it is
+			// stated as a failed input rather than silently missing.
+			files = append(files, p)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != root && isDirInput(p) {
+				files = append(files, p)
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		files = append(files, root)
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		if reason := recognise(p, formatName); reason != "" {
+			e.Skipped = append(e.Skipped, Skipped{Path: p, Reason: reason})
+			continue
+		}
+		e.Paths = append(e.Paths, p)
+	}
+}
+
+// recognise returns "" when p is an input, else why it is passed over.
+func recognise(p, formatName string) string {
+	if formatName != "" {
+		return ""
+	}
+	in, err := format.Open(p)
+	if err != nil {
+		if st, serr := os.Stat(p); serr == nil && st.IsDir() {
+			return "" // a directory input (or an unreadable one: it fails, visibly)
+		}
+		return "" // unreadable: reading fails and is reported
+	}
+	defer in.Close()
+	if in.Size == 0 {
+		return "" // an empty trace is an empty_capture, said loudly by its read
+	}
+	head, err := in.Head()
+	if err != nil {
+		return ""
+	}
+	if _, conf := format.Detect(head); conf < format.Likely {
+		return fmt.Sprintf("no reader recognises it (give --format NAME to read it as one)")
+	}
+	return ""
+}
+
+func isDirInput(p string) bool {
+	_, conf := format.DetectDir(p)
+	return conf >= format.Likely
+}

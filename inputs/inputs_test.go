@@ -1,0 +1,169 @@
+package inputs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	_ "github.com/tallyprof/tally/format/all"
+)
+
+// rankTrace is a small complete Kineto trace of one rank: each kernel
+// k[i] runs once, launched and linked, for durs[i] µs.
+func rankTrace(rank int, names []string, durs []int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Test GPU"}], "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": 8}, "traceEvents": [`, rank)
+	ts := 1000
+	for i, n := range names {
+		corr := 10 + i
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": %d, "dur": 2, "args": {"cbid": 211, "correlation": %d}},`+"\n", ts, corr)
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "kernel", "name": %q, "pid": 0, "tid": 7, "ts": %d, "dur": %d, "args": {"device": 0, "stream": 7, "correlation": %d}},`+"\n", n, ts+5, durs[i], corr)
+		ts += 10 + durs[i]
+	}
+	b.WriteString(`{"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 0}]}`)
+	return b.String()
+}
+
+func writeGz(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(data))
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runDir is a multi-rank run: rank0/ and rank1/ with one trace each, a
+// README (not a trace), a hidden file, and an empty trace.
+func runDir(t *testing.T) string {
+	dir := t.TempDir()
+	writeGz(t, filepath.Join(dir, "rank0", "host.pt.trace.json.gz"), rankTrace(0, []string{"gemm", "norm"}, []int{30, 10}))
+	writeGz(t, filepath.Join(dir, "rank1", "host.pt.trace.json.gz"), rankTrace(1, []string{"gemm", "allreduce"}, []int{50, 20}))
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# how this run was made\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".hidden.json"), []byte("{}"), 0o644)
+	return dir
+}
+
+func TestExpandDirectory(t *testing.T) {
+	dir := runDir(t)
+	e := Expand([]string{dir}, "")
+	want := []string{filepath.Join(dir, "rank0", "host.pt.trace.json.gz"), filepath.Join(dir, "rank1", "host.pt.trace.json.gz")}
+	if !reflect.DeepEqual(e.Paths, want) || !e.Dirs {
+		t.Errorf("paths %v", e.Paths)
+	}
+	if len(e.Skipped) != 1 || !strings.HasSuffix(e.Skipped[0].Path, "README.md") {
+		t.Errorf("skipped %+v", e.Skipped)
+	}
+	// A file argument is an input whatever it holds; a missing one too (it fails, visibly).
+	e = Expand([]string{filepath.Join(dir, "README.md"), filepath.Join(dir, "missing")}, "")
+	if len(e.Paths) != 2 || e.Dirs {
+		t.Errorf("file args: %+v", e)
+	}
+}
+
+func TestMergePerRankAndProgram(t *testing.T) {
+	dir := runDir(t)
+	missing := filepath.Join(dir, "rank2.json")
+	for _, workers := range []int{1, 4} {
+		run := Read([]string{dir, missing}, Options{Workers: workers}, nil)
+		if len(run.Results) != 3 {
+			t.Fatalf("%d results", len(run.Results))
+		}
+		// Each input keeps its own capture and accounting, with its rank.
+		for i, r := range run.Results[:2] {
+			if r.Err != nil || r.Capture.Source.Rank != fmt.Sprint(i) || !r.Capture.Accounting.Complete() {
+				t.Fatalf("input %d: %v rank %q", i, r.Err, r.Capture.Source.Rank)
+			}
+		}
+		// The failing input is a gap of the whole and hides nothing.
+		if run.Results[2].Err == nil || run.Whole.Accounting.CountOf(capture.FailedInput) != 1 || run.Complete() {
+			t.Errorf("failed input not stated: %+v", run.Whole.Accounting.Gaps)
+		}
+		if run.Whole.Accounting.CountOf(capture.SkippedFile) != 1 {
+			t.Errorf("README not listed as skipped")
+		}
+		in := run.Whole.Accounting.Input[0]
+		if in.Read != 4 || in.Used != 2 || in.Read != in.Used+in.SkippedTotal() {
+			t.Errorf("inputs accounting %+v", in)
+		}
+		if err := run.Whole.Accounting.CheckValid(); err != nil {
+			t.Error(err)
+		}
+		// One merged program; gemm merged by name across ranks.
+		if len(run.Tables.Programs) != 1 {
+			t.Fatalf("%d merged programs", len(run.Tables.Programs))
+		}
+		pt := run.Tables.Programs[0]
+		if pt.Dispatches != 4 || pt.Total != 110_000 || pt.Program.Instances != 2 {
+			t.Errorf("merged program %+v", pt)
+		}
+		rows := map[string]int{}
+		for i, k := range pt.Kernels {
+			rows[k.Kernel.Name] = i
+		}
+		g := pt.Kernels[rows["gemm"]]
+		if len(pt.Kernels) != 3 || g.Dispatches != 2 || g.Total != 80_000 || !g.MinMaxKnown || g.Min != 30_000 || g.Max != 50_000 || g.Share < 0.72 || g.Share > 0.73 {
+			t.Errorf("gemm row %+v", g)
+		}
+		if pt.Kernels[0].Kernel.Name != "gemm" {
+			t.Errorf("rows not ordered by total: %v", pt.Kernels[0].Kernel.Name)
+		}
+	}
+}
+
+// Programs are matched by name only: two programs' same-named kernels stay
+// in their own programs.
+func TestMergeKeepsProgramsApart(t *testing.T) {
+	mk := func(prog, kern string, total int64) Result {
+		c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
+		p := c.AddProgram(capture.Program{Name: prog, Instances: 1})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: kern, Resolved: true})
+		return Result{Path: prog, Capture: c, Tables: newAgg(c, k, total)}
+	}
+	run := Merge([]Result{mk("A", "norm", 10), mk("B", "norm", 20), mk("A", "norm", 5)}, nil)
+	if len(run.Tables.Programs) != 2 {
+		t.Fatalf("%d programs", len(run.Tables.Programs))
+	}
+	for _, pt := range run.Tables.Programs {
+		want := map[string]int64{"A": 15, "B": 20}[pt.Program.Name]
+		if len(pt.Kernels) != 1 || pt.Kernels[0].Total != want || pt.Kernels[0].Share != 1 {
+			t.Errorf("program %s: %+v", pt.Program.Name, pt.Kernels)
+		}
+		if run.Whole.Kernels[pt.Kernels[0].ID].Program != pt.ID {
+			t.Errorf("kernel of program %s points elsewhere", pt.Program.Name)
+		}
+	}
+}
+
+func TestAllEmptyOrNone(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.json"), nil, 0o644)
+	run := Read([]string{dir}, Options{}, nil)
+	if run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
+		t.Errorf("an all-empty run not stated as empty: %+v", run.Whole.Accounting.Gaps)
+	}
+	run = Read([]string{t.TempDir()}, Options{}, nil)
+	if len(run.Results) != 0 || run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
+		t.Errorf("a directory without traces not stated")
+	}
+}
+
+// newAgg builds the tables of a capture with one dispatch of kernel k
+// lasting total.
+func newAgg(c *capture.Capture, k capture.KernelID, total int64) *analysis.Tables {
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: c.Kernels[k].Program, Kernel: k, Queue: capture.NoQueue, Device: capture.Interval{Begin: 0, End: total, Valid: true}})
+	return a.Tables(c)
+}

@@ -1,0 +1,251 @@
+package inputs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// Run is many inputs read as one: each input's own result, and the merged
+// view — one table per program (programs matched by name and unit, kernels
+// by name within a program) and the accounting of the whole.
+type Run struct {
+	Results []Result
+	Skipped []Skipped
+	// Whole is the merged capture: its programs and kernels are the merged
+	// tables', its accounting holds the gaps of the whole (failed inputs,
+	// incomplete inputs, skipped files). Each input's own gaps stay in its
+	// Result.
+	Whole  *capture.Capture
+	Tables *analysis.Tables
+}
+
+// Read expands args, reads every input in parallel and merges them.
+func Read(args []string, opt Options, sinkFor func(i int, path string) capture.Sink) *Run {
+	e := Expand(args, opt.Format)
+	return Merge(ReadAll(e.Paths, opt, sinkFor), e.Skipped)
+}
+
+// Label names an input in a report: its rank when known, and its path.
+func (r *Result) Label() string {
+	if r.Capture != nil && r.Capture.Source.Rank != "" {
+		return "rank " + r.Capture.Source.Rank + " · " + r.Path
+	}
+	return r.Path
+}
+
+// Complete reports whether every input was read and is complete.
+func (run *Run) Complete() bool { return run.Whole.Accounting.Complete() }
+
+type progKey struct{ name, unit string }
+
+type kernKey struct {
+	prog           int
+	list, name, ct string
+}
+
+type kacc struct {
+	row         analysis.KernelRow
+	minMaxKnown bool
+	hasMinMax   bool
+}
+
+// Merge builds the merged view of results.
+func Merge(results []Result, skipped []Skipped) *Run {
+	run := &Run{Results: results, Skipped: skipped}
+	w := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("%d inputs", len(results)), Format: "many"}}
+	run.Whole = w
+	progs := map[progKey]int{}
+	kerns := map[kernKey]*kacc{}
+	var order []*kacc
+	var tables []analysis.ProgramTable
+	ok, empty := 0, 0
+	var clock *capture.Clock
+	mixed := false
+	for i := range results {
+		r := &results[i]
+		if r.Err != nil || r.Capture == nil {
+			continue
+		}
+		ok++
+		c := r.Capture
+		w.Source.Bytes += c.Source.Bytes
+		if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
+			empty++
+		}
+		if clock == nil {
+			k := c.Clock
+			clock = &k
+		} else if clock.Unit != c.Clock.Unit || clock.Timed != c.Clock.Timed || clock.Domain != c.Clock.Domain {
+			mixed = true
+		}
+		for _, pt := range r.Tables.Programs {
+			key := progKey{pt.Program.Name, pt.Clock.Unit}
+			pi, seen := progs[key]
+			if !seen {
+				pi = len(w.Programs)
+				progs[key] = pi
+				pc := pt.Clock
+				w.AddProgram(capture.Program{Name: pt.Program.Name, Clock: &pc})
+				tables = append(tables, analysis.ProgramTable{ID: capture.ProgramID(pi), Clock: pt.Clock})
+			}
+			w.Programs[pi].Instances += pt.Program.Instances
+			w.Programs[pi].InstanceStates = addCounts(w.Programs[pi].InstanceStates, pt.Program.InstanceStates)
+			for _, kr := range pt.Kernels {
+				kk := kernKey{pi, kr.Kernel.List, kr.Kernel.Name, kr.Kernel.Category}
+				a := kerns[kk]
+				if a == nil {
+					k := kr.Kernel
+					k.Program = capture.ProgramID(pi)
+					id := w.AddKernel(k)
+					a = &kacc{row: analysis.KernelRow{ID: id, Kernel: k}, minMaxKnown: true}
+					kerns[kk] = a
+					order = append(order, a)
+				}
+				a.add(&kr)
+			}
+		}
+	}
+	if !mixed {
+		// One clock for all: stated once, not per program.
+		for i := range w.Programs {
+			w.Programs[i].Clock = nil
+		}
+	}
+	if clock != nil {
+		w.Clock = *clock
+		w.Clock.Description = "each input's own clock (stated in its section); merged totals add durations in " + unitText(clock.Unit)
+		if mixed {
+			w.Clock = capture.Clock{Domain: "mixed", Unit: clock.Unit, Timed: clock.Timed,
+				Description: "inputs on different clocks (stated in each section); durations are added per program and unit, times are not compared across inputs"}
+		}
+	}
+	for _, a := range order {
+		a.finish()
+		pt := &tables[a.row.Kernel.Program]
+		pt.Kernels = append(pt.Kernels, a.row)
+		pt.Dispatches += a.row.Dispatches
+		pt.Timed += a.row.Timed
+		pt.Total += a.row.Total
+	}
+	for i := range tables {
+		pt := &tables[i]
+		pt.Program = w.Programs[i]
+		pt.Order()
+	}
+	run.Tables = &analysis.Tables{Programs: tables}
+	run.account(ok, empty)
+	return run
+}
+
+func unitText(u string) string {
+	if u == "" {
+		return "(untimed)"
+	}
+	return u
+}
+
+func (a *kacc) add(k *analysis.KernelRow) {
+	r := &a.row
+	if k.Timed > 0 {
+		switch {
+		case !k.MinMaxKnown:
+			a.minMaxKnown = false
+		case !a.hasMinMax:
+			r.Min, r.Max, a.hasMinMax = k.Min, k.Max, true
+		default:
+			r.Min, r.Max = min(r.Min, k.Min), max(r.Max, k.Max)
+		}
+	}
+	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
+	r.Dispatches += k.Dispatches
+	r.Timed += k.Timed
+	r.Total += k.Total
+	r.Aggregated += k.Aggregated
+	r.Launched += k.Launched
+	r.LaunchTotal += k.LaunchTotal
+	for l, n := range k.Links {
+		if r.Links == nil {
+			r.Links = map[string]int64{}
+		}
+		r.Links[l] += n
+	}
+}
+
+func (a *kacc) finish() {
+	r := &a.row
+	if r.Timed > 0 {
+		r.Mean = float64(r.Total) / float64(r.Timed)
+		r.MinMaxKnown = a.minMaxKnown && r.Aggregated == 0
+	}
+	if !r.MinMaxKnown {
+		r.Min, r.Max = 0, 0
+	}
+	if r.Launched > 0 {
+		r.LaunchMean = float64(r.LaunchTotal) / float64(r.Launched)
+	}
+}
+
+func addCounts(into, add []capture.Count) []capture.Count {
+	for _, c := range add {
+		found := false
+		for i := range into {
+			if into[i].Name == c.Name {
+				into[i].Count += c.Count
+				found = true
+			}
+		}
+		if !found {
+			into = append(into, c)
+		}
+	}
+	return into
+}
+
+// account states the whole's accounting: every input read or failed, every
+// input whose own accounting has a gap, every file passed over.
+func (run *Run) account(ok, empty int) {
+	a := &run.Whole.Accounting
+	in := a.InputFor("inputs")
+	in.Read = int64(len(run.Results) + len(run.Skipped))
+	in.Used = int64(ok)
+	for _, r := range run.Results {
+		if r.Err != nil {
+			in.Skip("could not be read", 1, r.Path)
+			g := a.Gap(capture.FailedInput, "")
+			g.Summary = "inputs that could not be read at all: nothing of them is in the tables; the other inputs are reported. Fix or remove the file and run again."
+			g.Add(capture.Item{What: r.Err.Error(), Where: r.Path})
+			continue
+		}
+		if !r.Capture.Accounting.Complete() {
+			var kinds []string
+			for _, gp := range r.Capture.Accounting.Gaps {
+				if !gp.Note && gp.Count > 0 {
+					kinds = append(kinds, fmt.Sprintf("%s %d", gp.Kind, gp.Count))
+				}
+			}
+			g := a.Gap(capture.IncompleteInput, "")
+			g.Summary = "inputs whose own accounting has gaps (see each input's section): the merged tables hold only what they showed"
+			g.Add(capture.Item{What: strings.Join(kinds, ", "), Where: r.Label()})
+		}
+	}
+	for _, s := range run.Skipped {
+		in.Skip(s.Reason, 1, s.Path)
+		g := a.Gap(capture.SkippedFile, "")
+		g.Summary = "files in the given directories that no reader recognises: not read (give --format NAME to read them as one format)"
+		g.Add(capture.Item{What: s.Reason, Where: s.Path})
+	}
+	if ok > 0 && empty == ok {
+		g := a.Gap(capture.EmptyCapture, "")
+		g.Summary = "no input holds a single dispatch event"
+		g.AddN(int64(empty))
+	}
+	if len(run.Results) == 0 {
+		g := a.Gap(capture.EmptyCapture, "")
+		g.Summary = "no input found: the directories hold no file a reader recognises"
+		g.AddN(1)
+	}
+	a.SortGaps()
+}

@@ -1,0 +1,78 @@
+package inputs
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// Options selects the readers and how many run at once.
+type Options struct {
+	// Format forces a reader by name; empty detects it per input.
+	Format string
+	Reader format.Options
+	// Workers is how many inputs are read at once; 0 means one per core
+	// (GOMAXPROCS).
+	Workers int
+}
+
+// Result is one input read: its capture and tables, or why it failed.
+type Result struct {
+	Path    string
+	Capture *capture.Capture
+	Tables  *analysis.Tables
+	// Err is the input's own failure; the other inputs are unaffected.
+	Err error
+}
+
+// ReadAll reads every path (files, or directories a directory reader
+// claims), each with its own reader, aggregator and accounting, Workers at
+// a time. Results come in the order of paths. When sinkFor is not nil it
+// gives each input an extra sink (a timeline) that receives its dispatches
+// too; it is called before the input is read, from the reading goroutine.
+func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) capture.Sink) []Result {
+	res := make([]Result, len(paths))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res[i] = readOne(i, paths[i], opt, sinkFor)
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return res
+}
+
+func readOne(i int, path string, opt Options, sinkFor func(int, string) capture.Sink) Result {
+	agg := analysis.NewAggregator()
+	var sink capture.Sink = agg
+	if sinkFor != nil {
+		if extra := sinkFor(i, path); extra != nil {
+			sink = capture.Tee{agg, extra}
+		}
+	}
+	ro := opt.Reader // each reader gets its own copy of the options
+	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
+	c, err := format.ReadPath(path, opt.Format, &ro, sink)
+	r := Result{Path: path, Err: err}
+	if err == nil && c != nil {
+		r.Capture, r.Tables = c, agg.Tables(c)
+	}
+	return r
+}

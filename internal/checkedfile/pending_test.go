@@ -1,0 +1,91 @@
+package checkedfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPendingCommitAndAbort(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.csv")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("visible under the final name before Commit")
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // after Commit: must not remove the committed file
+	if b, _ := os.ReadFile(p); string(b) != "x" {
+		t.Fatalf("%q", b)
+	}
+	g, _ := Create(p)
+	g.Write([]byte("y"))
+	g.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "x" {
+		t.Fatalf("aborted write replaced the file: %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporaries left: %v", entries)
+	}
+}
+
+func TestPendingDevFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	f, err := Create("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(make([]byte, 1<<16))
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), "/dev/full") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestPendingDir(t *testing.T) {
+	parent := t.TempDir()
+	p := filepath.Join(parent, "ds")
+	d, err := CreateDir(p, "MARK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without its marker a dataset is not committed.
+	if err := d.Commit(); err == nil {
+		t.Fatal("committed without marker")
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("dataset appeared")
+	}
+	for i := 0; i < 2; i++ { // the second replaces the first
+		d, err := CreateDir(p, "MARK")
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d.Temp(), "MARK"), nil, 0o644)
+		os.WriteFile(filepath.Join(d.Temp(), "n"), []byte{byte('0' + i)}, 0o644)
+		if got := d.Final(filepath.Join(d.Temp(), "n")); got != filepath.Join(p, "n") {
+			t.Errorf("Final %s", got)
+		}
+		if err := d.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(p, "n")); string(b) != "1" {
+		t.Fatalf("%q", b)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	os.Remove(filepath.Join(p, "MARK"))
+	if _, err := CreateDir(p, "MARK"); err == nil {
+		t.Fatal("a directory without the marker would be replaced")
+	}
+}

@@ -1,0 +1,303 @@
+package layers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/internal/golden"
+)
+
+const (
+	tm = 8  // rows (tokens)
+	th = 64 // hidden size
+	tl = 10 // layers
+)
+
+// dumps writes tl layers on each side: ref exact, ours perturbed by err(l).
+func dumps(t *testing.T, perturb func(l, r, c int) float64) (ref, ours string) {
+	ref, ours = t.TempDir(), t.TempDir()
+	for l := 0; l < tl; l++ {
+		writeF32(t, ref, l, tm, th, func(r, c int) float64 { return value(l, r, c) })
+		writeF32(t, ours, l, tm, th, func(r, c int) float64 { return value(l, r, c) + perturb(l, r, c) })
+	}
+	return ref, ours
+}
+
+func run(t *testing.T, ref, ours string, opt Options) *Report {
+	t.Helper()
+	r, err := Run(ref, ours, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func byLayer(r *Report, l int64) *Layer {
+	for _, ly := range r.Layers {
+		if ly.Layer == l {
+			return ly
+		}
+	}
+	return nil
+}
+
+func TestEqual(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	rep := run(t, ref, ours, Options{Hidden: th})
+	if rep.Findings() || rep.Totals.Compared != tl {
+		t.Fatalf("equal dumps: %+v", rep.Totals)
+	}
+	m := byLayer(rep, 3).Metrics
+	if *m.Cosine < 1-1e-12 || *m.RelL2 != 0 || m.MaxAbsDiff != 0 || *m.RowCosineMin < 1-1e-12 || m.Rows != tm {
+		t.Fatalf("layer 3: %+v", m)
+	}
+	// Without H, the pair is compared flat and says so.
+	rep = run(t, ref, ours, Options{})
+	if ly := byLayer(rep, 0); ly.Metrics.H != 0 || ly.Metrics.RowCosineMin != nil || !strings.HasPrefix(ly.HFrom, "unknown") {
+		t.Fatalf("flat: %+v", ly)
+	}
+}
+
+func TestSmoothDriftAndStep(t *testing.T) {
+	// Drift: the error grows by 0.2% of the value per layer.
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0.002 * float64(l) * value(l, r, c+7) })
+	rep := run(t, ref, ours, Options{Hidden: th})
+	if rep.Step != nil || rep.Findings() {
+		t.Fatalf("smooth drift named a step: %+v", rep.Step)
+	}
+	// A step at layer 6: the error jumps to 30% and stays.
+	ref, ours = dumps(t, func(l, r, c int) float64 {
+		e := 0.002 * float64(l)
+		if l >= 6 {
+			e += 0.3
+		}
+		return e * value(l, r, c+7)
+	})
+	rep = run(t, ref, ours, Options{Hidden: th})
+	if rep.Step == nil || rep.Step.Layer != 6 || !rep.Findings() {
+		t.Fatalf("step at 6: %+v", rep.Step)
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "STEP CHANGE at layer 6") {
+		t.Fatal(b.String())
+	}
+	// Only row 5 differs: the per-row minimum finds it.
+	ref, ours = dumps(t, func(l, r, c int) float64 {
+		if r == 5 && l == 2 {
+			return 0.5 * value(l, r, c) * float64(c%2*2-1)
+		}
+		return 0
+	})
+	m := byLayer(run(t, ref, ours, Options{Hidden: th}), 2).Metrics
+	if m.RowCosineMinRow != 5 || *m.RowCosineMin > 0.99 || *m.Cosine < *m.RowCosineMin {
+		t.Fatalf("row min: %v at %d", *m.RowCosineMin, m.RowCosineMinRow)
+	}
+}
+
+func TestMissingLayers(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	os.Remove(filepath.Join(ours, "layer_3.f32"))
+	os.Remove(filepath.Join(ref, "layer_5.f32"))
+	os.Remove(filepath.Join(ours, "layer_5.f32"))
+	os.Remove(filepath.Join(ref, "layer_9.f32")) // the last layer, ours only
+	rep := run(t, ref, ours, Options{Hidden: th})
+	for _, c := range []struct {
+		l    int64
+		side string
+	}{{3, "ours"}, {5, "ref,ours"}, {9, "ref"}} {
+		ly := byLayer(rep, c.l)
+		if ly == nil || ly.Status != "not_written" || strings.Join(ly.NotWritten, ",") != c.side || ly.Metrics != nil {
+			t.Fatalf("layer %d: %+v", c.l, ly)
+		}
+		if strings.Contains(ly.Problem, "did not run") || !strings.Contains(ly.Problem, "not written") {
+			t.Fatalf("layer %d wording: %s", c.l, ly.Problem)
+		}
+	}
+	if rep.Totals.NotWritten != 3 || !rep.Findings() {
+		t.Fatalf("totals %+v", rep.Totals)
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	golden.Check(t, "testdata/missing.golden", bytes.ReplaceAll(bytes.ReplaceAll(b.Bytes(), []byte(ref), []byte("REF")), []byte(ours), []byte("OURS")))
+}
+
+func TestTruncatedAndMismatched(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	cut := func(l int, by int64) {
+		p := filepath.Join(ours, fmt.Sprintf("layer_%d.f32", l))
+		st, _ := os.Stat(p)
+		if err := os.Truncate(p, st.Size()-by); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cut(1, 2)      // not a multiple of 4
+	cut(2, 4*th)   // a whole row short: the sizes differ
+	cut(4, 4*th/2) // half a row: not a multiple of 4·H
+	rep := run(t, ref, ours, Options{Hidden: th})
+	for l, want := range map[int64]string{
+		1: "layer_1.f32 is 2046 bytes, not a multiple of 4 (float32 values)",
+		2: "not a multiple of 4·H = 256", // 1792 bytes = 7 rows: ok for H; then the values differ
+		4: "layer_4.f32 is 1920 bytes, not a multiple of 4·H = 256 (H = 64 from --hidden)",
+	} {
+		ly := byLayer(rep, l)
+		if l == 2 {
+			want = "shape mismatch: ref layer_2.f32 (2048 bytes) holds 512 values, ours layer_2.f32 (1792 bytes) holds 448"
+		}
+		if ly.Status != "malformed" || !strings.Contains(ly.Problem, want) {
+			t.Errorf("layer %d: %s %q", l, ly.Status, ly.Problem)
+		}
+	}
+	if rep.Totals.Malformed != 3 || rep.Totals.Compared != tl-3 {
+		t.Fatalf("%+v", rep.Totals)
+	}
+}
+
+func TestNpyReference(t *testing.T) {
+	ref, ours := t.TempDir(), t.TempDir()
+	for l, c := range []struct {
+		major byte
+		descr string
+	}{{1, "<f4"}, {2, "<f8"}, {3, "<f2"}} {
+		writeNpy(t, filepath.Join(ref, fmt.Sprintf("layer_%d.npy", l)), c.major, c.descr, []int{1, tm, th},
+			func(i int) float64 { return value(l, i/th, i%th) })
+		writeF32(t, ours, l, tm, th, func(r, col int) float64 { return value(l, r, col) })
+	}
+	writeNpy(t, filepath.Join(ref, "layer_3.npy"), 1, "<i4", []int{tm, th}, nil)
+	writeF32(t, ours, 3, tm, th, func(r, c int) float64 { return 0 })
+	writeNpy(t, filepath.Join(ref, "layer_4.npy"), 1, "<f4", []int{tm, th / 2}, func(i int) float64 { return 1 })
+	writeF32(t, ours, 4, tm/2, th, func(r, c int) float64 { return 1 })
+	rep := run(t, ref, ours, Options{})
+	for l := int64(0); l < 3; l++ {
+		ly := byLayer(rep, l)
+		if ly.Status != "compared" || ly.Metrics.H != th || ly.HFrom != "ref .npy shape" {
+			t.Fatalf("layer %d: %+v", l, ly)
+		}
+		tol := 1e-12
+		if ly.Ref.DType == "f16" {
+			tol = 1e-5
+		}
+		if 1-*ly.Metrics.Cosine > tol {
+			t.Errorf("layer %d (%s): cosine %v", l, ly.Ref.DType, *ly.Metrics.Cosine)
+		}
+	}
+	if ly := byLayer(rep, 3); ly.Status != "malformed" || !strings.Contains(ly.Problem, `dtype "<i4" is not supported`) {
+		t.Fatalf("i4: %+v", ly)
+	}
+	// Same number of values, rows of 32 vs 64: the --hidden H is wrong for
+	// one of them, and that is a shape mismatch, not a comparison.
+	rep = run(t, ref, ours, Options{Hidden: th})
+	if ly := byLayer(rep, 4); ly.Status != "malformed" || !strings.Contains(ly.Problem, "shape mismatch: ref rows of 32 (.npy shape), ours rows of 64 (--hidden)") {
+		t.Fatalf("layer 4: %+v", ly)
+	}
+}
+
+func TestNaN(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 {
+		if l == 7 && c%10 == 0 {
+			return math.NaN()
+		}
+		if l == 7 && c == 1 {
+			return math.Inf(1)
+		}
+		return 0
+	})
+	rep := run(t, ref, ours, Options{Hidden: th})
+	ly := byLayer(rep, 7)
+	if ly.Ours.NaN != tm*7 || ly.Ours.Inf != tm || ly.Ref.NaN != 0 || rep.Totals.NonFinite != 1 || !rep.Findings() {
+		t.Fatalf("NaN: %+v %+v", ly.Ours, rep.Totals)
+	}
+	if ly.Metrics.FinitePairs != tm*th-tm*8 || 1-*ly.Metrics.Cosine > 1e-12 {
+		t.Fatalf("finite pairs: %+v", ly.Metrics)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || doc["schema"] != Schema {
+		t.Fatalf("json: %v", err)
+	}
+}
+
+func TestSidecarAndLog(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	for l := 0; l < tl; l++ {
+		side := fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, tm, th)
+		if l == 8 {
+			side = `{"shape":[3,5],"dtype":"f32"}`
+		}
+		os.WriteFile(filepath.Join(ours, fmt.Sprintf("layer_%d.json", l)), []byte(side), 0o644)
+	}
+	// [L] lines: layers 0-2 as the dump's row 0, layer 1 wrong, layer 11 without a dump.
+	var log strings.Builder
+	log.WriteString("# tally kept trace v1 clock=monotonic unit=ns\n")
+	for l := 0; l < 3; l++ {
+		var sum, mx float64
+		for c := 0; c < th; c++ {
+			a := math.Abs(float64(float32(value(l, 0, c))))
+			sum += a
+			mx = max(mx, a)
+		}
+		if l == 1 {
+			mx *= 1.1
+		}
+		fmt.Fprintf(&log, "%d   [L] %d %.6f %.4f\n", 100+l, l, sum/th, mx)
+	}
+	log.WriteString("  [L] 11 0.5 1.0\n")
+	lp := filepath.Join(t.TempDir(), "engine.kept")
+	os.WriteFile(lp, []byte(log.String()), 0o644)
+	rep := run(t, ref, ours, Options{Log: lp})
+	if ly := byLayer(rep, 0); ly.HFrom != "ours sidecar" || ly.Log == nil || !ly.Log.Agrees || ly.Log.Line != 2 {
+		t.Fatalf("layer 0: %+v %+v", ly, ly.Log)
+	}
+	if ly := byLayer(rep, 1); ly.Log.Agrees || rep.Totals.LogMismatch != 1 {
+		t.Fatalf("layer 1 mismatch not found: %+v", ly.Log)
+	}
+	if ly := byLayer(rep, 8); ly.Status != "malformed" || !strings.Contains(ly.Problem, "its sidecar says shape [3 5] (15 values)") {
+		t.Fatalf("bad sidecar: %+v", ly)
+	}
+	if rep.Log.WithoutDump != "11" {
+		t.Fatalf("log: %+v", rep.Log)
+	}
+}
+
+func TestMapAndErrors(t *testing.T) {
+	ref, ours := t.TempDir(), t.TempDir()
+	for l := 0; l < 3; l++ {
+		writeNpy(t, filepath.Join(ref, fmt.Sprintf("model.layers.%d.out.npy", l)), 1, "<f4", []int{2, 4}, func(i int) float64 { return float64(i) })
+		writeF32(t, ours, l, 2, 4, func(r, c int) float64 { return float64(r*4 + c) })
+	}
+	if _, err := Run(ref, ours, Options{}); err == nil || !strings.Contains(err.Error(), "--map") {
+		t.Fatalf("unmatched names: %v", err)
+	}
+	rep := run(t, ref, ours, Options{Map: "model.layers.{l}.out.npy=layer_{l}.f32"})
+	if rep.Totals.Compared != 3 || rep.Findings() {
+		t.Fatalf("%+v", rep.Totals)
+	}
+	// Explicit file lists.
+	list := filepath.Join(ours, "layer_0.f32") + "," + filepath.Join(ours, "layer_1.f32")
+	rep = run(t, filepath.Join(ours, "layer_0.f32")+","+filepath.Join(ours, "layer_1.f32"), list, Options{})
+	if rep.Totals.Compared != 2 {
+		t.Fatalf("%+v", rep.Totals)
+	}
+	if _, err := Run(ref, ours, Options{Map: "a=b{l}{l}"}); err == nil {
+		t.Fatal("bad pattern accepted")
+	}
+	if _, err := Run(filepath.Join(ref, "nope"), ours, Options{}); err == nil {
+		t.Fatal("missing input accepted")
+	}
+}

@@ -1,0 +1,123 @@
+package layers
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as tally.layers/v1.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for people: one row per layer, then the step
+// change, what was not written or is malformed, and the verdict.
+func (r *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("ref:  %s (%d files matching %s)\n", r.Ref.Path, r.Ref.Files, r.Ref.Pattern)
+	p("ours: %s (%d files matching %s)\n", r.Ours.Path, r.Ours.Files, r.Ours.Pattern)
+	p("figures over pairs where both values are finite; rel L2 = ‖ours−ref‖/‖ref‖\n\n")
+	tw := tabwriter.NewWriter(bw, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "layer\trows×H\tcosine\trow cos min (row)\tmax |diff|\trel L2\tNaN/Inf ref\tNaN/Inf ours\t[L] log\t  status\n")
+	for _, ly := range r.Layers {
+		name := fmt.Sprint(ly.Layer)
+		if ly.LayerTo != 0 {
+			name = fmt.Sprintf("%d-%d", ly.Layer, ly.LayerTo)
+		}
+		if ly.Status != "compared" {
+			status := "MALFORMED"
+			if ly.Status == "not_written" {
+				status = "NOT WRITTEN (" + strings.Join(ly.NotWritten, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t  %s\n", name, status)
+			continue
+		}
+		m := ly.Metrics
+		shape := fmt.Sprintf("%d values", m.Values)
+		rowMin := "-"
+		if m.H > 0 {
+			shape = fmt.Sprintf("%d×%d", m.Rows, m.H)
+			if m.RowCosineMin != nil {
+				rowMin = fmt.Sprintf("%s (%d)", num(m.RowCosineMin, "%.6f"), m.RowCosineMinRow)
+			}
+		}
+		status := "ok"
+		if r.Step != nil && r.Step.Layer == ly.Layer {
+			status = "STEP CHANGE"
+		}
+		if ly.Ref.NaN+ly.Ref.Inf+ly.Ours.NaN+ly.Ours.Inf > 0 {
+			status = "NON-FINITE"
+		}
+		log := "-"
+		if ly.Log != nil {
+			log = "agrees"
+			if !ly.Log.Agrees {
+				log = "DIFFERS"
+				status = "LOG DIFFERS"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t%s\t%d/%d\t%d/%d\t%s\t  %s\n", name, shape, num(m.Cosine, "%.6f"), rowMin,
+			m.MaxAbsDiff, num(m.RelL2, "%.3g"), ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf, log, status)
+	}
+	tw.Flush()
+	p("\nstep rule: %s\n", r.Rule)
+	if s := r.Step; s != nil {
+		p("STEP CHANGE at layer %d: rel L2 %.3g after %.3g at layer %d; the largest change between earlier layers was %.3g\n",
+			s.Layer, s.RelL2, s.PreviousRelL2, s.PreviousLayer, s.LargestChangeBefore)
+	} else {
+		p("no step change\n")
+	}
+	hs := map[string]bool{}
+	for _, ly := range r.Layers {
+		if ly.HFrom != "" && !hs[ly.HFrom] {
+			hs[ly.HFrom] = true
+			p("row width (H): %s\n", ly.HFrom)
+		}
+	}
+	for _, ly := range r.Layers {
+		if ly.Problem == "" {
+			continue
+		}
+		label := "NOT WRITTEN"
+		if ly.Status == "malformed" {
+			label = "MALFORMED"
+		}
+		name := fmt.Sprintf("layer %d", ly.Layer)
+		if ly.LayerTo != 0 {
+			name = fmt.Sprintf("layers %d-%d", ly.Layer, ly.LayerTo)
+		}
+		p("%s %s: %s\n", label, name, ly.Problem)
+	}
+	for _, ly := range r.Layers {
+		if ly.Log != nil && !ly.Log.Agrees {
+			p("LOG DIFFERS layer %d: [L] line %d says mean|x| %g absmax %g; row 0 of %s has %s and %s\n", ly.Layer, ly.Log.Line,
+				ly.Log.MeanAbs, ly.Log.AbsMax, ly.Ours.File, num(ly.Ours.Row0MeanAbs, "%g"), num(ly.Ours.Row0AbsMax, "%g"))
+		}
+	}
+	if r.Log != nil {
+		p("[L] log %s: %d layers; layers it shows ran without a dump of ours: %s\n", r.Log.Path, r.Log.Layers, r.Log.WithoutDump)
+	}
+	t := r.Totals
+	verdict := "COMPLETE"
+	if r.Findings() {
+		verdict = "FINDINGS"
+	}
+	p("\n%s: %d compared, %d not written, %d malformed, %d with NaN/Inf, %d disagreeing with the log, step change: %v\n",
+		verdict, t.Compared, t.NotWritten, t.Malformed, t.NonFinite, t.LogMismatch, t.Step)
+	return bw.Flush()
+}
+
+func num(v *float64, format string) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, *v)
+}

@@ -1,0 +1,137 @@
+package probe_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/probe"
+)
+
+// readOnlyDir returns a directory this process cannot create files in. Root
+// ignores permission bits, so as root it is /sys, which root cannot write
+// either.
+func readOnlyDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if f, err := os.Create(filepath.Join(dir, "probe")); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		if _, err := os.Stat("/sys/kernel"); err != nil {
+			t.Skip("running as root and no /sys: no read-only directory to test with")
+		}
+		return "/sys"
+	}
+	return dir
+}
+
+func TestOpenDevFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	_, err := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: "/dev/full"})
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("/dev/full accepted: %v", err)
+	}
+}
+
+func TestOpenReadOnlyDir(t *testing.T) {
+	_, err := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: filepath.Join(readOnlyDir(t), "run.probe")})
+	if err == nil || !strings.Contains(err.Error(), "cannot create") {
+		t.Fatalf("read-only directory accepted: %v", err)
+	}
+}
+
+func TestWriteLayer(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := probe.Open(probe.Options{Log: &bytes.Buffer{}})
+	data := []float32{1, -2.5, float32(math.Inf(1)), 0, 3, 4}
+	if err := s.WriteLayer(dir, 7, data, [2]int{2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "layer_7.f32"))
+	if err != nil || len(b) != 24 {
+		t.Fatalf("%d bytes, %v", len(b), err)
+	}
+	for i, v := range data {
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])); got != v {
+			t.Fatalf("value %d: %v", i, got)
+		}
+	}
+	side, _ := os.ReadFile(filepath.Join(dir, "layer_7.json"))
+	if string(side) != `{"shape":[2,3],"dtype":"f32"}`+"\n" {
+		t.Fatalf("sidecar %q", side)
+	}
+	if err := s.WriteLayer(dir, 8, data, [2]int{4, 3}); err == nil {
+		t.Fatal("shape mismatch accepted")
+	}
+	r, err := s.Close()
+	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 1 || r.LayersNotWritten[0].Layer != 8 {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// Every layer into a read-only directory fails; the failure is printed once,
+// the caller goes on, and Close lists all of them.
+func TestWriteLayerReadOnlyDir(t *testing.T) {
+	dir := readOnlyDir(t)
+	var log bytes.Buffer
+	s, _ := probe.Open(probe.Options{Log: &log})
+	for l := 0; l < 3; l++ {
+		if err := s.WriteLayer(dir, l, []float32{1}, [2]int{1, 1}); err == nil {
+			t.Fatal("write into a read-only directory succeeded")
+		}
+	}
+	if n := strings.Count(log.String(), "not written"); n != 1 {
+		t.Fatalf("failure printed %d times: %q", n, log.String())
+	}
+	r, err := s.Close()
+	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 3 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	for l, f := range r.LayersNotWritten {
+		if f.Layer != l || f.Err == nil {
+			t.Fatalf("%+v", f)
+		}
+	}
+}
+
+// A full disk: layer files that are /dev/full fail at the write, once
+// printed, all listed.
+func TestWriteLayerDevFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	for l := 0; l < 2; l++ {
+		if err := os.Symlink("/dev/full", filepath.Join(dir, "layer_"+string(rune('0'+l))+".f32")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	s, _ := probe.Open(probe.Options{Log: &log})
+	for l := 0; l < 2; l++ {
+		err := s.WriteLayer(dir, l, make([]float32, 1000), [2]int{10, 100})
+		if err == nil || !strings.Contains(err.Error(), "no space left") {
+			t.Fatalf("layer %d: %v", l, err)
+		}
+	}
+	if n := strings.Count(log.String(), "not written"); n != 1 {
+		t.Fatalf("failure printed %d times: %q", n, log.String())
+	}
+	r, _ := s.Close()
+	if len(r.LayersNotWritten) != 2 {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "layer_0.json")); err == nil {
+		t.Fatal("a sidecar was written for a layer whose data was not")
+	}
+}

@@ -1,0 +1,43 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/format/npuprof"
+)
+
+// TestRecordKeepsClaimedLines: stdout lines a registered reader claims (NPU
+// engine [prof]/[L] lines) are kept like hrx trace lines, other stdout
+// passes through only, and the read-back format follows what was claimed.
+func TestRecordKeepsClaimedLines(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "npu.kept")
+	script := `echo '[prof] pre D 128 100 0.30 0.21 3.806 0.011 4.328'; echo 'token: hello'; echo '  [L] 0 0.5 1.0' >&2; echo 'loading' >&2`
+	var out, errOut syncBuffer
+	res, err := Run(Options{Command: []string{"/bin/sh", "-c", script}, Kept: kept, Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := string(b)[strings.IndexByte(string(b), '\n')+1:] // after the header, which quotes the command
+	for _, want := range []string{" [prof] pre D 128 100", " [L] 0 0.5 1.0", " loading"} {
+		if !strings.Contains(k, want) {
+			t.Fatalf("kept trace lacks %q:\n%s", want, k)
+		}
+	}
+	if strings.Contains(k, "token: hello") || out.String() != "token: hello\n" {
+		t.Fatalf("unclaimed stdout kept, or claimed stdout passed: kept\n%s\nout %q", k, out.String())
+	}
+	if res.TraceLines != 2 || res.Claimed[npuprof.Name] != 2 || res.Format(hrxserial.Name) != npuprof.Name {
+		t.Fatalf("claims %+v", res)
+	}
+	if (&Result{}).Format(hrxserial.Name) != hrxserial.Name {
+		t.Fatal("default format")
+	}
+}

@@ -1,0 +1,357 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// decoded is a timeline file read back: tracks, closed slices, instants and
+// metadata, the same for both formats, so tests compare them with the
+// capture they came from.
+type decoded struct {
+	tracks   map[string]string // track key -> name
+	slices   []dslice
+	instants []dslice
+	meta     map[string]any
+}
+
+type dslice struct {
+	track      string
+	name, cat  string
+	begin, end int64 // ns (Chrome: µs×1000, relative to the base)
+	args       map[string]any
+}
+
+// decodePerfetto reads a Perfetto trace with the field numbers the writer
+// uses and checks the structure trace processor relies on: one sequence id
+// on every packet, incremental state cleared first, every interned id
+// defined before use, every track declared (named) before its first event,
+// every BEGIN matched by an END on its track.
+func decodePerfetto(t *testing.T, data []byte) *decoded {
+	t.Helper()
+	d := &decoded{tracks: map[string]string{}, meta: map[string]any{}}
+	names := map[protowire.Number]map[uint64]string{}
+	type ev struct {
+		typ, seq   uint64
+		track      string
+		ts         int64
+		name, cat  string
+		args       map[string]any
+		packetSeen int
+	}
+	var evs []ev
+	cleared := false
+	for n := 0; len(data) > 0; n++ {
+		num, typ, l := protowire.ConsumeTag(data)
+		if l < 0 || num != fTracePacket || typ != protowire.BytesType {
+			t.Fatalf("packet %d: bad framing", n)
+		}
+		data = data[l:]
+		pkt, l := protowire.ConsumeBytes(data)
+		if l < 0 {
+			t.Fatalf("packet %d: cut", n)
+		}
+		data = data[l:]
+		var seq, flags, ts uint64
+		var te, td, bundle []byte
+		fields(t, pkt, func(f protowire.Number, v uint64, b []byte) {
+			switch f {
+			case fPacketSequenceID:
+				seq = v
+			case fPacketSeqFlags:
+				flags = v
+			case fPacketTimestamp:
+				ts = v
+			case fPacketTrackEvent:
+				te = b
+			case fPacketTrackDesc:
+				td = b
+			case fPacketChromeEvent:
+				bundle = b
+			case fPacketInterned:
+				fields(t, b, func(tf protowire.Number, _ uint64, e []byte) {
+					var iid uint64
+					var s string
+					fields(t, e, func(ef protowire.Number, ev uint64, eb []byte) {
+						if ef == fInternIID {
+							iid = ev
+						} else if ef == fInternName {
+							s = string(eb)
+						}
+					})
+					if names[tf] == nil {
+						names[tf] = map[uint64]string{}
+					}
+					names[tf][iid] = s
+				})
+			}
+		})
+		if seq != sequenceID {
+			t.Fatalf("packet %d: sequence id %d", n, seq)
+		}
+		if n == 0 {
+			cleared = flags&seqIncrementalStateCleared != 0
+		}
+		if !cleared || flags&seqNeedsIncrementalState == 0 {
+			t.Fatalf("packet %d: flags %d (first cleared: %v)", n, flags, cleared)
+		}
+		if td != nil {
+			var uuid uint64
+			var name string
+			fields(t, td, func(f protowire.Number, v uint64, b []byte) {
+				if f == fTrackUUID {
+					uuid = v
+				} else if f == fTrackName {
+					name = string(b)
+				}
+			})
+			key := fmt.Sprint(uuid)
+			if _, dup := d.tracks[key]; dup || name == "" || uuid == 0 {
+				t.Fatalf("track %d %q declared twice, unnamed or zero", uuid, name)
+			}
+			d.tracks[key] = name
+		}
+		if bundle != nil {
+			fields(t, bundle, func(_ protowire.Number, _ uint64, m []byte) {
+				var k string
+				var v any
+				fields(t, m, func(f protowire.Number, x uint64, b []byte) {
+					switch f {
+					case fMetaName:
+						k = string(b)
+					case fMetaString:
+						v = string(b)
+					case fMetaInt:
+						v = int64(x)
+					}
+				})
+				d.meta[k] = v
+			})
+		}
+		if te != nil {
+			e := ev{ts: int64(ts), args: map[string]any{}, packetSeen: n}
+			lookup := func(tab protowire.Number, id uint64) string {
+				s, ok := names[tab][id]
+				if !ok {
+					t.Fatalf("packet %d: iid %d of table %d used before defined", n, id, tab)
+				}
+				return s
+			}
+			fields(t, te, func(f protowire.Number, v uint64, b []byte) {
+				switch f {
+				case fEventType:
+					e.typ = v
+				case fEventTrackUUID:
+					e.track = fmt.Sprint(v)
+				case fEventNameIID:
+					e.name = lookup(fInternNames, v)
+				case fEventCategoryIIDs:
+					e.cat = lookup(fInternCategories, v)
+				case fEventAnnotation:
+					var k string
+					var val any
+					fields(t, b, func(af protowire.Number, av uint64, ab []byte) {
+						switch af {
+						case fAnnNameIID:
+							k = lookup(fInternAnnNames, av)
+						case fAnnInt:
+							val = int64(av)
+						case fAnnBool:
+							val = av != 0
+						case fAnnString:
+							val = string(ab)
+						}
+					})
+					e.args[k] = val
+				}
+			})
+			if _, ok := d.tracks[e.track]; !ok {
+				t.Fatalf("packet %d: event on track %s before its descriptor", n, e.track)
+			}
+			e.seq = uint64(len(evs))
+			evs = append(evs, e)
+		}
+	}
+	// Trace processor sorts by timestamp (stable) and then nests per track.
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].ts < evs[j].ts })
+	open := map[string][]*dslice{}
+	for _, e := range evs {
+		switch e.typ {
+		case typeSliceBegin:
+			open[e.track] = append(open[e.track], &dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, args: e.args})
+		case typeSliceEnd:
+			st := open[e.track]
+			if len(st) == 0 {
+				t.Fatalf("END without BEGIN on track %s at %d", d.tracks[e.track], e.ts)
+			}
+			s := st[len(st)-1]
+			open[e.track] = st[:len(st)-1]
+			s.end = e.ts
+			d.slices = append(d.slices, *s)
+		case typeInstant:
+			d.instants = append(d.instants, dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, end: e.ts, args: e.args})
+		default:
+			t.Fatalf("event type %d", e.typ)
+		}
+	}
+	for tr, st := range open {
+		if len(st) > 0 {
+			t.Fatalf("%d slices never closed on track %s", len(st), d.tracks[tr])
+		}
+	}
+	return d
+}
+
+// fields calls f for each field of a message; varints give v, bytes b.
+func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) {
+	t.Helper()
+	for len(msg) > 0 {
+		num, typ, l := protowire.ConsumeTag(msg)
+		if l < 0 {
+			t.Fatalf("bad tag")
+		}
+		msg = msg[l:]
+		switch typ {
+		case protowire.VarintType:
+			v, l := protowire.ConsumeVarint(msg)
+			if l < 0 {
+				t.Fatalf("bad varint")
+			}
+			f(num, v, nil)
+			msg = msg[l:]
+		case protowire.BytesType:
+			b, l := protowire.ConsumeBytes(msg)
+			if l < 0 {
+				t.Fatalf("bad bytes")
+			}
+			f(num, 0, b)
+			msg = msg[l:]
+		default:
+			l := protowire.ConsumeFieldValue(num, typ, msg)
+			if l < 0 {
+				t.Fatalf("bad field")
+			}
+			msg = msg[l:]
+		}
+	}
+}
+
+// decodeChrome reads Chrome JSON and checks that every event's thread and
+// process are named, that there are only X, i and M events, and that every
+// time is ≥ 0.
+func decodeChrome(t *testing.T, data []byte) *decoded {
+	t.Helper()
+	var doc struct {
+		DisplayTimeUnit string `json:"displayTimeUnit"`
+		TraceEvents     []struct {
+			Ph   string          `json:"ph"`
+			Name string          `json:"name"`
+			Cat  string          `json:"cat"`
+			Ts   json.Number     `json:"ts"`
+			Dur  json.Number     `json:"dur"`
+			Pid  int             `json:"pid"`
+			Tid  int             `json:"tid"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+		OtherData map[string]any `json:"otherData"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("chrome json: %v", err)
+	}
+	d := &decoded{tracks: map[string]string{}, meta: doc.OtherData}
+	procs := map[int]bool{}
+	for _, e := range doc.TraceEvents {
+		key := fmt.Sprintf("%d/%d", e.Pid, e.Tid)
+		args := jsonArgs(t, e.Args)
+		switch e.Ph {
+		case "M":
+			switch e.Name {
+			case "thread_name":
+				d.tracks[key] = args["name"].(string)
+			case "process_name":
+				procs[e.Pid] = true
+			}
+			continue
+		case "X", "i":
+		default:
+			t.Fatalf("phase %q", e.Ph)
+		}
+		if _, ok := d.tracks[key]; !ok || !procs[e.Pid] {
+			t.Fatalf("event %q on unnamed thread %s", e.Name, key)
+		}
+		ts := micros(t, e.Ts)
+		s := dslice{track: key, name: e.Name, cat: e.Cat, begin: ts, end: ts, args: args}
+		if ts < 0 {
+			t.Fatalf("negative ts %s", e.Ts)
+		}
+		if e.Ph == "X" {
+			s.end = ts + micros(t, e.Dur)
+			d.slices = append(d.slices, s)
+		} else {
+			d.instants = append(d.instants, s)
+		}
+	}
+	checkNesting(t, d)
+	return d
+}
+
+// checkNesting: on each track, slices nest properly (Perfetto's JSON
+// importer spills or drops partially overlapping X events).
+func checkNesting(t *testing.T, d *decoded) {
+	t.Helper()
+	by := map[string][]dslice{}
+	for _, s := range d.slices {
+		by[s.track] = append(by[s.track], s)
+	}
+	for tr, ss := range by {
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].begin != ss[j].begin {
+				return ss[i].begin < ss[j].begin
+			}
+			return ss[i].end > ss[j].end
+		})
+		var ends []int64
+		for _, s := range ss {
+			for len(ends) > 0 && ends[len(ends)-1] <= s.begin {
+				ends = ends[:len(ends)-1]
+			}
+			if len(ends) > 0 && s.end > ends[len(ends)-1] {
+				t.Fatalf("track %s: %q [%d, %d] partially overlaps a slice ending at %d", d.tracks[tr], s.name, s.begin, s.end, ends[len(ends)-1])
+			}
+			ends = append(ends, s.end)
+		}
+	}
+}
+
+// micros parses "123.456" µs exactly into ns.
+func micros(t *testing.T, n json.Number) int64 {
+	var whole, frac int64
+	if _, err := fmt.Sscanf(string(n), "%d.%03d", &whole, &frac); err != nil || len(n) < 4 || n[len(n)-4] != '.' {
+		t.Fatalf("time %q not µs with three decimals", n)
+	}
+	return whole*1000 + frac
+}
+
+// jsonArgs decodes args with integers as int64, as the Perfetto decoder
+// gives them.
+func jsonArgs(t *testing.T, raw json.RawMessage) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		t.Fatalf("args %s: %v", raw, err)
+	}
+	for k, v := range args {
+		if n, ok := v.(json.Number); ok {
+			if i, err := n.Int64(); err == nil {
+				args[k] = i
+			}
+		}
+	}
+	return args
+}

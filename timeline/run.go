@@ -1,0 +1,70 @@
+package timeline
+
+import (
+	"io"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
+)
+
+// Options selects the readers and the output format.
+type Options struct {
+	// Format forces a reader by name; empty detects it per input.
+	Format string
+	Reader format.Options
+	// As is the output format.
+	As Format
+	// Workers is how many inputs are read at once (0: one per core).
+	Workers int
+}
+
+// Summary is what Run wrote.
+type Summary struct {
+	Stats   Stats
+	Verdict string
+	// Inputs counts the inputs found; Failed those that could not be read
+	// at all.
+	Inputs int
+	Failed int
+	// Complete is true when the verdict is "complete".
+	Complete bool
+}
+
+// Run reads every input and writes one timeline of them all to out. An
+// input that cannot be read is a gap of the whole (drawn on the run's
+// accounting track), never hiding the others. The error is the output's
+// (a failed write), never an input's.
+func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
+	w := New(out, opt.As)
+	e := inputs.Expand(paths, opt.Format)
+	// Registered in argument order, so names and ids do not depend on which
+	// reader finishes first.
+	ins := make([]*Input, len(e.Paths))
+	for i, p := range e.Paths {
+		ins[i] = w.Input(p)
+	}
+	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers},
+		func(i int, _ string) capture.Sink { return ins[i] })
+	for i, r := range res {
+		if r.Err != nil {
+			w.Failed(r.Path, r.Err)
+			continue
+		}
+		ins[i].Finish(r.Capture)
+	}
+	for _, s := range e.Skipped {
+		w.Skipped(s.Path, s.Reason)
+	}
+	return w.summary(w.Close())
+}
+
+func (w *Writer) summary(err error) (*Summary, error) {
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	v := w.verdict()
+	return &Summary{Stats: w.stats, Verdict: v, Inputs: len(w.inputs), Failed: len(w.failures), Complete: v == "complete"}, nil
+}
