@@ -1,6 +1,8 @@
 package nsys
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -135,16 +137,6 @@ func TestBadInputs(t *testing.T) {
 			t.Errorf("%s: unpositioned error %v", name, err)
 		}
 	}
-	// Not a regular file.
-	if _, err := format.ReadInput(format.BytesInput("mem.sqlite", good), Name, nil, nil); err == nil || !strings.Contains(err.Error(), "file on disk") {
-		t.Errorf("in-memory input: %v", err)
-	}
-	if fi, err := os.Stat("/dev/zero"); err == nil && !fi.Mode().IsRegular() {
-		in := &format.Input{Path: "/dev/zero", ReaderAt: strings.NewReader(string(good[:100])), Size: 100}
-		if _, err := format.ReadInput(in, Name, nil, nil); err == nil || !strings.Contains(err.Error(), "regular file") {
-			t.Errorf("device: %v", err)
-		}
-	}
 }
 
 // Any other SQLite database reaches this reader as a fallback and says
@@ -163,5 +155,66 @@ func TestForeignSQLite(t *testing.T) {
 	g := r.c.Accounting.Find(capture.EmptyCapture)
 	if r.c.Source.Format != Name || g == nil || !strings.Contains(g.Items[0].What, "is it an Nsight Systems export?") {
 		t.Fatal(gapText(r.c))
+	}
+}
+
+// SQLite opens databases by path: input that is not a plain file (bytes in
+// memory, gzip, a pipe) is copied to a temporary file, read the same, and
+// the copy removed; a character device, which may never end, is refused.
+func TestNotAPlainFile(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	good, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(readPath(t, sample).disp)
+	count := func(in *format.Input) int {
+		t.Helper()
+		var col capture.Collect
+		if _, err := format.ReadInput(in, "", nil, &col); err != nil {
+			t.Fatal(err)
+		}
+		return len(col.Dispatches)
+	}
+	if n := count(format.BytesInput("mem.sqlite", good)); n != want {
+		t.Errorf("in memory: %d dispatches, want %d", n, want)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(good)
+	zw.Close()
+	gzPath := filepath.Join(t.TempDir(), "x.sqlite.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readPath(t, gzPath).disp); n != want {
+		t.Errorf("gzip: %d dispatches, want %d", n, want)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := mkfifo(fifo); err == nil {
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				f.Write(good)
+				f.Close()
+			}
+		}()
+		if n := len(readPath(t, fifo).disp); n != want {
+			t.Errorf("pipe: %d dispatches, want %d", n, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "tally-*")); len(left) > 0 {
+		t.Errorf("temporary copies left behind: %v", left)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		in, err := format.Open("/dev/zero")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		if _, err := format.ReadInput(in, Name, nil, nil); err == nil || !strings.Contains(err.Error(), "device") {
+			t.Errorf("/dev/zero: %v", err)
+		}
 	}
 }

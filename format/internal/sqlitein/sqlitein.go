@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -33,45 +34,104 @@ type DB struct {
 	Tables  map[string][]string
 	Views   map[string]bool
 	columns map[string]map[string]bool
+	tmp     string // a temporary copy to remove on Close
 }
 
-// Open opens in read-only. SQLite needs random access to a file: an input
-// that is not a regular file on disk (a pipe, gzip data, bytes in memory)
-// is refused with a clear error, as is a file that is not SQLite or whose
-// schema cannot be read (corrupt).
+// Open opens in read-only. SQLite opens databases by path, so input that
+// is not a plain regular file — standard input, a pipe, gzip data, bytes in
+// memory — is first copied (decompressed) to a temporary file that Close
+// removes; a character device is refused (format.Input.RandomAccess). A
+// file that is not SQLite, or whose schema cannot be read (damaged, cut),
+// ends in a format.Error naming it.
 func Open(in *format.Input) (*DB, error) {
-	hint := "give the .sqlite/.db file itself, uncompressed, as a path"
-	if in.Gzip {
-		return nil, format.FileError(in.Path, nil, "decompress it first (gunzip)", "this SQLite database is gzip-compressed; SQLite reads only plain files")
-	}
-	st, err := os.Stat(in.Path)
+	path, tmp, err := onDisk(in)
 	if err != nil {
-		return nil, format.FileError(in.Path, err, hint, "SQLite input must be a file on disk: %v", err)
+		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, format.FileError(in.Path, nil, hint, "SQLite input must be a regular file (this is %s)", st.Mode().Type())
+	d, err := open(in.Path, path)
+	if err != nil {
+		if tmp {
+			os.Remove(path)
+		}
+		return nil, err
+	}
+	if tmp {
+		d.tmp = path
+	}
+	return d, nil
+}
+
+// onDisk returns a path SQLite can open holding in's (decompressed) bytes,
+// and whether it is a temporary copy.
+func onDisk(in *format.Input) (string, bool, error) {
+	if !in.IsStream() && !in.Gzip {
+		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() {
+			return in.Path, false, nil
+		}
+	}
+	if err := in.RandomAccess("SQLite"); err != nil {
+		return "", false, format.FileError(in.Path, err, "", "%v", err)
+	}
+	r, err := in.Reader()
+	if err != nil {
+		return "", false, format.FileError(in.Path, err, "is it a complete .gz file?", "reading: %v", err)
+	}
+	f, err := os.CreateTemp("", "tally-sqlite-*.db")
+	if err != nil {
+		return "", false, format.FileError(in.Path, err, "set TMPDIR to a writable disk, or give the database as a file", "SQLite needs the database in a file, and no temporary file could be made: %v", err)
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", false, format.FileError(in.Path, err, "set TMPDIR to a disk with free space, or give the database as a file", "copying the database to a temporary file failed after %d bytes: %v", n, err)
+	}
+	return f.Name(), true, nil
+}
+
+func open(name, path string) (*DB, error) {
+	hint := "export the capture as SQLite (nsys export --type sqlite; rocprofv3 --output-format rocpd)"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, format.FileError(name, err, "", "%v", err)
 	}
 	var magic [16]byte
-	if n, _ := in.ReaderAt.ReadAt(magic[:], 0); n < len(magic) || !IsSQLite(magic[:n]) {
-		return nil, format.ByteError(in.Path, 0, "export the capture as SQLite (nsys export --type sqlite; rocprofv3 --output-format rocpd)", "not an SQLite database (no \"SQLite format 3\" header)")
+	n, _ := io.ReadFull(f, magic[:])
+	f.Close()
+	if !IsSQLite(magic[:n]) {
+		return nil, format.ByteError(name, 0, hint, "not an SQLite database (no \"SQLite format 3\" header)")
 	}
-	abs, err := filepath.Abs(in.Path)
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, format.FileError(in.Path, err, "", "%v", err)
+		return nil, format.FileError(name, err, "", "%v", err)
 	}
 	// immutable=1: no locks, no journal, works in read-only directories;
-	// the reader never writes.
+	// the reader never writes. The page cache is capped at 16 MiB per
+	// connection: sorts beyond it spill to temporary files.
 	u := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&immutable=1&_pragma=cache_size(-16384)"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
-		return nil, format.FileError(in.Path, err, "", "opening the database: %v", err)
+		return nil, format.FileError(name, err, "", "opening the database: %v", err)
 	}
-	d := &DB{DB: db, Path: in.Path, Tables: map[string][]string{}, Views: map[string]bool{}, columns: map[string]map[string]bool{}}
+	d := &DB{DB: db, Path: name, Tables: map[string][]string{}, Views: map[string]bool{}, columns: map[string]map[string]bool{}}
 	if err := d.schema(); err != nil {
 		db.Close()
-		return nil, format.FileError(in.Path, err, "the file is damaged or was cut while being copied; export it again", "cannot read the database schema: %v", err)
+		return nil, format.FileError(name, err, "the file is damaged or was cut while being copied; export it again", "cannot read the database schema: %v", err)
 	}
 	return d, nil
+}
+
+// Close closes the database and removes its temporary copy, if any.
+func (d *DB) Close() error {
+	err := d.DB.Close()
+	if d.tmp != "" {
+		if rerr := os.Remove(d.tmp); err == nil {
+			err = rerr
+		}
+	}
+	return err
 }
 
 func (d *DB) schema() error {
