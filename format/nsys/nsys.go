@@ -14,6 +14,7 @@ package nsys
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -56,6 +57,23 @@ func read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capt
 	if sink == nil {
 		sink = capture.Discard
 	}
+	if isRocpd(db) {
+		// Detected from the first 64 KiB, which held no table name.
+		return nil, format.FileError(in.Path, nil, "read it with --format rocpd", "this is a rocprofv3 rocpd database, not an Nsight Systems export")
+	}
 	r := &reader{db: db, sink: sink, c: &capture.Capture{}}
 	return r.read()
+}
+
+// isRocpd reports a database with rocpd tables and none of nsys's.
+func isRocpd(db *sqlitein.DB) bool {
+	if db.Has("StringIds") || db.Has("META_DATA_EXPORT") || db.Has(kernelTable) {
+		return false
+	}
+	for t := range db.Tables {
+		if strings.HasPrefix(t, "rocpd_") {
+			return true
+		}
+	}
+	return false
 }

@@ -99,7 +99,11 @@ func readRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 			return nil, format.FileError(in.Path, nil, "tally reads rocprofv3's rocpd (schema 3); convert RPD traces with rocmProfileData's own tools", "this is a rocmProfileData (RPD) database, an older, different schema with the same table prefix")
 		}
 		if len(rs) == 0 {
-			return nil, format.FileError(in.Path, nil, "give a rocprofv3 results.db (rocprofv3 --output-format rocpd)", "no rocpd tables in this SQLite database")
+			hint := "give a rocprofv3 results.db (rocprofv3 --output-format rocpd)"
+			if db.Has("StringIds") || db.Has("CUPTI_ACTIVITY_KIND_KERNEL") {
+				hint = "this looks like an Nsight Systems export: read it with --format nsys"
+			}
+			return nil, format.FileError(in.Path, nil, hint, "no rocpd tables in this SQLite database")
 		}
 	}
 	inv := capture.Section{Title: "rocpd"}

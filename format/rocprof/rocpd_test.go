@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	_ "github.com/tallyprof/tally/format/nsys"
 )
 
 const runSuffix = "_0000ddb5_8903_7903_b269_cd8d3745bb8a"
@@ -222,6 +223,22 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 	db.Close()
 	if _, err := format.ReadFile(p, "", nil, nil); err == nil || !strings.Contains(err.Error(), "RPD") {
 		t.Fatalf("%v", err)
+	}
+	// Each SQLite reader names the other when given its database.
+	if _, err := format.ReadFile(genRocpd(t), "nsys", nil, nil); err == nil || !strings.Contains(err.Error(), "--format rocpd") {
+		t.Errorf("rocpd read as nsys: %v", err)
+	}
+	nsysDB := filepath.Join(t.TempDir(), "report.sqlite")
+	ndb, err := sql.Open("sqlite", "file:"+nsysDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ndb.Exec(`CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	ndb.Close()
+	if _, err := format.ReadFile(nsysDB, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "--format nsys") {
+		t.Errorf("nsys read as rocpd: %v", err)
 	}
 	// Not SQLite at all, given as rocpd.
 	q := filepath.Join(dir, "x.db")
