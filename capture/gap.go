@@ -52,6 +52,12 @@ const (
 	FailedInput     Kind = "failed_input"     // an input that could not be read at all
 	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap
 	SkippedFile     Kind = "skipped_file"     // a file found in a directory that no reader recognises
+
+	// rocprofv3 / rocpd and Nsight Systems exports (format/rocprof, format/nsys).
+	DuplicateDispatchID  Kind = "duplicate_dispatch_id"  // a dispatch id seen before in the same process: later rows not in the tables
+	ViewDroppedRows      Kind = "view_dropped_rows"      // note: rows rocpd's own views inner-join away; tally reads them
+	WindowedExport       Kind = "windowed_export"        // the export holds only a time window (or some tables) of the capture
+	GraphKernelsUntraced Kind = "graph_kernels_untraced" // graph launches whose kernels the profiler did not record
 )
 
 // notes are kinds that describe the capture without making it incomplete.
