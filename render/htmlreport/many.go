@@ -43,6 +43,10 @@ func WriteMany(w io.Writer, whole *capture.Capture, merged *analysis.Tables, ins
 // minPerInput is the fewest dispatches an input's timeline block keeps.
 const minPerInput = 500
 
+// openInputs is how many inputs a page shows with their tables open; more
+// start closed, drawn when opened.
+const openInputs = 8
+
 func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt Options) *page {
 	doc := render.BuildJSON(whole, merged)
 	doc.Inputs = []capture.Source{}
@@ -54,6 +58,7 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 		doc.Inputs = append(doc.Inputs, src)
 	}
 	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
+	p.OpenInputs = len(ins) <= openInputs
 	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
 	p.Programs = p.programs(doc, "", p.Gaps)
 	// The inputs share the timeline's budget, each keeping a few queues'

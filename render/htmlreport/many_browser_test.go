@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/tallyprof/tally/capture"
@@ -208,4 +209,52 @@ func firstDiff(got, want [][]string) string {
 		}
 	}
 	return "(lengths differ)"
+}
+
+// BenchmarkBrowserOpenMany64 measures how long a browser takes to load the
+// page of 64 ranks and fill its tables (the merged ones: the inputs'
+// are drawn when opened).
+func BenchmarkBrowserOpenMany64(b *testing.B) {
+	run, ins := ranks64()
+	var page bytes.Buffer
+	if err := WriteMany(&page, run.Whole, run.Tables, ins, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ctx := openPage(b, page.Bytes())
+		if n := eval[int](b, ctx, `document.querySelectorAll("table.kernels tbody tr").length`); n != 2*100 {
+			b.Fatalf("%d rows drawn", n)
+		}
+	}
+	b.ReportMetric(float64(page.Len())/(1<<20), "MiB/page")
+}
+
+// TestBrowserManyLazy: on a page of many inputs each input's tables start
+// closed and are drawn when opened.
+func TestBrowserManyLazy(t *testing.T) {
+	run, ins := ranks64()
+	var page bytes.Buffer
+	if err := WriteMany(&page, run.Whole, run.Tables, ins, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := openPage(t, page.Bytes())
+	rows := func(sel string) int {
+		return eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.kernels tbody tr").length`)
+	}
+	if n, m := rows("#input-5"), rows("#merged"); n != 0 || m != 200 {
+		t.Fatalf("at load: %d rows drawn in a closed input, %d merged", n, m)
+	}
+	// The toggle event comes after the click: wait for the first row.
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wait, chromedp.Click(chromedp.CSS("#input-5 details.lazy > summary")),
+		chromedp.WaitReady(chromedp.CSS("#input-5 table.kernels tbody tr"))); err != nil {
+		t.Fatalf("opening input 6: %v", err)
+	}
+	if n := rows("#input-5"); n != 200 {
+		t.Fatalf("opened: %d rows drawn, want 2 programs × 100", n)
+	}
+	if n := rows("#input-6"); n != 0 {
+		t.Fatalf("opening one input drew another's %d rows", n)
+	}
 }

@@ -123,3 +123,29 @@ func TestManyTimelineBudget(t *testing.T) {
 		t.Error("rendering cut the caller's timeline")
 	}
 }
+
+// BenchmarkWriteMany64 writes the page of 64 ranks of 2 programs × 100
+// kernels each, with their timelines.
+func BenchmarkWriteMany64(b *testing.B) {
+	run, ins := ranks64()
+	var w countWriter
+	for b.Loop() {
+		w.n = 0
+		if err := WriteMany(&w, run.Whole, run.Tables, ins, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(w.n)/(1<<20), "MiB/page")
+}
+
+func ranks64() (*inputs.Run, []Input) {
+	var res []inputs.Result
+	var ins []Input
+	for i := range 64 {
+		f := bigCapture(2, 100)
+		f.c.Source.Rank = strconv.Itoa(i)
+		res = append(res, inputs.Result{Path: fmt.Sprintf("rank%d.json", i), Capture: f.c, Tables: f.t})
+		ins = append(ins, Input{Path: res[i].Path, Label: res[i].Label(), Capture: f.c, Tables: f.t, Timeline: f.tl})
+	}
+	return inputs.Merge(res, nil), ins
+}

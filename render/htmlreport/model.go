@@ -29,6 +29,9 @@ type page struct {
 	// merged tables, and Sections hold each input's own report.
 	Merged   string
 	Sections []inputView
+	// OpenInputs shows each input's tables at once; on a page of many
+	// inputs they are drawn when opened, so the page opens fast.
+	OpenInputs bool
 	// Timelines holds one block per input (one, unnamed, for one input).
 	Timelines []timelineBlock
 	Details   []capture.Section
@@ -449,5 +452,6 @@ var funcs = template.FuncMap{
 	"skipped": func(in *capture.InputCount) int64 {
 		return in.SkippedTotal()
 	},
-	"pct": func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"int64": func(n int) int64 { return int64(n) },
 }
