@@ -72,10 +72,10 @@ type program struct {
 	complete, failed, incomplete, unbracketed int64
 	// notComplete are the run numbers (Dispatch.Instance) that ended
 	// failed or incomplete: capture.Program.IncompleteRuns.
-	notComplete []int64
-	untraced                                  int64
-	nonKernel                                 map[string]int64
-	initMismatch                              int64
+	notComplete  []int64
+	untraced     int64
+	nonKernel    map[string]int64
+	initMismatch int64
 }
 
 type invocation struct {
