@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"os"
 	"runtime"
 	"sync"
 
@@ -17,6 +18,16 @@ type Options struct {
 	// Workers is how many inputs are read at once; 0 means one per core
 	// (GOMAXPROCS).
 	Workers int
+	// Done, when not nil, is called with each input's result as soon as it
+	// is read, from the goroutine that read it (so a writer can close that
+	// input's files while the others are still read). Calls for different
+	// inputs may run at once.
+	Done func(i int, r *Result)
+	// Watch, when not nil, is called with each opened input file while it
+	// is read (a progress bar, see report.Options.Watch) — only when inputs
+	// are read one at a time: bars of parallel reads would draw over each
+	// other.
+	Watch func(in *format.Input) (stop func())
 }
 
 // Result is one input read: its capture and tables, or why it failed.
@@ -42,12 +53,18 @@ func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) captu
 	workers = min(workers, len(paths))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	if workers > 1 {
+		opt.Watch = nil
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				res[i] = readOne(i, paths[i], opt, sinkFor)
+				if opt.Done != nil {
+					opt.Done(i, &res[i])
+				}
 			}
 		}()
 	}
@@ -69,10 +86,28 @@ func readOne(i int, path string, opt Options, sinkFor func(int, string) capture.
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
-	c, err := format.ReadPath(path, opt.Format, &ro, sink)
+	c, err := readPath(path, opt, &ro, sink)
 	r := Result{Path: path, Err: err}
 	if err == nil && c != nil {
 		r.Capture, r.Tables = c, agg.Tables(c)
 	}
 	return r
+}
+
+// readPath reads a file or a directory input, with the progress bar of
+// opt.Watch for a file.
+func readPath(path string, opt Options, ro *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	if opt.Watch == nil {
+		return format.ReadPath(path, opt.Format, ro, sink)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return format.ReadPath(path, opt.Format, ro, sink)
+	}
+	in, err := format.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	defer opt.Watch(in)()
+	return format.ReadInput(in, opt.Format, ro, sink)
 }
