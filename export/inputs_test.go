@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -62,15 +60,7 @@ func TestDirectoryInput(t *testing.T) {
 			case Parquet, Kineto:
 				where = filepath.Join(out, datasetMarker)
 			case PProf:
-				f, err := os.Open(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				p, err := profile.Parse(f)
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := parseProfile(t, out)
 				if c := strings.Join(p.Comments, "\n"); !strings.Contains(c, "skipped file (not read): "+readme) {
 					t.Errorf("pprof comments do not list the skipped file:\n%s", c)
 				}
@@ -89,7 +79,7 @@ func TestParallelSameAsSequential(t *testing.T) {
 	src := t.TempDir()
 	var paths []string
 	for i := range 6 {
-		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 2000 * (6 - i), Kernels: 5, PerRun: 100, Untimed: i%2 == 0}))
+		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 300 * (6 - i), Kernels: 5, PerRun: 50, Untimed: i%2 == 0}))
 	}
 	for _, c := range []struct {
 		to        string
@@ -125,7 +115,7 @@ func TestFailedInputAmongParallel(t *testing.T) {
 	src := t.TempDir()
 	var paths []string
 	for i := range 5 {
-		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 5000, Kernels: 3}))
+		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 500, Kernels: 3}))
 	}
 	bad := filepath.Join(src, "in-bad")
 	os.WriteFile(bad, []byte(`{"magic": "not a synth spec"}`), 0o644)
