@@ -1,5 +1,7 @@
 package capture
 
+import "strings"
+
 // Capture is what one recorded run holds, as a reader saw it. Dispatches are
 // not stored here: they stream to a Sink while the reader runs (see Sink).
 type Capture struct {
@@ -90,6 +92,25 @@ type Queue struct {
 	// input holding several ranks (a swimlane run) sets it per queue; an
 	// input of one rank may leave it "" and set Source.Rank.
 	Rank string `json:"rank,omitempty"`
+}
+
+// Label names the queue for people: its rank, device and name, those that
+// are known, joined by " · " (as timeline tracks and report lines show it).
+func (q Queue) Label() string {
+	var parts []string
+	if q.Rank != "" {
+		parts = append(parts, "rank "+q.Rank)
+	}
+	if q.Device != "" {
+		parts = append(parts, q.Device)
+	}
+	if q.Name != "" {
+		parts = append(parts, q.Name)
+	}
+	if len(parts) == 0 {
+		return "(unnamed queue)"
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Kernel is one named (or anonymous) kernel of one program. Kernels are

@@ -4,10 +4,11 @@ import "fmt"
 
 // CheckValid verifies that the capture's tables agree with each other, as
 // pprof's (*Profile).CheckValid does for a profile: every kernel belongs to
-// an existing program, every gap is scoped to an existing program, and the
-// accounting holds its own invariants. A reader that breaks one of these
-// has a bug; format.ReadInput runs this on every capture it returns, so the
-// bug surfaces as an error instead of a silently wrong table.
+// an existing program, every gap is scoped to an existing program and its
+// items name existing queues, and the accounting holds its own invariants.
+// A reader that breaks one of these has a bug; format.ReadInput runs this on
+// every capture it returns, so the bug surfaces as an error instead of a
+// silently wrong table.
 func (c *Capture) CheckValid() error {
 	for i, k := range c.Kernels {
 		if int(k.Program) < 0 || int(k.Program) >= len(c.Programs) {
@@ -33,6 +34,13 @@ func (c *Capture) CheckValid() error {
 	for _, g := range c.Accounting.Gaps {
 		if g.Program != "" && !names[g.Program] {
 			return fmt.Errorf("gap %s is scoped to program %q, which the capture does not have", g.Kind, g.Program)
+		}
+		for i, it := range g.Items {
+			// An unknown queue is nil, never NoQueue: every reader of the
+			// item indexes Queues with it.
+			if q := it.Queue; q != nil && (*q < 0 || int(*q) >= len(c.Queues)) {
+				return fmt.Errorf("gap %s item %d is on queue %d, but the capture has %d queues", g.Kind, i, *q, len(c.Queues))
+			}
 		}
 	}
 	if err := c.Accounting.CheckValid(); err != nil {
