@@ -140,3 +140,13 @@ func TestFailedInputAmongParallel(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// A run directory a directory reader claims (swimlane) is one input, as in
+// tally report; before inputs were expanded it could not be exported.
+func TestRunDirectoryIsOneInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.csv")
+	res := run(t, []string{"../format/swimlane/testdata/seed"}, Options{To: CSV, Out: out})
+	if len(res.Inputs) != 1 || res.Inputs[0].Capture.Source.Format != "swimlane" || res.Inputs[0].Written.Dispatches == 0 || len(res.Skipped) != 0 {
+		t.Fatalf("inputs %d, skipped %v", len(res.Inputs), res.Skipped)
+	}
+}
