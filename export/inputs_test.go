@@ -150,3 +150,15 @@ func TestRunDirectoryIsOneInput(t *testing.T) {
 		t.Fatalf("inputs %d, skipped %v", len(res.Inputs), res.Skipped)
 	}
 }
+
+// One trace and a README: kineto writes one file, and says in it which
+// file it passed over.
+func TestKinetoOneInputListsSkipped(t *testing.T) {
+	dir := rankDir(t)
+	os.RemoveAll(filepath.Join(dir, "rank1"))
+	out := filepath.Join(t.TempDir(), "out.json")
+	run(t, []string{dir}, Options{To: Kineto, Out: out})
+	if b := read(t, out); !bytes.Contains(b, []byte("skipped file (not read): "+filepath.Join(dir, "README.md"))) {
+		t.Errorf("the trace does not name the skipped file:\n%.600s", b)
+	}
+}
