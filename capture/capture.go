@@ -70,6 +70,14 @@ type Program struct {
 	// InstanceStates breaks Instances down by outcome when the format
 	// knows it (e.g. "complete", "failed", "incomplete").
 	InstanceStates []Count `json:"instance_states,omitempty"`
+	// IncompleteRuns are the Dispatch.Instance values of the runs that did
+	// not complete — failed, or began and never ended (the process stopped
+	// inside them) — for readers that know which runs these were (hrx).
+	// Their dispatches are real and stay in the tables, but a per-run
+	// figure (tally diff's samples) must leave them out: a run cut short
+	// holds partial sums. Each value is ≥ 0 and appears once; nil when every
+	// run completed or the format cannot tell runs apart.
+	IncompleteRuns []int64 `json:"incomplete_runs,omitempty"`
 	// Clock overrides Capture.Clock for this program when non-nil.
 	Clock *Clock `json:"clock,omitempty"`
 	// Notes are per-program remarks a report prints with the program.

@@ -26,6 +26,9 @@ func (c *Capture) CheckValid() error {
 		if p.Instances < 0 {
 			return fmt.Errorf("program %q has %d instances", p.Name, p.Instances)
 		}
+		if err := checkRuns(p); err != nil {
+			return err
+		}
 		names[p.Name] = true
 	}
 	for _, g := range c.Accounting.Gaps {
@@ -42,6 +45,23 @@ func (c *Capture) CheckValid() error {
 	}
 	if err := c.Accounting.CheckValid(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkRuns verifies a program's IncompleteRuns: run numbers are ≥ 0 (a
+// dispatch outside any run has Instance -1, and that is no run) and each is
+// listed once, so a count of left-out runs is a count of runs.
+func checkRuns(p Program) error {
+	seen := make(map[int64]bool, len(p.IncompleteRuns))
+	for _, r := range p.IncompleteRuns {
+		if r < 0 {
+			return fmt.Errorf("program %q lists run %d as incomplete: runs are numbered from 0", p.Name, r)
+		}
+		if seen[r] {
+			return fmt.Errorf("program %q lists run %d as incomplete twice", p.Name, r)
+		}
+		seen[r] = true
 	}
 	return nil
 }

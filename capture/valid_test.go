@@ -51,6 +51,25 @@ func BenchmarkCheckedSink(b *testing.B) {
 	}
 }
 
+func TestCheckValidIncompleteRuns(t *testing.T) {
+	for _, tc := range []struct {
+		runs []int64
+		bad  string
+	}{
+		{nil, ""},
+		{[]int64{0, 3, 7}, ""},
+		{[]int64{2, -1}, "run -1"},
+		{[]int64{4, 2, 4}, "run 4 as incomplete twice"},
+	} {
+		c, _ := validCapture()
+		c.Programs[0].IncompleteRuns = tc.runs
+		err := c.CheckValid()
+		if tc.bad == "" && err != nil || tc.bad != "" && (err == nil || !strings.Contains(err.Error(), tc.bad)) {
+			t.Errorf("runs %v: err %v, want %q", tc.runs, err, tc.bad)
+		}
+	}
+}
+
 // A gap item's queue indexes Queues: in range or nil (unknown), and the
 // nil survives a JSON round trip as unknown, never as queue 0.
 func TestItemQueueInRange(t *testing.T) {
