@@ -39,7 +39,7 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 
 	empty := c.Accounting.Find(capture.EmptyCapture)
 	if empty != nil && empty.Count > 0 {
-		p.f("\nNO DISPATCHES: %s\n", empty.Summary)
+		p.f("\nNO DISPATCH RECORDED: %s\n", empty.Summary)
 	}
 
 	shown := map[string]bool{} // programs whose gaps were printed under their table

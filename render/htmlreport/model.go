@@ -189,7 +189,7 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 	switch {
 	case c.Accounting.CountOf(capture.EmptyCapture) > 0:
 		v.Verdict = "empty"
-		v.Headline = "NO DISPATCHES: " + c.Accounting.Find(capture.EmptyCapture).Summary
+		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary
 	case ja.Complete:
 		v.Verdict = "complete"
 		v.Headline = "COMPLETE: every input unit is accounted for and no gap was found"
