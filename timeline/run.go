@@ -31,6 +31,9 @@ type Summary struct {
 	Failed int
 	// Complete is true when the verdict is "complete".
 	Complete bool
+	// Empty lists the inputs that hold no dispatch event at all (their
+	// empty_capture gap): "PATH: summary".
+	Empty []string
 }
 
 // Run reads every input and writes one timeline of them all to out. An
@@ -48,17 +51,25 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	}
 	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Progress: opt.Progress},
 		func(i int, _ string) capture.Sink { return ins[i] })
+	var empty []string
 	for i, r := range res {
 		if r.Err != nil {
 			w.Failed(r.Path, r.Err)
 			continue
 		}
 		ins[i].Finish(r.Capture)
+		if g := r.Capture.Accounting.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
+			empty = append(empty, r.Path+": "+g.Summary)
+		}
 	}
 	for _, s := range e.Skipped {
 		w.Skipped(s.Path, s.Reason)
 	}
-	return w.summary(w.Close())
+	sum, err := w.summary(w.Close())
+	if sum != nil {
+		sum.Empty = empty
+	}
+	return sum, err
 }
 
 func (w *Writer) summary(err error) (*Summary, error) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/export"
 	"github.com/tallyprof/tally/report"
 )
@@ -34,6 +35,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	for _, sk := range res.Skipped {
 		fmt.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
 	}
+	exportSummary(stderr, *to, *out, res)
 	switch {
 	case res.Empty:
 		return report.ExitEmpty
@@ -41,4 +43,29 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		return report.ExitIncomplete
 	}
 	return report.ExitOK
+}
+
+// exportSummary says on standard error what was written and, loudly, which
+// inputs hold no dispatch event or have gaps: an export's exit status alone
+// (2, 1) would leave the user to guess why.
+func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
+	var records, incomplete int64
+	for _, in := range res.Inputs {
+		records += in.Written.Records
+		acct := &in.Capture.Accounting
+		if g := acct.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
+			fmt.Fprintf(stderr, "tally export: NO DISPATCH RECORDED in %s: %s\n", in.Path, g.Summary)
+		}
+		if !acct.Complete() {
+			incomplete++
+		}
+	}
+	if out == "-" {
+		out = "standard output"
+	}
+	verdict := "complete"
+	if incomplete > 0 {
+		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Inputs))
+	}
+	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Inputs), records, verdict)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tallyprof/tally/report"
 	"github.com/tallyprof/tally/timeline"
 )
 
@@ -50,10 +51,15 @@ Flags:
 		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
 		return 2
 	}
+	for _, e := range sum.Empty {
+		fmt.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
+	}
 	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Tracks, sum.Verdict)
 	switch {
 	case sum.Failed == sum.Inputs:
 		return 2 // nothing read: every input failed, or none was found
+	case len(sum.Empty) > 0:
+		return report.ExitEmpty // as tally report and tally export: a capture without a dispatch event
 	case *strict && !sum.Complete:
 		return 1
 	}
