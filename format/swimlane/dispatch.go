@@ -36,6 +36,7 @@ func (r *reader) dispatch(d dispatchDir) {
 			Add(capture.Item{What: crossCheck(m, p), Where: m})
 	}
 
+	r.otherFiles(d)
 	for _, name := range []string{"dispatch_program.json", "deps.json", "chip_swimlane_records.json"} {
 		r.count(filepath.Join(d.path, name))
 	}
@@ -79,6 +80,7 @@ func (r *reader) dispatch(d dispatchDir) {
 			Add(capture.Item{What: "both aicpu_orchestrator_phases and host_orchestrator_phases", Where: recPath})
 	}
 	r.hostCapture(&rec, recPath)
+	r.unusedStreams(&rec, d)
 
 	// The program (capture.Program) of this dispatch.
 	var progName string

@@ -14,8 +14,9 @@ import (
 )
 
 // records is chip_swimlane_records.json (spec §5): only what tally uses.
-// Phase streams are not dispatches; only whether both orchestrator kinds
-// are present matters (an error: two clock domains).
+// Phase streams and uploads are not dispatches: they are counted as read and
+// not used (unusedStreams), and whether both orchestrator kinds are present
+// matters (an error: two clock domains).
 type records struct {
 	Level    *int64 `json:"chip_swimlane_level"`
 	Metadata struct {
@@ -35,6 +36,8 @@ type records struct {
 	AICPU     [][]json.Number   `json:"aicpu_tasks"`
 	AICPUOrch []json.RawMessage `json:"aicpu_orchestrator_phases"`
 	HostOrch  []json.RawMessage `json:"host_orchestrator_phases"`
+	Scheduler []json.RawMessage `json:"aicpu_scheduler_phases"`
+	Uploads   []json.RawMessage `json:"host_device_uploads"`
 }
 
 // decodeFile decodes a JSON file into v; errors are positioned (byte
