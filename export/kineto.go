@@ -77,6 +77,8 @@ type kinetoSkipped struct {
 	aggregated, aggregatedDispatches int64
 	untimed                          int64
 	unfinishedUnplaced               int64
+	// graph counts dispatches replayed by a graph launch (for INFO).
+	graph int64
 }
 
 // writeKineto is --to kineto: one Kineto-compatible JSON trace of one rank
@@ -121,6 +123,9 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 			if !d.Device.Valid {
 				skipped.untimed++
 				return
+			}
+			if d.Link == capture.LinkGraph && d.Launch.Valid {
+				skipped.graph++
 			}
 			r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
 				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End}
@@ -269,6 +274,11 @@ type kinetoWriter struct {
 	devicePID map[string]int
 	devices   []string
 	w         *bufio.Writer
+	// corr is the last correlation id written; graphs maps a graph launch
+	// (program, launch begin, launch end) to its correlation, shared by
+	// every kernel it replayed (O(graph launches), not O(dispatches)).
+	corr   int64
+	graphs map[[3]int64]int64
 }
 
 func (k *kinetoWriter) pidOf(q int32) int {
@@ -314,10 +324,10 @@ func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
 	}
 	k.metadata(ev)
 	var (
-		buf  [kinetoRecordSize]byte
-		r    kinetoRecord
-		corr int64
+		buf [kinetoRecordSize]byte
+		r   kinetoRecord
 	)
+	k.graphs = map[[3]int64]int64{}
 	for {
 		if _, err := io.ReadFull(spool, buf[:]); err == io.EOF {
 			break
@@ -328,10 +338,9 @@ func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
 		if c.ProgramClock(capture.ProgramID(r.program)).Unit != "ns" {
 			continue
 		}
-		corr++
-		k.dispatch(ev, &r, corr)
+		k.dispatch(ev, &r)
 	}
-	k.unfinished(ev, corr)
+	k.unfinished(ev)
 	k.w.WriteString("\n]}\n")
 	return k.w.Flush()
 }
@@ -387,6 +396,7 @@ func (k *kinetoWriter) info() []string {
 		fmt.Sprintf("written by tally export from %s (%s); clock: %s; ts are µs relative to baseTimeNanoseconds", k.in.Path, c.Source.Format, c.Clock.Description),
 		fmt.Sprintf("host launch events are on pid %d: the input records no OS pid or tid; their names say which format they came from", kinetoHostPID),
 	}
+	lines = append(lines, "deviceProperties hold only id and name: the input records no totalGlobalMem, computeMajor/computeMinor, numSms or warpSize, and tally never invents them")
 	if !c.Accounting.Complete() {
 		lines = append(lines, "INCOMPLETE capture: the gaps below happened and are not in the kernels of this file")
 	}
@@ -404,7 +414,10 @@ func (k *kinetoWriter) info() []string {
 		lines = append(lines, fmt.Sprintf("%d dispatches without ns device times are not written as events", k.skipped.untimed))
 	}
 	if g := c.Accounting.CountOf(capture.UnfinishedDispatch); g > 0 {
-		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g))
+		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end, on their stream's pid/tid when known, else on the host pid's tid %d (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g, kinetoUnfinishedTID))
+	}
+	if k.skipped.graph > 0 {
+		lines = append(lines, fmt.Sprintf("%d dispatches were replayed by graph launches: each graph launch is one cat \"cuda_runtime\" event named \"graph launch (FORMAT)\" (the input does not keep the API name), and every kernel it replayed carries its correlation, with no ac2g flow", k.skipped.graph))
 	}
 	for _, sk := range k.files {
 		lines = append(lines, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
@@ -436,7 +449,7 @@ func kinetoCat(category string) string {
 	return "kernel"
 }
 
-func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord, corr int64) {
+func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 	c := k.c
 	name, cat, prog := "", "kernel", ""
 	if int(r.kernel) >= 0 && int(r.kernel) < len(c.Kernels) {
@@ -446,21 +459,40 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord, corr int64) {
 		prog = c.Programs[r.program].Name
 	}
 	pid, tid := k.pidOf(r.queue), tidOf(r.queue)
-	if r.launch {
+	// A graph launch is one host event; every kernel it replayed carries
+	// its correlation, with no flow (outputs.md (c), "Graph launches").
+	graph := r.launch && r.link == capture.LinkGraph
+	flow := r.launch && !graph
+	var corr int64
+	if graph {
+		key := [3]int64{int64(r.program), r.lbegin, r.lend}
+		if corr = k.graphs[key]; corr == 0 {
+			k.corr++
+			corr = k.corr
+			k.graphs[key] = corr
+			ev(fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"correlation":%d}}`,
+				jstr("graph launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
+		}
+	} else {
+		k.corr++
+		corr = k.corr
+	}
+	if flow {
 		ev(fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"correlation":%d}}`,
 			jstr("launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
 		ev(fmt.Sprintf(`{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s}`, corr, kinetoHostPID, kinetoHostPID, k.ts(r.lbegin)))
 	}
 	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q}}`,
 		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), pid, tid, corr, jstr(prog), r.run, r.link.String()))
-	if r.launch {
+	if flow {
 		ev(fmt.Sprintf(`{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s,"bp":"e"}`, corr, pid, tid, k.ts(r.begin)))
 	}
 }
 
 // unfinished writes each listed unfinished dispatch with a launch time as a
-// tally_unfinished X event from that time to the capture end.
-func (k *kinetoWriter) unfinished(ev func(string), corr int64) {
+// tally_unfinished X event from that time to the capture end, on its
+// stream's pid/tid when the reader knew the queue (outputs.md (c)).
+func (k *kinetoWriter) unfinished(ev func(string)) {
 	c := k.c
 	if c.Clock.Unit != "ns" {
 		return
@@ -473,9 +505,14 @@ func (k *kinetoWriter) unfinished(ev func(string), corr int64) {
 			if it.Time == nil {
 				continue
 			}
-			corr++
-			ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s}}`,
-				jstr(it.Kernel+" (unfinished)"), kinetoHostPID, kinetoUnfinishedTID, k.ts(*it.Time), dur(k.end-*it.Time), corr, jstr(it.Program)))
+			k.corr++
+			pid, tid, stream := kinetoHostPID, kinetoUnfinishedTID, ""
+			if q := it.Queue; q != nil && *q >= 0 && int(*q) < len(c.Queues) {
+				pid, tid = k.pidOf(int32(*q)), tidOf(int32(*q))
+				stream = fmt.Sprintf(`,"tally_stream":%d`, tid)
+			}
+			ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s%s}}`,
+				jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(k.end-*it.Time), k.corr, jstr(it.Program), stream))
 		}
 	}
 }

@@ -35,6 +35,11 @@ type synthSpec struct {
 	Untimed bool
 	// Unfinished lists one unfinished dispatch (kernel 0, at time 5).
 	Unfinished bool
+	// UnfinishedQueue gives that unfinished dispatch queue 0.
+	UnfinishedQueue bool
+	// Graph makes the first Graph dispatches graph-replayed, four per
+	// graph launch (they share its launch interval).
+	Graph int
 }
 
 func init() {
@@ -82,6 +87,10 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		d = capture.Dispatch{Program: p, Queue: q, Kernel: capture.KernelID(k), Instance: int64(i / perRun), Index: int64(i % perRun), Ordinal: -1,
 			Launch: capture.Interval{Begin: t, End: t + 100, Valid: true}, Device: capture.Interval{Begin: t + 200, End: t + 200 + int64(100*(k+1)), Valid: true},
 			Link: capture.LinkLaunched}
+		if i < s.Graph {
+			g := int64(i/4) * 4000
+			d.Launch, d.Link = capture.Interval{Begin: g, End: g + 100, Valid: true}, capture.LinkGraph
+		}
 		if s.Untimed && i%10 == 0 {
 			d.Device, d.Launch, d.Link = capture.Interval{}, capture.Interval{}, capture.LinkNoLaunch
 		}
@@ -98,7 +107,12 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 	if s.Unfinished {
 		g := c.Accounting.Gap(capture.UnfinishedDispatch, "step")
 		g.Summary = "launched, never finished"
-		g.Add(capture.Item{What: "launched, never finished", Program: "step", Kernel: c.Kernels[0].Name, Time: capture.TimeOf(5)})
+		it := capture.Item{What: "launched, never finished", Program: "step", Kernel: c.Kernels[0].Name, Time: capture.TimeOf(5)}
+		if s.UnfinishedQueue {
+			q := capture.QueueID(0)
+			it.Queue = &q
+		}
+		g.Add(it)
 	}
 	// As real readers do, the clock is stated once the input is read.
 	c.Clock = capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "synthetic ns"}
