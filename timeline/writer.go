@@ -218,6 +218,14 @@ func (in *Input) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 	k := &c.Kernels[d.Kernel]
 	args := w.enc.args()
 	args = append(args, arg{key: "program", s: c.Programs[d.Program].Name})
+	if q := d.Queue; q >= 0 && int(q) < len(c.Queues) {
+		// outputs.md (a): the slice names its device and queue, so a
+		// selected slice says where it ran without reading the track tree.
+		if c.Queues[q].Device != "" {
+			args = append(args, arg{key: "device", s: c.Queues[q].Device})
+		}
+		args = append(args, arg{key: "queue", s: c.Queues[q].Name})
+	}
 	if d.Instance >= 0 {
 		args = append(args, arg{key: "run", i: d.Instance, isInt: true})
 	}

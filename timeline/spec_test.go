@@ -1,0 +1,233 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Track-level requirements of outputs.md (a), checked on the descriptors
+// as written: plain tracks only (no process/thread descriptors, which trace
+// processor merges by pid across ranks), sibling merging off on every
+// track, unique names, explicit child ordering on every parent and a
+// distinct sibling_order_rank on every child, non-zero uuids.
+func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
+	data, _, _ := writeSynthetic(t, Perfetto)
+	type desc struct {
+		name                     string
+		parent, merge, ordering  uint64
+		rank                     uint64
+		hasRank, process, thread bool
+	}
+	tracks := map[uint64]*desc{}
+	rest := data
+	for len(rest) > 0 {
+		_, _, l := protowire.ConsumeTag(rest)
+		rest = rest[l:]
+		pkt, l := protowire.ConsumeBytes(rest)
+		rest = rest[l:]
+		fields(t, pkt, func(f protowire.Number, _ uint64, b []byte) {
+			if f != fPacketTrackDesc {
+				return
+			}
+			d := &desc{}
+			var uuid uint64
+			fields(t, b, func(f protowire.Number, v uint64, b []byte) {
+				switch f {
+				case fTrackUUID:
+					uuid = v
+				case fTrackName:
+					d.name = string(b)
+				case fTrackParent:
+					d.parent = v
+				case fTrackMerge:
+					d.merge = v
+				case fTrackChildOrdering:
+					d.ordering = v
+				case fTrackOrderRank:
+					d.rank, d.hasRank = v, true
+				case 3:
+					d.process = true // TrackDescriptor.process
+				case 4:
+					d.thread = true // TrackDescriptor.thread
+				}
+			})
+			if uuid == 0 || tracks[uuid] != nil {
+				t.Fatalf("track uuid %d zero or declared twice", uuid)
+			}
+			tracks[uuid] = d
+		})
+	}
+	names := map[string]bool{}
+	ranks := map[string]bool{}
+	for uuid, d := range tracks {
+		if d.merge != siblingMergeNone {
+			t.Errorf("track %q: sibling_merge_behavior %d, want NONE (2)", d.name, d.merge)
+		}
+		if d.process || d.thread {
+			t.Errorf("track %q has a process/thread descriptor", d.name)
+		}
+		if names[d.name] {
+			t.Errorf("track name %q twice", d.name)
+		}
+		names[d.name] = true
+		if d.parent == 0 {
+			continue
+		}
+		p := tracks[d.parent]
+		if p == nil {
+			t.Errorf("track %q: parent %d not declared before it", d.name, d.parent)
+			continue
+		}
+		if p.ordering != childOrderingExplicit {
+			t.Errorf("parent %q of %q: child_ordering %d, want EXPLICIT (3)", p.name, d.name, p.ordering)
+		}
+		key := fmt.Sprintf("%d/%d", d.parent, d.rank)
+		if !d.hasRank || ranks[key] {
+			t.Errorf("track %q (%d): sibling_order_rank missing or shared with a sibling", d.name, uuid)
+		}
+		ranks[key] = true
+	}
+	for _, want := range []string{"tally · accounting · whole run", "rank 0", "rank 1", "rank 0 · GPU 0 · stream 7", "rank 1 · GPU 0 · stream 7", "tally · accounting · rank-all.json"} {
+		if !names[want] {
+			t.Errorf("no track %q in %v", want, names)
+		}
+	}
+}
+
+// What both formats must carry (outputs.md (a), (b); docs/timeline.md):
+// the accounting track's capture start/end and per-gap instants, the
+// verdict, time base, clock and gap counts in the metadata, and each
+// slice's device and queue.
+func TestAccountingAndMetadataAsSpecified(t *testing.T) {
+	for _, f := range []Format{Perfetto, Chrome} {
+		t.Run(f.String(), func(t *testing.T) {
+			data, _, c := writeSynthetic(t, f)
+			d := decode(t, f, data)
+			acct := map[string]bool{}
+			for _, in := range d.instants {
+				if strings.HasPrefix(d.tracks[in.track], "tally · accounting · ") {
+					acct[in.name] = true
+				}
+			}
+			for _, g := range c.Accounting.Gaps {
+				if want := fmt.Sprintf("%s: %d", g.Kind, g.Count); !acct[want] {
+					t.Errorf("no %q instant on the accounting track: %v", want, acct)
+				}
+			}
+			for _, want := range []string{"capture start", "capture end"} {
+				if !acct[want] {
+					t.Errorf("no %q instant", want)
+				}
+			}
+			verdict, _ := d.meta["tally_verdict"].(string)
+			input, _ := d.meta["tally_input_0"].(string)
+			if !strings.HasPrefix(verdict, "incomplete") || d.meta["tally_time_base"] == nil ||
+				!strings.Contains(input, "clock: ns, monotonic") || d.meta["tally_gap_unfinished_dispatch"] == nil {
+				t.Errorf("metadata %v", d.meta)
+			}
+			for _, s := range d.slices {
+				if s.cat != "unfinished" && (s.args["device"] != "GPU 0" || s.args["queue"] != "stream 7") {
+					t.Errorf("slice %q on %s: device %v queue %v", s.name, d.tracks[s.track], s.args["device"], s.args["queue"])
+				}
+			}
+		})
+	}
+}
+
+// Chrome JSON (outputs.md (b)): object form with displayTimeUnit, every
+// process named and sort-indexed, every thread used named and
+// sort-indexed, one (pid, tid) per track, instants thread-scoped, only X,
+// i and M phases, valid UTF-8 whatever the names hold.
+func TestChromeMetadataEventsAsSpecified(t *testing.T) {
+	c, ds := synthetic()
+	c.Kernels[0].Name = "rms\xffnorm" // invalid UTF-8 from a reader
+	var buf bytes.Buffer
+	w := New(&buf, Chrome)
+	in := w.Input("run/rank-all.json")
+	for i := range ds {
+		in.Dispatch(c, &ds[i])
+	}
+	in.Finish(c)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if !utf8.Valid(data) {
+		t.Fatal("output is not valid UTF-8")
+	}
+	var doc struct {
+		DisplayTimeUnit *string `json:"displayTimeUnit"`
+		TraceEvents     []struct {
+			Ph   string         `json:"ph"`
+			Name string         `json:"name"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			S    string         `json:"s"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+		OtherData map[string]any `json:"otherData"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.DisplayTimeUnit == nil || *doc.DisplayTimeUnit != "ns" || doc.OtherData == nil {
+		t.Fatalf("displayTimeUnit %v, otherData %v", doc.DisplayTimeUnit, doc.OtherData != nil)
+	}
+	meta := map[string]map[string]bool{} // pid or pid/tid -> M names
+	mark := func(key, name string) {
+		if meta[key] == nil {
+			meta[key] = map[string]bool{}
+		}
+		meta[key][name] = true
+	}
+	threadOf := map[string]string{} // thread name -> pid/tid
+	used := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		th := fmt.Sprintf("%d/%d", e.Pid, e.Tid)
+		switch e.Ph {
+		case "M":
+			switch e.Name {
+			case "process_name", "process_sort_index", "process_labels":
+				mark(fmt.Sprint(e.Pid), e.Name)
+			case "thread_name":
+				mark(th, e.Name)
+				name := e.Args["name"].(string)
+				if other, dup := threadOf[name]; dup && other != th {
+					t.Errorf("thread %q on two tids", name)
+				}
+				threadOf[name] = th
+			case "thread_sort_index":
+				mark(th, e.Name)
+			default:
+				t.Errorf("unexpected metadata event %q", e.Name)
+			}
+		case "X":
+			used[th] = true
+		case "i":
+			used[th] = true
+			if e.S != "t" {
+				t.Errorf("instant %q with scope %q, want t", e.Name, e.S)
+			}
+		default:
+			t.Errorf("phase %q (only X, i and M are written)", e.Ph)
+		}
+	}
+	for th := range used {
+		pid := strings.SplitN(th, "/", 2)[0]
+		if !meta[pid]["process_name"] || !meta[pid]["process_sort_index"] {
+			t.Errorf("process %s: metadata %v", pid, meta[pid])
+		}
+		if !meta[th]["thread_name"] || !meta[th]["thread_sort_index"] {
+			t.Errorf("thread %s: metadata %v", th, meta[th])
+		}
+	}
+	if len(threadOf) < 6 {
+		t.Errorf("threads %v", threadOf)
+	}
+}
