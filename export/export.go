@@ -52,6 +52,9 @@ type Options struct {
 	// firstIndex is the position of paths[0] among the inputs (kineto
 	// writes one input at a time into a directory).
 	firstIndex int
+	// kinetoOneRank refuses an input holding several ranks (kineto writing
+	// one file per input into a directory cannot split it further).
+	kinetoOneRank bool
 	// skipped are the files the arguments' directories hold that no reader
 	// recognises: written with the accounting (docs/export.md).
 	skipped []inputs.Skipped

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,8 +88,10 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if len(paths) > 1 {
 		return writeKinetoDir(paths, opt)
 	}
-	if st, err := os.Stat(opt.Out); opt.Out != "-" && (err != nil || st.Mode().IsRegular()) &&
-		!strings.HasSuffix(opt.Out, ".json") && !strings.HasSuffix(opt.Out, ".json.gz") {
+	// The output's name is checked once the input's ranks are known: one
+	// rank is a *.json file, several are a directory of them.
+	jsonName := strings.HasSuffix(opt.Out, ".json") || strings.HasSuffix(opt.Out, ".json.gz")
+	if st, err := os.Stat(opt.Out); opt.Out != "-" && (err != nil || st.Mode().IsRegular()) && !jsonName && opt.kinetoOneRank {
 		return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
 	}
 	// The spool goes beside the output (same disk as the result), or to
@@ -155,8 +158,13 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if werr != nil {
 		return nil, fmt.Errorf("writing the spool file %s: %w", spool.Name(), werr)
 	}
-	if len(rankSeen) > 1 {
-		return nil, fmt.Errorf("%s holds %d ranks: kineto writes one rank per file, as HTA and TraceLens expect; export it as parquet or csv instead", paths[0], len(rankSeen))
+	if len(rankSeen) > 1 && (opt.kinetoOneRank || opt.Out == "-" || jsonName) {
+		return nil, fmt.Errorf("%s holds %d ranks: kineto writes one rank per file, as HTA and TraceLens expect; export it alone with -o DIR (one rank-R.json per rank), or as parquet or csv", paths[0], len(rankSeen))
+	}
+	if len(rankSeen) <= 1 && opt.Out != "-" && !jsonName {
+		if st, err := os.Stat(opt.Out); err != nil || st.Mode().IsRegular() {
+			return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
+		}
 	}
 	in := ins[0]
 	c := in.Capture
@@ -185,6 +193,9 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 		lo, hi = 0, 0
 	}
 	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: opt.skipped}
+	if len(rankSeen) > 1 {
+		return ins, writeKinetoRanks(opt, kw, rankSeen, spool)
+	}
 	return ins, writeSingle(opt, func(w io.Writer) error {
 		if _, err := spool.Seek(0, io.SeekStart); err != nil {
 			return err
@@ -231,6 +242,7 @@ func writeKinetoDir(paths []string, opt Options) ([]*Input, error) {
 				sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
 				sub.firstIndex = i
 				sub.skipped = nil // listed once, in the marker
+				sub.kinetoOneRank = true
 				in, err := writeKineto([]string{paths[i]}, sub)
 				if err != nil {
 					errs[i] = errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
@@ -279,6 +291,18 @@ type kinetoWriter struct {
 	// every kernel it replayed (O(graph launches), not O(dispatches)).
 	corr   int64
 	graphs map[[3]int64]int64
+	// rank, when set, writes only that rank's dispatches (an input holding
+	// several ranks is split into one file per rank); ranks is how many
+	// files the input was split into; unqueued says this file takes the
+	// unfinished dispatches whose queue (hence rank) is not recorded.
+	rank     string
+	ranks    int
+	unqueued bool
+}
+
+// inRank reports whether queue q belongs to the file being written.
+func (k *kinetoWriter) inRank(q int32) bool {
+	return k.rank == "" || k.in.Rank(k.c, capture.QueueID(q)) == k.rank
 }
 
 func (k *kinetoWriter) pidOf(q int32) int {
@@ -303,7 +327,12 @@ func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
 	k.w = bufio.NewWriterSize(out, 1<<20)
 	c := k.c
 	k.devicePID = map[string]int{}
-	for _, q := range c.Queues {
+	k.devices = nil
+	k.corr = 0
+	for i, q := range c.Queues {
+		if !k.inRank(int32(i)) {
+			continue
+		}
 		if _, ok := k.devicePID[q.Device]; !ok {
 			k.devicePID[q.Device] = len(k.devices)
 			k.devices = append(k.devices, q.Device)
@@ -335,7 +364,7 @@ func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
 			return fmt.Errorf("reading the spool file back: %w", err)
 		}
 		r.get(buf[:])
-		if c.ProgramClock(capture.ProgramID(r.program)).Unit != "ns" {
+		if c.ProgramClock(capture.ProgramID(r.program)).Unit != "ns" || !k.inRank(r.queue) {
 			continue
 		}
 		k.dispatch(ev, &r)
@@ -362,12 +391,15 @@ func (k *kinetoWriter) header() {
 		fmt.Fprintf(w, "\n    {\"id\": %d, \"name\": %s}", i, jstr(name))
 	}
 	w.WriteString("\n  ],\n")
-	rank := in.InputRank(c)
+	rank, from, name := in.InputRank(c), in.RankFrom(), in.Path
+	if k.rank != "" {
+		rank, from, name = k.rank, "queue", in.Path+" (rank "+k.rank+")"
+	}
 	if _, err := strconv.ParseUint(rank, 10, 31); err == nil {
 		// HTA finds the rank with "rank":\s+(\d+): keep the space.
-		fmt.Fprintf(w, "  \"distributedInfo\": {\"rank\": %s, \"tally_rank_from\": %s},\n", rank, jstr(in.RankFrom()))
+		fmt.Fprintf(w, "  \"distributedInfo\": {\"rank\": %s, \"tally_rank_from\": %s},\n", rank, jstr(from))
 	}
-	fmt.Fprintf(w, "  \"baseTimeNanoseconds\": %d,\n  \"displayTimeUnit\": \"ms\",\n  \"traceName\": %s,\n", k.base, jstr(in.Path))
+	fmt.Fprintf(w, "  \"baseTimeNanoseconds\": %d,\n  \"displayTimeUnit\": \"ms\",\n  \"traceName\": %s,\n", k.base, jstr(name))
 	acct := map[string]any{
 		"schema":   "tally.kineto/v1",
 		"source":   c.Source,
@@ -397,6 +429,9 @@ func (k *kinetoWriter) info() []string {
 		fmt.Sprintf("host launch events are on pid %d: the input records no OS pid or tid; their names say which format they came from", kinetoHostPID),
 	}
 	lines = append(lines, "deviceProperties hold only id and name: the input records no totalGlobalMem, computeMajor/computeMinor, numSms or warpSize, and tally never invents them")
+	if k.rank != "" {
+		lines = append(lines, fmt.Sprintf("this file holds rank %s of %s, which holds %d ranks (one rank-R.json each, beside this file); the accounting (\"tally\", the lines below) is the whole input's", k.rank, k.in.Path, k.ranks))
+	}
 	if !c.Accounting.Complete() {
 		lines = append(lines, "INCOMPLETE capture: the gaps below happened and are not in the kernels of this file")
 	}
@@ -435,6 +470,9 @@ func (k *kinetoWriter) metadata(ev func(string)) {
 	}
 	ev(fmt.Sprintf(`{"ph":"M","name":"process_name","pid":%d,"tid":0,"ts":0,"cat":"__metadata","args":{"name":"host (launches)"}}`, kinetoHostPID))
 	for i, q := range k.c.Queues {
+		if !k.inRank(int32(i)) {
+			continue
+		}
 		ev(fmt.Sprintf(`{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"ts":0,"cat":"__metadata","args":{"name":%s}}`, k.pidOf(int32(i)), tidOf(int32(i)), jstr("stream "+q.Name)))
 	}
 }
@@ -505,12 +543,16 @@ func (k *kinetoWriter) unfinished(ev func(string)) {
 			if it.Time == nil {
 				continue
 			}
-			k.corr++
 			pid, tid, stream := kinetoHostPID, kinetoUnfinishedTID, ""
-			if q := it.Queue; q != nil && *q >= 0 && int(*q) < len(c.Queues) {
+			known := it.Queue != nil && *it.Queue >= 0 && int(*it.Queue) < len(c.Queues)
+			if known && !k.inRank(int32(*it.Queue)) || !known && k.rank != "" && !k.unqueued {
+				continue
+			}
+			if q := it.Queue; known {
 				pid, tid = k.pidOf(int32(*q)), tidOf(int32(*q))
 				stream = fmt.Sprintf(`,"tally_stream":%d`, tid)
 			}
+			k.corr++
 			ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s%s}}`,
 				jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(k.end-*it.Time), k.corr, jstr(it.Program), stream))
 		}
@@ -528,4 +570,61 @@ func dur(d int64) string {
 func jstr(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// writeKinetoRanks writes an input that holds several ranks (an L3 swimlane
+// run, a merged trace) as directory OUT with one rank-R.json per rank, each
+// read back from the one spool, built under a temporary name and renamed
+// into place like a multi-input export.
+func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool *os.File) error {
+	ranks := make([]string, 0, len(seen))
+	for r := range seen {
+		ranks = append(ranks, r)
+	}
+	sort.Slice(ranks, func(i, j int) bool {
+		a, ea := strconv.Atoi(ranks[i])
+		b, eb := strconv.Atoi(ranks[j])
+		if ea == nil && eb == nil {
+			return a < b
+		}
+		return ranks[i] < ranks[j]
+	})
+	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
+	if err != nil {
+		return err
+	}
+	defer dir.Abort()
+	in := kw.in
+	home := in.InputRank(kw.c)
+	if !seen[home] {
+		home = ranks[0]
+	}
+	kw.ranks = len(ranks)
+	for _, r := range ranks {
+		kw.rank, kw.unqueued = r, r == home
+		p := filepath.Join(dir.Temp(), "rank-"+fileSafe(r)+".json")
+		err := checkedfile.Write(p, func(w io.Writer) error {
+			if _, err := spool.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			return kw.write(w, bufio.NewReaderSize(spool, 1<<20))
+		})
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", dir.Final(p), err)
+		}
+	}
+	if err := writeMarker(dir, []InputRow{inputRow(in)}, opt.skipped); err != nil {
+		return err
+	}
+	return dir.Commit()
+}
+
+// fileSafe keeps a rank usable in a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
 }

@@ -3,7 +3,9 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,5 +82,53 @@ func TestKinetoGraphLaunchesAndUnfinishedOnStream(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("INFO lacks %q:\n%s", want, all)
 		}
+	}
+}
+
+// An input holding several ranks (an L3 swimlane run) exports as a
+// directory of rank-R.json, each holding only its rank's kernels with its
+// rank in distributedInfo; every kernel keeps its own program's name (the
+// seed case: the wait is never named after the other program's norm).
+func TestKinetoSplitsAnInputByRank(t *testing.T) {
+	dir := t.TempDir()
+	seed := "../format/swimlane/testdata/seed"
+	out := filepath.Join(dir, "run")
+	run(t, []string{seed}, Options{To: Kineto, Out: out})
+	names := map[string]int{}
+	total := 0
+	for _, rank := range []string{"0", "1"} {
+		b := read(t, filepath.Join(out, "rank-"+rank+".json"))
+		if m := regexp.MustCompile(`"rank":\s+(\d+)`).FindSubmatch(b); m == nil || string(m[1]) != rank {
+			t.Errorf("rank-%s.json: HTA's rank regex finds %q", rank, m)
+		}
+		evs, info := decodeKineto(t, b)
+		for _, e := range evs {
+			if *e.Cat != "kernel" {
+				continue
+			}
+			total++
+			prog, _ := e.Args["program"].(string)
+			names[prog+"/"+*e.Name]++
+			if e.Pid.String() != "0" { // each file lists its own rank's one chip
+				t.Errorf("rank-%s.json: kernel on pid %s", rank, e.Pid)
+			}
+		}
+		if !strings.Contains(strings.Join(info, "\n"), "this file holds rank "+rank) {
+			t.Errorf("rank-%s.json: INFO does not say which rank", rank)
+		}
+	}
+	if total != 10 || names["allreduce/cross_card_wait"] != 2 || names["allreduce/rms_norm"] != 0 || names["decode/rms_norm"] != 4 {
+		t.Errorf("%d kernels: %v", total, names)
+	}
+	if _, err := os.Stat(filepath.Join(out, datasetMarker)); err != nil {
+		t.Error(err)
+	}
+	// One file cannot hold several ranks: refused, with what to do instead.
+	_, err := Run([]string{seed}, Options{To: Kineto, Out: filepath.Join(dir, "one.json")})
+	if err == nil || !strings.Contains(err.Error(), "-o DIR") {
+		t.Errorf("several ranks into one .json: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "one.json")); err == nil {
+		t.Error("a refused export left a file")
 	}
 }
