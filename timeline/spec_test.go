@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tallyprof/tally/capture"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -229,5 +230,32 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 	}
 	if len(threadOf) < 6 {
 		t.Errorf("threads %v", threadOf)
+	}
+}
+
+// A kernel replayed by a graph launch is category graph_kernel (outputs.md
+// (a)); a copy stays a copy.
+func TestGraphKernelCategory(t *testing.T) {
+	for _, f := range []Format{Perfetto, Chrome} {
+		c, ds := synthetic()
+		ds[3].Link = capture.LinkGraph
+		var buf bytes.Buffer
+		w := New(&buf, f)
+		in := w.Input("g.json")
+		for i := range ds {
+			in.Dispatch(c, &ds[i])
+		}
+		in.Finish(c)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		d := decode(t, f, buf.Bytes())
+		cats := map[string]int{}
+		for _, s := range d.slices {
+			cats[s.cat]++
+		}
+		if cats["graph_kernel"] != 1 || cats["kernel"] != 5 {
+			t.Errorf("%s: categories %v", f, cats)
+		}
 	}
 }

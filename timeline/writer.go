@@ -245,6 +245,9 @@ func (in *Input) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 	if cat == "" {
 		cat = "kernel"
 	}
+	if cat == "kernel" && d.Link == capture.LinkGraph {
+		cat = "graph_kernel" // outputs.md (a): a kernel replayed by a graph launch
+	}
 	w.enc.slice(t, k.Name, cat, b-w.base, e-w.base, args)
 	in.slices++
 	w.stats.Slices++
