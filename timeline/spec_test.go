@@ -148,17 +148,7 @@ func TestAccountingAndMetadataAsSpecified(t *testing.T) {
 func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 	c, ds := synthetic()
 	c.Kernels[0].Name = "rms\xffnorm" // invalid UTF-8 from a reader
-	var buf bytes.Buffer
-	w := New(&buf, Chrome)
-	in := w.Input("run/rank-all.json")
-	for i := range ds {
-		in.Dispatch(c, &ds[i])
-	}
-	in.Finish(c)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := writeDispatches(t, Chrome, c, ds)
 	if !utf8.Valid(data) {
 		t.Fatal("output is not valid UTF-8")
 	}
@@ -239,17 +229,7 @@ func TestGraphKernelCategory(t *testing.T) {
 	for _, f := range []Format{Perfetto, Chrome} {
 		c, ds := synthetic()
 		ds[3].Link = capture.LinkGraph
-		var buf bytes.Buffer
-		w := New(&buf, f)
-		in := w.Input("g.json")
-		for i := range ds {
-			in.Dispatch(c, &ds[i])
-		}
-		in.Finish(c)
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		d := decode(t, f, buf.Bytes())
+		d := decode(t, f, writeDispatches(t, f, c, ds))
 		cats := map[string]int{}
 		for _, s := range d.slices {
 			cats[s.cat]++
@@ -258,4 +238,20 @@ func TestGraphKernelCategory(t *testing.T) {
 			t.Errorf("%s: categories %v", f, cats)
 		}
 	}
+}
+
+// writeDispatches writes c's dispatches ds as one input's timeline.
+func writeDispatches(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := New(&buf, f)
+	in := w.Input("run/rank-all.json")
+	for i := range ds {
+		in.Dispatch(c, &ds[i])
+	}
+	in.Finish(c)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
