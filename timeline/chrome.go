@@ -135,9 +135,33 @@ func appendArgs(b []byte, args []arg) []byte {
 	return append(b, '}')
 }
 
-func (c *chrome) slice(t *track, name, cat string, begin, end int64, args []arg) {
+func (c *chrome) slice(t *track, name, cat string, begin, end int64, args []arg, flowOut, flowIn uint64) {
 	c.event(t, "X", name, cat, begin, end-begin, args)
 	c.a = args[:0]
+	if flowOut != 0 {
+		c.flow(t, "s", flowOut, begin)
+	}
+	if flowIn != 0 {
+		c.flow(t, "f", flowIn, begin)
+	}
+}
+
+// flow writes one end of a launch → dispatch arrow, bound to the slice
+// that begins at ts on t (bp "e": the enclosing slice).
+func (c *chrome) flow(t *track, ph string, id uint64, ts int64) {
+	c.open()
+	c.buf = append(c.buf, `{"ph":"`...)
+	c.buf = append(c.buf, ph...)
+	c.buf = append(c.buf, `","name":"launch","cat":"launch","id":`...)
+	c.buf = strconv.AppendUint(c.buf, id, 10)
+	c.buf = append(c.buf, `,"ts":`...)
+	c.buf = appendMicros(c.buf, ts)
+	c.buf = append(c.buf, `,"pid":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(t.pid), 10)
+	c.buf = append(c.buf, `,"tid":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(t.tid), 10)
+	c.buf = append(c.buf, `,"bp":"e"}`...)
+	c.flush()
 }
 
 func (c *chrome) instant(t *track, name, cat string, ts int64, args []arg) {

@@ -16,6 +16,7 @@ import (
 type decoded struct {
 	tracks   map[string]string // track key -> name
 	slices   []dslice
+	launches []dslice // host launch slices (category "launch")
 	instants []dslice
 	meta     map[string]any
 }
@@ -25,6 +26,44 @@ type dslice struct {
 	name, cat  string
 	begin, end int64 // ns (Chrome: µs×1000, relative to the base)
 	args       map[string]any
+	// flowOut starts a flow at the slice's begin, flowIn ends one there.
+	flowOut, flowIn uint64
+}
+
+// add files a closed slice: launches apart from dispatches.
+func (d *decoded) add(s dslice) {
+	if s.cat == "launch" {
+		d.launches = append(d.launches, s)
+		return
+	}
+	d.slices = append(d.slices, s)
+}
+
+// checkFlows: every launch slice starts exactly one flow, and every flow
+// ends on exactly one dispatch slice (trace processor and the Chrome
+// importer join them by id).
+func checkFlows(t *testing.T, d *decoded) {
+	t.Helper()
+	starts := map[uint64]bool{}
+	for _, l := range d.launches {
+		if l.flowOut == 0 || starts[l.flowOut] {
+			t.Fatalf("launch at %d on %s: flow %d missing or reused", l.begin, d.tracks[l.track], l.flowOut)
+		}
+		starts[l.flowOut] = true
+	}
+	ends := map[uint64]bool{}
+	for _, s := range d.slices {
+		if s.flowIn == 0 {
+			continue
+		}
+		if !starts[s.flowIn] || ends[s.flowIn] {
+			t.Fatalf("dispatch %q ends flow %d that no launch starts, or that ends twice", s.name, s.flowIn)
+		}
+		ends[s.flowIn] = true
+	}
+	if len(ends) != len(starts) {
+		t.Fatalf("%d flows started, %d ended on a dispatch", len(starts), len(ends))
+	}
 }
 
 // decodePerfetto reads a Perfetto trace with the field numbers the writer
@@ -43,6 +82,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 		name, cat  string
 		args       map[string]any
 		packetSeen int
+		out, in    uint64
 	}
 	var evs []ev
 	cleared := false
@@ -152,6 +192,10 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 					e.name = lookup(fInternNames, v)
 				case fEventCategoryIIDs:
 					e.cat = lookup(fInternCategories, v)
+				case fEventFlowIDs:
+					e.out = v
+				case fEventTermFlowIDs:
+					e.in = v
 				case fEventAnnotation:
 					var k string
 					var val any
@@ -183,7 +227,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 	for _, e := range evs {
 		switch e.typ {
 		case typeSliceBegin:
-			open[e.track] = append(open[e.track], &dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, args: e.args})
+			open[e.track] = append(open[e.track], &dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, args: e.args, flowOut: e.out, flowIn: e.in})
 		case typeSliceEnd:
 			st := open[e.track]
 			if len(st) == 0 {
@@ -192,7 +236,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			s := st[len(st)-1]
 			open[e.track] = st[:len(st)-1]
 			s.end = e.ts
-			d.slices = append(d.slices, *s)
+			d.add(*s)
 		case typeInstant:
 			d.instants = append(d.instants, dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, end: e.ts, args: e.args})
 		default:
@@ -204,6 +248,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			t.Fatalf("%d slices never closed on track %s", len(st), d.tracks[tr])
 		}
 	}
+	checkFlows(t, d)
 	return d
 }
 
@@ -231,6 +276,13 @@ func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) 
 			}
 			f(num, 0, b)
 			msg = msg[l:]
+		case protowire.Fixed64Type:
+			v, l := protowire.ConsumeFixed64(msg)
+			if l < 0 {
+				t.Fatalf("bad fixed64")
+			}
+			f(num, v, nil)
+			msg = msg[l:]
 		default:
 			l := protowire.ConsumeFieldValue(num, typ, msg)
 			if l < 0 {
@@ -257,6 +309,8 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 			Pid  int             `json:"pid"`
 			Tid  int             `json:"tid"`
 			Args json.RawMessage `json:"args"`
+			ID   uint64          `json:"id"`
+			Bp   string          `json:"bp"`
 		} `json:"traceEvents"`
 		OtherData map[string]any `json:"otherData"`
 	}
@@ -265,9 +319,18 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 	}
 	d := &decoded{tracks: map[string]string{}, meta: doc.OtherData}
 	procs := map[int]bool{}
+	type flow struct {
+		ph, track string
+		ts        int64
+		id        uint64
+	}
+	var flows []flow
 	for _, e := range doc.TraceEvents {
 		key := fmt.Sprintf("%d/%d", e.Pid, e.Tid)
-		args := jsonArgs(t, e.Args)
+		var args map[string]any
+		if e.Ph != "s" && e.Ph != "f" { // flow events carry no args
+			args = jsonArgs(t, e.Args)
+		}
 		switch e.Ph {
 		case "M":
 			switch e.Name {
@@ -278,6 +341,12 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 			}
 			continue
 		case "X", "i":
+		case "s", "f":
+			if _, ok := d.tracks[key]; !ok || e.Bp != "e" || e.ID == 0 {
+				t.Fatalf("flow %s %d on %s (bp %q)", e.Ph, e.ID, key, e.Bp)
+			}
+			flows = append(flows, flow{e.Ph, key, micros(t, e.Ts), e.ID})
+			continue
 		default:
 			t.Fatalf("phase %q", e.Ph)
 		}
@@ -291,11 +360,47 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 		}
 		if e.Ph == "X" {
 			s.end = ts + micros(t, e.Dur)
-			d.slices = append(d.slices, s)
+			d.add(s)
 		} else {
 			d.instants = append(d.instants, s)
 		}
 	}
+	// A flow end binds to the slice that begins at its time on its thread
+	// (bp "e"): a launch for "s", a dispatch for "f".
+	type at struct {
+		track string
+		ts    int64
+	}
+	index := func(list []dslice) map[at][]int {
+		m := map[at][]int{}
+		for i, s := range list {
+			m[at{s.track, s.begin}] = append(m[at{s.track, s.begin}], i)
+		}
+		return m
+	}
+	byBegin := map[string]map[at][]int{"s": index(d.launches), "f": index(d.slices)}
+	for _, f := range flows {
+		list := d.slices
+		if f.ph == "s" {
+			list = d.launches
+		}
+		bound := false
+		for _, i := range byBegin[f.ph][at{f.track, f.ts}] {
+			s := &list[i]
+			if f.ph == "s" && s.flowOut == 0 {
+				s.flowOut, bound = f.id, true
+				break
+			}
+			if f.ph == "f" && s.flowIn == 0 {
+				s.flowIn, bound = f.id, true
+				break
+			}
+		}
+		if !bound {
+			t.Fatalf("flow %s %d at %d on %s binds to no slice", f.ph, f.id, f.ts, f.track)
+		}
+	}
+	checkFlows(t, d)
 	checkNesting(t, d)
 	return d
 }

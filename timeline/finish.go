@@ -90,7 +90,7 @@ func (in *Input) drawUnfinished(c *capture.Capture) {
 		if name == "" {
 			name = "(kernel not recorded)"
 		}
-		w.enc.slice(t, unfinishedPrefix+name, "unfinished", b-w.base, e-w.base, args)
+		w.enc.slice(t, unfinishedPrefix+name, "unfinished", b-w.base, e-w.base, args, 0, 0)
 		in.unfinDraw++
 		w.stats.Unfinished++
 	}
@@ -180,6 +180,7 @@ func (in *Input) notDrawn() []capture.Count {
 	add("not_drawn_aggregated", in.agg)
 	add("not_drawn_before_base", in.negative)
 	add("overlap_lanes", in.extra)
+	add("launches_not_drawn", in.launchesNotDrawn)
 	add("misnested", in.misnested)
 	if in.c != nil {
 		if g := in.c.Accounting.Find(capture.UnfinishedDispatch); g != nil {
@@ -202,7 +203,7 @@ func (in *Input) verdict() string {
 		why = append(why, fmt.Sprintf("%d gap kinds", n))
 	}
 	for _, nd := range in.notDrawn() {
-		if nd.Name != "overlap_lanes" {
+		if nd.Name != "overlap_lanes" && nd.Name != "launches_not_drawn" { // layout only: every dispatch is drawn
 			why = append(why, fmt.Sprintf("%s %d", nd.Name, nd.Count))
 		}
 	}
@@ -282,6 +283,8 @@ func (w *Writer) Close() error {
 		{key: "tally_skipped_files", i: int64(len(w.skipped)), isInt: true},
 		{key: "tally_slices", i: w.stats.Slices, isInt: true},
 		{key: "tally_unfinished", i: w.stats.Unfinished, isInt: true},
+		{key: "tally_launches", i: w.stats.Launches, isInt: true},
+		{key: "tally_launches_not_drawn", i: w.stats.LaunchesNotDrawn, isInt: true},
 		{key: "tally_not_drawn_untimed", i: w.stats.Untimed, isInt: true},
 		{key: "tally_not_drawn_aggregated", i: w.stats.Aggregated, isInt: true},
 		{key: "tally_not_drawn_before_base", i: w.stats.Negative, isInt: true},

@@ -19,7 +19,9 @@ type arg struct {
 // encoder writes one file format; the Writer decides what to write.
 type encoder interface {
 	track(t *track)
-	slice(t *track, name, cat string, begin, end int64, args []arg)
+	// slice draws [begin, end]; flowOut starts a flow arrow at its begin,
+	// flowIn ends one there (0: none).
+	slice(t *track, name, cat string, begin, end int64, args []arg, flowOut, flowIn uint64)
 	instant(t *track, name, cat string, ts int64, args []arg)
 	finish(meta []arg)
 	// args returns a reusable, empty argument slice.
@@ -125,7 +127,7 @@ func (p *perfetto) iid(m map[string]uint64, f protowire.Number, s string) uint64
 }
 
 // event writes one TrackEvent packet at ts.
-func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args []arg) {
+func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args []arg, flowOut, flowIn uint64) {
 	p.intern = p.intern[:0]
 	p.ev = p.ev[:0]
 	p.ev = appendUint(p.ev, fEventType, typ)
@@ -133,6 +135,14 @@ func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args 
 	if typ != typeSliceEnd {
 		p.ev = appendUint(p.ev, fEventNameIID, p.iid(p.names, fInternNames, name))
 		p.ev = appendUint(p.ev, fEventCategoryIIDs, p.iid(p.cats, fInternCategories, cat))
+	}
+	if flowOut != 0 {
+		p.ev = protowire.AppendTag(p.ev, fEventFlowIDs, protowire.Fixed64Type)
+		p.ev = protowire.AppendFixed64(p.ev, flowOut)
+	}
+	if flowIn != 0 {
+		p.ev = protowire.AppendTag(p.ev, fEventTermFlowIDs, protowire.Fixed64Type)
+		p.ev = protowire.AppendFixed64(p.ev, flowIn)
 	}
 	for _, a := range args {
 		p.ann = appendUint(p.ann[:0], fAnnNameIID, p.iid(p.annNames, fInternAnnNames, a.key))
@@ -164,14 +174,14 @@ func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args 
 
 // slice is a BEGIN/END pair on one track: the END is written right away,
 // so no slice is ever left open, whatever happens to the rest of the run.
-func (p *perfetto) slice(t *track, name, cat string, begin, end int64, args []arg) {
-	p.event(t, typeSliceBegin, name, cat, begin, args)
-	p.event(t, typeSliceEnd, "", "", end, nil)
+func (p *perfetto) slice(t *track, name, cat string, begin, end int64, args []arg, flowOut, flowIn uint64) {
+	p.event(t, typeSliceBegin, name, cat, begin, args, flowOut, flowIn)
+	p.event(t, typeSliceEnd, "", "", end, nil, 0, 0)
 	p.a = args[:0]
 }
 
 func (p *perfetto) instant(t *track, name, cat string, ts int64, args []arg) {
-	p.event(t, typeInstant, name, cat, ts, args)
+	p.event(t, typeInstant, name, cat, ts, args, 0, 0)
 	p.a = args[:0]
 }
 

@@ -53,6 +53,8 @@ const (
 	fEventType         protowire.Number = 9
 	fEventNameIID      protowire.Number = 10
 	fEventTrackUUID    protowire.Number = 11
+	fEventFlowIDs      protowire.Number = 47 // repeated fixed64 flow_ids
+	fEventTermFlowIDs  protowire.Number = 48 // repeated fixed64 terminating_flow_ids
 
 	typeSliceBegin = 1
 	typeSliceEnd   = 2

@@ -144,7 +144,7 @@ func TestAccountingAndMetadataAsSpecified(t *testing.T) {
 // Chrome JSON (outputs.md (b)): object form with displayTimeUnit, every
 // process named and sort-indexed, every thread used named and
 // sort-indexed, one (pid, tid) per track, instants thread-scoped, only X,
-// i and M phases, valid UTF-8 whatever the names hold.
+// i, flow (s, f) and M phases — never B/E —, valid UTF-8 whatever the names hold.
 func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 	c, ds := synthetic()
 	c.Kernels[0].Name = "rms\xffnorm" // invalid UTF-8 from a reader
@@ -205,8 +205,10 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 			if e.S != "t" {
 				t.Errorf("instant %q with scope %q, want t", e.Name, e.S)
 			}
+		case "s", "f":
+			used[th] = true // launch → dispatch arrows (bound: decodeChrome)
 		default:
-			t.Errorf("phase %q (only X, i and M are written)", e.Ph)
+			t.Errorf("phase %q (only X, i, s, f and M are written)", e.Ph)
 		}
 	}
 	for th := range used {
@@ -254,4 +256,67 @@ func writeDispatches(t *testing.T, f Format, c *capture.Capture, ds []capture.Di
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Launch → dispatch links (outputs.md (a)): a dispatch with a recorded
+// launch gets a launch slice on its rank's "launches" track whose BEGIN
+// starts a flow that the dispatch's BEGIN terminates (Chrome: s and f
+// events bound to the slices, bp "e").
+func TestLaunchFlowsToItsDispatch(t *testing.T) {
+	for _, f := range []Format{Perfetto, Chrome} {
+		data, _, _ := writeSynthetic(t, f)
+		d := decode(t, f, data) // checkFlows: every flow starts on a launch and ends on one dispatch
+		if len(d.launches) != 1 {
+			t.Fatalf("%s: %d launch slices, want 1", f, len(d.launches))
+		}
+		l := d.launches[0]
+		if d.tracks[l.track] != "rank 0 · launches" || l.end-l.begin != 50 || l.args["kernel"] != "rms_norm" {
+			t.Errorf("%s: launch %+v on %q", f, l, d.tracks[l.track])
+		}
+		var target *dslice
+		for i := range d.slices {
+			if d.slices[i].flowIn == l.flowOut {
+				target = &d.slices[i]
+			}
+		}
+		if target == nil || target.name != "rms_norm" || target.end-target.begin != 1000 {
+			t.Errorf("%s: the launch's flow ends on %+v", f, target)
+		}
+	}
+}
+
+// Launches that fit none of their track's lanes are not drawn and counted
+// apart: never misnested, never in the verdict (every dispatch is drawn).
+func TestLaunchesBeyondTheLanesAreCounted(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+	q := c.AddQueue(capture.Queue{Name: "stream 1", Device: "GPU 0", Rank: "0"})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+	var ds []capture.Dispatch
+	for i := range int64(maxLanes + 8) {
+		// Each launch begins inside the previous one and outlasts it.
+		ds = append(ds, capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: 0, Index: i, Ordinal: -1, Link: capture.LinkLaunched,
+			Launch: capture.Interval{Begin: 10 * i, End: 1000 + 10*i, Valid: true},
+			Device: capture.Interval{Begin: 5000 + 100*i, End: 5050 + 100*i, Valid: true}})
+	}
+	for _, f := range []Format{Perfetto, Chrome} {
+		var buf bytes.Buffer
+		w := New(&buf, f)
+		in := w.Input("l.json")
+		for i := range ds {
+			in.Dispatch(c, &ds[i])
+		}
+		in.Finish(c)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		st := w.Stats()
+		d := decode(t, f, buf.Bytes())
+		if st.Launches != maxLanes || st.LaunchesNotDrawn != 8 || st.Misnested != 0 || len(d.launches) != maxLanes || len(d.slices) != len(ds) {
+			t.Errorf("%s: %+v, %d launches decoded", f, st, len(d.launches))
+		}
+		if v := w.Verdict(); v != "complete" || d.meta["tally_launches_not_drawn"] == nil {
+			t.Errorf("%s: verdict %q, metadata %v", f, v, d.meta)
+		}
+	}
 }

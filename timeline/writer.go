@@ -86,6 +86,7 @@ type Writer struct {
 	baseSet bool
 
 	stats Stats
+	flows uint64 // last flow id (unique in the file)
 }
 
 // Stats counts what a Writer wrote and what it could not draw.
@@ -94,6 +95,12 @@ type Stats struct {
 	Slices     int64 // completed dispatches drawn
 	Unfinished int64 // unfinished dispatches drawn (to capture end)
 	Instants   int64
+	// Launches counts host launch slices drawn, each with a flow arrow to
+	// its dispatch.
+	Launches int64
+	// LaunchesNotDrawn counts launches that fit no lane of their track
+	// (their dispatches are drawn, with the launch time as an annotation).
+	LaunchesNotDrawn int64
 	// Not drawn (stated on the accounting tracks and in the metadata).
 	Untimed    int64 // dispatches without a device time
 	Aggregated int64 // dispatches known only through aggregated records
@@ -148,6 +155,7 @@ type Input struct {
 	acct  *track
 	lanes map[capture.QueueID]*queueLanes
 	unfin *queueLanes
+	hosts map[*track]*queueLanes // per group: its host launches track
 
 	c                 *capture.Capture
 	start, end        int64
@@ -156,6 +164,7 @@ type Input struct {
 	untimed, agg      int64
 	negative          int64
 	misnested, extra  int64
+	launchesNotDrawn  int64
 	finished          bool
 }
 
@@ -214,8 +223,9 @@ func (in *Input) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 		return
 	}
 	ql := in.queue(c, d.Queue)
-	t := in.place(ql, b, e)
 	k := &c.Kernels[d.Kernel]
+	flow := in.launch(c, d, ql.parent, k.Name)
+	t := in.place(ql, b, e)
 	args := w.enc.args()
 	args = append(args, arg{key: "program", s: c.Programs[d.Program].Name})
 	if q := d.Queue; q >= 0 && int(q) < len(c.Queues) {
@@ -248,7 +258,7 @@ func (in *Input) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 	if cat == "kernel" && d.Link == capture.LinkGraph {
 		cat = "graph_kernel" // outputs.md (a): a kernel replayed by a graph launch
 	}
-	w.enc.slice(t, k.Name, cat, b-w.base, e-w.base, args)
+	w.enc.slice(t, k.Name, cat, b-w.base, e-w.base, args, 0, flow)
 	in.slices++
 	w.stats.Slices++
 }
@@ -414,6 +424,18 @@ func queueName(c *capture.Capture, q *capture.QueueID) string {
 // properly, opening an overlap lane when none fits.
 func (in *Input) place(ql *queueLanes, b, e int64) *track {
 	w := in.w
+	if t := in.tryPlace(ql, b, e); t != nil {
+		return t
+	}
+	in.misnested++
+	w.stats.Misnested++
+	return ql.lanes[len(ql.lanes)-1].t
+}
+
+// tryPlace is place without the last resort: nil when no lane fits and no
+// more lanes may be opened.
+func (in *Input) tryPlace(ql *queueLanes, b, e int64) *track {
+	w := in.w
 	for _, l := range ql.lanes {
 		if l.fit(b, e) {
 			return l.t
@@ -433,9 +455,7 @@ func (in *Input) place(ql *queueLanes, b, e int64) *track {
 		l.fit(b, e)
 		return l.t
 	}
-	in.misnested++
-	w.stats.Misnested++
-	return ql.lanes[len(ql.lanes)-1].t
+	return nil
 }
 
 func (l *lane) fit(b, e int64) bool {
