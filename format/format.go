@@ -60,6 +60,10 @@ type Options struct {
 	// UnrecordedWait is the idle wait of a stream with queued work above
 	// which Kineto reports unrecorded_device_work (0: the default, 1 ms).
 	UnrecordedWait time.Duration
+	// NameMaps are user-supplied swimlane name maps, "PROGRAM=FILE": the
+	// kernels of L2 program PROGRAM are named from FILE, a level-2
+	// name_map.json, and the report says so (docs/formats/swimlane.md).
+	NameMaps []string
 }
 
 var (

@@ -20,6 +20,7 @@ type readerFlags struct {
 	manifests multiFlag
 	programBy string
 	wait      time.Duration
+	nameMaps  multiFlag
 	progress  progressFlag
 }
 
@@ -28,6 +29,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
 	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation` (the innermost GPU annotation, else the ProfilerStep range around the launch call), gpu-annotation (GPU annotations only), stream or none")
 	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
+	fs.Var(&rf.nameMaps, "name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program")
 	rf.progress.register(fs)
 }
 
@@ -35,6 +37,7 @@ func (rf *readerFlags) options() report.Options {
 	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
 	o.Reader.ProgramBy = rf.programBy
 	o.Reader.UnrecordedWait = rf.wait
+	o.Reader.NameMaps = rf.nameMaps
 	o.Watch = rf.progress.watch
 	o.Progress = rf.progress.set()
 	return o

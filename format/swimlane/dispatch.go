@@ -85,7 +85,7 @@ func (r *reader) dispatch(d dispatchDir) {
 	// The program (capture.Program) of this dispatch.
 	var progName string
 	switch {
-	case p != nil && p.why == "":
+	case p != nil && p.names() != nil:
 		progName = p.name
 		if how != "marker" {
 			r.gap(InferredProgram, "", "dispatches without a program marker, attributed to the build's only program").
@@ -101,6 +101,9 @@ func (r *reader) dispatch(d dispatchDir) {
 			Add(capture.Item{What: why, Where: d.label()})
 	}
 	prog := r.program(progName)
+	if p != nil && p.names() != nil {
+		p.used++
+	}
 	inst := r.runs[prog]
 	r.runs[prog]++
 	r.c.Programs[prog].Instances++
@@ -117,8 +120,8 @@ func (r *reader) dispatch(d dispatchDir) {
 
 	tasks := r.join(&rec, level, recPath, d)
 	var table *Table
-	if p != nil && p.why == "" {
-		table = p.table
+	if p != nil {
+		table = p.names()
 	}
 	dd := capture.Dispatch{Program: prog, Instance: inst, Index: -1, Ordinal: -1}
 	for i := range tasks {
@@ -227,6 +230,9 @@ func (r *reader) kernel(prog capture.ProgramID, progName string, t *Table, id in
 	}
 	if !k.Resolved {
 		what := "func_id absent from the program's kernel_config.py"
+		if t != nil && t.source != "" {
+			what = "func_id absent from " + t.source
+		}
 		switch {
 		case id < 0:
 			what = "func_id unresolved (no deps.json entry or no active slot)"

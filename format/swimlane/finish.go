@@ -16,6 +16,7 @@ func (r *reader) finish(dirs int) {
 		why := fmt.Sprintf("%d dispatch dirs under %d rank dirs, %d with records: no task was recorded", dirs, r.rankDirs, r.converted)
 		r.gap(capture.EmptyCapture, "", "the run holds no kernel execution: "+why).Add(capture.Item{What: why, Where: r.root})
 	}
+	r.userMapNotes()
 	s := capture.Section{Title: "run"}
 	s.Add("rank dirs", r.rankDirs)
 	s.Add("dispatch dirs", dirs)

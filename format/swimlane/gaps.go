@@ -33,8 +33,11 @@ const (
 	// DeviceDropsUnrecorded (note): device-side record drops are in the
 	// run's log, not in these files.
 	DeviceDropsUnrecorded capture.Kind = "device_drops_unrecorded"
+	// UserNameMap (note): a program's kernels were named from a name map
+	// the user passed (--name-map), not from its kernel_config.py.
+	UserNameMap capture.Kind = "user_name_map"
 )
 
 func init() {
-	capture.RegisterNote(InferredProgram, IgnoredNameMap, DeviceDropsUnrecorded)
+	capture.RegisterNote(InferredProgram, IgnoredNameMap, DeviceDropsUnrecorded, UserNameMap)
 }

@@ -18,6 +18,8 @@ type Table struct {
 	Skipped    []SkippedEntry
 	// Duplicates names each func_id given twice (the later entry wins).
 	Duplicates []string
+	// source names where the names come from when not kernel_config.py.
+	source string
 }
 
 // SkippedEntry is a KERNELS element not used, and why.

@@ -20,6 +20,23 @@ type program struct {
 	name  string
 	table *Table // nil when the file could not be read or tokenized
 	why   string // why the table is unusable ("" when usable)
+	// user is the user-supplied name map for this program (--name-map),
+	// which names its kernels instead of the table; userPath its file.
+	user     *Table
+	userPath string
+	used     int64 // dispatches resolved to this program
+}
+
+// names is the table a dispatch of p is named from: the user's map when
+// one was given, else the program's kernel_config.py table when usable.
+func (p *program) names() *Table {
+	switch {
+	case p.user != nil:
+		return p.user
+	case p.why == "":
+		return p.table
+	}
+	return nil
 }
 
 type reader struct {
@@ -122,12 +139,19 @@ func (r *reader) resolve(d dispatchDir) (p *program, how string) {
 	marker, why := readMarker(filepath.Join(d.path, "dispatch_program.json"))
 	if marker != "" {
 		if p := r.programs[marker]; p != nil {
+			if p.user != nil {
+				return p, "marker; names from user-supplied map"
+			}
 			return p, "marker"
 		}
 		return nil, fmt.Sprintf("the marker names program %q, which next_levels/ does not have (programs: %s)", marker, r.programList())
 	}
 	if len(r.names) == 1 {
-		return r.programs[r.names[0]], "inferred: single program in build (" + why + ")"
+		how := "inferred: single program in build (" + why + ")"
+		if r.programs[r.names[0]].user != nil {
+			how += "; names from user-supplied map"
+		}
+		return r.programs[r.names[0]], how
 	}
 	if len(r.names) == 0 {
 		return nil, why + ", and the build has no program (no next_levels/*/kernel_config.py)"

@@ -150,31 +150,38 @@ func crossCheck(path string, p *program) string {
 	if p == nil || p.table == nil || !p.table.Usable() {
 		return "not used for names: the dispatch's program table is the only name source, and it is unavailable here"
 	}
+	diff := diffNames(m.Names, p.table)
+	if len(diff) == 0 {
+		return "agrees with program " + p.name + "'s table; not used for names (the table is)"
+	}
+	return fmt.Sprintf("disagrees with program %s's table (%v), ignored", p.name, diff)
+}
+
+// diffNames lists where a name map's names differ from a table (at most
+// three, then how many more).
+func diffNames(names map[string]string, t *Table) []string {
 	var diff []string
-	keys := make([]string, 0, len(m.Names))
-	for k := range m.Names {
+	keys := make([]string, 0, len(names))
+	for k := range names {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := m.Names[k]
+		v := names[k]
 		id, err := strconv.ParseInt(k, 10, 64)
 		if err != nil {
 			diff = append(diff, fmt.Sprintf("key %q is not a func_id", k))
 			continue
 		}
-		if want, ok := p.table.Names[id]; !ok || want != v {
+		if want, ok := t.Names[id]; !ok || want != v {
 			if !ok {
 				want = "(absent)"
 			}
 			diff = append(diff, fmt.Sprintf("#%d map %q vs table %q", id, v, want))
 		}
 	}
-	if len(diff) == 0 {
-		return "agrees with program " + p.name + "'s table; not used for names (the table is)"
-	}
 	if len(diff) > 3 {
 		diff = append(diff[:3], fmt.Sprintf("… %d more", len(diff)-3))
 	}
-	return fmt.Sprintf("disagrees with program %s's table (%v), ignored", p.name, diff)
+	return diff
 }

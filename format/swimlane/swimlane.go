@@ -74,6 +74,11 @@ func ReadDir(root string, opts *format.Options, sink capture.Sink) (*capture.Cap
 	if err := r.loadPrograms(); err != nil {
 		return nil, err
 	}
+	if opts != nil {
+		if err := r.loadUserMaps(opts.NameMaps); err != nil {
+			return nil, err
+		}
+	}
 	dirs, err := r.dispatchDirs(dfx)
 	if err != nil {
 		return nil, err

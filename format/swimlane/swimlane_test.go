@@ -30,6 +30,13 @@ func read(t *testing.T, dir string) *result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkModel(t, c, col.Dispatches)
+	return &result{c: c, disp: col.Dispatches, tables: agg.Tables(c)}
+}
+
+// checkModel applies the model's own rules to what was read.
+func checkModel(t *testing.T, c *capture.Capture, ds []capture.Dispatch) {
+	t.Helper()
 	if err := c.Accounting.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +46,7 @@ func read(t *testing.T, dir string) *result {
 	for _, p := range c.Programs {
 		progs[p.Name] = true
 	}
-	for _, d := range col.Dispatches {
+	for _, d := range ds {
 		if c.Kernels[d.Kernel].Program != d.Program || int(d.Queue) >= len(c.Queues) || d.Device.Valid && d.Device.Begin > d.Device.End {
 			t.Fatalf("invalid dispatch %+v", d)
 		}
@@ -49,7 +56,6 @@ func read(t *testing.T, dir string) *result {
 			t.Fatalf("gap %s names program %q that does not exist", g.Kind, g.Program)
 		}
 	}
-	return &result{c: c, disp: col.Dispatches, tables: agg.Tables(c)}
 }
 
 // names maps program → kernel names seen in its dispatches.
