@@ -19,6 +19,13 @@ func (in *Input) launch(c *capture.Capture, d *capture.Dispatch, group *track, k
 		return 0
 	}
 	in.see(lb, le)
+	// A graph launch replays many kernels: one slice for it, its arrow to
+	// the first kernel that arrives (the rest share its launch annotation).
+	graph := d.Link == capture.LinkGraph
+	gk := graphKey{group, d.Program, lb, le}
+	if graph && in.graphs[gk] {
+		return 0
+	}
 	hl := in.hosts[group]
 	if hl == nil {
 		if in.hosts == nil {
@@ -37,8 +44,27 @@ func (in *Input) launch(c *capture.Capture, d *capture.Dispatch, group *track, k
 	}
 	w.flows++
 	args := w.enc.args()
-	args = append(args, arg{key: "kernel", s: kernel}, arg{key: "program", s: c.Programs[d.Program].Name}, arg{key: "link", s: d.Link.String()})
-	w.enc.slice(t, "launch", "launch", lb-w.base, le-w.base, args, w.flows, 0)
+	name := "launch"
+	if graph {
+		if in.graphs == nil {
+			in.graphs = map[graphKey]bool{}
+		}
+		in.graphs[gk] = true
+		name = "graph launch"
+		args = append(args, arg{key: "first_kernel", s: kernel})
+	} else {
+		args = append(args, arg{key: "kernel", s: kernel})
+	}
+	args = append(args, arg{key: "program", s: c.Programs[d.Program].Name}, arg{key: "link", s: d.Link.String()})
+	w.enc.slice(t, name, "launch", lb-w.base, le-w.base, args, w.flows, 0)
 	w.stats.Launches++
 	return w.flows
+}
+
+// graphKey is one graph launch of an input: its group, program and launch
+// interval (every kernel it replayed carries the same launch interval).
+type graphKey struct {
+	group      *track
+	prog       capture.ProgramID
+	begin, end int64
 }

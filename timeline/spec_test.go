@@ -320,3 +320,28 @@ func TestLaunchesBeyondTheLanesAreCounted(t *testing.T) {
 		}
 	}
 }
+
+// A graph launch that replayed several kernels is one "graph launch" slice
+// with one arrow (to the first kernel), not one identical slice per kernel.
+func TestGraphLaunchDrawnOnce(t *testing.T) {
+	c, ds := synthetic()
+	iv := capture.Interval{Begin: 500, End: 600, Valid: true}
+	for _, i := range []int{0, 1, 5} { // rms_norm dispatches of one replay
+		ds[i].Link, ds[i].Launch = capture.LinkGraph, iv
+	}
+	for _, f := range []Format{Perfetto, Chrome} {
+		d := decode(t, f, writeDispatches(t, f, c, ds))
+		if len(d.launches) != 1 || d.launches[0].name != "graph launch" || d.launches[0].args["first_kernel"] != "rms_norm" {
+			t.Errorf("%s: launches %+v", f, d.launches)
+		}
+		flows := 0
+		for _, s := range d.slices {
+			if s.flowIn != 0 {
+				flows++
+			}
+		}
+		if flows != 1 {
+			t.Errorf("%s: %d dispatches end a flow, want 1", f, flows)
+		}
+	}
+}

@@ -155,7 +155,9 @@ type Input struct {
 	acct  *track
 	lanes map[capture.QueueID]*queueLanes
 	unfin *queueLanes
-	hosts map[*track]*queueLanes // per group: its host launches track
+	hosts map[*track]*queueLanes // per group: its launches track
+	// graphs are the graph launches drawn (O(graph launches)).
+	graphs map[graphKey]bool
 
 	c                 *capture.Capture
 	start, end        int64
