@@ -245,6 +245,13 @@ func TestGraphKernelCategory(t *testing.T) {
 // writeDispatches writes c's dispatches ds as one input's timeline.
 func writeDispatches(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch) []byte {
 	t.Helper()
+	data, _ := writeWith(t, f, c, ds)
+	return data
+}
+
+// writeWith is writeDispatches that also returns the closed Writer.
+func writeWith(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch) ([]byte, *Writer) {
+	t.Helper()
 	var buf bytes.Buffer
 	w := New(&buf, f)
 	in := w.Input("run/rank-all.json")
@@ -255,7 +262,7 @@ func writeDispatches(t *testing.T, f Format, c *capture.Capture, ds []capture.Di
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), w
 }
 
 // Launch → dispatch links (outputs.md (a)): a dispatch with a recorded
@@ -300,18 +307,9 @@ func TestLaunchesBeyondTheLanesAreCounted(t *testing.T) {
 			Device: capture.Interval{Begin: 5000 + 100*i, End: 5050 + 100*i, Valid: true}})
 	}
 	for _, f := range []Format{Perfetto, Chrome} {
-		var buf bytes.Buffer
-		w := New(&buf, f)
-		in := w.Input("l.json")
-		for i := range ds {
-			in.Dispatch(c, &ds[i])
-		}
-		in.Finish(c)
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		data, w := writeWith(t, f, c, ds)
 		st := w.Stats()
-		d := decode(t, f, buf.Bytes())
+		d := decode(t, f, data)
 		if st.Launches != maxLanes || st.LaunchesNotDrawn != 8 || st.Misnested != 0 || len(d.launches) != maxLanes || len(d.slices) != len(ds) {
 			t.Errorf("%s: %+v, %d launches decoded", f, st, len(d.launches))
 		}

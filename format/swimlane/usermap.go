@@ -2,7 +2,8 @@ package swimlane
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,12 +54,7 @@ func (r *reader) loadUserMaps(specs []string) error {
 // userMapNotes states, per user-supplied map, that names came from it, how
 // it compares with the program's own table, and whether anything used it.
 func (r *reader) userMapNotes() {
-	names := make([]string, 0, len(r.programs))
-	for name := range r.programs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(r.programs)) {
 		p := r.programs[name]
 		if p.user == nil {
 			continue
