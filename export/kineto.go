@@ -80,6 +80,9 @@ type kinetoSkipped struct {
 	unfinishedUnplaced               int64
 	// graph counts dispatches replayed by a graph launch (for INFO).
 	graph int64
+	// unlinked, unlinkedNS: kernels written without a launch event, and
+	// their device time (TraceLens and HTA treat them apart: INFO).
+	unlinked, unlinkedNS int64
 }
 
 // writeKineto is --to kineto: one Kineto-compatible JSON trace of one rank
@@ -109,6 +112,7 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	var (
 		skipped  kinetoSkipped
 		window   = map[capture.ProgramID]*[3]int64{} // per program: its clock is known only at the end
+		unlinked = map[capture.ProgramID]*[2]int64{} // per program: kernels without a launch, their ns
 		n        int64
 		werr     error
 		buf      [kinetoRecordSize]byte
@@ -138,6 +142,14 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 				window[d.Program] = w
 			}
 			w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
+			if !r.launch {
+				u := unlinked[d.Program]
+				if u == nil {
+					u = &[2]int64{}
+					unlinked[d.Program] = u
+				}
+				u[0], u[1] = u[0]+1, u[1]+r.end-r.begin
+			}
 			if r.launch {
 				w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
 			}
@@ -172,6 +184,10 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	for p, w := range window {
 		if c.ProgramClock(p).Unit == "ns" {
 			lo, hi = min(lo, w[0]), max(hi, w[1])
+			if u := unlinked[p]; u != nil {
+				skipped.unlinked += u[0]
+				skipped.unlinkedNS += u[1]
+			}
 		} else {
 			// Device ticks: no ns time to place them at (counted in INFO).
 			skipped.untimed += w[2]
@@ -408,7 +424,8 @@ func (k *kinetoWriter) header() {
 		"input":    c.Accounting.Input,
 		"gaps":     c.Accounting.Gaps,
 		"written":  in.Written,
-		"events": map[string]int64{"kernels": k.n, "aggregated_records_not_written": k.skipped.aggregated,
+		"events": map[string]int64{"kernels": k.n, "kernels_without_launch": k.skipped.unlinked, "kernels_without_launch_ns": k.skipped.unlinkedNS,
+			"aggregated_records_not_written":    k.skipped.aggregated,
 			"aggregated_dispatches_not_written": k.skipped.aggregatedDispatches, "untimed_not_written": k.skipped.untimed},
 	}
 	b, _ := json.Marshal(acct)
@@ -450,6 +467,9 @@ func (k *kinetoWriter) info() []string {
 	}
 	if g := c.Accounting.CountOf(capture.UnfinishedDispatch); g > 0 {
 		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end, on their stream's pid/tid when known, else on the host pid's tid %d (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g, kinetoUnfinishedTID))
+	}
+	if u := k.skipped.unlinked; u > 0 {
+		lines = append(lines, fmt.Sprintf("%d kernels (%d ns of device time) are written without a launch event: the input records no launch for them. TraceLens leaves such kernels out of its GPU timeline unless run with --include_unlinked_kernels; HTA keeps them (it drops them only in traces with two or more ProfilerStep events, and this file has none)", u, k.skipped.unlinkedNS))
 	}
 	if k.skipped.graph > 0 {
 		lines = append(lines, fmt.Sprintf("%d dispatches were replayed by graph launches: each graph launch is one cat \"cuda_runtime\" event named \"graph launch (FORMAT)\" (the input does not keep the API name), and every kernel it replayed carries its correlation, with no ac2g flow", k.skipped.graph))

@@ -132,3 +132,34 @@ func TestKinetoSplitsAnInputByRank(t *testing.T) {
 		t.Error("a refused export left a file")
 	}
 }
+
+// Kernels without a launch event are written (HTA and TraceLens see them)
+// and INFO says how many and how much device time, since TraceLens leaves
+// them out of its GPU timeline by default (outputs.md (c), "Gaps").
+func TestKinetoUnlinkedKernelsCounted(t *testing.T) {
+	dir := t.TempDir()
+	// 9 dispatches, kernels 0, 1, 2 (100, 200, 300 ns); every 3rd (kernel 0) has no launch.
+	in := writeSynth(t, dir, "u.synth", synthSpec{N: 9, Kernels: 3, NoLaunchEvery: 3, Queues: []capture.Queue{{Name: "7", Device: "GPU 0"}}})
+	out := filepath.Join(dir, "u.json")
+	run(t, []string{in}, Options{To: Kineto, Out: out, Format: synthFormat})
+	b := read(t, out)
+	evs, info := decodeKineto(t, b)
+	kernels, launches := 0, 0
+	for _, e := range evs {
+		switch *e.Cat {
+		case "kernel", "gpu_memcpy":
+			kernels++
+		case "cuda_runtime":
+			launches++
+		}
+	}
+	if kernels != 9 || launches != 6 {
+		t.Errorf("%d kernels, %d launches; want 9, 6", kernels, launches)
+	}
+	if !strings.Contains(strings.Join(info, "\n"), "3 kernels (300 ns of device time) are written without a launch event") {
+		t.Errorf("INFO:\n%s", strings.Join(info, "\n"))
+	}
+	if !strings.Contains(string(b), `"kernels_without_launch":3,"kernels_without_launch_ns":300`) {
+		t.Error(`"tally".events lacks kernels_without_launch`)
+	}
+}

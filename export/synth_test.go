@@ -39,7 +39,8 @@ type synthSpec struct {
 	UnfinishedQueue bool
 	// Graph makes the first Graph dispatches graph-replayed, four per
 	// graph launch (they share its launch interval).
-	Graph int
+	Graph         int // NoLaunchEvery makes every n-th dispatch one without a launch record.
+	NoLaunchEvery int
 }
 
 func init() {
@@ -87,6 +88,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		d = capture.Dispatch{Program: p, Queue: q, Kernel: capture.KernelID(k), Instance: int64(i / perRun), Index: int64(i % perRun), Ordinal: -1,
 			Launch: capture.Interval{Begin: t, End: t + 100, Valid: true}, Device: capture.Interval{Begin: t + 200, End: t + 200 + int64(100*(k+1)), Valid: true},
 			Link: capture.LinkLaunched}
+		if s.NoLaunchEvery > 0 && i%s.NoLaunchEvery == 0 {
+			d.Launch, d.Link = capture.Interval{}, capture.LinkNoLaunch
+		}
 		if i < s.Graph {
 			g := int64(i/4) * 4000
 			d.Launch, d.Link = capture.Interval{Begin: g, End: g + 100, Valid: true}, capture.LinkGraph
