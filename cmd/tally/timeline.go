@@ -54,7 +54,7 @@ Flags:
 	for _, e := range sum.Empty {
 		fmt.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
 	}
-	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Tracks, sum.Verdict)
+	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d launches, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Launches, sum.Stats.Tracks, sum.Verdict)
 	switch {
 	case sum.Failed == sum.Inputs:
 		return 2 // nothing read: every input failed, or none was found
