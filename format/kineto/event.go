@@ -113,8 +113,8 @@ func (r *reader) parseEvent() {
 	if s.objectStart() {
 		return
 	}
+	k, kesc := s.nextKey()
 	for {
-		k, kesc := s.nextKey()
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
 		}
@@ -182,7 +182,8 @@ func (r *reader) parseEvent() {
 		default:
 			s.skipValue()
 		}
-		if !s.objectNext() {
+		var more bool
+		if k, kesc, more = s.nextMember(); !more {
 			return
 		}
 	}
@@ -269,8 +270,8 @@ func (r *reader) parseArgs() {
 	if s.objectStart() {
 		return
 	}
+	k, kesc := s.nextKey()
 	for {
-		k, kesc := s.nextKey()
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
 		}
@@ -301,7 +302,8 @@ func (r *reader) parseArgs() {
 			s.skipObjectRest()
 			return
 		}
-		if !s.objectNext() {
+		var more bool
+		if k, kesc, more = s.nextMember(); !more {
 			return
 		}
 	}

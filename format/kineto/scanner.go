@@ -123,8 +123,10 @@ func (s *scanner) more(keep int) (shift int, ok bool) {
 // The end of input is a truncation here. The common case (no whitespace)
 // stays small enough to be inlined.
 func (s *scanner) nonWS() byte {
-	if p := s.pos; p < s.end && s.buf[p] > ' ' {
-		return s.buf[p]
+	if p := s.pos; p < s.end {
+		if c := s.buf[p]; c > ' ' {
+			return c
+		}
 	}
 	return s.nonWSSlow()
 }
@@ -543,6 +545,26 @@ func (s *scanner) nextKeySlow() (raw []byte, esc bool) {
 	s.expect(':', "':' after an object key")
 	s.nonWS()
 	return s.keyCopy, esc
+}
+
+// nextMember consumes what follows a member's value: the ',' and the next
+// key with its ':' (as nextKey does), or the object's '}' (more is false).
+// One call per member instead of objectNext and nextKey: the ',' usually
+// follows the value at once.
+func (s *scanner) nextMember() (raw []byte, esc, more bool) {
+	if p := s.pos; p < s.end && s.buf[p] == ',' {
+		s.pos = p + 1
+		if k, ok := s.keyFast(); ok {
+			return k, false, true
+		}
+		raw, esc = s.nextKeySlow()
+		return raw, esc, true
+	}
+	if !s.objectNext() {
+		return nil, false, false
+	}
+	raw, esc = s.nextKey()
+	return raw, esc, true
 }
 
 // objectNext consumes the ',' or '}' after a member; more is false at '}'.
