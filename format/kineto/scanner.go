@@ -123,10 +123,8 @@ func (s *scanner) more(keep int) (shift int, ok bool) {
 // The end of input is a truncation here. The common case (no whitespace)
 // stays small enough to be inlined.
 func (s *scanner) nonWS() byte {
-	if p := s.pos; p < s.end {
-		if c := s.buf[p]; c > ' ' {
-			return c
-		}
+	if s.pos < s.end && s.buf[s.pos] > ' ' {
+		return s.buf[s.pos]
 	}
 	return s.nonWSSlow()
 }
