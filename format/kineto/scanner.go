@@ -491,46 +491,47 @@ func (s *scanner) nextKey() (raw []byte, esc bool) {
 // and the start of its value all in the buffer. Nothing is consumed when
 // it fails.
 func (s *scanner) keyFast() ([]byte, bool) {
-	b := s.buf[:s.end]
 	p := s.pos
-	if p+1 < len(b) && b[p] == ' ' && b[p+1] == '"' {
-		p++ // `, "key"`: the usual single space
-	} else {
-		p = skipWS(b, p)
+	// A window from pos: indexes into it need fewer bounds checks.
+	t := s.buf[p:s.end]
+	if len(t) < 24 {
+		return nil, false // near the end of the buffer: the slow path
 	}
-	if p >= len(b) || b[p] != '"' {
-		return nil, false
-	}
-	st := p + 1
-	q := st
-	for {
-		if q+8 > len(b) {
-			return nil, false // near the end of the buffer: the slow path
+	i := 1 // `, "key"`: the usual single space
+	if t[0] != ' ' || t[1] != '"' {
+		if i = skipWS(t, 0); i >= len(t) || t[i] != '"' {
+			return nil, false
 		}
-		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[q:])); m != 0 {
+	}
+	q := i + 1
+	for {
+		if q+8 > len(t) {
+			return nil, false
+		}
+		if m := quoteOrEscape(binary.LittleEndian.Uint64(t[q:])); m != 0 {
 			q += bits.TrailingZeros64(m) >> 3
 			break
 		}
 		q += 8
 	}
-	if b[q] != '"' {
+	if t[q] != '"' {
 		return nil, false
 	}
 	r := q + 1
-	if r+2 < len(b) && b[r] == ':' && b[r+1] == ' ' && b[r+2] > ' ' {
+	if u := t[r:]; len(u) > 2 && u[0] == ':' && u[1] == ' ' && u[2] > ' ' {
 		r += 2 // `"key": value`, as every writer spaces it
 	} else {
-		r = skipWS(b, r)
-		if r >= len(b) || b[r] != ':' {
+		r = skipWS(t, r)
+		if r >= len(t) || t[r] != ':' {
 			return nil, false
 		}
-		r = skipWS(b, r+1)
-		if r >= len(b) {
+		r = skipWS(t, r+1)
+		if r >= len(t) {
 			return nil, false
 		}
 	}
-	s.pos = r
-	return b[st:q], true
+	s.pos = p + r
+	return t[i+1 : q], true
 }
 
 func (s *scanner) nextKeySlow() (raw []byte, esc bool) {
