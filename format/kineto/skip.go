@@ -127,6 +127,12 @@ func (s *scanner) skipNested(state int) {
 						slow = true
 						break bytes
 					}
+					// `"key": value`, as every writer spaces it.
+					if j+2 < len(b) && b[j+1] == ':' && b[j+2] == ' ' {
+						p = j + 3
+						state = skValue
+						break
+					}
 					p = j + 1
 					state = skColon
 				case c == '}' && state == skKeyOrClose:
@@ -150,6 +156,9 @@ func (s *scanner) skipNested(state int) {
 				switch c {
 				case ',':
 					p++
+					if p < len(b) && b[p] == ' ' {
+						p++ // `, `
+					}
 					state = skValue
 					if s.stack[len(s.stack)-1] == '{' {
 						state = skKey
