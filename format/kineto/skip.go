@@ -93,6 +93,17 @@ func (s *scanner) skipNested(state int) {
 					if q < len(b) && !numChar[b[q]] {
 						p = q
 						state = skNext
+						if b[q] == ',' {
+							// `1, 2`: the ',' and its space at once.
+							p++
+							if p < len(b) && b[p] == ' ' {
+								p++
+							}
+							state = skValue
+							if s.stack[len(s.stack)-1] == '{' {
+								state = skKey
+							}
+						}
 						break
 					}
 					fallthrough
