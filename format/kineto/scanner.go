@@ -141,7 +141,7 @@ func skipWS(b []byte, p int) int {
 			return p
 		}
 		if c == ' ' && p+8 <= len(b) {
-			if x := binary.LittleEndian.Uint64(b[p:]) ^ 0x2020202020202020; x != 0 {
+			if x := binary.LittleEndian.Uint64(b[p:p+8]) ^ 0x2020202020202020; x != 0 {
 				p += bits.TrailingZeros64(x) >> 3
 			} else {
 				p += 8
@@ -231,7 +231,7 @@ func (s *scanner) scanStr(i int) (next int, closed, esc bool) {
 	// calls for their first bytes.
 	b := s.buf[:end]
 	for lim := min(i+32, end-8); i <= lim; {
-		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			i += bits.TrailingZeros64(m) >> 3
 			if b[i] == '"' {
 				return i, true, false
@@ -508,7 +508,7 @@ func (s *scanner) keyFast() ([]byte, bool) {
 		if q+8 > len(t) {
 			return nil, false
 		}
-		if m := quoteOrEscape(binary.LittleEndian.Uint64(t[q:])); m != 0 {
+		if m := quoteOrEscape(binary.LittleEndian.Uint64(t[q : q+8])); m != 0 {
 			q += bits.TrailingZeros64(m) >> 3
 			break
 		}
