@@ -518,7 +518,7 @@ func (s *scanner) keyFast() ([]byte, bool) {
 		return nil, false
 	}
 	r := q + 1
-	if u := t[r:]; len(u) > 2 && u[0] == ':' && u[1] == ' ' && u[2] > ' ' {
+	if r+2 < len(t) && t[r] == ':' && t[r+1] == ' ' && t[r+2] > ' ' {
 		r += 2 // `"key": value`, as every writer spaces it
 	} else {
 		r = skipWS(t, r)
