@@ -8,6 +8,11 @@ package kineto
 // stack checks the grammar between them, so a malformed file still stops at
 // its first syntax error, skipped part or not.
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // skip states: what may come next.
 const (
 	skValue        = iota // a value (after ':' or ',' in an array)
@@ -106,6 +111,12 @@ func (s *scanner) skipNested(state int) {
 						}
 						break
 					}
+					// A fraction or exponent (times, ratios): go on from q.
+					if j := numRest(b, q); j >= 0 {
+						p = j
+						state = skNext
+						break
+					}
 					fallthrough
 				case c == '-' || isDigit(c):
 					s.pos = p
@@ -193,6 +204,57 @@ func (s *scanner) skipNested(state int) {
 			s.truncated()
 		}
 	}
+}
+
+// numRest returns the end of a number whose valid integer part ends at
+// b[q], checking its fraction and exponent; -1 when the number is not valid
+// or may continue past b.
+func numRest(b []byte, q int) int {
+	if q < len(b) && b[q] == '.' {
+		d := skipDigits(b, q+1)
+		if d == q+1 {
+			return -1
+		}
+		q = d
+	}
+	if q < len(b) && (b[q] == 'e' || b[q] == 'E') {
+		q++
+		if q < len(b) && (b[q] == '+' || b[q] == '-') {
+			q++
+		}
+		d := skipDigits(b, q)
+		if d == q {
+			return -1
+		}
+		q = d
+	}
+	if q >= len(b) || numChar[b[q]] {
+		return -1
+	}
+	return q
+}
+
+// skipDigits returns the index of the first byte at or after p that is not
+// a digit (len(b) if none), eight bytes at a time.
+func skipDigits(b []byte, p int) int {
+	for p >= 0 && p+8 <= len(b) {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
+		p += 8
+	}
+	for p < len(b) && isDigit(b[p]) {
+		p++
+	}
+	return p
+}
+
+// nonDigits returns a mask whose lowest set bit lies in the first byte of
+// x (little endian) that is not an ASCII digit; 0 when all eight are.
+// Carries of the addition only reach bytes after a non-digit.
+func nonDigits(x uint64) uint64 {
+	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) |
+		((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
 }
 
 // close pops the bracket matching c at buf[p]; done reports that the
