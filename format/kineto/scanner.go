@@ -170,6 +170,13 @@ func quoteOrEscape(x uint64) uint64 {
 	return ((q-swarLo)&^q | (e-swarLo)&^e) & swarHi
 }
 
+// quoteColonSpace reports whether the four bytes of x (little endian) are
+// `": ` and a byte that is not whitespace: the end of a key as writers
+// space it, and the start of its value.
+func quoteColonSpace(x uint32) bool {
+	return x&0xFFFFFF == '"'|':'<<8|' '<<16 && x>>24 > ' '
+}
+
 func (s *scanner) nonWSSlow() byte {
 	for {
 		if p := skipWS(s.buf[:s.end], s.pos); p < s.end {
@@ -514,14 +521,14 @@ func (s *scanner) keyFast() ([]byte, bool) {
 		}
 		q += 8
 	}
-	if t[q] != '"' {
-		return nil, false
-	}
-	r := q + 1
-	if r+2 < len(t) && t[r] == ':' && t[r+1] == ' ' && t[r+2] > ' ' {
-		r += 2 // `"key": value`, as every writer spaces it
+	var r int
+	if q+4 <= len(t) && quoteColonSpace(binary.LittleEndian.Uint32(t[q:q+4])) {
+		r = q + 3 // `"key": value`, as every writer spaces it
 	} else {
-		r = skipWS(t, r)
+		if t[q] != '"' {
+			return nil, false
+		}
+		r = skipWS(t, q+1)
 		if r >= len(t) || t[r] != ':' {
 			return nil, false
 		}
