@@ -110,10 +110,10 @@ func (r *reader) parseEvent() {
 	s := r.s
 	e := &r.ev
 	e.reset(s.offset())
-	if s.objectStart() {
+	k, kesc, more := s.objectFirst()
+	if !more {
 		return
 	}
-	k, kesc := s.nextKey()
 	for {
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
@@ -182,7 +182,6 @@ func (r *reader) parseEvent() {
 		default:
 			s.skipValue()
 		}
-		var more bool
 		if k, kesc, more = s.nextMember(); !more {
 			return
 		}
@@ -267,10 +266,10 @@ func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
 func (r *reader) parseArgs() {
 	s := r.s
 	e := &r.ev
-	if s.objectStart() {
+	k, kesc, more := s.objectFirst()
+	if !more {
 		return
 	}
-	k, kesc := s.nextKey()
 	for {
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
@@ -302,7 +301,6 @@ func (r *reader) parseArgs() {
 			s.skipObjectRest()
 			return
 		}
-		var more bool
 		if k, kesc, more = s.nextMember(); !more {
 			return
 		}

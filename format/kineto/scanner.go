@@ -484,6 +484,24 @@ func (s *scanner) objectStart() (empty bool) {
 	return false
 }
 
+// objectFirst is objectStart and nextKey in one: it consumes the '{' and
+// the first key with its ':'; more is false for an empty object ('}'
+// consumed). The key's search skips the whitespace after the '{'.
+func (s *scanner) objectFirst() (raw []byte, esc, more bool) {
+	s.expect('{', "'{'")
+	s.enter()
+	if k, ok := s.keyFast(); ok {
+		return k, false, true
+	}
+	if s.nonWS() == '}' {
+		s.pos++
+		s.depth--
+		return nil, false, false
+	}
+	raw, esc = s.nextKeySlow()
+	return raw, esc, true
+}
+
 // nextKey reads the key of the next member (after objectStart or
 // objectNext), consumes the ':' that follows it and the whitespace after
 // that, so the value starts at pos.
