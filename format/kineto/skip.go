@@ -50,7 +50,7 @@ func (s *scanner) skipNested(state int) {
 	bytes:
 		for p < len(b) {
 			c := b[p]
-			if wsTab[c] {
+			if c <= ' ' && wsTab[c] {
 				if c == ' ' && p+1 < len(b) && b[p+1] > ' ' {
 					p++ // the single space after ':' and ','
 				} else {
