@@ -612,9 +612,11 @@ func (s *scanner) arrayNext() (more bool) { return s.next(']', "an array") }
 // next consumes the ',' or the closing byte after a member or element of the
 // container named what; more is false at the close.
 func (s *scanner) next(close byte, what string) (more bool) {
-	p := skipWS(s.buf[:s.end], s.pos)
-	if p < s.end && s.buf[p] == ',' {
-		s.pos = p + 1
+	b := s.buf[:s.end]
+	p := skipWS(b, s.pos)
+	if p < len(b) && b[p] == ',' {
+		// The whitespace before the next element too: one call less.
+		s.pos = skipWS(b, p+1)
 		return true
 	}
 	s.pos = p
