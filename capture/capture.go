@@ -1,5 +1,7 @@
 package capture
 
+import "strings"
+
 // Capture is what one recorded run holds, as a reader saw it. Dispatches are
 // not stored here: they stream to a Sink while the reader runs (see Sink).
 type Capture struct {
@@ -68,6 +70,14 @@ type Program struct {
 	// InstanceStates breaks Instances down by outcome when the format
 	// knows it (e.g. "complete", "failed", "incomplete").
 	InstanceStates []Count `json:"instance_states,omitempty"`
+	// IncompleteRuns are the Dispatch.Instance values of the runs that did
+	// not complete — failed, or began and never ended (the process stopped
+	// inside them) — for readers that know which runs these were (hrx).
+	// Their dispatches are real and stay in the tables, but a per-run
+	// figure (tally diff's samples) must leave them out: a run cut short
+	// holds partial sums. Each value is ≥ 0 and appears once; nil when every
+	// run completed or the format cannot tell runs apart.
+	IncompleteRuns []int64 `json:"incomplete_runs,omitempty"`
 	// Clock overrides Capture.Clock for this program when non-nil.
 	Clock *Clock `json:"clock,omitempty"`
 	// Notes are per-program remarks a report prints with the program.
@@ -82,6 +92,25 @@ type Queue struct {
 	// input holding several ranks (a swimlane run) sets it per queue; an
 	// input of one rank may leave it "" and set Source.Rank.
 	Rank string `json:"rank,omitempty"`
+}
+
+// Label names the queue for people: its rank, device and name, those that
+// are known, joined by " · " (as timeline tracks and report lines show it).
+func (q Queue) Label() string {
+	var parts []string
+	if q.Rank != "" {
+		parts = append(parts, "rank "+q.Rank)
+	}
+	if q.Device != "" {
+		parts = append(parts, q.Device)
+	}
+	if q.Name != "" {
+		parts = append(parts, q.Name)
+	}
+	if len(parts) == 0 {
+		return "(unnamed queue)"
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Kernel is one named (or anonymous) kernel of one program. Kernels are

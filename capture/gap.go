@@ -52,6 +52,12 @@ const (
 	FailedInput     Kind = "failed_input"     // an input that could not be read at all
 	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap
 	SkippedFile     Kind = "skipped_file"     // a file found in a directory that no reader recognises
+
+	// rocprofv3 / rocpd and Nsight Systems exports (format/rocprof, format/nsys).
+	DuplicateDispatchID  Kind = "duplicate_dispatch_id"  // a dispatch id seen before in the same process: later rows not in the tables
+	ViewDroppedRows      Kind = "view_dropped_rows"      // note: rows rocpd's own views inner-join away; tally reads them
+	WindowedExport       Kind = "windowed_export"        // the export holds only a time window (or some tables) of the capture
+	GraphKernelsUntraced Kind = "graph_kernels_untraced" // graph launches whose kernels the profiler did not record
 )
 
 // notes are kinds that describe the capture without making it incomplete.
@@ -104,6 +110,10 @@ type Item struct {
 	Where   string `json:"where,omitempty"`
 	Program string `json:"program,omitempty"`
 	Kernel  string `json:"kernel,omitempty"`
+	// Queue is the queue the occurrence happened on (an index into
+	// Capture.Queues), when the reader knows it; nil when it does not (a
+	// pointer, so that unknown survives JSON and is never queue 0).
+	Queue *QueueID `json:"queue,omitempty"`
 	// Time is when it happened (e.g. the launch time of an unfinished
 	// dispatch), in the unit of the capture's clock.
 	Time *int64 `json:"time,omitempty"`
@@ -147,3 +157,6 @@ func (g *Gap) Figure(name string) (int64, bool) {
 
 // TimeOf returns a pointer to t, for Item.Time.
 func TimeOf(t int64) *int64 { return &t }
+
+// QueueOf returns a pointer to q, for Item.Queue.
+func QueueOf(q QueueID) *QueueID { return &q }

@@ -4,10 +4,11 @@ import "fmt"
 
 // CheckValid verifies that the capture's tables agree with each other, as
 // pprof's (*Profile).CheckValid does for a profile: every kernel belongs to
-// an existing program, every gap is scoped to an existing program, and the
-// accounting holds its own invariants. A reader that breaks one of these
-// has a bug; format.ReadInput runs this on every capture it returns, so the
-// bug surfaces as an error instead of a silently wrong table.
+// an existing program, every gap is scoped to an existing program and its
+// items name existing queues, and the accounting holds its own invariants.
+// A reader that breaks one of these has a bug; format.ReadInput runs this on
+// every capture it returns, so the bug surfaces as an error instead of a
+// silently wrong table.
 func (c *Capture) CheckValid() error {
 	for i, k := range c.Kernels {
 		if int(k.Program) < 0 || int(k.Program) >= len(c.Programs) {
@@ -25,15 +26,42 @@ func (c *Capture) CheckValid() error {
 		if p.Instances < 0 {
 			return fmt.Errorf("program %q has %d instances", p.Name, p.Instances)
 		}
+		if err := checkRuns(p); err != nil {
+			return err
+		}
 		names[p.Name] = true
 	}
 	for _, g := range c.Accounting.Gaps {
 		if g.Program != "" && !names[g.Program] {
 			return fmt.Errorf("gap %s is scoped to program %q, which the capture does not have", g.Kind, g.Program)
 		}
+		for i, it := range g.Items {
+			// An unknown queue is nil, never NoQueue: every reader of the
+			// item indexes Queues with it.
+			if q := it.Queue; q != nil && (*q < 0 || int(*q) >= len(c.Queues)) {
+				return fmt.Errorf("gap %s item %d is on queue %d, but the capture has %d queues", g.Kind, i, *q, len(c.Queues))
+			}
+		}
 	}
 	if err := c.Accounting.CheckValid(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkRuns verifies a program's IncompleteRuns: run numbers are ≥ 0 (a
+// dispatch outside any run has Instance -1, and that is no run) and each is
+// listed once, so a count of left-out runs is a count of runs.
+func checkRuns(p Program) error {
+	seen := make(map[int64]bool, len(p.IncompleteRuns))
+	for _, r := range p.IncompleteRuns {
+		if r < 0 {
+			return fmt.Errorf("program %q lists run %d as incomplete: runs are numbered from 0", p.Name, r)
+		}
+		if seen[r] {
+			return fmt.Errorf("program %q lists run %d as incomplete twice", p.Name, r)
+		}
+		seen[r] = true
 	}
 	return nil
 }

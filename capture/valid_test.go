@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,70 @@ func BenchmarkCheckedSink(b *testing.B) {
 	}
 	if s.Err != nil {
 		b.Fatal(s.Err)
+	}
+}
+
+func TestCheckValidIncompleteRuns(t *testing.T) {
+	for _, tc := range []struct {
+		runs []int64
+		bad  string
+	}{
+		{nil, ""},
+		{[]int64{0, 3, 7}, ""},
+		{[]int64{2, -1}, "run -1"},
+		{[]int64{4, 2, 4}, "run 4 as incomplete twice"},
+	} {
+		c, _ := validCapture()
+		c.Programs[0].IncompleteRuns = tc.runs
+		err := c.CheckValid()
+		if tc.bad == "" && err != nil || tc.bad != "" && (err == nil || !strings.Contains(err.Error(), tc.bad)) {
+			t.Errorf("runs %v: err %v, want %q", tc.runs, err, tc.bad)
+		}
+	}
+}
+
+// A gap item's queue indexes Queues: in range or nil (unknown), and the
+// nil survives a JSON round trip as unknown, never as queue 0.
+func TestItemQueueInRange(t *testing.T) {
+	for _, tc := range []struct {
+		q  *QueueID
+		ok bool
+	}{{nil, true}, {QueueOf(0), true}, {QueueOf(1), false}, {QueueOf(NoQueue), false}} {
+		c, _ := validCapture()
+		g := c.Accounting.Gap(UnfinishedDispatch, "p")
+		g.Add(Item{What: "launched, never finished", Queue: tc.q})
+		if err := c.CheckValid(); (err == nil) != tc.ok {
+			t.Errorf("queue %v: err %v", tc.q, err)
+		}
+	}
+	for _, it := range []Item{{What: "w"}, {What: "w", Queue: QueueOf(0)}} {
+		b, err := json.Marshal(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Item
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if (back.Queue == nil) != (it.Queue == nil) || back.Queue != nil && *back.Queue != *it.Queue {
+			t.Errorf("%s: queue %v after the round trip", b, back.Queue)
+		}
+	}
+}
+
+func TestQueueLabel(t *testing.T) {
+	for _, tc := range []struct {
+		q    Queue
+		want string
+	}{
+		{Queue{Name: "stream 7", Device: "GPU 0", Rank: "1"}, "rank 1 · GPU 0 · stream 7"},
+		{Queue{Name: "cpu0", Device: "cpu"}, "cpu · cpu0"},
+		{Queue{Name: "q"}, "q"},
+		{Queue{Device: "GPU 0"}, "GPU 0"},
+		{Queue{}, "(unnamed queue)"},
+	} {
+		if got := tc.q.Label(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.q, got, tc.want)
+		}
 	}
 }

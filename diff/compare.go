@@ -31,6 +31,9 @@ type Program struct {
 	Status Status
 	// RunsA and RunsB count the samples (runs) of each side.
 	RunsA, RunsB int
+	// LeftOutA and LeftOutB count the runs of each side left out of the
+	// samples because they failed or never ended (partial sums).
+	LeftOutA, LeftOutB int
 	// ClockA and ClockB are the program's clock on each side.
 	ClockA, ClockB *capture.Clock
 	// Unit of every compared time; "" when times are not compared.
@@ -148,13 +151,13 @@ func compareProgram(name string, a, b *Side) Program {
 	if pa != nil {
 		keysA = pa.keys()
 		sa = programSamples(keysA, pa)
-		p.RunsA, p.UntimedA, p.ClockA = len(keysA), sa.untimed, &pa.clock
+		p.RunsA, p.UntimedA, p.ClockA, p.LeftOutA = len(keysA), sa.untimed, &pa.clock, len(pa.leftOut)
 		p.GapsA = scopedGaps(a, name)
 	}
 	if pb != nil {
 		keysB = pb.keys()
 		sb = programSamples(keysB, pb)
-		p.RunsB, p.UntimedB, p.ClockB = len(keysB), sb.untimed, &pb.clock
+		p.RunsB, p.UntimedB, p.ClockB, p.LeftOutB = len(keysB), sb.untimed, &pb.clock, len(pb.leftOut)
 		p.GapsB = scopedGaps(b, name)
 	}
 	p.TimeRefused = timeRefusal(pa, pb)

@@ -7,11 +7,13 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/report"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // Options selects the reader and its settings for every input.
@@ -20,11 +22,18 @@ type Options struct {
 	Format string
 	Reader format.Options
 	// Watch, when non-nil, is called with each opened input while it is
-	// read (a progress bar); see report.Options.Watch.
+	// read (a progress bar; see inputs.Options.Watch: inputs read in
+	// parallel draw none).
 	Watch func(in *format.Input) (stop func())
+	// Workers is how many inputs of a side are read at once; 0 means one
+	// per core.
+	Workers int
 }
 
-// Run reads side A's files and side B's and compares them.
+// Run reads side A's inputs and side B's and compares them. Each side's
+// arguments are files or directories (ranks, runs), expanded as tally
+// report expands them (inputs.Expand) and read in parallel, each input with
+// its own accounting.
 func Run(a, b []string, opt Options) (*Result, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return nil, fmt.Errorf("give at least one trace file on each side")
@@ -40,15 +49,32 @@ func Run(a, b []string, opt Options) (*Result, error) {
 	return Compare(sa, sb), nil
 }
 
-func readSide(label string, paths []string, opt Options) (*Side, error) {
+// readSide expands a side's arguments and reads every input. An input that
+// cannot be read fails the side, naming every such input: a side missing a
+// rank would compare other samples than the ones asked for.
+func readSide(label string, args []string, opt Options) (*Side, error) {
+	e := inputs.Expand(args, opt.Format)
+	if len(e.Paths) == 0 {
+		return nil, fmt.Errorf("side %s: no input found in %s: no file there is one a reader recognises (give --format NAME to read them as one)", label, strings.Join(args, " "))
+	}
 	s := NewSide(label)
-	for _, path := range paths {
-		var col collector
-		c, err := report.Read(path, report.Options{Format: opt.Format, Reader: opt.Reader, Watch: opt.Watch}, &col)
-		if err != nil {
-			return nil, err
+	s.Skipped = e.Skipped
+	cols := make([]collector, len(e.Paths))
+	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Watch: opt.Watch},
+		func(i int, _ string) capture.Sink { return &cols[i] })
+	var errs []error
+	for i := range res {
+		if res[i].Err != nil {
+			errs = append(errs, res[i].Err)
+			continue
 		}
-		s.add(c, &col)
+		s.add(res[i].Capture, &cols[i])
+	}
+	if len(errs) > 0 {
+		if len(errs) == 1 {
+			return nil, errs[0]
+		}
+		return nil, fmt.Errorf("side %s: %d of %d inputs could not be read:\n%w", label, len(errs), len(res), errors.Join(errs...))
 	}
 	return s, nil
 }

@@ -41,6 +41,17 @@ type JSONSide struct {
 	Label    string      `json:"label"`
 	Complete bool        `json:"complete"`
 	Inputs   []JSONInput `json:"inputs"`
+	// RunsLeftOut counts the runs left out of the samples because they
+	// failed or never ended (capture.Program.IncompleteRuns).
+	RunsLeftOut int `json:"runs_left_out"`
+	// Skipped are files in the side's directories no reader recognises.
+	Skipped []JSONSkipped `json:"skipped"`
+}
+
+// JSONSkipped is a file passed over, and why.
+type JSONSkipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // JSONInput is one input file of a side.
@@ -56,6 +67,8 @@ type JSONProgram struct {
 	Status           Status       `json:"status"`
 	RunsA            int          `json:"runs_a"`
 	RunsB            int          `json:"runs_b"`
+	LeftOutA         int          `json:"runs_left_out_a"`
+	LeftOutB         int          `json:"runs_left_out_b"`
 	Unit             *string      `json:"unit"`
 	TimeRefused      string       `json:"time_refused,omitempty"`
 	UntimedA         int64        `json:"untimed_dispatches_a"`
@@ -121,7 +134,11 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 		doc.Slower = nonNil(r.Slower(failPct))
 	}
 	for _, s := range []*Side{r.A, r.B} {
-		js := JSONSide{Label: s.Label, Complete: s.Complete(), Inputs: []JSONInput{}}
+		js := JSONSide{Label: s.Label, Complete: s.Complete(), Inputs: []JSONInput{}, RunsLeftOut: s.LeftOut()}
+		js.Skipped = []JSONSkipped{}
+		for _, sk := range s.Skipped {
+			js.Skipped = append(js.Skipped, JSONSkipped{Path: sk.Path, Reason: sk.Reason})
+		}
 		for _, c := range s.Captures {
 			js.Inputs = append(js.Inputs, JSONInput{Source: c.Source, Clock: c.Clock, Accounting: render.Accounting(c)})
 		}
@@ -129,7 +146,7 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 	}
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		jp := JSONProgram{Name: p.Name, Status: p.Status, RunsA: p.RunsA, RunsB: p.RunsB, TimeRefused: p.TimeRefused,
+		jp := JSONProgram{Name: p.Name, Status: p.Status, RunsA: p.RunsA, RunsB: p.RunsB, LeftOutA: p.LeftOutA, LeftOutB: p.LeftOutB, TimeRefused: p.TimeRefused,
 			UntimedA: p.UntimedA, UntimedB: p.UntimedB, DispatchesPerRun: jsonMetric(&p.Dispatches),
 			Kernels: []JSONKernel{}, GapsA: gapKinds(p.GapsA), GapsB: gapKinds(p.GapsB)}
 		if p.Unit != "" {

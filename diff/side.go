@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // Side is one side of a comparison: the captures given for it (one file, or
@@ -13,10 +14,21 @@ import (
 type Side struct {
 	Label    string
 	Captures []*capture.Capture
+	// Skipped are the files found in the side's directories that no reader
+	// recognises: listed in the header, not read (as in tally report).
+	Skipped []inputs.Skipped
 
 	programs map[string]*progSide
 	order    []string // program names in first-seen order
+	// leftOut counts the runs left out of the samples because they did
+	// not complete (capture.Program.IncompleteRuns), over every input.
+	leftOut int
 }
+
+// LeftOut is how many runs of the side's inputs were left out of the
+// samples because they failed or never ended (capture.Program.
+// IncompleteRuns): a run cut short holds partial sums, not a sample.
+func (s *Side) LeftOut() int { return s.leftOut }
 
 // sampleKey names one sample: a run (Dispatch.Instance) of one input. An
 // input without run numbers (-1) is one sample per input.
@@ -47,6 +59,8 @@ type progSide struct {
 	runs       map[sampleKey]bool
 	kernels    map[kernelKey]*kernSide
 	korder     []kernelKey
+	// leftOut lists the runs not sampled because they did not complete.
+	leftOut []sampleKey
 }
 
 type kernSide struct {
@@ -64,8 +78,22 @@ func NewSide(label string) *Side {
 func (s *Side) add(c *capture.Capture, col *collector) {
 	input := len(s.Captures)
 	s.Captures = append(s.Captures, c)
+	// cut holds, per program of c, the runs that did not complete: their
+	// sums are partial, so they are not samples (they stay in the input's
+	// accounting, as failed_program / incomplete_program gaps).
+	cut := make([]map[int64]bool, len(c.Programs))
 	for i, p := range c.Programs {
-		s.program(p.Name, c.ProgramClock(capture.ProgramID(i)))
+		ps := s.program(p.Name, c.ProgramClock(capture.ProgramID(i)))
+		for _, run := range p.IncompleteRuns {
+			if cut[i] == nil {
+				cut[i] = map[int64]bool{}
+			}
+			if !cut[i][run] {
+				cut[i][run] = true
+				ps.leftOut = append(ps.leftOut, sampleKey{input, run})
+				s.leftOut++
+			}
+		}
 	}
 	for kid, runs := range col.kernels {
 		if runs == nil || kid >= len(c.Kernels) {
@@ -86,6 +114,9 @@ func (s *Side) add(c *capture.Capture, col *collector) {
 			ks.kernel = k // a later input names it
 		}
 		for run, sums := range runs {
+			if cut[k.Program][run] {
+				continue
+			}
 			sk := sampleKey{input, run}
 			ps.runs[sk] = true
 			if cur := ks.runs[sk]; cur != nil {

@@ -68,6 +68,12 @@ func writeSideHeader(p *printer, s *Side) {
 			p.f("   %s %s (%d)%s: %s\n", tag, g.Kind, g.Count, scope, g.Summary)
 		}
 	}
+	for _, sk := range s.Skipped {
+		p.f("%s: skipped %s: %s\n", s.Label, sk.Path, sk.Reason)
+	}
+	if n := s.LeftOut(); n > 0 {
+		p.f("%s: %s cut short (failed or never ended) left out of the samples: their sums are partial (their dispatches are in tally report)\n", s.Label, runs(n))
+	}
 }
 
 func writeProgram(p *printer, pr *Program) {
@@ -79,6 +85,9 @@ func writeProgram(p *printer, pr *Program) {
 		head += fmt.Sprintf("REMOVED (only in A, %s)", runs(pr.RunsA))
 	default:
 		head += fmt.Sprintf("A %s, B %s", runs(pr.RunsA), runs(pr.RunsB))
+	}
+	if pr.LeftOutA > 0 || pr.LeftOutB > 0 {
+		head += fmt.Sprintf("; left out, cut short: A %s, B %s", runs(pr.LeftOutA), runs(pr.LeftOutB))
 	}
 	p.f("%s\n", head)
 	if pr.TimeRefused != "" {

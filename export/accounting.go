@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // GapRow is one line of an export's accounting (OUT.gaps.csv, OUT.gaps.jsonl,
@@ -76,6 +77,21 @@ func gapRows(in *Input) []GapRow {
 			r.Count, r.Note, r.Summary = e.n, e.kind != "times_not_ns", e.summary
 			rows = append(rows, r)
 		}
+	}
+	return rows
+}
+
+// allGapRows is the accounting of every input in order, then one
+// "skipped_file" row per file the arguments' directories hold that no
+// reader recognises (input -1: it is no input; as tally report lists them).
+func allGapRows(ins []*Input, skipped []inputs.Skipped) []GapRow {
+	var rows []GapRow
+	for _, in := range ins {
+		rows = append(rows, gapRows(in)...)
+	}
+	for _, sk := range skipped {
+		rows = append(rows, GapRow{Input: -1, Path: sk.Path, Record: string(capture.SkippedFile), Kind: string(capture.SkippedFile),
+			Count: 1, Unit: "files", Note: true, Summary: sk.Reason})
 	}
 	return rows
 }

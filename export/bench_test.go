@@ -2,6 +2,7 @@ package export
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -98,3 +99,28 @@ func benchExport(b *testing.B, to string) {
 
 func BenchmarkExportParquet(b *testing.B) { benchExport(b, Parquet) }
 func BenchmarkExportCSV(b *testing.B)     { benchExport(b, CSV) }
+
+// BenchmarkExportRanksParquet exports 8 inputs (one rank each) to Parquet
+// with one reader and with one reader per core; compare the
+// sub-benchmarks' dispatches/s for the speed-up of parallel reading.
+//
+//	go test ./export -run '^$' -bench ExportRanks -benchtime 2x
+func BenchmarkExportRanksParquet(b *testing.B) {
+	dir := b.TempDir()
+	per := max(*benchDispatches/8, 1)
+	var paths []string
+	for r := range 8 {
+		paths = append(paths, writeSynth(b, dir, fmt.Sprintf("rank%d.synth", r), synthSpec{N: per, Kernels: 8, PerRun: 1000, SourceRank: fmt.Sprint(r)}))
+	}
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			out := filepath.Join(b.TempDir(), "out")
+			for range b.N {
+				if _, err := Run(paths, Options{To: Parquet, Out: out, Format: synthFormat, Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(8*per)/(b.Elapsed().Seconds()/float64(b.N)), "dispatches/s")
+		})
+	}
+}

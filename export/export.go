@@ -8,10 +8,12 @@ package export
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // Formats tally export writes, by --to name.
@@ -42,9 +44,17 @@ type Options struct {
 	// per dispatch (csv and jsonl).
 	PerKernel bool
 
-	// firstIndex is the command-line position of paths[0] (kineto writes
-	// one input at a time into a directory).
+	// Workers is how many inputs are read at once where the writer allows
+	// it (parquet, pprof, kineto into a directory, --per-kernel); 0 means
+	// one per core.
+	Workers int
+
+	// firstIndex is the position of paths[0] among the inputs (kineto
+	// writes one input at a time into a directory).
 	firstIndex int
+	// skipped are the files the arguments' directories hold that no reader
+	// recognises: written with the accounting (docs/export.md).
+	skipped []inputs.Skipped
 }
 
 // Result says what an export wrote and what its inputs lacked.
@@ -54,11 +64,17 @@ type Result struct {
 	Complete bool
 	// Empty is true when an input holds no dispatch event at all.
 	Empty bool
+	// Skipped are the files in the given directories that no reader
+	// recognises: not read, listed in the output's accounting.
+	Skipped []inputs.Skipped
 }
 
-// Run reads paths and writes the export.
-func Run(paths []string, opt Options) (*Result, error) {
-	if len(paths) == 0 {
+// Run reads the inputs args name and writes the export. Each argument is a
+// file or a directory, expanded as tally report expands them (inputs.Expand:
+// a run directory a reader claims is one input; any other directory is
+// walked, and the files no reader recognises are listed as skipped).
+func Run(args []string, opt Options) (*Result, error) {
+	if len(args) == 0 {
 		return nil, fmt.Errorf("give at least one input")
 	}
 	if opt.Out == "" {
@@ -70,6 +86,15 @@ func Run(paths []string, opt Options) (*Result, error) {
 	if opt.PerKernel && opt.To != CSV && opt.To != JSONL {
 		return nil, fmt.Errorf("--per-kernel applies to csv and jsonl (parquet always has a kernels table)")
 	}
+	if !slices.Contains(Names, opt.To) {
+		return nil, fmt.Errorf("unknown --to %q: give one of %s", opt.To, strings.Join(Names, ", "))
+	}
+	e := inputs.Expand(args, opt.Format)
+	if len(e.Paths) == 0 {
+		return nil, fmt.Errorf("no input found in %s: no file there is one a reader recognises (give --format NAME to read them as one)", strings.Join(args, " "))
+	}
+	paths := e.Paths
+	opt.skipped = e.Skipped
 	var (
 		ins []*Input
 		err error
@@ -89,7 +114,7 @@ func Run(paths []string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Inputs: ins, Complete: true}
+	res := &Result{Inputs: ins, Complete: true, Skipped: e.Skipped}
 	for _, in := range ins {
 		if !in.Capture.Accounting.Complete() {
 			res.Complete = false

@@ -1,11 +1,13 @@
 package export
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // Input is one read input: its capture, its kernel tables and what the
@@ -19,8 +21,6 @@ type Input struct {
 	Tables  *analysis.Tables
 	// Written counts what the export wrote for this input (see Written).
 	Written Written
-
-	agg *analysis.Aggregator
 }
 
 // Written is the export's own accounting for one input: every dispatch
@@ -77,33 +77,45 @@ func (w *Written) finish(c *capture.Capture) {
 	}
 }
 
-// readInputs reads every input in turn. sinkFor returns the sink that
-// receives an input's dispatches (the input's own aggregator is teed in);
-// done runs after the input was read, before the next starts. Inputs are
-// independent of each other, so this sequential loop can become a parallel
-// reader without changing its callers' sinks.
-func readInputs(paths []string, opt Options, sinkFor func(in *Input) capture.Sink, done func(in *Input) error) ([]*Input, error) {
-	ins := make([]*Input, 0, len(paths))
+// readInputs reads every input, workers at a time (0: one per core; 1 for
+// writers that stream into one shared file), each with its own reader,
+// aggregator and accounting (inputs.ReadAll). sinkFor returns the sink that
+// receives an input's dispatches; done runs after the input was read. Both
+// run on the goroutine that reads the input, so with workers ≠ 1 they must
+// touch only that input's state. Inputs come back in the order of paths.
+// An input that cannot be read fails the export, naming every such input:
+// no output is written under the final name.
+func readInputs(paths []string, opt Options, workers int, sinkFor func(in *Input) capture.Sink, done func(in *Input) error) ([]*Input, error) {
+	ins := make([]*Input, len(paths))
 	for i, p := range paths {
-		in := &Input{Index: opt.firstIndex + i, Path: p, agg: analysis.NewAggregator()}
-		var sink capture.Sink = in.agg
-		if s := sinkFor(in); s != nil {
-			sink = capture.Tee{in.agg, s}
-		}
-		c, err := format.ReadFile(p, opt.Format, &opt.Reader, sink)
-		if err != nil {
-			return nil, err
-		}
-		in.Capture = c
-		in.Written.finish(c)
-		in.Tables = in.agg.Tables(c)
-		in.agg = nil
-		if done != nil {
-			if err := done(in); err != nil {
-				return nil, err
+		ins[i] = &Input{Index: opt.firstIndex + i, Path: p}
+	}
+	errs := make([]error, len(paths))
+	inputs.ReadAll(paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers,
+		Done: func(i int, r *inputs.Result) {
+			if r.Err != nil {
+				errs[i] = r.Err
+				return
 			}
+			in := ins[i]
+			in.Capture, in.Tables = r.Capture, r.Tables
+			in.Written.finish(in.Capture)
+			if done != nil {
+				errs[i] = done(in)
+			}
+		}},
+		func(i int, _ string) capture.Sink { return sinkFor(ins[i]) })
+	var failed []error
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
 		}
-		ins = append(ins, in)
+	}
+	switch {
+	case len(failed) == 1:
+		return nil, failed[0]
+	case len(failed) > 1:
+		return nil, fmt.Errorf("%d of %d inputs could not be exported (nothing was written):\n%w", len(failed), len(paths), errors.Join(failed...))
 	}
 	return ins, nil
 }

@@ -11,10 +11,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
@@ -137,7 +140,7 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 			n++
 		})
 	}
-	ins, err := readInputs(paths, opt, sinkOf, nil)
+	ins, err := readInputs(paths, opt, 1, sinkOf, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +179,7 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if lo > hi {
 		lo, hi = 0, 0
 	}
-	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped}
+	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: opt.skipped}
 	return ins, writeSingle(opt, func(w io.Writer) error {
 		if _, err := spool.Seek(0, io.SeekStart); err != nil {
 			return err
@@ -204,22 +207,47 @@ func writeKinetoDir(paths []string, opt Options) ([]*Input, error) {
 		return nil, err
 	}
 	defer dir.Abort() // a no-op once committed: the temporary name is gone
-	var (
-		ins  []*Input
-		rows []InputRow
-	)
-	for i, p := range paths {
-		sub := opt
-		sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
-		sub.firstIndex = i
-		in, err := writeKineto([]string{p}, sub)
-		if err != nil {
-			return nil, errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
-		}
-		ins = append(ins, in...)
-		rows = append(rows, inputRow(in[0]))
+	// Each input is its own file: inputs are written in parallel, workers
+	// at a time, each reading its input on its own goroutine.
+	ins := make([]*Input, len(paths))
+	errs := make([]error, len(paths))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	if err := writeMarker(dir, rows); err != nil {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sub := opt
+				sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
+				sub.firstIndex = i
+				sub.skipped = nil // listed once, in the marker
+				in, err := writeKineto([]string{paths[i]}, sub)
+				if err != nil {
+					errs[i] = errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
+					continue
+				}
+				ins[i] = in[0]
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	rows := make([]InputRow, len(ins))
+	for i, in := range ins {
+		rows[i] = inputRow(in)
+	}
+	if err := writeMarker(dir, rows, opt.skipped); err != nil {
 		return nil, err
 	}
 	if err := dir.Commit(); err != nil {
@@ -234,6 +262,8 @@ type kinetoWriter struct {
 	base, end int64
 	n         int64
 	skipped   kinetoSkipped
+	// files are the files of the given directories no reader recognises.
+	files []inputs.Skipped
 	// devicePID maps a queue's device name to its pid (0, 1, … in order
 	// of first appearance among queues).
 	devicePID map[string]int
@@ -375,6 +405,9 @@ func (k *kinetoWriter) info() []string {
 	}
 	if g := c.Accounting.CountOf(capture.UnfinishedDispatch); g > 0 {
 		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g))
+	}
+	for _, sk := range k.files {
+		lines = append(lines, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
 	}
 	return lines
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
@@ -52,59 +53,66 @@ func writeParquet(paths []string, opt Options) ([]*Input, error) {
 			dir.Abort()
 		}
 	}()
-	var (
-		files = map[string]*parquetFile[DispatchRow]{}
-		werr  error
-	)
+	// Each input writes its own files (one per rank it holds), so inputs
+	// are read in parallel: an input's state is touched only by the
+	// goroutine reading it. Files of an input that failed midway are
+	// closed at the end; the whole temporary directory is then removed.
+	states := make([]parquetInput, len(paths))
 	sinkOf := func(in *Input) capture.Sink {
+		ps := &states[in.Index-opt.firstIndex]
+		ps.files = map[string]*parquetFile[DispatchRow]{}
 		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
 			in.Written.count(c, d)
-			if werr != nil {
+			if ps.err != nil {
 				return
 			}
 			rank := in.Rank(c, d.Queue)
-			f := files[rank]
+			f := ps.files[rank]
 			if f == nil {
 				p := filepath.Join(dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
-				if f, werr = createParquet[DispatchRow](p, dir.Final(p)); werr != nil {
+				if f, ps.err = createParquet[DispatchRow](p, dir.Final(p)); ps.err != nil {
 					return
 				}
-				files[rank] = f
+				ps.files[rank] = f
 			}
 			r, st := f.next()
 			r.fill(in, c, d, st)
-			werr = f.flushIfFull()
+			ps.err = f.flushIfFull()
 		})
 	}
-	var (
-		kernels  []KernelRow
-		programs []ProgramRow
-		gaps     []GapRow
-		inputs   []InputRow
-	)
 	done := func(in *Input) error {
-		if werr != nil {
-			return werr
+		ps := &states[in.Index-opt.firstIndex]
+		if ps.err != nil {
+			return ps.err
 		}
-		for rank, f := range files {
+		for rank, f := range ps.files {
 			if err := f.close(); err != nil {
 				return err
 			}
-			delete(files, rank)
+			delete(ps.files, rank)
 		}
-		kernels = append(kernels, kernelRows(in)...)
-		programs = append(programs, programRows(in)...)
-		gaps = append(gaps, gapRows(in)...)
-		inputs = append(inputs, inputRow(in))
 		return nil
 	}
-	ins, err := readInputs(paths, opt, sinkOf, done)
-	for _, f := range files {
-		f.abort()
+	ins, err := readInputs(paths, opt, opt.Workers, sinkOf, done)
+	for i := range states {
+		for _, f := range states[i].files {
+			f.abort()
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	var (
+		kernels   []KernelRow
+		programs  []ProgramRow
+		inputRows []InputRow
+	)
+	for _, in := range ins {
+		kernels = append(kernels, kernelRows(in)...)
+		programs = append(programs, programRows(in)...)
+		inputRows = append(inputRows, inputRow(in))
+	}
+	gaps := allGapRows(ins, opt.skipped)
 	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", filepath.Join(opt.Out, "dispatches"), err)
 	}
@@ -117,10 +125,10 @@ func writeParquet(paths []string, opt Options) ([]*Input, error) {
 	if err := writeTable(dir, "gaps.parquet", gaps); err != nil {
 		return nil, err
 	}
-	if err := writeTable(dir, "inputs.parquet", inputs); err != nil {
+	if err := writeTable(dir, "inputs.parquet", inputRows); err != nil {
 		return nil, err
 	}
-	if err := writeMarker(dir, inputs); err != nil {
+	if err := writeMarker(dir, inputRows, opt.skipped); err != nil {
 		return nil, err
 	}
 	if err := dir.Commit(); err != nil {
@@ -130,14 +138,30 @@ func writeParquet(paths []string, opt Options) ([]*Input, error) {
 	return ins, nil
 }
 
+// parquetInput is one input's dispatch files being written, and its first
+// write error.
+type parquetInput struct {
+	files map[string]*parquetFile[DispatchRow]
+	err   error
+}
+
 // writeMarker writes _tally_export.json: the schema name and the inputs, so
 // a dataset says what it is made of even to a reader without Parquet.
-func writeMarker(dir *checkedfile.PendingDir, inputs []InputRow) error {
+func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []inputs.Skipped) error {
 	p := filepath.Join(dir.Temp(), datasetMarker)
+	type skip struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	}
+	skips := []skip{}
+	for _, s := range skipped {
+		skips = append(skips, skip{s.Path, s.Reason})
+	}
 	b, err := json.MarshalIndent(struct {
-		Schema string     `json:"schema"`
-		Inputs []InputRow `json:"inputs"`
-	}{DatasetSchema, inputs}, "", "  ")
+		Schema  string     `json:"schema"`
+		Inputs  []InputRow `json:"inputs"`
+		Skipped []skip     `json:"skipped"`
+	}{DatasetSchema, rows, skips}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"sort"
@@ -42,11 +43,14 @@ type ppKey struct {
 // time, labelled with queue, list, device, rank, source and status, and
 // whose comments carry every input's accounting (go tool pprof -comments).
 func writePProf(paths []string, opt Options) ([]*Input, error) {
-	samples := map[ppKey]*[ppValues]int64{}
-	windows := map[int]map[capture.ProgramID]*[2]int64{}
+	// Each input sums into its own maps (read in parallel); the keys hold
+	// the input's index, so merging them is a union.
+	perInput := make([]map[ppKey]*[ppValues]int64, len(paths))
+	windows := make([]map[capture.ProgramID]*[2]int64, len(paths))
 	sinkOf := func(in *Input) capture.Sink {
 		win := map[capture.ProgramID]*[2]int64{}
-		windows[in.Index] = win
+		samples := map[ppKey]*[ppValues]int64{}
+		windows[in.Index], perInput[in.Index] = win, samples
 		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
 			in.Written.count(c, d)
 			k := ppKey{input: in.Index, rank: in.Rank(c, d.Queue), program: d.Program, kernel: d.Kernel, queue: d.Queue, list: d.List}
@@ -85,14 +89,21 @@ func writePProf(paths []string, opt Options) ([]*Input, error) {
 			v[ppGPUTime] += t
 		})
 	}
-	ins, err := readInputs(paths, opt, sinkOf, nil)
+	ins, err := readInputs(paths, opt, opt.Workers, sinkOf, nil)
 	if err != nil {
 		return nil, err
+	}
+	samples := map[ppKey]*[ppValues]int64{}
+	for _, m := range perInput {
+		maps.Copy(samples, m)
 	}
 	for _, in := range ins {
 		addUnfinished(in, samples)
 	}
 	p := buildProfile(ins, samples, windows)
+	for _, sk := range opt.skipped {
+		p.Comments = append(p.Comments, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
+	}
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("building the profile: %w", err)
 	}
@@ -146,7 +157,7 @@ func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
 	}
 }
 
-func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows map[int]map[capture.ProgramID]*[2]int64) *profile.Profile {
+func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "dispatches", Unit: "count"},

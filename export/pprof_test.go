@@ -98,15 +98,7 @@ func TestPProfSamples(t *testing.T) {
 	b := writeSynth(t, dir, "b.synth", synthSpec{N: 2, Kernels: 1, Ticks: true})
 	out := filepath.Join(dir, "p.pb.gz")
 	run(t, []string{a, b}, Options{To: PProf, Out: out, Format: synthFormat})
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseProfile(t, out)
 	if p.DefaultSampleType != "gpu_time" || len(p.SampleType) != 3 {
 		t.Fatalf("sample types %v", p.SampleType)
 	}
@@ -144,4 +136,19 @@ func TestPProfSamples(t *testing.T) {
 			t.Errorf("%s: %v, want %v (all: %v)", key, got[key].v, want, got)
 		}
 	}
+}
+
+// parseProfile reads a written profile back with pprof's own parser.
+func parseProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

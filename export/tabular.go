@@ -77,48 +77,58 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	var (
-		row    DispatchRow
-		st     rowStore
-		werr   error
-		sinkOf = func(in *Input) capture.Sink {
+	var ins []*Input
+	if opt.PerKernel {
+		// Kernel rows need each input's tables only: read in parallel,
+		// then write in input order.
+		ins, err = readInputs(paths, opt, opt.Workers, func(in *Input) capture.Sink {
+			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) { in.Written.count(c, d) })
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range ins {
+			for _, r := range kernelRows(in) {
+				if err := t.write(&r, r.cells); err != nil {
+					return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
+				}
+			}
+		}
+	} else {
+		// Dispatch rows stream into the one file as they are read: one
+		// input at a time keeps each input's rows together and in order.
+		var (
+			row  DispatchRow
+			st   rowStore
+			werr error
+		)
+		ins, err = readInputs(paths, opt, 1, func(in *Input) capture.Sink {
 			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
 				in.Written.count(c, d)
-				if opt.PerKernel || werr != nil {
+				if werr != nil {
 					return
 				}
 				row.fill(in, c, d, &st)
 				werr = t.write(&row, row.cells)
 			})
-		}
-	)
-	done := func(in *Input) error {
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", opt.Out, werr)
-		}
-		if opt.PerKernel {
-			for _, r := range kernelRows(in) {
-				if err := t.write(&r, r.cells); err != nil {
-					return fmt.Errorf("writing %s: %w", opt.Out, err)
-				}
+		}, func(*Input) error {
+			if werr != nil {
+				return fmt.Errorf("writing %s: %w", opt.Out, werr)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	}
-	ins, err := readInputs(paths, opt, sinkOf, done)
-	if err != nil {
-		return nil, err
 	}
 	if err := t.flush(); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
 	gt, err := newTable(gaps, opt.To, gapColumns)
 	if err == nil {
-		for _, in := range ins {
-			for _, r := range gapRows(in) {
-				if err = gt.write(&r, r.cells); err != nil {
-					break
-				}
+		for _, r := range allGapRows(ins, opt.skipped) {
+			if err = gt.write(&r, r.cells); err != nil {
+				break
 			}
 		}
 	}

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
 )
 
@@ -166,4 +168,45 @@ func newAgg(c *capture.Capture, k capture.KernelID, total int64) *analysis.Table
 	a := analysis.NewAggregator()
 	a.Dispatch(c, &capture.Dispatch{Program: c.Kernels[k].Program, Kernel: k, Queue: capture.NoQueue, Device: capture.Interval{Begin: 0, End: total, Valid: true}})
 	return a.Tables(c)
+}
+
+// Done sees every input once, from its reader, with its result; Watch runs
+// only when inputs are read one at a time.
+func TestReadAllDoneAndWatch(t *testing.T) {
+	dir := runDir(t)
+	e := Expand([]string{dir}, "")
+	var mu sync.Mutex
+	seen := map[int]string{}
+	watched := 0
+	watch := func(in *format.Input) func() {
+		mu.Lock()
+		watched++
+		mu.Unlock()
+		return func() {}
+	}
+	opt := Options{Workers: 2, Watch: watch, Done: func(i int, r *Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Capture == nil || r.Tables == nil {
+			t.Errorf("input %d: done before it was read", i)
+		}
+		seen[i] = r.Path
+	}}
+	res := ReadAll(e.Paths, opt, nil)
+	if len(seen) != len(res) {
+		t.Fatalf("done for %d of %d inputs", len(seen), len(res))
+	}
+	for i, r := range res {
+		if seen[i] != r.Path {
+			t.Errorf("done %d: %s, result %s", i, seen[i], r.Path)
+		}
+	}
+	if watched != 0 {
+		t.Errorf("%d bars drawn by parallel reads", watched)
+	}
+	opt.Workers = 1
+	ReadAll(e.Paths, opt, nil)
+	if watched != len(e.Paths) {
+		t.Errorf("%d bars for %d inputs read one at a time", watched, len(e.Paths))
+	}
 }

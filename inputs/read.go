@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"os"
 	"runtime"
 	"sync"
 
@@ -17,6 +18,30 @@ type Options struct {
 	// Workers is how many inputs are read at once; 0 means one per core
 	// (GOMAXPROCS).
 	Workers int
+	// Done, when not nil, is called with each input's result as soon as it
+	// is read, from the goroutine that read it (so a writer can close that
+	// input's files while the others are still read). Calls for different
+	// inputs may run at once.
+	Done func(i int, r *Result)
+	// Watch, when not nil, is called with each opened input file while it
+	// is read (a progress bar, see report.Options.Watch) — only when inputs
+	// are read one at a time: bars of parallel reads would draw over each
+	// other.
+	Watch func(in *format.Input) (stop func())
+	// Progress, when non-nil, watches the reads of the whole set (one
+	// progress bar for all inputs); Watch is then not used.
+	Progress Progress
+}
+
+// Progress watches the reads of a set of inputs: Begin is called with
+// every path before any is read, Watch as each input's read starts (from
+// its reading goroutine; in is nil for a directory a directory reader
+// reads, and for a file that could not be opened), the func it returns
+// when that read ends, and End after the last.
+type Progress interface {
+	Begin(paths []string)
+	Watch(path string, in *format.Input) (stop func())
+	End()
 }
 
 // Result is one input read: its capture and tables, or why it failed.
@@ -40,14 +65,24 @@ func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) captu
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(paths))
+	if opt.Progress != nil {
+		opt.Progress.Begin(paths)
+		defer opt.Progress.End()
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
+	if workers > 1 {
+		opt.Watch = nil
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				res[i] = readOne(i, paths[i], opt, sinkFor)
+				if opt.Done != nil {
+					opt.Done(i, &res[i])
+				}
 			}
 		}()
 	}
@@ -69,10 +104,38 @@ func readOne(i int, path string, opt Options, sinkFor func(int, string) capture.
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
-	c, err := format.ReadPath(path, opt.Format, &ro, sink)
+	c, err := readPath(path, opt, &ro, sink)
 	r := Result{Path: path, Err: err}
 	if err == nil && c != nil {
 		r.Capture, r.Tables = c, agg.Tables(c)
 	}
 	return r
+}
+
+// readPath reads a file or a directory input, under the set's progress
+// watch (opt.Progress) or else the progress bar of opt.Watch for a file.
+func readPath(path string, opt Options, ro *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	if opt.Watch == nil && opt.Progress == nil {
+		return format.ReadPath(path, opt.Format, ro, sink)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if opt.Progress != nil {
+			defer opt.Progress.Watch(path, nil)()
+		}
+		return format.ReadPath(path, opt.Format, ro, sink)
+	}
+	in, err := format.Open(path)
+	if err != nil {
+		if opt.Progress != nil {
+			defer opt.Progress.Watch(path, nil)() // counted as done all the same
+		}
+		return nil, err
+	}
+	defer in.Close()
+	if opt.Progress != nil {
+		defer opt.Progress.Watch(path, in)()
+	} else {
+		defer opt.Watch(in)()
+	}
+	return format.ReadInput(in, opt.Format, ro, sink)
 }

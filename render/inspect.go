@@ -19,6 +19,8 @@ type JSONInspect struct {
 	Clock      capture.Clock     `json:"clock"`
 	Sections   []capture.Section `json:"sections"`
 	Accounting JSONAccounting    `json:"accounting"`
+	// Queues: as JSONReport.Queues.
+	Queues []capture.Queue `json:"queues,omitempty"`
 }
 
 // InspectJSON writes the inventory as JSON.
@@ -31,7 +33,7 @@ func InspectJSON(w io.Writer, c *capture.Capture) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(JSONInspect{Schema: InspectSchema, Input: c.Source, Clock: c.Clock,
-		Sections: sections, Accounting: Accounting(c)})
+		Sections: sections, Accounting: Accounting(c), Queues: itemQueues(c)})
 }
 
 // InspectText writes the inventory for people: the file, each section the
@@ -77,7 +79,7 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 	}
 	for _, g := range a.Gaps {
 		if g.Count > 0 {
-			writeGap(p, g, "", c.Clock.Unit, opt)
+			writeGap(p, c, g, "", c.Clock.Unit, opt)
 		}
 	}
 	if p.err != nil {

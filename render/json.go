@@ -15,12 +15,15 @@ const ReportSchema = "tally.report/v1"
 
 // JSONReport is the document `tally report --json` writes.
 type JSONReport struct {
-	Schema     string            `json:"schema"`
-	Inputs     []capture.Source  `json:"inputs"`
-	Clock      capture.Clock     `json:"clock"`
-	Programs   []JSONProgram     `json:"programs"`
-	Accounting JSONAccounting    `json:"accounting"`
-	Details    []capture.Section `json:"details,omitempty"`
+	Schema     string           `json:"schema"`
+	Inputs     []capture.Source `json:"inputs"`
+	Clock      capture.Clock    `json:"clock"`
+	Programs   []JSONProgram    `json:"programs"`
+	Accounting JSONAccounting   `json:"accounting"`
+	// Queues is the capture's queue table, present when a gap item names
+	// a queue by its index (items[].queue).
+	Queues  []capture.Queue   `json:"queues,omitempty"`
+	Details []capture.Section `json:"details,omitempty"`
 	// Sections holds one report per input when several were read (ranks,
 	// runs); the fields above are then the merged view. See multi.go.
 	Sections []JSONSection `json:"sections,omitempty"`
@@ -97,6 +100,7 @@ func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 		Clock:      c.Clock,
 		Programs:   []JSONProgram{},
 		Accounting: Accounting(c),
+		Queues:     itemQueues(c),
 		Details:    c.Inventory,
 	}
 	for _, pt := range r.Programs {

@@ -15,6 +15,8 @@ type JSONSection struct {
 	Clock      *capture.Clock  `json:"clock,omitempty"`
 	Programs   []JSONProgram   `json:"programs"`
 	Accounting *JSONAccounting `json:"accounting,omitempty"`
+	// Queues: as JSONReport.Queues, for this input's gap items.
+	Queues []capture.Queue `json:"queues,omitempty"`
 }
 
 // BuildSection is the section of one input read; c is nil for an input that
@@ -29,5 +31,5 @@ func BuildSection(path string, c *capture.Capture, t *analysis.Tables, err error
 	}
 	doc := BuildJSON(c, t)
 	clock := c.Clock
-	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting}
+	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting, Queues: doc.Queues}
 }

@@ -39,7 +39,7 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 
 	empty := c.Accounting.Find(capture.EmptyCapture)
 	if empty != nil && empty.Count > 0 {
-		p.f("\nNO DISPATCHES: %s\n", empty.Summary)
+		p.f("\nNO DISPATCH RECORDED: %s\n", empty.Summary)
 	}
 
 	shown := map[string]bool{} // programs whose gaps were printed under their table
@@ -217,7 +217,7 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		}
 	}
 	for _, g := range programGaps(c, prog.Name) {
-		writeGap(p, g, "  ", unit, opt)
+		writeGap(p, c, g, "  ", unit, opt)
 	}
 }
 
@@ -251,7 +251,7 @@ func (p *printer) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func writeGap(p *printer, g *capture.Gap, indent, unit string, opt TextOptions) {
+func writeGap(p *printer, c *capture.Capture, g *capture.Gap, indent, unit string, opt TextOptions) {
 	tag := "GAP"
 	if g.Note {
 		tag = "note"
@@ -268,7 +268,7 @@ func writeGap(p *printer, g *capture.Gap, indent, unit string, opt TextOptions) 
 		if i == opt.Items {
 			break
 		}
-		p.f("%s    - %s\n", indent, itemLine(it, unit))
+		p.f("%s    - %s\n", indent, itemLine(it, unit, c.Queues))
 	}
 	shown := min(len(g.Items), opt.Items)
 	if more := int64(len(g.Items)-shown) + g.ItemsOmitted; more > 0 {
@@ -280,13 +280,16 @@ func writeGap(p *printer, g *capture.Gap, indent, unit string, opt TextOptions) 
 	}
 }
 
-func itemLine(it capture.Item, unit string) string {
+func itemLine(it capture.Item, unit string, queues []capture.Queue) string {
 	s := it.What
 	if it.Kernel != "" {
 		s = it.Kernel + ": " + s
 	}
 	if it.Where != "" {
 		s += " (" + it.Where + ")"
+	}
+	if q := it.Queue; q != nil && *q >= 0 && int(*q) < len(queues) {
+		s += "; on queue " + queues[*q].Label()
 	}
 	if it.Time != nil {
 		s += fmt.Sprintf("; at %d", *it.Time)
@@ -343,7 +346,7 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 		if g.Program != "" {
 			p.f("[program %s] ", g.Program)
 		}
-		writeGap(p, g, "", c.Clock.Unit, opt)
+		writeGap(p, c, g, "", c.Clock.Unit, opt)
 	}
 }
 

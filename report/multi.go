@@ -21,7 +21,7 @@ type Multi struct {
 // each with its own accounting, and merges them. It never fails as a whole:
 // an input that cannot be read is a failed_input gap of the whole.
 func RunAll(args []string, opt Options, workers int) *Multi {
-	return &Multi{Run: inputs.Read(args, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers}, nil)}
+	return &Multi{Run: inputs.Read(args, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress}, opt.ExtraFor)}
 }
 
 // WriteText writes the text report, or the JSON report when asJSON.

@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -20,10 +21,17 @@ type Options struct {
 	Reader format.Options
 	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
 	Extra capture.Sink
+	// ExtraFor gives each input of a report of many (RunAll) its own
+	// extra sink, when non-nil: inputs are read in parallel, so one sink
+	// shared by all would be written from several goroutines.
+	ExtraFor func(i int, path string) capture.Sink
 	// Watch, when non-nil, is called with the opened input before it is
 	// read (e.g. to draw a progress bar); the func it returns is called
 	// when the read ends.
 	Watch func(in *format.Input) (stop func())
+	// Progress, when non-nil, watches the reads of a report of many
+	// (RunAll): one bar for the whole set.
+	Progress inputs.Progress
 }
 
 // Result is a read capture and its tables.

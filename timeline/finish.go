@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -53,40 +54,59 @@ func clockText(k capture.Clock) string {
 	return k.Domain + " " + k.Unit
 }
 
+// drawUnfinished draws each unfinished dispatch with a launch time on its
+// queue's track when the reader knew the queue, else on the input's
+// "unfinished dispatches" track. Lanes place slices in begin order, and the
+// gaps list theirs per program, so the items are drawn sorted by launch.
 func (in *Input) drawUnfinished(c *capture.Capture) {
 	w := in.w
+	var items []*capture.Item
 	for _, g := range c.Accounting.Gaps {
 		if g.Kind != capture.UnfinishedDispatch {
 			continue
 		}
-		for _, it := range g.Items {
+		for i := range g.Items {
+			it := &g.Items[i]
 			if it.Time == nil || !w.representable(*it.Time) {
 				continue // counted on the accounting track
 			}
-			if in.unfin == nil {
-				in.unfin = &queueLanes{parent: in.group, name: in.group.name + " · unfinished dispatches · " + filepath.Base(in.name),
-					key: fmt.Sprintf("in%d/unfinished", in.idx)}
-			}
-			b, e := *it.Time, in.end
-			t := in.place(in.unfin, b, e)
-			args := w.enc.args()
-			args = append(args,
-				arg{key: "unfinished", b: true, isBool: true},
-				arg{key: "end", s: "not observed; capture ended"},
-				arg{key: "program", s: it.Program},
-				arg{key: "launch", i: b, isInt: true},
-				arg{key: "position", s: it.Where},
-				arg{key: "last_completed", s: it.LastCompleted},
-				arg{key: "what", s: it.What})
-			name := it.Kernel
-			if name == "" {
-				name = "(kernel not recorded)"
-			}
-			w.enc.slice(t, unfinishedPrefix+name, "unfinished", b-w.base, e-w.base, args)
-			in.unfinDraw++
-			w.stats.Unfinished++
+			items = append(items, it)
 		}
 	}
+	sort.SliceStable(items, func(i, j int) bool { return *items[i].Time < *items[j].Time })
+	for _, it := range items {
+		b, e := *it.Time, in.end
+		t := in.place(in.unfinishedLanes(c, it.Queue), b, e)
+		args := w.enc.args()
+		args = append(args,
+			arg{key: "unfinished", b: true, isBool: true},
+			arg{key: "end", s: "not observed; capture ended"},
+			arg{key: "program", s: it.Program},
+			arg{key: "launch", i: b, isInt: true},
+			arg{key: "position", s: it.Where},
+			arg{key: "last_completed", s: it.LastCompleted},
+			arg{key: "what", s: it.What})
+		name := it.Kernel
+		if name == "" {
+			name = "(kernel not recorded)"
+		}
+		w.enc.slice(t, unfinishedPrefix+name, "unfinished", b-w.base, e-w.base, args)
+		in.unfinDraw++
+		w.stats.Unfinished++
+	}
+}
+
+// unfinishedLanes is the queue's lanes, or, the queue unknown, the input's
+// own track for unfinished dispatches.
+func (in *Input) unfinishedLanes(c *capture.Capture, q *capture.QueueID) *queueLanes {
+	if q != nil && *q >= 0 && int(*q) < len(c.Queues) {
+		return in.queue(c, *q)
+	}
+	if in.unfin == nil {
+		in.unfin = &queueLanes{parent: in.group, name: in.group.name + " · unfinished dispatches · " + filepath.Base(in.name),
+			key: fmt.Sprintf("in%d/unfinished", in.idx)}
+	}
+	return in.unfin
 }
 
 // drawGaps writes a "capture start" and a "capture end" instant, one instant
@@ -129,7 +149,7 @@ func (in *Input) drawGaps(c *capture.Capture) {
 			}
 			args := w.enc.args()
 			args = append(args, arg{key: "kind", s: string(g.Kind)}, arg{key: "what", s: it.What})
-			for _, kv := range [][2]string{{"where", it.Where}, {"program", it.Program}, {"kernel", it.Kernel}, {"last_completed", it.LastCompleted}} {
+			for _, kv := range [][2]string{{"where", it.Where}, {"program", it.Program}, {"kernel", it.Kernel}, {"queue", queueName(c, it.Queue)}, {"last_completed", it.LastCompleted}} {
 				if kv[1] != "" {
 					args = append(args, arg{key: kv[0], s: kv[1]})
 				}

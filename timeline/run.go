@@ -17,6 +17,8 @@ type Options struct {
 	As Format
 	// Workers is how many inputs are read at once (0: one per core).
 	Workers int
+	// Progress, when non-nil, watches the reads (one bar for all inputs).
+	Progress inputs.Progress
 }
 
 // Summary is what Run wrote.
@@ -44,7 +46,7 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	for i, p := range e.Paths {
 		ins[i] = w.Input(p)
 	}
-	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers},
+	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Progress: opt.Progress},
 		func(i int, _ string) capture.Sink { return ins[i] })
 	for i, r := range res {
 		if r.Err != nil {

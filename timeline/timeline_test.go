@@ -3,6 +3,7 @@ package timeline
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,8 @@ import (
 
 // synthetic is a two-rank capture: per-program kernels with the same id,
 // nested and partially overlapping dispatches on one queue, an aggregated
-// and an untimed dispatch, an unfinished dispatch and a note.
+// and an untimed dispatch, unfinished dispatches with and without a queue,
+// and a note.
 func synthetic() (*capture.Capture, []capture.Dispatch) {
 	c := &capture.Capture{Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "ns, monotonic"}}
 	p0 := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
@@ -52,6 +54,11 @@ func synthetic() (*capture.Capture, []capture.Dispatch) {
 
 	g := c.Accounting.Gap(capture.UnfinishedDispatch, "decode")
 	g.Summary = "launched, never finished"
+	// Two on their queue, listed out of launch order (a lane places slices
+	// in begin order: the writer sorts them), one whose queue the reader did
+	// not know, one without a time.
+	g.Add(capture.Item{What: "launched, never finished", Program: "decode", Kernel: "rms_norm", Queue: capture.QueueOf(q0), Time: capture.TimeOf(3300), LastCompleted: "rms_norm"})
+	g.Add(capture.Item{What: "launched, never finished", Program: "decode", Kernel: "rms_norm", Queue: capture.QueueOf(q0), Time: capture.TimeOf(3200), LastCompleted: "rms_norm"})
 	g.Add(capture.Item{What: "launched, never finished", Program: "decode", Kernel: "rms_norm", Time: capture.TimeOf(2500), LastCompleted: "rms_norm"})
 	g.Add(capture.Item{What: "launched, never finished", Program: "decode", Kernel: "rms_norm"}) // no time
 	n := c.Accounting.Gap(capture.GraphLaunch, "")
@@ -120,17 +127,44 @@ func TestSyntheticBothFormats(t *testing.T) {
 				t.Errorf("args of the first dispatch: %+v", first)
 			}
 
-			// The unfinished dispatch: a closed slice to the capture's end.
-			u := findSlice(d, func(s dslice) bool { return s.cat == "unfinished" })
-			if u == nil || u.name != "UNFINISHED rms_norm" || u.args["unfinished"] != true || u.begin != 2500 || u.end != 25_000 {
-				t.Errorf("unfinished slice %+v", u)
+			// The unfinished dispatches: closed slices to the capture's end, on
+			// their queue's track when the reader knew it, else on the input's
+			// unfinished track.
+			onTrack := map[int64]string{3200: "rank 0 · GPU 0 · stream 7", 3300: "rank 0 · GPU 0 · stream 7", 2500: "rank 0 · unfinished dispatches · rank-all.json"}
+			n := 0
+			for _, u := range d.slices {
+				if u.cat != "unfinished" {
+					continue
+				}
+				n++
+				if u.name != "UNFINISHED rms_norm" || u.args["unfinished"] != true || u.end != 25_000 || onTrack[u.begin] != d.tracks[u.track] {
+					t.Errorf("unfinished slice %+v on %q", u, d.tracks[u.track])
+				}
 			}
-			// The capture's end is the latest time seen, so the unfinished slice
-			// ends no earlier than any completed one.
+			if n != 3 {
+				t.Errorf("%d unfinished slices, want 3", n)
+			}
+			// The capture's end is the latest time seen, so the unfinished slices
+			// end no earlier than any completed one.
 			for _, s := range d.slices {
-				if s.end > u.end {
+				if s.end > 25_000 {
 					t.Errorf("slice %q ends after the capture end", s.name)
 				}
+			}
+			// Slices per track: the queue's main lane holds its completed
+			// dispatches and its unfinished ones; no track holds more.
+			perTrack := map[string]int{}
+			for _, s := range d.slices {
+				perTrack[d.tracks[s.track]]++
+			}
+			wantPer := map[string]int{
+				"rank 0 · GPU 0 · stream 7":                      5,
+				"rank 0 · GPU 0 · stream 7 · overlap lane 1":     1,
+				"rank 1 · GPU 0 · stream 7":                      2,
+				"rank 0 · unfinished dispatches · rank-all.json": 1,
+			}
+			if fmt.Sprint(perTrack) != fmt.Sprint(wantPer) {
+				t.Errorf("slices per track %v, want %v", perTrack, wantPer)
 			}
 
 			// Every gap as instants on the accounting track; what was not drawn is stated.

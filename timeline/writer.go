@@ -371,18 +371,32 @@ func (in *Input) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
 	if in.group == nil {
 		in.group = g
 	}
-	name := "(no queue recorded)"
-	if q >= 0 && int(q) < len(c.Queues) {
-		qq := c.Queues[q]
-		name = strings.TrimSpace(qq.Device + " · " + qq.Name)
-		if qq.Device == "" {
-			name = qq.Name
-		}
-	}
-	name = g.name + " · " + name
+	name := g.name + " · " + queueLabel(c, q)
 	ql := &queueLanes{parent: g, name: name, key: fmt.Sprintf("in%d/q%d", in.idx, q)}
 	in.lanes[q] = ql
 	return ql
+}
+
+// queueLabel is a queue's device and name, as its track shows them (the
+// rank is the track's group).
+func queueLabel(c *capture.Capture, q capture.QueueID) string {
+	if q < 0 || int(q) >= len(c.Queues) {
+		return "(no queue recorded)"
+	}
+	qq := c.Queues[q]
+	qq.Rank = ""
+	return qq.Label()
+}
+
+// queueName names a gap item's queue (with its rank, when known) for an
+// annotation; "" when the item has none.
+func queueName(c *capture.Capture, q *capture.QueueID) string {
+	if q == nil || *q < 0 || int(*q) >= len(c.Queues) {
+		return ""
+	}
+	qq := c.Queues[*q]
+	qq.Rank = rankOf(c, *q)
+	return qq.Label()
 }
 
 // place returns the lane track for [b, e]: the first lane where it nests

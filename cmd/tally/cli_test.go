@@ -192,3 +192,29 @@ func TestCompletionOtherShells(t *testing.T) {
 		t.Log("no fish: its script was not loaded")
 	}
 }
+
+// TestHelpCommand: `tally help COMMAND` is `tally COMMAND -h`; an unknown
+// command is a usage error that lists the known ones.
+func TestHelpCommand(t *testing.T) {
+	for _, name := range []string{"report", "timeline", "completion"} {
+		code, out, errOut := tally("help", name)
+		want, _ := commandHelp(name)
+		if code != 0 || out != want || errOut != "" {
+			t.Errorf("help %s: exit %d, stderr %q, stdout equal to -h: %v", name, code, errOut, out == want)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"help", "-h"}} {
+		if code, out, _ := tally(args...); code != 0 || out != usage {
+			t.Errorf("%q: exit %d", args, code)
+		}
+	}
+	for _, args := range [][]string{{"help", "nonsense"}, {"help", "report", "inspect"}} {
+		code, out, errOut := tally(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "give one command: report, inspect, timeline,") {
+			t.Errorf("%q: exit %d %q %q", args, code, out, errOut)
+		}
+	}
+	if _, _, errOut := tally("help", "nonsense"); !strings.Contains(errOut, `unknown command "nonsense"`) {
+		t.Errorf("unknown command not named: %q", errOut)
+	}
+}

@@ -11,14 +11,17 @@ import (
 	"github.com/tallyprof/tally/diff"
 )
 
-const diffUsage = `Usage: tally diff [flags] A B
+const diffUsage = `Usage: tally diff [flags] A B                  (each a file or a directory)
        tally diff [flags] A1 A2 ... -- B1 B2 ...
 
 Compares side A with side B per program and per kernel: dispatches per run, time per
 dispatch and time per run, as medians with confidence intervals and the Mann-Whitney U
 test (benchstat's statistics; ~ where the change is not significant). Every run of a
-program is one sample; repeat inputs on a side for more. Programs are matched by name and
-kernels by name within their program; what one side lacks is listed as added or removed.
+program is one sample — runs that failed or never ended are left out and counted; repeat
+inputs on a side for more. A side may be a directory (ranks, runs): expanded as in tally
+report, read in parallel, each input with its own accounting in the header. Programs are
+matched by name and kernels by name within their program; what one side lacks is listed as
+added or removed.
 Output and schema: docs/diff-json.md. --fail-if-slower also exits 1 (naming what got slower).
 
 Flags:

@@ -10,7 +10,7 @@ import (
 )
 
 func cmdExport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE... -o OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
+	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE|DIR... -o OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nA directory is expanded as in tally report (its traces are inputs, other files are listed\nas skipped); inputs are read in parallel where the format allows it.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	to := fs.String("to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "))
@@ -22,7 +22,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) == 0 || *to == "" {
-		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files and -o OUT (tally export -h for help)")
+		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files or directories and -o OUT (tally export -h for help)")
 		return 2
 	}
 	ro := rf.options()
@@ -30,6 +30,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "tally export: %v\n", err)
 		return 2
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
 	}
 	switch {
 	case res.Empty:

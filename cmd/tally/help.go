@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -15,6 +16,8 @@ var examples = map[string]string{
   tally report --manifests build/kernels run.kept   name hrx kernels from their manifests
   tally report --json -o report.json trace.json.gz  the versioned JSON report, written atomically
   tally report --html report.html trace.json   also a self-contained page to open in a browser
+  tally report --html - trace.json > r.html    the page on standard output (the text report only with -o FILE)
+  tally report --html run.html run/            one page for every rank: the whole, the merged tables, each rank
   tally report --top 10 --strict trace.json    10 costliest kernels per program; exit 1 if anything is missing
   tally report run/                            every rank*/….pt.trace.json.gz in run/, in parallel, then merged
   tally report output_dir                      a pypto L3 run directory (swimlane records)
@@ -126,4 +129,32 @@ func commandHelp(name string) (string, []*flag.Flag) {
 		fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
 	}
 	return out.String(), flags
+}
+
+// cmdHelp is `tally help [COMMAND]`: the top-level usage, or COMMAND's own
+// help exactly as `tally COMMAND -h` prints it, on standard output.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		if _, err := fmt.Fprint(stdout, usage); err != nil {
+			return 2
+		}
+		return 0
+	}
+	if len(args) == 1 {
+		for _, c := range commands() {
+			if c.Name == args[0] {
+				run([]string{c.Name, "-h"}, stdout, stdout)
+				return 0
+			}
+		}
+	}
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.Name)
+	}
+	if len(args) == 1 {
+		fmt.Fprintf(stderr, "tally help: unknown command %q\n", args[0])
+	}
+	fmt.Fprintf(stderr, "tally help: give one command: %s\n", strings.Join(names, ", "))
+	return 2
 }

@@ -26,7 +26,7 @@ Usage:
   tally version                   module version, VCS revision and Go version of this binary
   tally completion SHELL          shell completion script for bash, zsh or fish
 
-Run 'tally COMMAND -h' for a command's flags.
+Run 'tally COMMAND -h' or 'tally help COMMAND' for a command's flags and examples.
 
 Exit status:
   0  report written (complete; or incomplete without --strict)
@@ -73,7 +73,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdVersion(args[1:], stdout, stderr)
 	case "completion":
 		return cmdCompletion(args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
+	case "help":
+		return cmdHelp(args[1:], stdout, stderr)
+	case "-h", "-help", "--help":
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
 			return 2
 		}

@@ -54,7 +54,7 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 		t.Fatalf("--strict on a complete capture: exit %d %s", code, errOut)
 	}
 	code, out, _ := tally("report", selfTrace+"nontrace.log")
-	if code != 2 || !strings.Contains(out, "NO DISPATCHES") || !strings.Contains(out, "4 lines read, none is an 'hrx debug serial:' trace line") {
+	if code != 2 || !strings.Contains(out, "NO DISPATCH RECORDED") || !strings.Contains(out, "4 lines read, none is an 'hrx debug serial:' trace line") {
 		t.Fatalf("not a trace: exit %d\n%s", code, out)
 	}
 	code, out, _ = tally("report", selfTrace+"empty.log")

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/render"
+	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
 )
 
@@ -25,9 +27,30 @@ func many(pos []string) bool {
 	return conf < format.Likely
 }
 
-func reportMany(pos []string, opt report.Options, out string, asJSON, strict bool, topt render.TextOptions, stdout, stderr io.Writer) int {
+func reportMany(pos []string, opt report.Options, rep reportOutputs, strict bool, stdout, stderr io.Writer) int {
+	// One timeline per input: inputs are read in parallel.
+	var (
+		mu  sync.Mutex
+		tls = map[int]*htmlreport.Timeline{}
+	)
+	if rep.html != "" {
+		opt.ExtraFor = func(i int, _ string) capture.Sink {
+			tl := htmlreport.NewTimeline()
+			mu.Lock()
+			tls[i] = tl
+			mu.Unlock()
+			return tl
+		}
+	}
 	m := report.RunAll(pos, opt, 0)
-	if err := writeOutput(out, stdout, func(w io.Writer) error { return m.WriteText(w, asJSON, topt) }); err != nil {
+	page := func(w io.Writer) error {
+		ins := make([]htmlreport.Input, len(m.Run.Results))
+		for i, r := range m.Run.Results {
+			ins[i] = htmlreport.Input{Path: r.Path, Label: r.Label(), Capture: r.Capture, Tables: r.Tables, Err: r.Err, Timeline: tls[i]}
+		}
+		return htmlreport.WriteMany(w, m.Run.Whole, m.Run.Tables, ins, htmlreport.Options{Command: rep.command})
+	}
+	if err := rep.write(stdout, page, m.WriteText); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}

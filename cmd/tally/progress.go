@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/progress"
 )
 
 // progressDelay overrides the bar's delay (tests); 0 keeps its default.
 var progressDelay time.Duration
 
-// progressFlag is --progress: a bar on standard error while a long input
-// is read.
+// progressFlag is --progress: a bar on standard error while a long input,
+// or a set of inputs, is read.
 type progressFlag struct {
 	mode progress.Mode
 	out  io.Writer
@@ -37,4 +38,13 @@ func (p *progressFlag) watch(in *format.Input) func() {
 	b := &progress.Bar{W: p.out, Label: "tally: reading " + filepath.Base(in.Path), Size: in.Size, Done: format.TrackProgress(in).Done, Delay: progressDelay}
 	b.Start()
 	return b.Stop
+}
+
+// set is the one bar of a set of inputs read in parallel (many-input
+// reports, timelines), when enabled; nil otherwise.
+func (p *progressFlag) set() inputs.Progress {
+	if !p.mode.Enabled(p.out) {
+		return nil
+	}
+	return &progress.Set{W: p.out, Delay: progressDelay}
 }

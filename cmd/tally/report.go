@@ -36,6 +36,7 @@ func (rf *readerFlags) options() report.Options {
 	o.Reader.ProgramBy = rf.programBy
 	o.Reader.UnrecordedWait = rf.wait
 	o.Watch = rf.progress.watch
+	o.Progress = rf.progress.set()
 	return o
 }
 
@@ -62,7 +63,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
-	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline)")
+	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -71,12 +72,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
 		return 2
 	}
+	if *html == "-" && *out == "-" {
+		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
+		return 2
+	}
+	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
 	if many(pos) {
-		if *html != "" {
-			fmt.Fprintln(stderr, "tally report: --html takes one input; give one file (or use tally timeline for many)")
-			return 2
-		}
-		return reportMany(pos, rf.options(), *out, *asJSON, *strict, render.TextOptions{Top: *top}, stdout, stderr)
+		return reportMany(pos, rf.options(), rep, *strict, stdout, stderr)
 	}
 	opt := rf.options()
 	var tl *htmlreport.Timeline
@@ -89,20 +91,39 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
-	if *html != "" {
-		err := checkedfile.Write(*html, func(w io.Writer) error {
-			return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: append([]string{"tally", "report"}, args...), Timeline: tl})
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "tally report: %v\n", err)
-			return 2
-		}
-	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error { return res.WriteText(w, *asJSON, render.TextOptions{Top: *top}) }); err != nil {
+	err = rep.write(stdout, func(w io.Writer) error {
+		return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: rep.command, Timeline: tl})
+	}, res.WriteText)
+	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
 	return res.ExitCode(*strict)
+}
+
+// reportOutputs are where `tally report` writes: the text or JSON report
+// (-o, default standard output) and the HTML page (--html, - for standard
+// output, which then takes the place of the text report unless -o names a
+// file).
+type reportOutputs struct {
+	text, html string
+	asJSON     bool
+	topt       render.TextOptions
+	command    []string
+}
+
+// write writes the page (when asked for) and then the report; every write
+// is checked.
+func (o reportOutputs) write(stdout io.Writer, page func(io.Writer) error, text func(io.Writer, bool, render.TextOptions) error) error {
+	if o.html != "" {
+		if err := writeOutput(o.html, stdout, page); err != nil {
+			return err
+		}
+		if o.html == "-" && (o.text == "" || o.text == "-") {
+			return nil
+		}
+	}
+	return writeOutput(o.text, stdout, func(w io.Writer) error { return text(w, o.asJSON, o.topt) })
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) int {

@@ -33,7 +33,7 @@ Flags:
 		return 2
 	}
 	ro := rf.options()
-	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out)}
+	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress}
 	if *as != "" {
 		if opt.As, err = timeline.ParseFormat(*as); err != nil {
 			fmt.Fprintf(stderr, "tally timeline: %v\n", err)

@@ -132,6 +132,9 @@ func (s *state) closeInvocation(outcome string) {
 		p.unbracketed++
 		return
 	}
+	if outcome != "complete" {
+		p.notComplete = append(p.notComplete, inv.n)
+	}
 	switch outcome {
 	case "complete":
 		p.complete++

@@ -50,6 +50,7 @@ func (s *state) finishPrograms() {
 	for _, p := range s.order {
 		prog := &s.c.Programs[p.id]
 		prog.Instances = p.complete + p.failed + p.incomplete + p.unbracketed
+		prog.IncompleteRuns = p.notComplete
 		for _, st := range []capture.Count{{Name: "complete", Count: p.complete}, {Name: "failed", Count: p.failed},
 			{Name: "incomplete", Count: p.incomplete}, {Name: "unbracketed", Count: p.unbracketed}} {
 			if st.Count > 0 {

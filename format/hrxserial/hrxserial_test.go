@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,6 +201,12 @@ func TestCutInsideDispatch(t *testing.T) {
 	if r.c.Accounting.Find(capture.IncompleteProgram) == nil {
 		t.Fatal("the cut run is not reported incomplete")
 	}
+	if got := r.program(t, "p41").Program.IncompleteRuns; !slices.Equal(got, []int64{2}) {
+		t.Fatalf("incomplete runs %v, want [2] (the third run was cut)", got)
+	}
+	if got := full.program(t, "p41").Program.IncompleteRuns; got != nil {
+		t.Fatalf("the whole trace lists incomplete runs %v", got)
+	}
 }
 
 func TestFault(t *testing.T) {
@@ -236,6 +243,20 @@ func TestFailedProgram(t *testing.T) {
 	p := r.program(t, "p41")
 	if p.Program.Instances != 3 {
 		t.Fatalf("runs %d", p.Program.Instances)
+	}
+	// The failed run (the second, Instance 1) is named, so per-run figures
+	// can leave it out; its dispatches are still in the tables.
+	if !slices.Equal(p.Program.IncompleteRuns, []int64{1}) {
+		t.Fatalf("incomplete runs %v, want [1]", p.Program.IncompleteRuns)
+	}
+	var inFailed int
+	for _, d := range r.disp {
+		if d.Instance == 1 {
+			inFailed++
+		}
+	}
+	if inFailed == 0 {
+		t.Fatal("the failed run's completed dispatches are missing")
 	}
 }
 

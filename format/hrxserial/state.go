@@ -70,9 +70,12 @@ type program struct {
 	kernels [3]map[uint64]capture.KernelID // by listName: init and main kernels are kept apart
 
 	complete, failed, incomplete, unbracketed int64
-	untraced                                  int64
-	nonKernel                                 map[string]int64
-	initMismatch                              int64
+	// notComplete are the run numbers (Dispatch.Instance) that ended
+	// failed or incomplete: capture.Program.IncompleteRuns.
+	notComplete  []int64
+	untraced     int64
+	nonKernel    map[string]int64
+	initMismatch int64
 }
 
 type invocation struct {

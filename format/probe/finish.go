@@ -102,7 +102,7 @@ func (rd *reader) unfinished(q *queueState) {
 		}
 		g := rd.c.Accounting.Gap(capture.UnfinishedDispatch, prog)
 		g.Summary = "dispatches that were begun and never ended (a hang, a fault, or the process was killed): not in the table, and not counted as short ones"
-		g.Add(capture.Item{What: what, Where: "queue " + q.name, Program: prog, Kernel: kname, Time: capture.TimeOf(f.begin), LastCompleted: last})
+		g.Add(capture.Item{What: what, Program: prog, Kernel: kname, Queue: capture.QueueOf(q.id), Time: capture.TimeOf(f.begin), LastCompleted: last})
 	}
 }
 

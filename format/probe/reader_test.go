@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -92,6 +93,25 @@ func TestSamples(t *testing.T) {
 	}
 	if len(ds) != 98 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 2 || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
 		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
+	}
+	// Each unfinished dispatch names the queue it was in flight on, so a
+	// timeline draws it there: killed.probe has one in flight on cpu0 and
+	// one on cpu2 at their last checkpoints.
+	var on []string
+	for _, g := range c.Accounting.Gaps {
+		if g.Kind != capture.UnfinishedDispatch {
+			continue
+		}
+		for _, it := range g.Items {
+			if it.Queue == nil {
+				t.Fatalf("unfinished %s without its queue", it.Kernel)
+			}
+			on = append(on, c.Queues[*it.Queue].Name)
+		}
+	}
+	sort.Strings(on)
+	if strings.Join(on, ",") != "cpu0,cpu2" {
+		t.Errorf("unfinished dispatches on queues %v, want cpu0 and cpu2", on)
 	}
 }
 

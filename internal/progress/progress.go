@@ -52,6 +52,9 @@ type Bar struct {
 	Label string
 	Size  int64
 	Done  func() int64
+	// Suffix, when set, is appended to each frame (e.g. how many of a
+	// set of inputs are done).
+	Suffix func() string
 	// Delay is how long a read runs before the bar appears; Every how
 	// often it is redrawn.
 	Delay, Every time.Duration
@@ -122,8 +125,12 @@ func (b *Bar) draw() {
 	}
 	fill := int(frac * width)
 	elapsed := time.Since(b.started).Truncate(100 * time.Millisecond)
-	fmt.Fprintf(b.W, "\r\033[K%s [%s%s] %3.0f%% %s of %s, %s", b.Label,
-		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*frac, mib(done), mib(b.Size), elapsed)
+	suffix := ""
+	if b.Suffix != nil {
+		suffix = b.Suffix()
+	}
+	fmt.Fprintf(b.W, "\r\033[K%s [%s%s] %3.0f%% %s of %s, %s%s", b.Label,
+		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*frac, mib(done), mib(b.Size), elapsed, suffix)
 	b.drawn = true
 }
 

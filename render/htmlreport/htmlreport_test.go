@@ -68,7 +68,7 @@ func TestVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := b.String()
-	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCHES: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
+	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCH RECORDED: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
 		t.Fatalf("empty capture:\n%s", p)
 	}
 }

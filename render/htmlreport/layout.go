@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 
@@ -156,7 +157,7 @@ func timeline(c *capture.Capture, t *Timeline, names *[]string) timelineSection 
 			}
 			w := max(x(s.end)-x(s.begin), 0.2) // a dispatch shorter than a pixel stays visible
 			ki := nameOf(s.kernel)
-			st.Rects = append(st.Rects, rect{X: num(x(s.begin)), W: num(w), K: ki, Fill: fill(s.kernel)})
+			st.Rects = append(st.Rects, rect{X: num(x(s.begin)), W: num(w), K: ki, Fill: fill((*names)[ki])})
 		}
 		sort.SliceStable(queues, func(i, j int) bool {
 			ri, rj := rankOf(c, queues[i]), rankOf(c, queues[j])
@@ -196,9 +197,12 @@ func rankOf(c *capture.Capture, q capture.QueueID) string {
 	return c.Source.Rank
 }
 
-// fill colours a kernel the same in every strip.
-func fill(k capture.KernelID) string {
-	return fmt.Sprintf("hsl(%d,55%%,52%%)", (int(k)*47)%360)
+// fill colours a kernel by its name: the same in every strip, and in
+// every input's block of a page of many (where ids differ per input).
+func fill(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("hsl(%d,55%%,52%%)", h.Sum32()%360)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }

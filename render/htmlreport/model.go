@@ -16,21 +16,60 @@ import (
 const chartBars = 20
 
 type page struct {
-	Title    string
-	Command  string
-	Inputs   []capture.Source
-	Clock    string
-	Verdict  string // "complete", "incomplete", "empty"
+	Title   string
+	Command string
+	Inputs  []capture.Source
+	Clock   string
+	// The accounting of what the page reports: the one capture's, or the
+	// whole run's when several inputs were read.
+	accountingView
+	Notes    []string
+	Programs []programView
+	// Merged is set when several inputs were read: Programs are then the
+	// merged tables, and Sections hold each input's own report.
+	Merged   string
+	Sections []inputView
+	// OpenInputs shows each input's tables at once; on a page of many
+	// inputs they are drawn when opened, so the page opens fast.
+	OpenInputs bool
+	// Timelines holds one block per input (one, unnamed, for one input).
+	Timelines []timelineBlock
+	Details   []capture.Section
+	Data      pageData
+	CSS       template.CSS
+	JS        template.JS
+}
+
+// accountingView is one accounting block: the verdict, the input counts
+// and the gaps.
+type accountingView struct {
+	Verdict  string // "complete", "incomplete", "empty"; "failed" for an input not read
 	Headline string
 	Counts   []*capture.InputCount
 	Gaps     []gapView
+}
+
+// inputView is one input's own report within a page of many inputs.
+type inputView struct {
+	Index   int
+	Heading string // "input 2/64", as the text report numbers them
+	Label   string
+	Rank    string
+	Source  capture.Source
+	Clock   string
+	// Error is why the input could not be read; nothing else is set then.
+	Error string
+	accountingView
 	Notes    []string
 	Programs []programView
-	Timeline timelineSection
-	Details  []capture.Section
-	Data     pageData
-	CSS      template.CSS
-	JS       template.JS
+}
+
+// timelineBlock is the timeline of one input.
+type timelineBlock struct {
+	Input   int // index of the input's section; -1 on a page of one input
+	Heading string
+	Label   string
+	timelineSection
 }
 
 type gapView struct {
@@ -50,7 +89,8 @@ type itemView struct {
 }
 
 type programView struct {
-	Index      int
+	Index      int    // into pageData.Programs
+	DOMID      string // the section's id: program-N, or input-I-program-N
 	Name       string
 	Head       string
 	Clock      string
@@ -100,15 +140,27 @@ type column struct {
 
 func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 	doc := render.BuildJSON(c, t)
+	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
+	p.Notes = reportNotes(c)
+	p.Programs = p.programs(doc, "", p.Gaps)
+	tl := timelineBlock{Input: -1}
+	tl.timelineSection = timeline(c, opt.Timeline, &p.Data.Kernels)
+	p.Timelines = []timelineBlock{tl}
+	return p
+}
+
+// newPage starts a page on doc, the JSON report of c (the one capture, or
+// the whole of many).
+func newPage(title string, doc *render.JSONReport, c *capture.Capture, opt Options) *page {
 	p := &page{
-		Title:   "tally report: " + c.Source.Path,
-		Command: shellQuote(opt.Command),
-		Inputs:  doc.Inputs,
-		Clock:   render.ClockLine(c.Clock),
-		Counts:  doc.Accounting.Input,
-		Details: doc.Details,
-		CSS:     template.CSS(pageCSS),
-		JS:      template.JS(pageJS),
+		Title:          title,
+		Command:        shellQuote(opt.Command),
+		Inputs:         doc.Inputs,
+		Clock:          render.ClockLine(c.Clock),
+		accountingView: accounting(c, &doc.Accounting, "gap-"),
+		Details:        doc.Details,
+		CSS:            template.CSS(pageCSS),
+		JS:             template.JS(pageJS),
 	}
 	p.Data.Rows = opt.Rows
 	if p.Data.Rows <= 0 {
@@ -116,11 +168,18 @@ func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 	}
 	p.Data.Programs = []tableData{}
 	p.Data.Kernels = []string{}
-	for i, g := range doc.Accounting.Gaps {
-		p.Gaps = append(p.Gaps, gapOf(i, g, c.Clock.Unit))
+	return p
+}
+
+// accounting is the verdict, counts and gaps of c; anchors of its gaps
+// start with prefix (unique on the page).
+func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) accountingView {
+	v := accountingView{Counts: ja.Input}
+	for i, g := range ja.Gaps {
+		v.Gaps = append(v.Gaps, gapOf(fmt.Sprintf("%s%d", prefix, i), g, c.Clock.Unit))
 	}
 	gaps, notes := 0, 0
-	for _, g := range p.Gaps {
+	for _, g := range v.Gaps {
 		if g.Note {
 			notes++
 		} else {
@@ -129,42 +188,56 @@ func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 	}
 	switch {
 	case c.Accounting.CountOf(capture.EmptyCapture) > 0:
-		p.Verdict = "empty"
-		p.Headline = "NO DISPATCHES: " + c.Accounting.Find(capture.EmptyCapture).Summary
-	case doc.Accounting.Complete:
-		p.Verdict = "complete"
-		p.Headline = "COMPLETE: every input unit is accounted for and no gap was found"
+		v.Verdict = "empty"
+		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary
+	case ja.Complete:
+		v.Verdict = "complete"
+		v.Headline = "COMPLETE: every input unit is accounted for and no gap was found"
 		if notes > 0 {
-			p.Headline += fmt.Sprintf(" (%s)", units.Plural(int64(notes), "note", "notes"))
+			v.Headline += fmt.Sprintf(" (%s)", units.Plural(int64(notes), "note", "notes"))
 		}
 	default:
-		p.Verdict = "incomplete"
-		p.Headline = fmt.Sprintf("INCOMPLETE: %s: what they list happened or was in the input, and is not in the tables",
+		v.Verdict = "incomplete"
+		v.Headline = fmt.Sprintf("INCOMPLETE: %s: what they list happened or was in the input, and is not in the tables",
 			units.Plural(int64(gaps), "gap", "gaps"))
 	}
+	return v
+}
+
+// reportNotes are the reader's notes about the report (inventory section
+// "report").
+func reportNotes(c *capture.Capture) []string {
+	var notes []string
 	for _, s := range c.Inventory {
 		if s.Title == "report" {
 			for _, f := range s.Fields {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s: %v", f.Key, f.Value))
+				notes = append(notes, fmt.Sprintf("%s: %v", f.Key, f.Value))
 			}
 		}
 	}
+	return notes
+}
+
+// programs lays out doc's programs, adding their tables to the page's
+// data; idPrefix keeps section ids unique on the page.
+func (p *page) programs(doc *render.JSONReport, idPrefix string, gaps []gapView) []programView {
+	var out []programView
 	for i := range doc.Programs {
-		pv, td := program(i, &doc.Programs[i])
-		for _, g := range p.Gaps {
+		pv, td := program(len(p.Data.Programs), &doc.Programs[i])
+		pv.DOMID = fmt.Sprintf("%sprogram-%d", idPrefix, i)
+		for _, g := range gaps {
 			if g.Program == pv.Name && g.Program != "" {
 				pv.Gaps = append(pv.Gaps, g)
 			}
 		}
-		p.Programs = append(p.Programs, pv)
+		out = append(out, pv)
 		p.Data.Programs = append(p.Data.Programs, td)
 	}
-	p.Timeline = timeline(c, opt.Timeline, &p.Data.Kernels)
-	return p
+	return out
 }
 
-func gapOf(i int, g render.JSONGap, unit string) gapView {
-	v := gapView{Anchor: fmt.Sprintf("gap-%d", i), Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
+func gapOf(anchor string, g render.JSONGap, unit string) gapView {
+	v := gapView{Anchor: anchor, Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
 		Summary: g.Summary, Figures: g.Figures, ItemsOmitted: g.ItemsOmitted}
 	for _, it := range g.Items {
 		iv := itemView{Kernel: it.Kernel, What: it.What, Where: it.Where, LastCompleted: it.LastCompleted}
@@ -379,5 +452,6 @@ var funcs = template.FuncMap{
 	"skipped": func(in *capture.InputCount) int64 {
 		return in.SkippedTotal()
 	},
-	"pct": func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"int64": func(n int) int64 { return int64(n) },
 }

@@ -118,8 +118,18 @@
     draw();
   }
 
+  // Tables inside a closed section (an input of a page of many) are drawn
+  // when it is first opened: a page of 64 ranks opens fast.
+  function lazy(section) {
+    var d = section.closest("details.lazy");
+    if (!d || d.open) { setup(section); return; }
+    d.addEventListener("toggle", function once() {
+      d.removeEventListener("toggle", once);
+      setup(section);
+    });
+  }
   var sections = document.querySelectorAll("section.program");
-  for (var i = 0; i < sections.length; i++) setup(sections[i]);
+  for (var i = 0; i < sections.length; i++) lazy(sections[i]);
 
   // Timeline: name the kernel under the pointer.
   var tip = document.getElementById("tip");

@@ -41,7 +41,7 @@ func TestBrowserRealTraces(t *testing.T) {
 			if v := eval[string](t, ctx, `document.querySelector("#verdict").dataset.verdict`); v != verdict {
 				t.Fatalf("verdict %q, JSON complete=%v", v, doc.Accounting.Complete)
 			}
-			if n := eval[int](t, ctx, `document.querySelectorAll("#gaps .gap").length`); n != len(doc.Accounting.Gaps) {
+			if n := eval[int](t, ctx, `document.querySelectorAll("#accounting .gap").length`); n != len(doc.Accounting.Gaps) {
 				t.Fatalf("%d gaps shown, JSON has %d", n, len(doc.Accounting.Gaps))
 			}
 			for i, p := range doc.Programs {

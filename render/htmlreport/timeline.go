@@ -65,3 +65,25 @@ func (t *Timeline) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	q.kept++
 	t.samples = append(t.samples, sample{program: d.Program, queue: d.Queue, kernel: d.Kernel, begin: d.Device.Begin, end: d.Device.End})
 }
+
+// limited is t cut to about n samples, spread evenly over its queues
+// (the first ones of each kept), with the counts a cut strip states; t
+// itself is left as it is. A page of many inputs shares one budget among
+// them, so 64 ranks do not draw 64 full samples.
+func (t *Timeline) limited(n int) *Timeline {
+	if t == nil || len(t.samples) <= n || len(t.queues) == 0 {
+		return t
+	}
+	per := int64(max(n/len(t.queues), 1))
+	out := &Timeline{PerQueue: int(per), Max: n, queues: map[capture.QueueID]*queueCount{}, untimed: t.untimed, aggregated: t.aggregated}
+	for q, c := range t.queues {
+		out.queues[q] = &queueCount{seen: c.seen}
+	}
+	for _, s := range t.samples {
+		if q := out.queues[s.queue]; q.kept < per {
+			q.kept++
+			out.samples = append(out.samples, s)
+		}
+	}
+	return out
+}

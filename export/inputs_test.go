@@ -1,0 +1,164 @@
+package export
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/internal/gen/hrxgen"
+)
+
+// rankDir is a run directory: two ranks' hrx traces and a README that no
+// reader recognises.
+func rankDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, seed := range []int64{1, 2} {
+		var b bytes.Buffer
+		if _, err := hrxgen.Write(&b, hrxgen.Options{Seed: seed, Decode: 2}); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "rank"+string(rune('0'+i)), "trace.kept")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("how this run was made\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A directory is expanded as tally report expands it: every trace in it is
+// an input, and the file no reader knows is listed in the accounting of
+// every output format.
+func TestDirectoryInput(t *testing.T) {
+	dir := rankDir(t)
+	readme := filepath.Join(dir, "README.md")
+	for _, to := range Names {
+		t.Run(to, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if to == Kineto {
+				out += ".json" // two inputs: a directory of that name
+			}
+			res := run(t, []string{dir}, Options{To: to, Out: out, Workers: 2})
+			if len(res.Inputs) != 2 || len(res.Skipped) != 1 || res.Skipped[0].Path != readme {
+				t.Fatalf("inputs %d, skipped %+v", len(res.Inputs), res.Skipped)
+			}
+			for i, in := range res.Inputs {
+				if in.Index != i || !strings.Contains(in.Path, "rank"+string(rune('0'+i))) || in.Written.Dispatches == 0 {
+					t.Errorf("input %d: %+v", i, in)
+				}
+			}
+			var where string
+			switch to {
+			case CSV, JSONL:
+				where = out + ".gaps." + to
+			case Parquet, Kineto:
+				where = filepath.Join(out, datasetMarker)
+			case PProf:
+				p := parseProfile(t, out)
+				if c := strings.Join(p.Comments, "\n"); !strings.Contains(c, "skipped file (not read): "+readme) {
+					t.Errorf("pprof comments do not list the skipped file:\n%s", c)
+				}
+				return
+			}
+			if b := read(t, where); !bytes.Contains(b, []byte(readme)) {
+				t.Errorf("%s does not list the skipped file:\n%s", where, b)
+			}
+		})
+	}
+}
+
+// Inputs read in parallel give the same output, byte for byte, as inputs
+// read one at a time, whatever order the readers finish in.
+func TestParallelSameAsSequential(t *testing.T) {
+	src := t.TempDir()
+	var paths []string
+	for i := range 6 {
+		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 300 * (6 - i), Kernels: 5, PerRun: 50, Untimed: i%2 == 0}))
+	}
+	for _, c := range []struct {
+		to        string
+		perKernel bool
+	}{{Parquet, false}, {PProf, false}, {Kineto, false}, {CSV, true}, {CSV, false}} {
+		var outs [2]map[string][]byte
+		for j, workers := range []int{1, 4} {
+			out := filepath.Join(t.TempDir(), "out")
+			run(t, paths, Options{To: c.to, Out: out, Format: synthFormat, Workers: workers, PerKernel: c.perKernel})
+			outs[j] = map[string][]byte{}
+			filepath.Walk(filepath.Dir(out), func(p string, info os.FileInfo, err error) error {
+				if err == nil && info.Mode().IsRegular() {
+					b, _ := os.ReadFile(p)
+					outs[j][strings.TrimPrefix(p, filepath.Dir(out))] = bytes.ReplaceAll(b, []byte(filepath.Dir(out)), nil)
+				}
+				return nil
+			})
+		}
+		if len(outs[0]) == 0 || len(outs[0]) != len(outs[1]) {
+			t.Fatalf("%s: %d files sequential, %d parallel", c.to, len(outs[0]), len(outs[1]))
+		}
+		for name, b := range outs[0] {
+			if !bytes.Equal(b, outs[1][name]) {
+				t.Errorf("%s (per kernel %v): %s differs between 1 and 4 workers", c.to, c.perKernel, name)
+			}
+		}
+	}
+}
+
+// One failing input among many read in parallel fails the export, naming
+// it; nothing appears under the final name and no temporary is left.
+func TestFailedInputAmongParallel(t *testing.T) {
+	src := t.TempDir()
+	var paths []string
+	for i := range 5 {
+		paths = append(paths, writeSynth(t, src, "in"+string(rune('a'+i)), synthSpec{N: 500, Kernels: 3}))
+	}
+	bad := filepath.Join(src, "in-bad")
+	os.WriteFile(bad, []byte(`{"magic": "not a synth spec"}`), 0o644)
+	paths = append(paths[:2], append([]string{bad}, paths[2:]...)...)
+	for _, to := range Names {
+		t.Run(to, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			_, err := Run(paths, Options{To: to, Out: out, Format: synthFormat, Workers: 4})
+			if err == nil || !strings.Contains(err.Error(), "in-bad") {
+				t.Fatalf("%v", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("left behind: %v", entries)
+			}
+		})
+	}
+	// An argument directory holding nothing a reader knows is an error.
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("nothing here\n"), 0o644)
+	if _, err := Run([]string{empty}, Options{To: CSV, Out: filepath.Join(t.TempDir(), "x.csv")}); err == nil || !strings.Contains(err.Error(), "no input found in "+empty) {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// A run directory a directory reader claims (swimlane) is one input, as in
+// tally report; before inputs were expanded it could not be exported.
+func TestRunDirectoryIsOneInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.csv")
+	res := run(t, []string{"../format/swimlane/testdata/seed"}, Options{To: CSV, Out: out})
+	if len(res.Inputs) != 1 || res.Inputs[0].Capture.Source.Format != "swimlane" || res.Inputs[0].Written.Dispatches == 0 || len(res.Skipped) != 0 {
+		t.Fatalf("inputs %d, skipped %v", len(res.Inputs), res.Skipped)
+	}
+}
+
+// One trace and a README: kineto writes one file, and says in it which
+// file it passed over.
+func TestKinetoOneInputListsSkipped(t *testing.T) {
+	dir := rankDir(t)
+	os.RemoveAll(filepath.Join(dir, "rank1"))
+	out := filepath.Join(t.TempDir(), "out.json")
+	run(t, []string{dir}, Options{To: Kineto, Out: out})
+	if b := read(t, out); !bytes.Contains(b, []byte("skipped file (not read): "+filepath.Join(dir, "README.md"))) {
+		t.Errorf("the trace does not name the skipped file:\n%.600s", b)
+	}
+}

@@ -1,0 +1,84 @@
+package nsys
+
+import (
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tallyprof/tally/format"
+)
+
+// FuzzRead mutates small generated exports: whatever the bytes, the reader
+// ends in a capture whose model holds, or in a format.Error naming the
+// file — never a panic (format.ReadInput checks the model).
+//
+//	go test -run '^$' -fuzz FuzzRead -fuzztime 60s ./format/nsys/
+func FuzzRead(f *testing.F) {
+	for _, o := range []genOpts{{kernels: 3, nvtx: true}, {kernels: 2, graphs: 1, reversed: 1, nullName: 1}} {
+		data, err := os.ReadFile(genDB(f, o))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("SQLite format 3\x00"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "fuzz.sqlite")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := format.ReadFile(p, Name, nil, nil)
+		if err != nil {
+			var fe *format.Error
+			if !errors.As(err, &fe) && len(data) > 0 {
+				t.Fatalf("not a format.Error: %v", err)
+			}
+			if errors.Is(err, format.ErrModel) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if c == nil {
+			t.Fatal("no capture and no error")
+		}
+	})
+}
+
+// TestMutatedExports is the fuzz property on fixed random mutations: the
+// -fuzz instrumentation of the SQLite engine makes fuzzing slow (a few
+// executions a second), so 300 deterministic byte mutations of a generated
+// export run with every `go test`.
+func TestMutatedExports(t *testing.T) {
+	data, err := os.ReadFile(genDB(t, genOpts{kernels: 3, nvtx: true, graphs: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(2))
+	p := filepath.Join(t.TempDir(), "m.sqlite")
+	for i := 0; i < 300; i++ {
+		d := append([]byte(nil), data...)
+		for range 1 + rng.Intn(8) {
+			d[rng.Intn(len(d))] = byte(rng.Intn(256))
+		}
+		if i%10 == 0 {
+			d = d[:rng.Intn(len(d))] // and some cut ones
+		}
+		if err := os.WriteFile(p, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := format.ReadFile(p, Name, nil, nil)
+		if err != nil {
+			var fe *format.Error
+			if !errors.As(err, &fe) && len(d) > 0 {
+				t.Fatalf("mutation %d: not a format.Error: %v", i, err)
+			}
+			continue
+		}
+		if c == nil {
+			t.Fatalf("mutation %d: no capture and no error", i)
+		}
+	}
+}

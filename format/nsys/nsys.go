@@ -1,0 +1,79 @@
+// Package nsys reads NVIDIA Nsight Systems SQLite exports
+// (`nsys export --type sqlite`; spec: shared/specs/nsys.md; notes:
+// docs/formats/nsys.md).
+//
+// Dispatches are the rows of CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY and
+// _MEMSET (categories kernel, memcpy, memset). A dispatch's queue is its
+// (process, device, stream); its launch is the CUPTI_ACTIVITY_KIND_RUNTIME
+// row with the same correlation id in the same process; its program is the
+// outermost NVTX range around that launch on the launching thread, else the
+// whole capture. Kernel names are StringIds[demangledName]: the full
+// demangled name, so template instances stay apart (shortName would merge
+// them).
+package nsys
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/sqlitein"
+)
+
+// Name is the format's registered name.
+const Name = "nsys"
+
+func init() {
+	format.Register(format.Format{
+		Name:        Name,
+		Description: "NVIDIA Nsight Systems SQLite export (nsys export --type sqlite)",
+		Sniff:       Sniff,
+		Read:        read,
+	})
+}
+
+// Sniff recognises an SQLite database whose schema (stored in plain text
+// on its first pages) names nsys tables; any other SQLite database is a
+// fallback, so that it gets nsys's explanation of what is missing.
+func Sniff(head []byte) format.Confidence {
+	if !sqlitein.IsSQLite(head) {
+		return format.No
+	}
+	for _, t := range []string{"CUPTI_ACTIVITY_KIND_", "META_DATA_EXPORT", "StringIds", "NVTX_EVENTS", "TARGET_INFO_SESSION_START_TIME"} {
+		if bytes.Contains(head, []byte(t)) {
+			return format.Certain
+		}
+	}
+	return format.Fallback
+}
+
+func read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	db, err := sqlitein.Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if sink == nil {
+		sink = capture.Discard
+	}
+	if isRocpd(db) {
+		// Detected from the first 64 KiB, which held no table name.
+		return nil, format.FileError(in.Path, nil, "read it with --format rocpd", "this is a rocprofv3 rocpd database, not an Nsight Systems export")
+	}
+	r := &reader{db: db, sink: sink, c: &capture.Capture{}}
+	return r.read()
+}
+
+// isRocpd reports a database with rocpd tables and none of nsys's.
+func isRocpd(db *sqlitein.DB) bool {
+	if db.Has("StringIds") || db.Has("META_DATA_EXPORT") || db.Has(kernelTable) {
+		return false
+	}
+	for t := range db.Tables {
+		if strings.HasPrefix(t, "rocpd_") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,257 @@
+package rocprof
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// builder turns dispatch rows of any rocprof source (CSV, JSON, rocpd) into
+// the model: it interns queues and kernels, checks each row's interval and
+// dispatch id, and streams the dispatch. Rows it keeps out of the tables are
+// counted in the unit's accounting and listed in a gap.
+type builder struct {
+	c    *capture.Capture
+	sink capture.Sink
+	unit *capture.InputCount
+
+	progs     map[string]capture.ProgramID
+	rangeSeen map[int64]int64 // marker range key → instance ordinal
+	kernels   map[kkey]capture.KernelID
+	queues    map[string]capture.QueueID
+	qkey      []byte
+
+	ids        idSet
+	dispatches int64
+	d          capture.Dispatch
+
+	overlap overlaps
+}
+
+type kkey struct {
+	prog capture.ProgramID
+	name string
+	cat  string
+}
+
+// wholeCapture is the program of dispatches outside every marker range.
+const wholeCapture = "(whole capture)"
+
+func newBuilder(c *capture.Capture, sink capture.Sink, unit string) *builder {
+	if sink == nil {
+		sink = capture.Discard
+	}
+	return &builder{
+		c: c, sink: sink, unit: c.Accounting.InputFor(unit),
+		progs:   map[string]capture.ProgramID{},
+		kernels: map[kkey]capture.KernelID{},
+		queues:  map[string]capture.QueueID{},
+	}
+}
+
+// program returns the program called name, creating it on first use (so
+// no program is ever listed without a dispatch).
+func (b *builder) program(name string) capture.ProgramID {
+	if p, ok := b.progs[name]; ok {
+		return p
+	}
+	p := b.c.AddProgram(capture.Program{Name: name, Instances: 1})
+	b.progs[name] = p
+	return p
+}
+
+// rangeProgram returns the program of a marker range — its name, with one
+// instance per distinct range (key) that holds a dispatch — and the
+// range's instance ordinal, the dispatch's Instance.
+func (b *builder) rangeProgram(name string, key int64) (capture.ProgramID, int64) {
+	p, ok := b.progs[name]
+	if !ok {
+		p = b.c.AddProgram(capture.Program{Name: name})
+		b.progs[name] = p
+	}
+	if b.rangeSeen == nil {
+		b.rangeSeen = map[int64]int64{}
+	}
+	inst, seen := b.rangeSeen[key]
+	if !seen {
+		inst = b.c.Programs[p].Instances
+		b.rangeSeen[key] = inst
+		b.c.Programs[p].Instances++
+	}
+	return p, inst
+}
+
+// queue interns the (agent, queue) pair.
+func (b *builder) queue(agent, queue []byte) capture.QueueID {
+	b.qkey = append(append(append(b.qkey[:0], agent...), 0), queue...)
+	if q, ok := b.queues[string(b.qkey)]; ok {
+		return q
+	}
+	dev := string(agent)
+	if isDigits(agent) {
+		dev = "agent " + dev // 2024 files and rocpd: a bare node id
+	}
+	q := b.c.AddQueue(capture.Queue{Name: "queue " + string(queue), Device: dev})
+	b.queues[string(b.qkey)] = q
+	return q
+}
+
+// kernel interns a kernel of program p. An empty name or rocpd's
+// "unknown_kernel" is unresolved: the kernel is shown by its id, scoped to
+// its program, and counted.
+func (b *builder) kernel(p capture.ProgramID, name []byte, id uint64, hasID bool, cat string) capture.KernelID {
+	resolved := len(name) > 0 && string(name) != "unknown_kernel"
+	if !resolved {
+		label := b.c.Programs[p].Name + ":#"
+		if hasID {
+			label += strconv.FormatUint(id, 10)
+		} else {
+			label += "?"
+		}
+		name = []byte(label)
+	}
+	if k, ok := b.kernels[kkey{p, string(name), cat}]; ok {
+		return k
+	}
+	k := b.c.AddKernel(capture.Kernel{Program: p, Name: string(name), ID: id, HasID: hasID, Resolved: resolved, Category: cat})
+	b.kernels[kkey{p, string(name), cat}] = k
+	if !resolved {
+		g := b.c.Accounting.Gap(capture.UnresolvedName, b.c.Programs[p].Name)
+		g.Summary = "dispatches whose kernel has no name in the input (empty name, kernel id 0 or a missing symbol): shown by kernel id, never guessed"
+		g.Add(capture.Item{What: "no kernel name for this id", Kernel: string(name)})
+	}
+	return k
+}
+
+// row is one dispatch as a source read it.
+type row struct {
+	prog          capture.ProgramID
+	instance      int64 // the program run (marker range) it belongs to; 0 for a whole capture
+	queue         capture.QueueID
+	kernel        capture.KernelID
+	start, end    int64
+	dispatchID    uint64
+	hasDispatchID bool
+	launch        capture.Interval
+	link          capture.Link
+}
+
+// pos says where a row was ("line 12"), formatted only when needed.
+type pos struct {
+	what string
+	n    int64
+}
+
+func (p pos) String() string { return p.what + " " + strconv.FormatInt(p.n, 10) }
+
+// emit checks r and streams it, or keeps it out of the tables with a
+// reason.
+func (b *builder) emit(r *row, at pos) {
+	if r.end < r.start {
+		g := b.c.Accounting.Gap(capture.InvalidEvent, "")
+		g.Summary = "dispatches whose end is before their start: not in the tables, never swapped (rocprofv3 itself swaps them before writing, so such rows come from another writer or an edited file)"
+		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", r.end, r.start), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
+		b.unit.Skip("end before start", 1, at.String())
+		return
+	}
+	if r.hasDispatchID && b.ids.add(r.dispatchID) {
+		g := b.c.Accounting.Gap(capture.DuplicateDispatchID, "")
+		g.Summary = "rows repeating a dispatch id already seen: the first row is in the tables, the repeats are not (rocpd's writer drops them the same way)"
+		g.Add(capture.Item{What: fmt.Sprintf("dispatch id %d again", r.dispatchID), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name})
+		b.unit.Skip("duplicate dispatch id", 1, at.String())
+		return
+	}
+	b.unit.Used++
+	b.dispatches++
+	if q := r.queue; q >= 0 {
+		b.overlap.add(int(q), r.start, r.end)
+	}
+	b.d = capture.Dispatch{
+		Program: r.prog, Queue: r.queue, Kernel: r.kernel, Instance: r.instance,
+		Index: -1, Ordinal: -1,
+		Device: capture.Interval{Begin: r.start, End: r.end, Valid: true},
+		Launch: r.launch, Link: r.link,
+	}
+	b.sink.Dispatch(b.c, &b.d)
+}
+
+// finish adds the capture-wide gaps: no dispatch at all, and same-queue
+// overlaps.
+func (b *builder) finish(emptyWhy string) {
+	if b.dispatches == 0 {
+		g := b.c.Accounting.Gap(capture.EmptyCapture, "")
+		g.Summary = "no kernel dispatch in this input: " + emptyWhy
+		g.Add(capture.Item{What: "no kernel dispatch rows"})
+	}
+	b.overlap.flush()
+	if b.overlap.n > 0 {
+		g := b.c.Accounting.Gap(capture.OverlappingEvents, "")
+		g.Summary = "dispatches that start before the previous dispatch on the same (agent, queue) has ended: summed durations exceed busy time (MI300X firmware timestamps before ROCm 6.4.2 tie or overlap)"
+		g.AddN(b.overlap.n)
+		g.SetFigure("total_ns", b.overlap.ns)
+		if b.overlap.unorder > 0 {
+			g.SetFigure("unchecked_out_of_order", b.overlap.unorder)
+		}
+	}
+}
+
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseInt parses a signed decimal integer without allocating.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	u, ok := parseUint(b)
+	if !ok || u > 1<<63 || (!neg && u == 1<<63) {
+		return 0, false
+	}
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// parseUint parses an unsigned decimal integer without allocating.
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,346 @@
+package rocprof
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// csvLayout says which columns a CSV file has, found by header name
+// (case-insensitively: rocpd convert has been seen writing Vgpr_Count).
+type csvLayout struct {
+	generation string // "current", "2024", "rocpd-convert", "rocprof-v1", "counter-collection"
+	fields     int
+	counters   bool // counter_collection.csv: one row per dispatch and counter
+	kind       int  // -1 when absent
+	agent      int
+	queue      int
+	dispatch   int
+	kernelID   int
+	thread     int
+	name       int
+	start, end int
+}
+
+// csvColumns maps the reader's roles to header names, in preference order.
+var csvColumns = struct {
+	kind, agent, queue, dispatch, kernelID, thread, name, start, end []string
+}{
+	kind:     []string{"kind"},
+	agent:    []string{"agent_id", "gpu-id", "gpu_id"},
+	queue:    []string{"queue_id", "queue-id"},
+	dispatch: []string{"dispatch_id", "index"},
+	kernelID: []string{"kernel_id"},
+	thread:   []string{"thread_id", "tid"},
+	name:     []string{"kernel_name", "kernelname"},
+	start:    []string{"start_timestamp", "beginns"},
+	end:      []string{"end_timestamp", "endns"},
+}
+
+func layoutOf(header [][]byte) (csvLayout, string) {
+	idx := map[string]int{}
+	for i, h := range header {
+		k := strings.ToLower(strings.TrimSpace(string(h)))
+		if _, dup := idx[k]; !dup {
+			idx[k] = i
+		}
+	}
+	col := func(names []string) int {
+		for _, n := range names {
+			if i, ok := idx[n]; ok {
+				return i
+			}
+		}
+		return -1
+	}
+	l := csvLayout{
+		fields: len(header), kind: col(csvColumns.kind), agent: col(csvColumns.agent), queue: col(csvColumns.queue),
+		dispatch: col(csvColumns.dispatch), kernelID: col(csvColumns.kernelID), thread: col(csvColumns.thread), name: col(csvColumns.name),
+		start: col(csvColumns.start), end: col(csvColumns.end),
+	}
+	_, hasGUID := idx["guid"]
+	_, l.counters = idx["counter_name"]
+	switch {
+	case l.counters:
+		l.generation = "counter-collection"
+	case idx["beginns"] >= 0 && col([]string{"beginns"}) >= 0:
+		l.generation = "rocprof-v1"
+	case hasGUID:
+		l.generation = "rocpd-convert"
+	case col([]string{"stream_id"}) >= 0:
+		l.generation = "current"
+	case col([]string{"private_segment_size"}) >= 0:
+		l.generation = "2024"
+	default:
+		l.generation = "unknown"
+	}
+	var missing []string
+	if l.name < 0 {
+		missing = append(missing, "Kernel_Name")
+	}
+	if l.start < 0 {
+		missing = append(missing, "Start_Timestamp")
+	}
+	if l.end < 0 {
+		missing = append(missing, "End_Timestamp")
+	}
+	return l, strings.Join(missing, ", ")
+}
+
+// csvReader reads a kernel_trace.csv (or legacy results.csv) stream.
+type csvReader struct {
+	path string
+	br   *bufio.Reader
+	line int64
+	rec  []byte // current record, possibly several physical lines
+	b    *builder
+	prog capture.ProgramID
+	lay  csvLayout
+
+	fields  [][]byte
+	scratch []byte
+	bytes   int64
+	noEOL   bool
+	cut     error // the stream ended early (a cut gzip file)
+	bad     *capture.Gap
+	lastID  uint64
+	hasLast bool
+	marks   *markerSet
+}
+
+func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
+	c := &capture.Capture{Clock: boottimeClock}
+	cr := &csvReader{path: path, br: bufio.NewReaderSize(r, 1<<20), b: newBuilder(c, sink, "lines")}
+	if err := cr.header(); err != nil {
+		return nil, err
+	}
+	if mp := markerPath(path); mp != "" && cr.lay.thread >= 0 {
+		m, err := loadMarkers(mp, c)
+		s := &c.Inventory[0]
+		switch {
+		case err != nil:
+			s.Add("marker ranges", "not read from "+mp+": "+err.Error())
+		default:
+			cr.marks = m
+			s.Add("outermost marker ranges", int64(m.set.Len()))
+			s.Add("marker file", mp)
+		}
+	}
+	if err := cr.rows(); err != nil {
+		return nil, err
+	}
+	cr.finish()
+	return c, nil
+}
+
+// next reads the next record into cr.rec; a quoted field may span lines.
+// It returns false at the end of the input.
+func (cr *csvReader) next() (bool, error) {
+	cr.rec = cr.rec[:0]
+	first := true
+	for {
+		chunk, err := cr.br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			cr.rec = append(cr.rec, chunk...)
+			chunk, err = cr.br.ReadSlice('\n')
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// A cut gzip stream: what was decompressed is read, the rest
+			// is a truncation.
+			cr.cut, err = err, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return false, format.ByteError(cr.path, cr.bytes, "", "reading: %v", err)
+		}
+		if len(chunk) == 0 && len(cr.rec) == 0 && first {
+			return false, nil
+		}
+		cr.bytes += int64(len(chunk))
+		if first {
+			cr.line++
+			first = false
+		}
+		if len(cr.rec) == 0 && err == nil {
+			// The common case: the whole record in the buffer, no copy.
+			cr.rec = chunk
+		} else {
+			cr.rec = append(cr.rec, chunk...)
+		}
+		if err == io.EOF {
+			cr.noEOL = len(cr.rec) > 0
+			return true, nil
+		}
+		if !openQuote(cr.rec) {
+			return true, nil
+		}
+		// A quoted field continues on the next line; the record owns a copy.
+		if &cr.rec[0] == &chunk[0] {
+			cr.rec = append([]byte(nil), chunk...)
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+func (cr *csvReader) header() error {
+	ok, err := cr.next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return format.FileError(cr.path, nil, "", "no header line")
+	}
+	rec := trimEOL(bytes.TrimPrefix(cr.rec, []byte{0xEF, 0xBB, 0xBF}))
+	var good bool
+	cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
+	if !good {
+		return format.LineError(cr.path, 1, "is this a CSV file written by rocprofv3 or rocprof?", "the header line is not valid CSV")
+	}
+	lay, missing := layoutOf(cr.fields)
+	if missing != "" {
+		return format.LineError(cr.path, 1, "tally reads kernel_trace.csv (rocprofv3) or results.csv (rocprof v1); other rocprof CSV files hold no kernel dispatches", "the header has no %s column", missing)
+	}
+	cr.lay = lay
+	cr.b.unit.Read++
+	cr.b.unit.Used++
+	if lay.generation == "rocprof-v1" {
+		cr.b.c.Clock = v1Clock
+	}
+	s := capture.Section{Title: "rocprof CSV"}
+	s.Add("header", lay.generation)
+	s.Add("columns", lay.fields)
+	cr.b.c.Inventory = append(cr.b.c.Inventory, s)
+	return nil
+}
+
+func (cr *csvReader) rows() error {
+	kernelDispatch := []byte("KERNEL_DISPATCH")
+	for {
+		ok, err := cr.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		cr.b.unit.Read++
+		rec := trimEOL(cr.rec)
+		if len(rec) == 0 {
+			cr.b.unit.Skip("blank line", 1, cr.where())
+			continue
+		}
+		var good bool
+		cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
+		if !good || len(cr.fields) != cr.lay.fields {
+			why := "not valid CSV"
+			if good {
+				why = fmt.Sprintf("%d fields, the header has %d", len(cr.fields), cr.lay.fields)
+			}
+			cr.badRow(why)
+			continue
+		}
+		f := cr.fields
+		if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
+			cr.b.unit.Skip("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
+			continue
+		}
+		start, ok1 := parseInt(f[cr.lay.start])
+		end, ok2 := parseInt(f[cr.lay.end])
+		if !ok1 || !ok2 {
+			cr.badRow("start or end is not an integer")
+			continue
+		}
+		r := row{prog: cr.prog, queue: capture.NoQueue, start: start, end: end}
+		if cr.lay.dispatch >= 0 {
+			r.dispatchID, r.hasDispatchID = parseUint(f[cr.lay.dispatch])
+			if !r.hasDispatchID {
+				cr.badRow("dispatch id is not an integer")
+				continue
+			}
+		}
+		if cr.lay.counters && r.hasDispatchID {
+			// Counter rows of one dispatch follow each other: the first
+			// is the dispatch, the others add nothing to its time.
+			if cr.hasLast && r.dispatchID == cr.lastID {
+				cr.b.unit.Skip("another counter row of the same dispatch", 1, cr.where())
+				continue
+			}
+			cr.lastID, cr.hasLast = r.dispatchID, true
+		}
+		var kid uint64
+		hasKID := false
+		if cr.lay.kernelID >= 0 {
+			kid, hasKID = parseUint(f[cr.lay.kernelID])
+		}
+		switch {
+		case cr.marks != nil:
+			tid, _ := parseInt(f[cr.lay.thread])
+			r.prog, r.instance = cr.marks.program(cr.b, tid, start)
+		case len(cr.b.c.Programs) == 0:
+			cr.prog = cr.b.program(wholeCapture)
+			r.prog = cr.prog
+		}
+		if cr.lay.agent >= 0 && cr.lay.queue >= 0 {
+			r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
+		}
+		r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
+		cr.b.emit(&r, pos{"line", cr.line})
+	}
+}
+
+func (cr *csvReader) where() string { return "line " + strconv.FormatInt(cr.line, 10) }
+
+// badRow counts a row that does not parse; a bad last row without a line
+// ending is a cut file.
+func (cr *csvReader) badRow(why string) {
+	cr.b.unit.Skip("row does not parse", 1, cr.where())
+	if cr.noEOL {
+		g := cr.b.c.Accounting.Gap(capture.TruncatedInput, "")
+		g.Summary = "the file ends inside a row: it was cut (disk full, process killed while writing, incomplete copy); the rows before it are in the tables"
+		g.Add(capture.Item{What: why, Where: cr.where()})
+		return
+	}
+	if cr.bad == nil {
+		cr.bad = cr.b.c.Accounting.Gap(capture.SkippedInput, "")
+		cr.bad.Summary = "rows that do not parse: not in the tables"
+	}
+	cr.bad.Add(capture.Item{What: why, Where: cr.where()})
+}
+
+func (cr *csvReader) finish() {
+	c := cr.b.c
+	c.Accounting.InputFor("bytes").Read = cr.bytes
+	c.Accounting.InputFor("bytes").Used = cr.bytes
+	if cr.cut != nil {
+		g := c.Accounting.Gap(capture.TruncatedInput, "")
+		g.Summary = "the compressed file ends early: it was cut (incomplete copy or download); the rows before the cut are in the tables"
+		g.Add(capture.Item{What: cr.cut.Error(), Where: "byte " + strconv.FormatInt(cr.bytes, 10) + " of the decompressed data"})
+	}
+	if cr.lay.counters {
+		s := &c.Inventory[0]
+		s.Add("note", "counter collection serialises dispatches, so their times describe a serialised run")
+	}
+	if cr.noEOL && c.Accounting.Find(capture.TruncatedInput) == nil && cr.b.dispatches > 0 {
+		// rocprofv3's own docs files end without a newline, so a complete
+		// last row is accepted; but a file cut inside the last field of a
+		// row looks the same, so say so.
+		g := c.Accounting.Gap(lastRowNoEOL, "")
+		g.Summary = "the last row has no line ending; it parsed and is in the tables (rocprofv3 writes files like this), but if the file was cut inside that row's last column, its last value is short"
+		g.Add(capture.Item{What: "no final newline", Where: cr.where()})
+	}
+	why := "the file has only a header. rocprofv3 writes kernel_trace.csv even when kernel tracing recorded nothing (seen on RX 7900 XTX with ROCm 6.3.3–6.4.1); check hip_api_trace.csv for launches"
+	cr.b.finish(why)
+	s := &c.Inventory[0]
+	s.Add("rows", cr.b.unit.Read-1)
+	s.Add("dispatches", cr.b.dispatches)
+}

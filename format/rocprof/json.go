@@ -1,0 +1,405 @@
+package rocprof
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// rocprofv3 JSON (`--output-format json`) is one object
+// {"rocprofiler-sdk-tool": [process, …]}. It is walked token by token and
+// only single array elements (a dispatch, a symbol, an agent) are decoded
+// whole, so memory stays bounded by the largest element plus the kernel
+// symbol table, however many dispatches the file holds. Dispatches met
+// before their process's kernel_symbols and agents (not the order rocprofv3
+// writes) are held until the process object ends.
+
+type jSymbol struct {
+	KernelID  uint64 `json:"kernel_id"`
+	Name      string `json:"kernel_name"`
+	Formatted string `json:"formatted_kernel_name"`
+}
+
+type jAgent struct {
+	ID struct {
+		Handle uint64 `json:"handle"`
+	} `json:"id"`
+	Type        int64  `json:"type"`
+	NodeID      int64  `json:"node_id"`
+	Name        string `json:"name"`
+	ProductName string `json:"product_name"`
+}
+
+type jHandle struct {
+	Handle uint64 `json:"handle"`
+}
+
+type jDispatch struct {
+	Kind          int64  `json:"kind"`
+	Operation     int64  `json:"operation"`
+	ThreadID      uint64 `json:"thread_id"`
+	Start         *int64 `json:"start_timestamp"`
+	End           *int64 `json:"end_timestamp"`
+	CorrelationID struct {
+		Internal uint64 `json:"internal"`
+	} `json:"correlation_id"`
+	Info struct {
+		Agent      jHandle `json:"agent_id"`
+		Queue      jHandle `json:"queue_id"`
+		KernelID   uint64  `json:"kernel_id"`
+		DispatchID uint64  `json:"dispatch_id"`
+	} `json:"dispatch_info"`
+}
+
+type jKind struct {
+	Kind       string   `json:"kind"`
+	Operations []string `json:"operations"`
+}
+
+type jMeta struct {
+	PID      int64 `json:"pid"`
+	InitTime int64 `json:"init_time"`
+	FiniTime int64 `json:"fini_time"`
+}
+
+// maxDepth bounds the nesting the walker follows (fuzzed input can nest
+// arbitrarily deep).
+const maxDepth = 64
+
+type jsonReader struct {
+	path string
+	cnt  *countingReader
+	dec  *json.Decoder
+	b    *builder
+	rec  int64 // kernel_dispatch records met, for positions
+
+	// Per process.
+	meta     jMeta
+	symbols  map[uint64]string
+	agents   map[uint64]jAgent
+	kinds    []jKind
+	haveSyms bool
+	pending  []jDispatch
+	prog     capture.ProgramID
+	progSet  bool
+	other    map[string]int64 // buffer_records arrays not read, by name
+	procs    int64
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
+	c := &capture.Capture{Clock: boottimeClock}
+	cnt := &countingReader{r: r}
+	jr := &jsonReader{path: path, cnt: cnt, dec: json.NewDecoder(cnt), b: newBuilder(c, sink, "records"), other: map[string]int64{}}
+	jr.dec.UseNumber()
+	err := jr.document()
+	stop := jr.dec.InputOffset()
+	if err != nil {
+		if jr.procs == 0 && jr.b.dispatches == 0 && jr.rec == 0 && !isCut(err) {
+			return nil, format.ByteError(path, stop, "is this a rocprofv3 JSON file (--output-format json)?", "%v", err)
+		}
+		jr.flush()
+		g := c.Accounting.Gap(capture.TruncatedInput, "")
+		what := "the file ends early: it was cut (process killed while writing, disk full, incomplete copy)"
+		if !isCut(err) {
+			what = "the file is malformed JSON from here on"
+		}
+		g.Summary = what + "; the dispatches before that point are in the tables, the rest of the file is not read"
+		g.Add(capture.Item{What: err.Error(), Where: "byte " + strconv.FormatInt(stop, 10)})
+		g.SetFigure("records_read", jr.rec)
+	}
+	drained, _ := io.Copy(io.Discard, cnt)
+	_ = drained
+	in := c.Accounting.InputFor("bytes")
+	in.Read = cnt.n
+	in.Used = min(stop, cnt.n)
+	in.Skip("after the point where reading stopped", cnt.n-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
+	jr.b.finish("the file's kernel_dispatch arrays are empty or absent: kernel tracing was not enabled (--kernel-trace), produced nothing, or the process exited before its buffers were flushed")
+	s := capture.Section{Title: "rocprofv3 JSON"}
+	s.Add("processes", jr.procs)
+	s.Add("kernel_dispatch records", jr.rec)
+	s.Add("dispatches", jr.b.dispatches)
+	for _, k := range sortedKeys(jr.other) {
+		s.Add(k+" records (not read)", jr.other[k])
+	}
+	c.Inventory = append(c.Inventory, s)
+	return c, nil
+}
+
+func isCut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+func (jr *jsonReader) delim(want json.Delim) error {
+	t, err := jr.dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", string(want), t)
+	}
+	return nil
+}
+
+// object walks an object, calling fn for each key with the decoder at the
+// key's value; fn must consume the value.
+func (jr *jsonReader) object(fn func(key string) error) error {
+	if err := jr.delim('{'); err != nil {
+		return err
+	}
+	for jr.dec.More() {
+		t, err := jr.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := t.(string)
+		if !ok {
+			return fmt.Errorf("expected an object key, found %v", t)
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	return jr.delim('}')
+}
+
+// array walks an array, calling fn with the decoder at each element.
+func (jr *jsonReader) array(fn func() error) error {
+	if err := jr.delim('['); err != nil {
+		return err
+	}
+	for jr.dec.More() {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return jr.delim(']')
+}
+
+// skip consumes one value of any shape without holding more than one
+// scalar in memory.
+func (jr *jsonReader) skip(depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	t, err := jr.dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := t.(json.Delim)
+	if !ok {
+		return nil
+	}
+	for jr.dec.More() {
+		if d == '{' {
+			if _, err := jr.dec.Token(); err != nil {
+				return err
+			}
+		}
+		if err := jr.skip(depth + 1); err != nil {
+			return err
+		}
+	}
+	_, err = jr.dec.Token()
+	return err
+}
+
+// element decodes one array element into v. A value of the wrong shape
+// is reported as a schema mismatch and does not stop reading.
+func (jr *jsonReader) element(v any) (schema error, err error) {
+	if err := jr.dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return err, nil
+		}
+		return nil, err
+	}
+	return nil, nil
+}
+
+func (jr *jsonReader) document() error {
+	found := false
+	err := jr.object(func(key string) error {
+		if key != "rocprofiler-sdk-tool" {
+			return jr.skip(0)
+		}
+		found = true
+		return jr.array(jr.process)
+	})
+	if err == nil && !found {
+		return fmt.Errorf(`no "rocprofiler-sdk-tool" key`)
+	}
+	if err == nil {
+		if _, e := jr.dec.Token(); e != io.EOF {
+			return fmt.Errorf("data after the end of the document")
+		}
+	}
+	return err
+}
+
+func (jr *jsonReader) process() error {
+	jr.procs++
+	jr.meta = jMeta{}
+	jr.symbols = map[uint64]string{}
+	jr.agents = map[uint64]jAgent{}
+	jr.kinds = nil
+	jr.haveSyms = false
+	jr.progSet = false
+	jr.b.ids = idSet{} // dispatch ids are unique per process
+	symsSeen, agentsSeen := false, false
+	err := jr.object(func(key string) error {
+		switch key {
+		case "metadata":
+			_, err := jr.element(&jr.meta) // a metadata of another shape only loses the pid
+			return err
+		case "agents":
+			agentsSeen = true
+			return jr.array(func() error {
+				var a jAgent
+				if bad, err := jr.element(&a); err != nil || bad != nil {
+					return err
+				}
+				jr.agents[a.ID.Handle] = a
+				return nil
+			})
+		case "kernel_symbols":
+			symsSeen = true
+			return jr.array(func() error {
+				var s jSymbol
+				if bad, err := jr.element(&s); err != nil || bad != nil {
+					return err
+				}
+				jr.symbols[s.KernelID] = symbolName(s)
+				return nil
+			})
+		case "strings":
+			return jr.object(func(key string) error {
+				if key != "buffer_records" {
+					return jr.skip(1)
+				}
+				return jr.array(func() error {
+					var k jKind
+					bad, err := jr.element(&k)
+					jr.kinds = append(jr.kinds, k) // keep indices aligned
+					if bad != nil {
+						jr.kinds[len(jr.kinds)-1] = jKind{}
+					}
+					return err
+				})
+			})
+		case "buffer_records":
+			jr.haveSyms = symsSeen && agentsSeen
+			return jr.object(func(key string) error {
+				if key != "kernel_dispatch" {
+					return jr.array(func() error {
+						jr.other[key]++
+						return jr.skip(1)
+					})
+				}
+				return jr.array(jr.dispatch)
+			})
+		}
+		return jr.skip(0)
+	})
+	jr.flush()
+	return err
+}
+
+// symbolName prefers the formatted name (demangled, ".kd" removed); the
+// truncated name merges template instances and is never used.
+func symbolName(s jSymbol) string {
+	if s.KernelID == 0 {
+		return "" // rocprofv3's placeholder symbol
+	}
+	if s.Formatted != "" {
+		return s.Formatted
+	}
+	return s.Name
+}
+
+func (jr *jsonReader) dispatch() error {
+	jr.rec++
+	jr.b.unit.Read++
+	var d jDispatch
+	bad, err := jr.element(&d)
+	if err != nil {
+		jr.b.unit.Read-- // not a complete record
+		jr.rec--
+		return err
+	}
+	if bad != nil {
+		jr.b.unit.Skip("record does not match the schema", 1, jr.where(jr.rec))
+		g := jr.b.c.Accounting.Gap(capture.SkippedInput, "")
+		g.Summary = "records that do not match rocprofv3's schema: not in the tables"
+		g.Add(capture.Item{What: bad.Error(), Where: jr.where(jr.rec)})
+		return nil
+	}
+	if d.Start == nil || d.End == nil {
+		jr.b.unit.Skip("no start or end timestamp", 1, jr.where(jr.rec))
+		return nil
+	}
+	if !jr.haveSyms {
+		jr.pending = append(jr.pending, d)
+		return nil
+	}
+	jr.emit(&d, jr.rec)
+	return nil
+}
+
+func (jr *jsonReader) where(n int64) string {
+	return "kernel_dispatch record " + strconv.FormatInt(n, 10)
+}
+
+// flush emits the dispatches held until the symbols were known.
+func (jr *jsonReader) flush() {
+	first := jr.rec - int64(len(jr.pending))
+	for i := range jr.pending {
+		jr.emit(&jr.pending[i], first+int64(i)+1)
+	}
+	jr.pending = jr.pending[:0]
+}
+
+func (jr *jsonReader) emit(d *jDispatch, n int64) {
+	if int(d.Kind) >= 0 && int(d.Kind) < len(jr.kinds) && jr.kinds[d.Kind].Kind != "" {
+		k := jr.kinds[d.Kind]
+		op := ""
+		if d.Operation >= 0 && int(d.Operation) < len(k.Operations) {
+			op = k.Operations[d.Operation]
+		}
+		if k.Kind != "KERNEL_DISPATCH" || (op != "" && op != "KERNEL_DISPATCH_COMPLETE") {
+			jr.b.unit.Skip("kind "+k.Kind+" "+op, 1, jr.where(n))
+			return
+		}
+	}
+	if !jr.progSet {
+		jr.prog = jr.b.program("pid " + strconv.FormatInt(jr.meta.PID, 10))
+		jr.progSet = true
+	}
+	agent := strconv.FormatUint(d.Info.Agent.Handle, 10)
+	if a, ok := jr.agents[d.Info.Agent.Handle]; ok {
+		agent = fmt.Sprintf("agent %d (%s)", a.NodeID, a.Name)
+	}
+	r := row{
+		prog:  jr.prog,
+		queue: jr.b.queue([]byte(agent), strconv.AppendUint(nil, d.Info.Queue.Handle, 10)),
+		start: *d.Start, end: *d.End,
+		dispatchID: d.Info.DispatchID, hasDispatchID: true,
+	}
+	r.kernel = jr.b.kernel(jr.prog, []byte(jr.symbols[d.Info.KernelID]), d.Info.KernelID, true, "kernel")
+	jr.b.emit(&r, pos{"kernel_dispatch record", n})
+}

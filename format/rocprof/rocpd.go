@@ -1,0 +1,336 @@
+package rocprof
+
+import (
+	"database/sql"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/ranges"
+	"github.com/tallyprof/tally/format/internal/sqlitein"
+)
+
+// rocpd is rocprofv3's SQLite output (the default since ROCm 7.0). Its
+// physical tables are named <table><run uuid>; the plain names are views,
+// and the convenience views (kernels, …) INNER JOIN dispatches to agent,
+// event, symbol, queue, thread and region-name rows, so a dispatch whose
+// related row is missing silently disappears from them. This reader reads
+// the base tables with LEFT JOINs on (id, guid), keeps every dispatch, and
+// counts the rows a view would have dropped (note view_dropped_rows).
+
+// RocpdName is the registered name of the rocpd reader.
+const RocpdName = "rocpd"
+
+func init() {
+	format.Register(format.Format{
+		Name:        RocpdName,
+		Description: "AMD rocprofv3 rocpd SQLite database (the default output since ROCm 7.0)",
+		Sniff:       SniffRocpd,
+		Read:        readRocpd,
+	})
+}
+
+// SniffRocpd recognises an SQLite database whose schema text names rocpd
+// tables.
+func SniffRocpd(head []byte) format.Confidence {
+	if sqlitein.IsSQLite(head) && strings.Contains(string(head), "rocpd_") {
+		return format.Certain
+	}
+	return format.No
+}
+
+// rocpdTables are the logical tables read, by their view name.
+var rocpdTables = []string{
+	"rocpd_kernel_dispatch", "rocpd_info_kernel_symbol", "rocpd_info_agent", "rocpd_info_queue",
+	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata",
+}
+
+var uuidSuffix = regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`)
+
+// runs groups the physical tables by run suffix: suffix → logical → name.
+func runs(db *sqlitein.DB) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for t := range db.Tables {
+		for _, l := range rocpdTables {
+			rest, ok := strings.CutPrefix(t, l)
+			if !ok || (rest != "" && !uuidSuffix.MatchString(rest)) {
+				continue
+			}
+			if out[rest] == nil {
+				out[rest] = map[string]string{}
+			}
+			out[rest][l] = t
+		}
+	}
+	return out
+}
+
+type rocpdReader struct {
+	db      *sqlitein.DB
+	b       *builder
+	marks   ranges.Set
+	markNm  []string
+	runNo   int64
+	dropped map[string]int64
+}
+
+func readRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+	db, err := sqlitein.Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	c := &capture.Capture{Clock: boottimeClock}
+	rr := &rocpdReader{db: db, b: newBuilder(c, sink, "dispatch rows"), dropped: map[string]int64{}}
+	rs := runs(db)
+	var suffixes []string
+	for s, m := range rs {
+		if m["rocpd_kernel_dispatch"] != "" {
+			suffixes = append(suffixes, s)
+		}
+	}
+	sort.Strings(suffixes)
+	if len(suffixes) == 0 {
+		if db.Has("rocpd_op") || db.Has("rocpd_api") {
+			return nil, format.FileError(in.Path, nil, "tally reads rocprofv3's rocpd (schema 3); convert RPD traces with rocmProfileData's own tools", "this is a rocmProfileData (RPD) database, an older, different schema with the same table prefix")
+		}
+		if len(rs) == 0 {
+			hint := "give a rocprofv3 results.db (rocprofv3 --output-format rocpd)"
+			if db.Has("StringIds") || db.Has("CUPTI_ACTIVITY_KIND_KERNEL") {
+				hint = "this looks like an Nsight Systems export: read it with --format nsys"
+			}
+			return nil, format.FileError(in.Path, nil, hint, "no rocpd tables in this SQLite database")
+		}
+	}
+	inv := capture.Section{Title: "rocpd"}
+	for _, s := range suffixes {
+		if err := rr.run(s, rs[s], &inv); err != nil {
+			return nil, err
+		}
+	}
+	rr.finish(&inv)
+	return c, nil
+}
+
+// run reads one profiling run (one uuid's set of tables).
+func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Section) error {
+	if v := rr.metadata(t["rocpd_metadata"]); v != "" {
+		inv.Add("schema_version", v)
+	}
+	inv.Add("run", strings.TrimPrefix(suffix, "_"))
+	rr.b.ids = idSet{} // dispatch ids, thread rows and ranges are per run
+	rr.marks, rr.markNm = ranges.Set{}, nil
+	rr.runNo++
+	if err := rr.loadMarkers(t); err != nil {
+		return err
+	}
+	inv.Add("outermost marker ranges", int64(rr.marks.Len()))
+	kd := t["rocpd_kernel_dispatch"]
+	for _, col := range []string{"id", "start", "end"} {
+		if !rr.db.HasColumn(kd, col) {
+			return format.FileError(rr.db.Path, nil, "", "table %s has no %s column: not a rocpd schema this reader knows", kd, col)
+		}
+	}
+	guid := func(alias, table string) string {
+		if rr.db.HasColumn(kd, "guid") && rr.db.HasColumn(table, "guid") {
+			return " AND " + alias + ".guid = kd.guid"
+		}
+		return ""
+	}
+	join := func(alias, logical, col string) (string, string) {
+		table := t[logical]
+		if table == "" || !rr.db.HasColumn(kd, col) || !rr.db.HasColumn(table, "id") {
+			return "", "1" // absent table: the view could not exist either
+		}
+		return fmt.Sprintf(" LEFT JOIN %s %s ON %s.id = kd.%s%s", sqlitein.Quote(table), alias, alias, sqlitein.Quote(col), guid(alias, table)),
+			alias + ".id IS NOT NULL"
+	}
+	var joins strings.Builder
+	var present []string
+	for _, j := range []struct{ alias, logical, col, what string }{
+		{"ks", "rocpd_info_kernel_symbol", "kernel_id", "kernel symbol"},
+		{"ag", "rocpd_info_agent", "agent_id", "agent"},
+		{"qu", "rocpd_info_queue", "queue_id", "queue"},
+		{"th", "rocpd_info_thread", "tid", "thread"},
+		{"ev", "rocpd_event", "event_id", "event"},
+		{"rn", "rocpd_string", "region_name_id", "region name"},
+	} {
+		sqlJoin, ok := join(j.alias, j.logical, j.col)
+		joins.WriteString(sqlJoin)
+		present = append(present, ok)
+	}
+	col := func(alias, logical, c string) string {
+		if t[logical] == "" {
+			return "NULL"
+		}
+		return rr.db.Col(alias, t[logical], c)
+	}
+	q := `SELECT kd.start, kd."end", ` + rr.db.Col("kd", kd, "dispatch_id") + `, ` + rr.db.Col("kd", kd, "agent_id") + `, ` +
+		rr.db.Col("kd", kd, "queue_id") + `, ` + rr.db.Col("kd", kd, "kernel_id") + `, ` + rr.db.Col("kd", kd, "tid") + `, ` +
+		col("ks", "rocpd_info_kernel_symbol", "display_name") + `, ` + col("ks", "rocpd_info_kernel_symbol", "kernel_name") + `, ` +
+		col("ag", "rocpd_info_agent", "absolute_index") + `, ` + col("ag", "rocpd_info_agent", "name") + `, ` +
+		strings.Join(present, ", ") + ` FROM ` + sqlitein.Quote(kd) + ` kd` + joins.String()
+	rows, err := rr.db.Query(q)
+	if err != nil {
+		return rr.db.QueryError(kd, err)
+	}
+	defer rows.Close()
+	what := []string{"kernel symbol", "agent", "queue", "thread", "event", "region name"}
+	var n int64
+	for rows.Next() {
+		n++
+		var start, end, dispatchID, agentID, queueID, kernelID, tid, agIndex sql.NullInt64
+		var display, symbol, agName sql.NullString
+		ok := make([]bool, len(what))
+		dest := []any{&start, &end, &dispatchID, &agentID, &queueID, &kernelID, &tid, &display, &symbol, &agIndex, &agName}
+		for i := range ok {
+			dest = append(dest, &ok[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return rr.db.QueryError(kd, err)
+		}
+		rr.b.unit.Read++
+		at := pos{kd + " row", n}
+		for i, has := range ok {
+			if !has {
+				rr.dropped[what[i]]++
+			}
+		}
+		for _, has := range ok {
+			if !has {
+				rr.dropped["any"]++
+				break
+			}
+		}
+		if !start.Valid || !end.Valid {
+			rr.b.unit.Skip("no start or end", 1, at.String())
+			continue
+		}
+		prog, inst := rr.program(tid, start.Int64)
+		agent := "agent " + strconv.FormatInt(agentID.Int64, 10)
+		if agIndex.Valid {
+			agent = fmt.Sprintf("agent %d (%s)", agIndex.Int64, agName.String)
+		}
+		r := row{
+			prog: prog, instance: inst,
+			queue: rr.b.queue([]byte(agent), strconv.AppendInt(nil, queueID.Int64, 10)),
+			start: start.Int64, end: end.Int64,
+			dispatchID: uint64(dispatchID.Int64), hasDispatchID: dispatchID.Valid,
+		}
+		name := display.String
+		if name == "" {
+			name = symbol.String
+		}
+		if !kernelID.Valid || kernelID.Int64 == 0 {
+			name = "" // rocpd stores these as "unknown_kernel"
+		}
+		r.kernel = rr.b.kernel(prog, []byte(name), uint64(kernelID.Int64), kernelID.Valid, "kernel")
+		rr.b.emit(&r, at)
+	}
+	if err := rows.Err(); err != nil {
+		return rr.db.QueryError(kd, err)
+	}
+	return nil
+}
+
+func (rr *rocpdReader) metadata(table string) string {
+	if table == "" || !rr.db.HasColumn(table, "tag") || !rr.db.HasColumn(table, "value") {
+		return ""
+	}
+	var v sql.NullString
+	_ = rr.db.QueryRow(`SELECT value FROM ` + sqlitein.Quote(table) + ` WHERE tag = 'schema_version'`).Scan(&v)
+	return v.String
+}
+
+// loadMarkers reads the ROCTx ranges: regions whose event category is a
+// MARKER domain, on their thread row.
+func (rr *rocpdReader) loadMarkers(t map[string]string) error {
+	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
+	if rg == "" || ev == "" || st == "" {
+		return nil
+	}
+	for _, c := range [][2]string{{rg, "tid"}, {rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {st, "string"}} {
+		if !rr.db.HasColumn(c[0], c[1]) {
+			return nil
+		}
+	}
+	g := func(a, b string) string {
+		if rr.db.HasColumn(rg, "guid") && rr.db.HasColumn(ev, "guid") {
+			return " AND " + a + ".guid = " + b + ".guid"
+		}
+		return ""
+	}
+	q := `SELECT r.tid, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
+		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
+		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
+		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
+		WHERE c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
+		ORDER BY r.tid, r.start, r."end" DESC`
+	rows, err := rr.db.Query(q)
+	if err != nil {
+		return rr.db.QueryError(rg, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tid, start, end int64
+		var name sql.NullString
+		if err := rows.Scan(&tid, &start, &end, &name); err != nil {
+			return rr.db.QueryError(rg, err)
+		}
+		if _, kept := rr.marks.Add(tid, start, end); kept {
+			rr.markNm = append(rr.markNm, markerName(name.String))
+		}
+	}
+	return rr.db.RowsErr(rg, rows)
+}
+
+func markerName(s string) string {
+	if s = ranges.TrimInstance(s); s == "" {
+		return "(unnamed marker range)"
+	}
+	return s
+}
+
+// program is the outermost ROCTx range open on the dispatch's thread when
+// the dispatch started (the table has no launch time), else the whole
+// capture.
+func (rr *rocpdReader) program(tid sql.NullInt64, start int64) (capture.ProgramID, int64) {
+	if rr.marks.Len() == 0 {
+		return rr.b.program(wholeCapture), 0
+	}
+	if tid.Valid {
+		if g := rr.marks.Outermost(tid.Int64, start); g >= 0 {
+			return rr.b.rangeProgram(rr.markNm[g], rr.runNo<<32|int64(g))
+		}
+	}
+	return rr.b.program(noMarker), 0
+}
+
+func (rr *rocpdReader) finish(inv *capture.Section) {
+	c := rr.b.c
+	if n := rr.dropped["any"]; n > 0 {
+		g := c.Accounting.Gap(capture.ViewDroppedRows, "")
+		g.AddN(n)
+		g.Summary = "dispatch rows that rocpd's own views (kernels, …) drop because a related row is missing; tally reads the base tables and keeps them"
+		for _, w := range []string{"kernel symbol", "agent", "queue", "thread", "event", "region name"} {
+			if v := rr.dropped[w]; v > 0 {
+				g.SetFigure("missing "+w, v)
+			}
+		}
+	}
+	rr.b.finish("the database's kernel dispatch table is empty or absent: kernel tracing was not enabled (--kernel-trace / --sys-trace), produced nothing, or the process exited before its buffers were flushed")
+	inv.Add("dispatch rows", rr.b.unit.Read)
+	inv.Add("dispatches", rr.b.dispatches)
+	var known []string
+	for _, l := range rocpdTables {
+		known = append(known, l+"*")
+	}
+	if u := rr.db.Unknown(known); len(u) > 0 {
+		inv.Add("tables not read", strings.Join(u, ", "))
+	}
+	c.Inventory = append(c.Inventory, *inv)
+}

@@ -1,0 +1,151 @@
+package htmlreport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
+)
+
+// manyPage renders two copies of the hostile sample capture and an input
+// that failed with a hostile path and error, as a page of many.
+func manyPage(t *testing.T) string {
+	t.Helper()
+	a, b := sampleCapture(), sampleCapture()
+	bad := "<img src=x onerror=alert(1)>.json"
+	res := []inputs.Result{{Path: "a<1>.kept", Capture: a.c, Tables: a.t}, {Path: "b.kept", Capture: b.c, Tables: b.t},
+		{Path: bad, Err: errors.New("open " + bad + ": <b>denied</b>")}}
+	run := inputs.Merge(res, nil)
+	ins := []Input{{Path: res[0].Path, Label: res[0].Label(), Capture: a.c, Tables: a.t, Timeline: a.tl},
+		{Path: res[1].Path, Capture: b.c, Tables: b.t, Timeline: b.tl}, {Path: bad, Err: res[2].Err}}
+	var out bytes.Buffer
+	if err := WriteMany(&out, run.Whole, run.Tables, ins, Options{Command: []string{"tally", "report", "--html", "-", bad}}); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestManyEscapedAndUnique(t *testing.T) {
+	page := manyPage(t)
+	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("%d <script tags, want the page's own 2", n)
+	}
+	// Every id once: gap anchors and program sections of several inputs
+	// must not collide.
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if seen[m[1]] {
+			t.Errorf("id %q used twice", m[1])
+		}
+		seen[m[1]] = true
+	}
+	for _, id := range []string{"merged", "input-0", "input-1", "input-2", "input-0-gap-0", "input-1-program-1", "program-1"} {
+		if !seen[id] {
+			t.Errorf("no element with id %q", id)
+		}
+	}
+	// Program links point at their own input's gap.
+	if !strings.Contains(page, `href="#input-1-gap-0"`) {
+		t.Error("input 2's program does not link its own gap")
+	}
+	// Each program section indexes its own table in the data.
+	idx := regexp.MustCompile(`data-program="(\d+)"`).FindAllStringSubmatch(page, -1)
+	if len(idx) != 6 { // 2 merged + 2 × 2
+		t.Fatalf("%d program sections, want 6", len(idx))
+	}
+	for i, m := range idx {
+		if want := strconv.Itoa(i); m[1] != want {
+			t.Errorf("program section %d indexes table %s", i, m[1])
+		}
+	}
+	for _, want := range []string{`data-verdict="failed"`, "NOT READ", "input 3/3", "&lt;b&gt;denied&lt;/b&gt;", `class="tlabel"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestManyWriteErrorReturned(t *testing.T) {
+	a := sampleCapture()
+	run := inputs.Merge([]inputs.Result{{Path: "a", Capture: a.c, Tables: a.t}}, nil)
+	w := &failWriter{n: 100}
+	if err := WriteMany(w, run.Whole, run.Tables, []Input{{Path: "a", Capture: a.c, Tables: a.t}}, Options{}); err == nil {
+		t.Fatal("a failed write was not returned")
+	}
+}
+
+// TestManyTimelineBudget: inputs share the timeline's budget, each cut
+// evenly over its queues, and a cut strip says so.
+func TestManyTimelineBudget(t *testing.T) {
+	const n = 40 // inputs: DefaultMax/40 = 250, under minPerInput
+	var res []inputs.Result
+	var ins []Input
+	for i := range n {
+		c := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("r%d", i)}, Clock: capture.Clock{Unit: "ns", Timed: true}}
+		p := c.AddProgram(capture.Program{Name: "p"})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+		q0, q1 := c.AddQueue(capture.Queue{Name: "a"}), c.AddQueue(capture.Queue{Name: "b"})
+		agg, tl := analysis.NewAggregator(), NewTimeline()
+		for j := range 3000 {
+			d := &capture.Dispatch{Program: p, Queue: []capture.QueueID{q0, q1}[j%2], Kernel: k, Device: capture.Interval{Begin: int64(j * 10), End: int64(j*10 + 5), Valid: true}}
+			agg.Dispatch(c, d)
+			tl.Dispatch(c, d)
+		}
+		tb := agg.Tables(c)
+		res = append(res, inputs.Result{Path: c.Source.Path, Capture: c, Tables: tb})
+		ins = append(ins, Input{Path: c.Source.Path, Capture: c, Tables: tb, Timeline: tl})
+	}
+	run := inputs.Merge(res, nil)
+	var b bytes.Buffer
+	if err := WriteMany(&b, run.Whole, run.Tables, ins, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if got := strings.Count(page, "data-k="); got != n*minPerInput {
+		t.Errorf("%d rectangles, want %d per input", got, minPerInput)
+	}
+	if got := strings.Count(page, "first 250 of 1500 dispatches shown"); got != 2*n {
+		t.Errorf("%d strips say they are cut, want every one of %d", got, 2*n)
+	}
+	if len(ins[0].Timeline.samples) != 3000 {
+		t.Error("rendering cut the caller's timeline")
+	}
+}
+
+// BenchmarkWriteMany64 writes the page of 64 ranks of 2 programs × 100
+// kernels each, with their timelines.
+func BenchmarkWriteMany64(b *testing.B) {
+	run, ins := ranks64()
+	var w countWriter
+	for b.Loop() {
+		w.n = 0
+		if err := WriteMany(&w, run.Whole, run.Tables, ins, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(w.n)/(1<<20), "MiB/page")
+}
+
+func ranks64() (*inputs.Run, []Input) {
+	var res []inputs.Result
+	var ins []Input
+	for i := range 64 {
+		f := bigCapture(2, 100)
+		f.c.Source.Rank = strconv.Itoa(i)
+		res = append(res, inputs.Result{Path: fmt.Sprintf("rank%d.json", i), Capture: f.c, Tables: f.t})
+		ins = append(ins, Input{Path: res[i].Path, Label: res[i].Label(), Capture: f.c, Tables: f.t, Timeline: f.tl})
+	}
+	return inputs.Merge(res, nil), ins
+}
