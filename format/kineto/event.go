@@ -120,7 +120,9 @@ func (r *reader) parseEvent() {
 		}
 		switch string(k) {
 		case "ph":
-			if s.nonWS() == '"' {
+			if c, ok := s.oneChar(); ok {
+				e.ph = c
+			} else if s.nonWS() == '"' {
 				raw, _ := s.str()
 				if len(raw) > 0 {
 					e.ph = raw[0]
@@ -128,13 +130,14 @@ func (r *reader) parseEvent() {
 				if len(raw) != 1 {
 					e.ph = '?'
 				}
-				if e.ph == 'M' && e.hasName && sortIndex(e.name) || e.cat > catUnknown && e.skippable() {
-					s.skipObjectRest() // nothing else in this event is used
-					return
-				}
 			} else {
 				s.skipValue()
 				e.ph = '?'
+				break
+			}
+			if e.ph == 'M' && e.hasName && sortIndex(e.name) || e.cat > catUnknown && e.skippable() {
+				s.skipObjectRest() // nothing else in this event is used
+				return
 			}
 		case "cat":
 			if s.nonWS() == '"' {

@@ -634,6 +634,19 @@ func (s *scanner) next(close byte, what string) (more bool) {
 	return false
 }
 
+// oneChar consumes a string value of one unescaped character ("X", as
+// phases are written) and returns it; ok is false, and nothing consumed,
+// for anything else.
+func (s *scanner) oneChar() (c byte, ok bool) {
+	if p := s.pos; p+3 <= s.end && s.buf[p] == '"' && s.buf[p+2] == '"' {
+		if c = s.buf[p+1]; c != '"' && c != '\\' {
+			s.pos = p + 3
+			return c, true
+		}
+	}
+	return 0, false
+}
+
 // strValue reads a string value (after optional whitespace), decoded.
 // dst is reused. ok is false (and the value skipped) when it is not a
 // string.
