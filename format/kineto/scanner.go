@@ -237,6 +237,22 @@ func (s *scanner) scanStr(i int) (next int, closed, esc bool) {
 	// Most strings are short: eight bytes at a time beats two IndexByte
 	// calls for their first bytes.
 	b := s.buf[:end]
+	if i >= 0 && i+16 <= end {
+		// Keys and short values close within sixteen bytes.
+		m := quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8]))
+		if m == 0 {
+			i += 8
+			m = quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8]))
+		}
+		if m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if b[i] == '"' {
+				return i, true, false
+			}
+		} else {
+			i += 8
+		}
+	}
 	for lim := min(i+32, end-8); i <= lim; {
 		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			i += bits.TrailingZeros64(m) >> 3
