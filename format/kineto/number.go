@@ -3,6 +3,7 @@ package kineto
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // Kineto writes times as JSON numbers of microseconds, either integers
@@ -391,6 +392,14 @@ func (s *scanner) microsFast() (int64, numFlags, bool) {
 func (s *scanner) intFast() (int64, bool) {
 	b := s.buf[:s.end]
 	p := s.pos
+	if p >= 0 && p+8 <= len(b) {
+		// Ids of one to seven digits (pids, streams, correlations) at once.
+		x := binary.LittleEndian.Uint64(b[p : p+8])
+		if n := bits.TrailingZeros64(nonDigits(x)) >> 3; n > 0 && n < 8 && !numChar[b[p+n]] && (n == 1 || b[p] != '0') {
+			s.pos = p + n
+			return int64(eightDigits(x << (64 - 8*n))), true
+		}
+	}
 	neg := false
 	if p < len(b) && b[p] == '-' {
 		neg = true
