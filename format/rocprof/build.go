@@ -28,6 +28,9 @@ type builder struct {
 	d          capture.Dispatch
 
 	overlap overlaps
+
+	link        *linker
+	apiLaunches int64 // kernel launch calls in the API traces read
 }
 
 type kkey struct {
@@ -48,7 +51,13 @@ func newBuilder(c *capture.Capture, sink capture.Sink, unit string) *builder {
 		progs:   map[string]capture.ProgramID{},
 		kernels: map[kkey]capture.KernelID{},
 		queues:  map[string]capture.QueueID{},
+		link:    newLinker(),
 	}
+}
+
+// linkDone closes the linker of one process (or file, or rocpd run).
+func (b *builder) linkDone(inv *capture.Section, source string) {
+	b.apiLaunches += b.link.finish(b.c, inv, source)
 }
 
 // program returns the program called name, creating it on first use (so
@@ -134,6 +143,7 @@ type row struct {
 	start, end    int64
 	dispatchID    uint64
 	hasDispatchID bool
+	corr          uint64 // internal correlation id; 0 when none
 	launch        capture.Interval
 	link          capture.Link
 }
@@ -165,6 +175,7 @@ func (b *builder) emit(r *row, at pos) {
 	}
 	b.unit.Used++
 	b.dispatches++
+	r.launch, r.link = b.link.dispatch(r.corr, r.start, r.end)
 	if q := r.queue; q >= 0 {
 		b.overlap.add(int(q), r.start, r.end)
 	}
@@ -183,6 +194,10 @@ func (b *builder) finish(emptyWhy string) {
 	if b.dispatches == 0 {
 		g := b.c.Accounting.Gap(capture.EmptyCapture, "")
 		g.Summary = "no kernel dispatch in this input: " + emptyWhy
+		if b.apiLaunches > 0 {
+			// rocprofiler-sdk#58: launches traced, dispatches not.
+			g.Summary = fmt.Sprintf("no kernel dispatch in this input, yet its HIP API trace holds %d kernel launch calls: kernels ran and kernel tracing recorded nothing (seen on RX 7900 XTX with ROCm 6.3.3–6.4.1, or kernel tracing not enabled)", b.apiLaunches)
+		}
 		g.Add(capture.Item{What: "no kernel dispatch rows"})
 	}
 	b.overlap.flush()
