@@ -63,8 +63,13 @@ var kernelLaunchNames = map[string]bool{
 	"hipModuleLaunchCooperativeKernel": true, "hipExtLaunchKernelGGL": true,
 }
 
-// addAPI records one API row.
-func (l *linker) addAPI(corr uint64, name string, start, end int64) {
+// addAPI records one API row; it reports false for a row without a
+// correlation id (0: rocprofv3's internal ids start at 1), which is not
+// used.
+func (l *linker) addAPI(corr uint64, name string, start, end int64) bool {
+	if corr == 0 {
+		return false
+	}
 	if !l.present || corr < l.lo {
 		l.lo = corr
 	}
@@ -74,7 +79,7 @@ func (l *linker) addAPI(corr uint64, name string, start, end int64) {
 	l.present = true
 	l.ids.add(corr)
 	if !enqueues(name) {
-		return
+		return true
 	}
 	i, ok := l.nameIdx[name]
 	if !ok {
@@ -83,6 +88,7 @@ func (l *linker) addAPI(corr uint64, name string, start, end int64) {
 		l.nameIdx[name] = i
 	}
 	l.calls[corr] = apiCall{start, end, i}
+	return true
 }
 
 // dispatch records a dispatch's correlation id (0: none) and, when the

@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"database/sql"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -333,4 +334,77 @@ func looseRecords(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// rocpd: HIP API regions (category HIP_*) carry the internal correlation
+// id in their event's stack_id, as dispatches do.
+func TestRocpdAPIJoin(t *testing.T) {
+	s := runSuffix
+	path := genRocpd(t,
+		// API calls for correlation ids 1..80 except 50..52, and two
+		// launches (95, 96) without a dispatch; dispatch 90 shares id 89.
+		`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 96) INSERT INTO rocpd_event`+s+` SELECT 1000+i, 'g1', 6, i, 0, 0, '', '', '{}' FROM c WHERE (i <= 80 AND i NOT BETWEEN 50 AND 52) OR i >= 95`,
+		`INSERT INTO rocpd_region`+s+` SELECT 100+e.id, 'g1', 1, 1, 1, 1000*e.stack_id-300, 1000*e.stack_id-100, 7, e.id, '{}' FROM rocpd_event`+s+` e WHERE e.id > 1000`,
+		`UPDATE rocpd_event`+s+` SET stack_id = 89 WHERE id = 90`,
+	)
+	r := readPath(t, path, "")
+	// Independent: SQL over the raw tables.
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	api := `(SELECT e.stack_id AS corr, r.start, r."end" FROM rocpd_region` + s + ` r JOIN rocpd_event` + s + ` e ON e.id = r.event_id
+		JOIN rocpd_string` + s + ` c ON c.id = e.category_id WHERE c.string LIKE 'HIP%' AND e.stack_id > 0)`
+	var orphans, orphanNS, unlaunched, launched, inside int64
+	if err := db.QueryRow(`SELECT count(*), sum(k."end" - k.start), sum(e.stack_id BETWEEN (SELECT min(corr) FROM ` + api + `) AND (SELECT max(corr) FROM ` + api + `)) FROM rocpd_kernel_dispatch` + s + ` k JOIN rocpd_event` + s + ` e ON e.id = k.event_id
+		WHERE e.stack_id NOT IN (SELECT corr FROM ` + api + `)`).Scan(&orphans, &orphanNS, &inside); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM ` + api + ` a WHERE a.corr NOT IN (SELECT e.stack_id FROM rocpd_kernel_dispatch` + s + ` k JOIN rocpd_event` + s + ` e ON e.id = k.event_id)`).Scan(&unlaunched); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64][2]int64{} // dispatch start → launch
+	rows, err := db.Query(`SELECT k.start, a.start, a."end" FROM rocpd_kernel_dispatch` + s + ` k JOIN rocpd_event` + s + ` e ON e.id = k.event_id JOIN ` + api + ` a ON a.corr = e.stack_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k, b, e int64
+		if err := rows.Scan(&k, &b, &e); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = [2]int64{b, e}
+		launched++
+	}
+	rows.Close()
+	if orphans != 13 || unlaunched != 2 || launched != 77 || inside != 13 {
+		t.Fatalf("the generated data changed: %d orphans, %d unlaunched, %d launched", orphans, unlaunched, launched)
+	}
+	a := &r.c.Accounting
+	g := a.Find(capture.GPUEventWithoutLaunch)
+	if g == nil || g.Count != orphans || figure(g, "total_ns") != orphanNS || figure(g, "inside_api_range") != inside {
+		t.Errorf("orphans: want %d, %d ns\n%s", orphans, orphanNS, gapText(r.c))
+	}
+	if g := a.Find(capture.LaunchWithoutGPUEvent); g == nil || g.Count != unlaunched || figure(g, "hipLaunchKernel") != unlaunched {
+		t.Errorf("unlaunched: want %d\n%s", unlaunched, gapText(r.c))
+	}
+	if g := a.Find(capture.GraphLaunch); g == nil || g.Count != 1 || figure(g, "max_kernels_per_launch") != 2 {
+		t.Errorf("shared id:\n%s", gapText(r.c))
+	}
+	for _, d := range r.disp {
+		w, ok := want[d.Device.Begin]
+		if ok != d.Launch.Valid || (ok && (w[0] != d.Launch.Begin || w[1] != d.Launch.End)) {
+			t.Errorf("dispatch at %d: launch %+v, want %v", d.Device.Begin, d.Launch, w)
+		}
+	}
+	if in := a.InputFor("API regions"); in.Used != 79 || in.Read != 80 {
+		t.Errorf("API regions %+v", in)
+	}
+	// Negative arm: the plain generated database (one HIP region without
+	// a correlation id) has no API trace to join.
+	r = readPath(t, genRocpd(t), "")
+	if a := &r.c.Accounting; a.Find(capture.GPUEventWithoutLaunch) != nil || a.Find(capture.LaunchWithoutGPUEvent) != nil || !a.Complete() {
+		t.Error(gapText(r.c))
+	}
 }

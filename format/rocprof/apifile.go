@@ -100,7 +100,10 @@ func readAPI(r io.Reader, l *linker, rows *capture.InputCount) error {
 			rows.Skip("correlation id or time is not an integer", 1, "line "+itoa(line))
 			continue
 		}
+		if !l.addAPI(corr, string(fields[col["function"]]), start, end) {
+			rows.Skip("correlation id 0 (none)", 1, "line "+itoa(line))
+			continue
+		}
 		rows.Used++
-		l.addAPI(corr, string(fields[col["function"]]), start, end)
 	}
 }
