@@ -357,8 +357,8 @@ func TestRocpdAPIJoin(t *testing.T) {
 	api := `(SELECT e.stack_id AS corr, r.start, r."end" FROM rocpd_region` + s + ` r JOIN rocpd_event` + s + ` e ON e.id = r.event_id
 		JOIN rocpd_string` + s + ` c ON c.id = e.category_id WHERE c.string LIKE 'HIP%' AND e.stack_id > 0)`
 	var orphans, orphanNS, unlaunched, launched, inside int64
-	if err := db.QueryRow(`SELECT count(*), sum(k."end" - k.start), sum(e.stack_id BETWEEN (SELECT min(corr) FROM ` + api + `) AND (SELECT max(corr) FROM ` + api + `)) FROM rocpd_kernel_dispatch` + s + ` k JOIN rocpd_event` + s + ` e ON e.id = k.event_id
-		WHERE e.stack_id NOT IN (SELECT corr FROM ` + api + `)`).Scan(&orphans, &orphanNS, &inside); err != nil {
+	if err := db.QueryRow(`SELECT count(*), sum(k."end" - k.start), sum(e.stack_id BETWEEN (SELECT min(corr) FROM `+api+`) AND (SELECT max(corr) FROM `+api+`)) FROM rocpd_kernel_dispatch`+s+` k JOIN rocpd_event`+s+` e ON e.id = k.event_id
+		WHERE e.stack_id NOT IN (SELECT corr FROM `+api+`)`).Scan(&orphans, &orphanNS, &inside); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM ` + api + ` a WHERE a.corr NOT IN (SELECT e.stack_id FROM rocpd_kernel_dispatch` + s + ` k JOIN rocpd_event` + s + ` e ON e.id = k.event_id)`).Scan(&unlaunched); err != nil {
