@@ -70,6 +70,9 @@ func (l *linker) addAPI(corr uint64, name string, start, end int64) bool {
 	if corr == 0 {
 		return false
 	}
+	if len(l.dispIDs.runs) > 0 {
+		l.late = true // dispatches came first (JSON): link counts at the end
+	}
 	if !l.present || corr < l.lo {
 		l.lo = corr
 	}
@@ -126,6 +129,22 @@ func (l *linker) dispatch(corr uint64, start, end int64) (capture.Interval, capt
 	l.last = max(l.last, end)
 	l.orphans++
 	l.orphanNS += end - start
+	return capture.Interval{}, capture.LinkNoLaunch
+}
+
+// copy returns a memory copy's launch: the call with its correlation id.
+// Copies are not counted in the linkage gaps, which concern kernels.
+func (l *linker) copy(corr uint64) (capture.Interval, capture.Link) {
+	if corr == 0 || !l.present || l.late {
+		return capture.Interval{}, capture.LinkNone
+	}
+	c, ok := l.calls[corr]
+	switch {
+	case ok && c.end >= c.start:
+		return capture.Interval{Begin: c.start, End: c.end, Valid: true}, capture.LinkLaunched
+	case ok || l.ids.has(corr):
+		return capture.Interval{}, capture.LinkLaunched
+	}
 	return capture.Interval{}, capture.LinkNoLaunch
 }
 

@@ -24,7 +24,8 @@ type builder struct {
 	qkey      []byte
 
 	ids        idSet
-	dispatches int64
+	dispatches int64 // kernel dispatches in the tables
+	copies     int64 // memory copies in the tables
 	d          capture.Dispatch
 
 	overlap overlaps
@@ -107,6 +108,19 @@ func (b *builder) queue(agent, queue []byte) capture.QueueID {
 	return q
 }
 
+// copyQueue interns the queue of memory copies from src to dst: the
+// copy records have no queue, so copies between one pair of agents share
+// one, on the destination agent.
+func (b *builder) copyQueue(src, dst string) capture.QueueID {
+	b.qkey = append(append(append(append(b.qkey[:0], "copy\x00"...), src...), 0), dst...)
+	if q, ok := b.queues[string(b.qkey)]; ok {
+		return q
+	}
+	q := b.c.AddQueue(capture.Queue{Name: "copies from " + src, Device: dst})
+	b.queues[string(b.qkey)] = q
+	return q
+}
+
 // kernel interns a kernel of program p. An empty name or rocpd's
 // "unknown_kernel" is unresolved: the kernel is shown by its id, scoped to
 // its program, and counted.
@@ -144,6 +158,7 @@ type row struct {
 	dispatchID    uint64
 	hasDispatchID bool
 	corr          uint64 // internal correlation id; 0 when none
+	copy          bool   // a memory copy, not a kernel dispatch
 	launch        capture.Interval
 	link          capture.Link
 }
@@ -174,9 +189,14 @@ func (b *builder) emit(r *row, at pos) {
 		return
 	}
 	b.unit.Used++
-	b.dispatches++
-	r.launch, r.link = b.link.dispatch(r.corr, r.start, r.end)
-	if q := r.queue; q >= 0 {
+	if r.copy {
+		b.copies++
+		r.launch, r.link = b.link.copy(r.corr)
+	} else {
+		b.dispatches++
+		r.launch, r.link = b.link.dispatch(r.corr, r.start, r.end)
+	}
+	if q := r.queue; q >= 0 && !r.copy { // copies of one agent pair may run on several engines at once
 		b.overlap.add(int(q), r.start, r.end)
 	}
 	b.d = capture.Dispatch{
