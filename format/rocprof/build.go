@@ -99,10 +99,7 @@ func (b *builder) queue(agent, queue []byte) capture.QueueID {
 	if q, ok := b.queues[string(b.qkey)]; ok {
 		return q
 	}
-	dev := string(agent)
-	if isDigits(agent) {
-		dev = "agent " + dev // 2024 files and rocpd: a bare node id
-	}
+	dev := agentLabel(agent) // 2024 files and rocpd: a bare node id reads "agent N"
 	q := b.c.AddQueue(capture.Queue{Name: "queue " + string(queue), Device: dev})
 	b.queues[string(b.qkey)] = q
 	return q

@@ -147,6 +147,13 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 	if err := cr.rows(); err != nil {
 		return nil, err
 	}
+	if cp := copyPath(path); cp != "" {
+		if err := cr.readCopies(cp); err != nil {
+			c.Inventory[0].Add("memory copies", "not read from "+cp+": "+err.Error())
+		} else {
+			c.Inventory[0].Add("memory copy file", cp)
+		}
+	}
 	cr.finish()
 	return c, nil
 }
@@ -358,4 +365,7 @@ func (cr *csvReader) finish() {
 	s := &c.Inventory[0]
 	s.Add("rows", cr.b.unit.Read-1)
 	s.Add("dispatches", cr.b.dispatches)
+	if cr.b.copies > 0 {
+		s.Add("memory copies", cr.b.copies)
+	}
 }
