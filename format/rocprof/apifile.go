@@ -51,6 +51,7 @@ func readAPI(r io.Reader, l *linker, rows *capture.InputCount) error {
 	var fields [][]byte
 	var scratch []byte
 	col := map[string]int{}
+	nfields := 0 // the header's field count (names may repeat)
 	line := int64(0)
 	for {
 		raw, err := br.ReadBytes('\n')
@@ -66,6 +67,7 @@ func readAPI(r io.Reader, l *linker, rows *capture.InputCount) error {
 		var ok bool
 		fields, scratch, ok = splitFields(rec, fields[:0], scratch)
 		if line == 1 {
+			nfields = len(fields)
 			for i, h := range fields {
 				k := strings.ToLower(strings.TrimSpace(string(bytes.TrimPrefix(h, []byte{0xEF, 0xBB, 0xBF}))))
 				if _, dup := col[k]; !dup {
@@ -85,7 +87,7 @@ func readAPI(r io.Reader, l *linker, rows *capture.InputCount) error {
 			rows.Skip("blank line", 1, "line "+itoa(line))
 			continue
 		}
-		if !ok || len(fields) != len(col) {
+		if !ok || len(fields) != nfields {
 			rows.Skip("row does not parse", 1, "line "+itoa(line))
 			continue
 		}

@@ -50,6 +50,7 @@ func (cr *csvReader) copies(r io.Reader, name string) error {
 	var fields [][]byte
 	var scratch []byte
 	col := map[string]int{}
+	nfields := 0 // the header's field count (names may repeat)
 	line := int64(0)
 	where := func() string { return name + " line " + itoa(line) }
 	for {
@@ -66,6 +67,7 @@ func (cr *csvReader) copies(r io.Reader, name string) error {
 		var ok bool
 		fields, scratch, ok = splitFields(rec, fields[:0], scratch)
 		if line == 1 {
+			nfields = len(fields)
 			for i, h := range fields {
 				k := strings.ToLower(strings.TrimSpace(string(bytes.TrimPrefix(h, []byte{0xEF, 0xBB, 0xBF}))))
 				if _, dup := col[k]; !dup {
@@ -85,7 +87,7 @@ func (cr *csvReader) copies(r io.Reader, name string) error {
 			lines.Skip("blank line", 1, where())
 			continue
 		}
-		if !ok || len(fields) != len(col) {
+		if !ok || len(fields) != nfields {
 			lines.Skip("row does not parse", 1, where())
 			continue
 		}

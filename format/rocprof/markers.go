@@ -61,6 +61,7 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 	var fields [][]byte
 	var scratch []byte
 	col := map[string]int{}
+	nfields := 0 // the header's field count (names may repeat)
 	var rows []markerRow
 	line := int64(0)
 	for {
@@ -77,6 +78,7 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 		var ok bool
 		fields, scratch, ok = splitFields(rec, fields[:0], scratch)
 		if line == 1 {
+			nfields = len(fields)
 			for i, h := range fields {
 				col[strings.ToLower(string(h))] = i
 			}
@@ -88,7 +90,7 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 			m.rows.Used++
 			continue
 		}
-		if !ok || len(fields) != len(col) {
+		if !ok || len(fields) != nfields {
 			m.rows.Skip("row does not parse", 1, "line "+itoa(line))
 			continue
 		}
