@@ -408,3 +408,45 @@ func TestRocpdAPIJoin(t *testing.T) {
 		t.Error(gapText(r.c))
 	}
 }
+
+// idSet.has and idSet.missing against plain maps on random sets.
+func TestIDSetMissing(t *testing.T) {
+	rnd := uint64(42)
+	next := func(n uint64) uint64 {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return (rnd >> 33) % n
+	}
+	for round := 0; round < 300; round++ {
+		var a, b idSet
+		inA, inB := map[uint64]bool{}, map[uint64]bool{}
+		for i := 0; i < int(next(60)); i++ {
+			x := next(80)
+			a.add(x)
+			inA[x] = true
+		}
+		for i := 0; i < int(next(60)); i++ {
+			x := next(80)
+			b.add(x)
+			inB[x] = true
+		}
+		lo, hi := next(80), next(80)
+		var n, inside uint64
+		for x := range inA {
+			if !inB[x] {
+				n++
+				if x >= lo && x <= hi {
+					inside++
+				}
+			}
+		}
+		gn, gi := a.missing(&b, lo, hi)
+		if gn != n || gi != inside {
+			t.Fatalf("round %d: missing %d/%d, want %d/%d (a %v b %v, range %d-%d)", round, gn, gi, n, inside, a.runs, b.runs, lo, hi)
+		}
+		for x := uint64(0); x < 80; x++ {
+			if a.has(x) != inA[x] {
+				t.Fatalf("has(%d) = %v", x, a.has(x))
+			}
+		}
+	}
+}
