@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,5 +106,75 @@ func TestMemoryCopyCSV(t *testing.T) {
 	}
 	if in := r.c.Accounting.InputFor("copy lines"); in.Read != 3 || in.Used != 1 || in.SkippedTotal() != 2 {
 		t.Errorf("copy lines %+v", in)
+	}
+}
+
+func TestRocpdMemoryCopies(t *testing.T) {
+	s := runSuffix
+	path := genRocpd(t,
+		`INSERT INTO rocpd_string`+s+` VALUES (8, 'g1', 'MEMORY_COPY_HOST_TO_DEVICE'), (9, 'g1', 'MEMORY_COPY_DEVICE_TO_HOST'), (10, 'g1', 'hipMemcpyAsync')`,
+		`INSERT INTO rocpd_info_agent`+s+` VALUES (1, 'g1', 1, 1, 'CPU', 0, 0, 0, '', 'cpu', '', 'AMD', 'EPYC', '')`,
+		`CREATE TABLE rocpd_memory_copy`+s+` (id INTEGER, guid TEXT, nid INTEGER, pid INTEGER, start INTEGER, end INTEGER, name_id INTEGER, dst_agent_id INTEGER, src_agent_id INTEGER, size INTEGER, queue_id INTEGER, stream_id INTEGER, region_name_id INTEGER, event_id INTEGER, extdata TEXT)`,
+		// Copies 1..6 alternate direction; copy 6 has no end; copy 1's
+		// event (stack_id 500) is a hipMemcpyAsync call.
+		`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 6) INSERT INTO rocpd_memory_copy`+s+
+			` SELECT i, 'g1', 1, 1, 500000+1000*i, CASE WHEN i = 6 THEN NULL ELSE 500000+1000*i+10*i END, 8 + i%2, CASE WHEN i%2 = 0 THEN 2 ELSE 1 END, CASE WHEN i%2 = 0 THEN 1 ELSE 2 END, 4096, 0, 0, 0, 2000+i, '{}' FROM c`,
+		`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 6) INSERT INTO rocpd_event`+s+` SELECT 2000+i, 'g1', 1, 499+i, 0, 0, '', '', '{}' FROM c`,
+		`INSERT INTO rocpd_event`+s+` VALUES (3000, 'g1', 6, 500, 0, 0, '', '', '{}')`,
+		`INSERT INTO rocpd_region`+s+` VALUES (50, 'g1', 1, 1, 1, 499000, 499500, 10, 3000, '{}')`,
+	)
+	r := readPath(t, path, "")
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[string][2]int64{}
+	rows, err := db.Query(`SELECT 'memory copy ' || s.string, sum(m."end" - m.start), count(*) FROM rocpd_memory_copy` + s + ` m JOIN rocpd_string` + s + ` s ON s.id = m.name_id WHERE m."end" IS NOT NULL GROUP BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		var ns, c int64
+		if err := rows.Scan(&n, &ns, &c); err != nil {
+			t.Fatal(err)
+		}
+		want[n] = [2]int64{ns, c}
+	}
+	rows.Close()
+	got := map[string][2]int64{}
+	for _, d := range r.disp {
+		k := r.c.Kernels[d.Kernel]
+		if k.Category != "memcpy" {
+			continue
+		}
+		dur, _ := d.Device.Duration()
+		v := got[k.Name]
+		got[k.Name] = [2]int64{v[0] + dur, v[1] + 1}
+		q := r.c.Queues[d.Queue]
+		if k.Name == "memory copy MEMORY_COPY_DEVICE_TO_HOST" && (q.Device != "agent 0 (cpu)" || q.Name != "copies from agent 2 (gfx942)") {
+			t.Errorf("queue %+v", q)
+		}
+		if d.Device.Begin == 501000 && (!d.Launch.Valid || d.Launch.Begin != 499000) {
+			t.Errorf("copy 1 launch %+v", d.Launch)
+		}
+	}
+	if len(want) != 2 || len(got) != len(want) {
+		t.Fatalf("copies %v, SQL %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, SQL %v", k, got[k], v)
+		}
+	}
+	if in := r.c.Accounting.InputFor("copy rows"); in.Read != 6 || in.Used != 5 || in.SkippedTotal() != 1 {
+		t.Errorf("copy rows %+v", in)
+	}
+	// Kernel dispatches unchanged (90). With an API trace present (the one
+	// hipMemcpyAsync region), the 90 kernels have no call: counted; the
+	// four copies without a call are not (the gaps concern kernels).
+	if n := len(r.disp) - 5; n != 90 || r.c.Accounting.CountOf(capture.GPUEventWithoutLaunch) != 90 {
+		t.Errorf("%d kernel dispatches\n%s", n, gapText(r.c))
 	}
 }

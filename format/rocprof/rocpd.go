@@ -46,7 +46,7 @@ func SniffRocpd(head []byte) format.Confidence {
 // rocpdTables are the logical tables read, by their view name.
 var rocpdTables = []string{
 	"rocpd_kernel_dispatch", "rocpd_info_kernel_symbol", "rocpd_info_agent", "rocpd_info_queue",
-	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata",
+	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata", "rocpd_memory_copy",
 }
 
 var uuidSuffix = regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`)
@@ -249,6 +249,9 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	if err := rows.Err(); err != nil {
 		return rr.db.QueryError(kd, err)
 	}
+	if err := rr.copies(t); err != nil {
+		return err
+	}
 	rr.b.linkDone(inv, t["rocpd_region"]+" (HIP API regions)")
 	return nil
 }
@@ -390,6 +393,9 @@ func (rr *rocpdReader) finish(inv *capture.Section) {
 	rr.b.finish("the database's kernel dispatch table is empty or absent: kernel tracing was not enabled (--kernel-trace / --sys-trace), produced nothing, or the process exited before its buffers were flushed")
 	inv.Add("dispatch rows", rr.b.unit.Read)
 	inv.Add("dispatches", rr.b.dispatches)
+	if rr.b.copies > 0 {
+		inv.Add("memory copies", rr.b.copies)
+	}
 	var known []string
 	for _, l := range rocpdTables {
 		known = append(known, l+"*")
