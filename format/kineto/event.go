@@ -110,17 +110,19 @@ func (r *reader) parseEvent() {
 	s := r.s
 	e := &r.ev
 	e.reset(s.offset())
-	if s.objectStart() {
+	k, kesc, more := s.objectFirst()
+	if !more {
 		return
 	}
 	for {
-		k, kesc := s.nextKey()
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
 		}
 		switch string(k) {
 		case "ph":
-			if s.nonWS() == '"' {
+			if c, ok := s.oneChar(); ok {
+				e.ph = c
+			} else if s.nonWS() == '"' {
 				raw, _ := s.str()
 				if len(raw) > 0 {
 					e.ph = raw[0]
@@ -128,13 +130,14 @@ func (r *reader) parseEvent() {
 				if len(raw) != 1 {
 					e.ph = '?'
 				}
-				if e.ph == 'M' && e.hasName && sortIndex(e.name) || e.cat > catUnknown && e.skippable() {
-					s.skipObjectRest() // nothing else in this event is used
-					return
-				}
 			} else {
 				s.skipValue()
 				e.ph = '?'
+				break
+			}
+			if e.ph == 'M' && e.hasName && sortIndex(e.name) || e.cat > catUnknown && e.skippable() {
+				s.skipObjectRest() // nothing else in this event is used
+				return
 			}
 		case "cat":
 			if s.nonWS() == '"' {
@@ -182,7 +185,7 @@ func (r *reader) parseEvent() {
 		default:
 			s.skipValue()
 		}
-		if !s.objectNext() {
+		if k, kesc, more = s.nextMember(); !more {
 			return
 		}
 	}
@@ -266,11 +269,11 @@ func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
 func (r *reader) parseArgs() {
 	s := r.s
 	e := &r.ev
-	if s.objectStart() {
+	k, kesc, more := s.objectFirst()
+	if !more {
 		return
 	}
 	for {
-		k, kesc := s.nextKey()
 		if kesc {
 			k = unescape(r.keyBuf[:0], k)
 		}
@@ -301,7 +304,7 @@ func (r *reader) parseArgs() {
 			s.skipObjectRest()
 			return
 		}
-		if !s.objectNext() {
+		if k, kesc, more = s.nextMember(); !more {
 			return
 		}
 	}

@@ -1,6 +1,9 @@
 package kineto
 
 import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,5 +111,61 @@ func TestBaseCallName(t *testing.T) {
 	}
 	if k := classifyCall("cudaEventQuery"); k.launch {
 		t.Errorf("cudaEventQuery: %+v", k)
+	}
+}
+
+// TestEightDigits checks the eight-at-a-time conversion against strconv.
+func TestEightDigits(t *testing.T) {
+	for _, n := range []uint64{0, 1, 7, 10, 99999999, 12345678, 87654321, 10000000, 90909090, 31415926} {
+		s := fmt.Sprintf("%08d", n)
+		if got := eightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
+			t.Errorf("%s: %d", s, got)
+		}
+	}
+	for n := uint64(0); n < 100000000; n += 9973 {
+		s := fmt.Sprintf("%08d", n)
+		if got := eightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
+			t.Fatalf("%s: %d", s, got)
+		}
+	}
+}
+
+// TestIntFast checks the fused integer scan, eight bytes at a time for
+// short ids, against strconv for every length, sign, leading zero,
+// terminator and buffer end.
+func TestIntFast(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for _, lead := range []string{"", "-", "0", "-0"} {
+			digits := lead + strings.Repeat("7", n)
+			if n > 1 {
+				digits = lead + "1" + strings.Repeat("0", n-2) + "9"
+			}
+			for _, term := range []string{",", "}", " ", "\n", ".5", "e3", "5", ""} {
+				for pad := 0; pad < 10; pad++ {
+					buf := []byte(digits + term + strings.Repeat("]", pad))
+					s := &scanner{buf: buf, end: len(buf)}
+					v, ok := s.intFast()
+					// The reference: the leading [-]digits of buf.
+					k := 0
+					if k < len(buf) && buf[k] == '-' {
+						k++
+					}
+					d := k
+					for d < len(buf) && isDigit(buf[d]) {
+						d++
+					}
+					tok, body := string(buf[:d]), string(buf[k:d])
+					want, err := strconv.ParseInt(tok, 10, 64)
+					wantOK := err == nil && body != "" && len(body) <= 18 && (body[0] != '0' || len(body) == 1) &&
+						d < len(buf) && !numChar[buf[d]]
+					if ok != wantOK || ok && (v != want || s.pos != d) {
+						t.Fatalf("%q: %d %v (pos %d), want %d %v", buf, v, ok, s.pos, want, wantOK)
+					}
+					if !ok && s.pos != 0 {
+						t.Fatalf("%q: consumed %d bytes on failure", buf, s.pos)
+					}
+				}
+			}
+		}
 	}
 }

@@ -123,8 +123,8 @@ func (s *scanner) more(keep int) (shift int, ok bool) {
 // The end of input is a truncation here. The common case (no whitespace)
 // stays small enough to be inlined.
 func (s *scanner) nonWS() byte {
-	if p := s.pos; p < s.end && s.buf[p] > ' ' {
-		return s.buf[p]
+	if s.pos < s.end && s.buf[s.pos] > ' ' {
+		return s.buf[s.pos]
 	}
 	return s.nonWSSlow()
 }
@@ -141,7 +141,7 @@ func skipWS(b []byte, p int) int {
 			return p
 		}
 		if c == ' ' && p+8 <= len(b) {
-			if x := binary.LittleEndian.Uint64(b[p:]) ^ 0x2020202020202020; x != 0 {
+			if x := binary.LittleEndian.Uint64(b[p:p+8]) ^ 0x2020202020202020; x != 0 {
 				p += bits.TrailingZeros64(x) >> 3
 			} else {
 				p += 8
@@ -168,6 +168,13 @@ func quoteOrEscape(x uint64) uint64 {
 	q := x ^ (swarLo * '"')
 	e := x ^ (swarLo * '\\')
 	return ((q-swarLo)&^q | (e-swarLo)&^e) & swarHi
+}
+
+// quoteColonSpace reports whether the four bytes of x (little endian) are
+// `": ` and a byte that is not whitespace: the end of a key as writers
+// space it, and the start of its value.
+func quoteColonSpace(x uint32) bool {
+	return x&0xFFFFFF == '"'|':'<<8|' '<<16 && x>>24 > ' '
 }
 
 func (s *scanner) nonWSSlow() byte {
@@ -230,8 +237,24 @@ func (s *scanner) scanStr(i int) (next int, closed, esc bool) {
 	// Most strings are short: eight bytes at a time beats two IndexByte
 	// calls for their first bytes.
 	b := s.buf[:end]
+	if i >= 0 && i+16 <= end {
+		// Keys and short values close within sixteen bytes.
+		m := quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8]))
+		if m == 0 {
+			i += 8
+			m = quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8]))
+		}
+		if m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if b[i] == '"' {
+				return i, true, false
+			}
+		} else {
+			i += 8
+		}
+	}
 	for lim := min(i+32, end-8); i <= lim; {
-		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			i += bits.TrailingZeros64(m) >> 3
 			if b[i] == '"' {
 				return i, true, false
@@ -477,6 +500,24 @@ func (s *scanner) objectStart() (empty bool) {
 	return false
 }
 
+// objectFirst is objectStart and nextKey in one: it consumes the '{' and
+// the first key with its ':'; more is false for an empty object ('}'
+// consumed). The key's search skips the whitespace after the '{'.
+func (s *scanner) objectFirst() (raw []byte, esc, more bool) {
+	s.expect('{', "'{'")
+	s.enter()
+	if k, ok := s.keyFast(); ok {
+		return k, false, true
+	}
+	if s.nonWS() == '}' {
+		s.pos++
+		s.depth--
+		return nil, false, false
+	}
+	raw, esc = s.nextKeySlow()
+	return raw, esc, true
+}
+
 // nextKey reads the key of the next member (after objectStart or
 // objectNext), consumes the ':' that follows it and the whitespace after
 // that, so the value starts at pos.
@@ -491,46 +532,47 @@ func (s *scanner) nextKey() (raw []byte, esc bool) {
 // and the start of its value all in the buffer. Nothing is consumed when
 // it fails.
 func (s *scanner) keyFast() ([]byte, bool) {
-	b := s.buf[:s.end]
 	p := s.pos
-	if p+1 < len(b) && b[p] == ' ' && b[p+1] == '"' {
-		p++ // `, "key"`: the usual single space
-	} else {
-		p = skipWS(b, p)
+	// A window from pos: indexes into it need fewer bounds checks.
+	t := s.buf[p:s.end]
+	if len(t) < 24 {
+		return nil, false // near the end of the buffer: the slow path
 	}
-	if p >= len(b) || b[p] != '"' {
-		return nil, false
-	}
-	st := p + 1
-	q := st
-	for {
-		if q+8 > len(b) {
-			return nil, false // near the end of the buffer: the slow path
+	i := 1 // `, "key"`: the usual single space
+	if t[0] != ' ' || t[1] != '"' {
+		if i = skipWS(t, 0); i >= len(t) || t[i] != '"' {
+			return nil, false
 		}
-		if m := quoteOrEscape(binary.LittleEndian.Uint64(b[q:])); m != 0 {
+	}
+	q := i + 1
+	for {
+		if q+8 > len(t) {
+			return nil, false
+		}
+		if m := quoteOrEscape(binary.LittleEndian.Uint64(t[q : q+8])); m != 0 {
 			q += bits.TrailingZeros64(m) >> 3
 			break
 		}
 		q += 8
 	}
-	if b[q] != '"' {
-		return nil, false
-	}
-	r := q + 1
-	if r+2 < len(b) && b[r] == ':' && b[r+1] == ' ' && b[r+2] > ' ' {
-		r += 2 // `"key": value`, as every writer spaces it
+	var r int
+	if q+4 <= len(t) && quoteColonSpace(binary.LittleEndian.Uint32(t[q:q+4])) {
+		r = q + 3 // `"key": value`, as every writer spaces it
 	} else {
-		r = skipWS(b, r)
-		if r >= len(b) || b[r] != ':' {
+		if t[q] != '"' {
 			return nil, false
 		}
-		r = skipWS(b, r+1)
-		if r >= len(b) {
+		r = skipWS(t, q+1)
+		if r >= len(t) || t[r] != ':' {
+			return nil, false
+		}
+		r = skipWS(t, r+1)
+		if r >= len(t) {
 			return nil, false
 		}
 	}
-	s.pos = r
-	return b[st:q], true
+	s.pos = p + r
+	return t[i+1 : q], true
 }
 
 func (s *scanner) nextKeySlow() (raw []byte, esc bool) {
@@ -543,6 +585,26 @@ func (s *scanner) nextKeySlow() (raw []byte, esc bool) {
 	s.expect(':', "':' after an object key")
 	s.nonWS()
 	return s.keyCopy, esc
+}
+
+// nextMember consumes what follows a member's value: the ',' and the next
+// key with its ':' (as nextKey does), or the object's '}' (more is false).
+// One call per member instead of objectNext and nextKey: the ',' usually
+// follows the value at once.
+func (s *scanner) nextMember() (raw []byte, esc, more bool) {
+	if p := s.pos; p < s.end && s.buf[p] == ',' {
+		s.pos = p + 1
+		if k, ok := s.keyFast(); ok {
+			return k, false, true
+		}
+		raw, esc = s.nextKeySlow()
+		return raw, esc, true
+	}
+	if !s.objectNext() {
+		return nil, false, false
+	}
+	raw, esc = s.nextKey()
+	return raw, esc, true
 }
 
 // objectNext consumes the ',' or '}' after a member; more is false at '}'.
@@ -566,9 +628,11 @@ func (s *scanner) arrayNext() (more bool) { return s.next(']', "an array") }
 // next consumes the ',' or the closing byte after a member or element of the
 // container named what; more is false at the close.
 func (s *scanner) next(close byte, what string) (more bool) {
-	p := skipWS(s.buf[:s.end], s.pos)
-	if p < s.end && s.buf[p] == ',' {
-		s.pos = p + 1
+	b := s.buf[:s.end]
+	p := skipWS(b, s.pos)
+	if p < len(b) && b[p] == ',' {
+		// The whitespace before the next element too: one call less.
+		s.pos = skipWS(b, p+1)
 		return true
 	}
 	s.pos = p
@@ -584,6 +648,19 @@ func (s *scanner) next(close byte, what string) (more bool) {
 	}
 	s.fail("expected ',' or '%c' in %s, found %s", close, what, s.describe())
 	return false
+}
+
+// oneChar consumes a string value of one unescaped character ("X", as
+// phases are written) and returns it; ok is false, and nothing consumed,
+// for anything else.
+func (s *scanner) oneChar() (c byte, ok bool) {
+	if p := s.pos; p+3 <= s.end && s.buf[p] == '"' && s.buf[p+2] == '"' {
+		if c = s.buf[p+1]; c != '"' && c != '\\' {
+			s.pos = p + 3
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // strValue reads a string value (after optional whitespace), decoded.

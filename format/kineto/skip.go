@@ -8,6 +8,11 @@ package kineto
 // stack checks the grammar between them, so a malformed file still stops at
 // its first syntax error, skipped part or not.
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // skip states: what may come next.
 const (
 	skValue        = iota // a value (after ':' or ',' in an array)
@@ -45,7 +50,7 @@ func (s *scanner) skipNested(state int) {
 	bytes:
 		for p < len(b) {
 			c := b[p]
-			if wsTab[c] {
+			if c <= ' ' && wsTab[c] {
 				if c == ' ' && p+1 < len(b) && b[p+1] > ' ' {
 					p++ // the single space after ':' and ','
 				} else {
@@ -93,6 +98,23 @@ func (s *scanner) skipNested(state int) {
 					if q < len(b) && !numChar[b[q]] {
 						p = q
 						state = skNext
+						if b[q] == ',' {
+							// `1, 2`: the ',' and its space at once.
+							p++
+							if p < len(b) && b[p] == ' ' {
+								p++
+							}
+							state = skValue
+							if s.stack[len(s.stack)-1] == '{' {
+								state = skKey
+							}
+						}
+						break
+					}
+					// A fraction or exponent (times, ratios): go on from q.
+					if j := numRest(b, q); j >= 0 {
+						p = j
+						state = skNext
 						break
 					}
 					fallthrough
@@ -127,6 +149,12 @@ func (s *scanner) skipNested(state int) {
 						slow = true
 						break bytes
 					}
+					// `"key": value`, as every writer spaces it.
+					if j+2 < len(b) && b[j+1] == ':' && b[j+2] == ' ' {
+						p = j + 3
+						state = skValue
+						break
+					}
 					p = j + 1
 					state = skColon
 				case c == '}' && state == skKeyOrClose:
@@ -150,6 +178,9 @@ func (s *scanner) skipNested(state int) {
 				switch c {
 				case ',':
 					p++
+					if p < len(b) && b[p] == ' ' {
+						p++ // `, `
+					}
 					state = skValue
 					if s.stack[len(s.stack)-1] == '{' {
 						state = skKey
@@ -173,6 +204,57 @@ func (s *scanner) skipNested(state int) {
 			s.truncated()
 		}
 	}
+}
+
+// numRest returns the end of a number whose valid integer part ends at
+// b[q], checking its fraction and exponent; -1 when the number is not valid
+// or may continue past b.
+func numRest(b []byte, q int) int {
+	if q < len(b) && b[q] == '.' {
+		d := skipDigits(b, q+1)
+		if d == q+1 {
+			return -1
+		}
+		q = d
+	}
+	if q < len(b) && (b[q] == 'e' || b[q] == 'E') {
+		q++
+		if q < len(b) && (b[q] == '+' || b[q] == '-') {
+			q++
+		}
+		d := skipDigits(b, q)
+		if d == q {
+			return -1
+		}
+		q = d
+	}
+	if q >= len(b) || numChar[b[q]] {
+		return -1
+	}
+	return q
+}
+
+// skipDigits returns the index of the first byte at or after p that is not
+// a digit (len(b) if none), eight bytes at a time.
+func skipDigits(b []byte, p int) int {
+	for p >= 0 && p+8 <= len(b) {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
+		p += 8
+	}
+	for p < len(b) && isDigit(b[p]) {
+		p++
+	}
+	return p
+}
+
+// nonDigits returns a mask whose lowest set bit lies in the first byte of
+// x (little endian) that is not an ASCII digit; 0 when all eight are.
+// Carries of the addition only reach bytes after a non-digit.
+func nonDigits(x uint64) uint64 {
+	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) |
+		((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
 }
 
 // close pops the bracket matching c at buf[p]; done reports that the
