@@ -12,25 +12,6 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// copySums is the independent computation: encoding/csv over the copy
-// file, End-Start summed per Direction.
-func copySums(t *testing.T, path string) (map[string]int64, map[string]int64) {
-	t.Helper()
-	recs := csvRecords(t, path)
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	ns, n := map[string]int64{}, map[string]int64{}
-	for _, r := range recs[1:] {
-		s, _ := strconv.ParseInt(r[col["Start_Timestamp"]], 10, 64)
-		e, _ := strconv.ParseInt(r[col["End_Timestamp"]], 10, 64)
-		ns["memory copy "+r[col["Direction"]]] += e - s
-		n["memory copy "+r[col["Direction"]]]++
-	}
-	return ns, n
-}
-
 func TestMemoryCopyCSV(t *testing.T) {
 	for _, tc := range []struct {
 		kernels, copies, src string
@@ -48,7 +29,8 @@ func TestMemoryCopyCSV(t *testing.T) {
 		}
 		dir := writeFiles(t, map[string]string{"1_kernel_trace.csv": string(kt), "1_memory_copy_trace.csv": string(mc)})
 		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
-		wantNS, wantN := copySums(t, filepath.Join(dir, "1_memory_copy_trace.csv"))
+		// Independent: encoding/csv sums per Direction.
+		wantNS, wantN := csvSums(t, filepath.Join(dir, "1_memory_copy_trace.csv"), "Direction", "Start_Timestamp", "End_Timestamp")
 		gotNS, gotN := map[string]int64{}, map[string]int64{}
 		kernels := 0
 		for _, d := range r.disp {
@@ -67,8 +49,9 @@ func TestMemoryCopyCSV(t *testing.T) {
 		if len(gotNS) != len(wantNS) {
 			t.Fatalf("%s: %v, want %v", tc.copies, gotN, wantN)
 		}
-		for k, v := range wantNS {
-			if gotNS[k] != v || gotN[k] != wantN[k] {
+		for dir, v := range wantNS {
+			k := "memory copy " + dir
+			if gotNS[k] != v || gotN[k] != wantN[dir] {
 				t.Errorf("%s: %d ns in %d, want %d in %d", k, gotNS[k], gotN[k], v, wantN[k])
 			}
 		}

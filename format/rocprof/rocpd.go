@@ -259,26 +259,11 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 // loadAPI reads the run's HIP API calls: regions whose event category is a
 // HIP domain, with the event's stack_id as their internal correlation id.
 func (rr *rocpdReader) loadAPI(t map[string]string) error {
-	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
-	if rg == "" || ev == "" || st == "" {
+	rg := t["rocpd_region"]
+	q := rr.regionQuery(t, "e", "stack_id", `c.string LIKE 'HIP\_%' ESCAPE '\'`)
+	if q == "" {
 		return nil
 	}
-	for _, c := range [][2]string{{rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {ev, "stack_id"}, {st, "string"}} {
-		if !rr.db.HasColumn(c[0], c[1]) {
-			return nil
-		}
-	}
-	g := func(a, b string) string {
-		if rr.db.HasColumn(rg, "guid") && rr.db.HasColumn(ev, "guid") && rr.db.HasColumn(st, "guid") {
-			return " AND " + a + ".guid = " + b + ".guid"
-		}
-		return ""
-	}
-	q := `SELECT e.stack_id, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
-		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
-		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
-		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
-		WHERE c.string LIKE 'HIP\_%' ESCAPE '\'`
 	rows, err := rr.db.Query(q)
 	if err != nil {
 		return rr.db.QueryError(rg, err)
@@ -305,6 +290,34 @@ func (rr *rocpdReader) loadAPI(t map[string]string) error {
 	return rr.db.RowsErr(rg, rows)
 }
 
+// regionQuery selects a run's regions (r) with their event (e), the
+// event's category string (c) and the region's name (n): first the
+// column col of alias, then start, end and name, filtered by where (which
+// may end in an ORDER BY). It is "" when a table or column is missing.
+func (rr *rocpdReader) regionQuery(t map[string]string, alias, col, where string) string {
+	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
+	if rg == "" || ev == "" || st == "" {
+		return ""
+	}
+	tables := map[string]string{"r": rg, "e": ev, "c": st, "n": st}
+	for _, c := range [][2]string{{rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {st, "string"}, {tables[alias], col}} {
+		if !rr.db.HasColumn(c[0], c[1]) {
+			return ""
+		}
+	}
+	g := func(a, b string) string {
+		if rr.db.HasColumn(tables[a], "guid") && rr.db.HasColumn(tables[b], "guid") {
+			return " AND " + a + ".guid = " + b + ".guid"
+		}
+		return ""
+	}
+	return `SELECT ` + alias + `.` + sqlitein.Quote(col) + `, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
+		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
+		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
+		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
+		WHERE ` + where
+}
+
 func (rr *rocpdReader) metadata(table string) string {
 	if table == "" || !rr.db.HasColumn(table, "tag") || !rr.db.HasColumn(table, "value") {
 		return ""
@@ -317,27 +330,12 @@ func (rr *rocpdReader) metadata(table string) string {
 // loadMarkers reads the ROCTx ranges: regions whose event category is a
 // MARKER domain, on their thread row.
 func (rr *rocpdReader) loadMarkers(t map[string]string) error {
-	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
-	if rg == "" || ev == "" || st == "" {
+	rg := t["rocpd_region"]
+	q := rr.regionQuery(t, "r", "tid", `c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
+		ORDER BY r.tid, r.start, r."end" DESC`)
+	if q == "" {
 		return nil
 	}
-	for _, c := range [][2]string{{rg, "tid"}, {rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {st, "string"}} {
-		if !rr.db.HasColumn(c[0], c[1]) {
-			return nil
-		}
-	}
-	g := func(a, b string) string {
-		if rr.db.HasColumn(rg, "guid") && rr.db.HasColumn(ev, "guid") {
-			return " AND " + a + ".guid = " + b + ".guid"
-		}
-		return ""
-	}
-	q := `SELECT r.tid, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
-		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
-		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
-		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
-		WHERE c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
-		ORDER BY r.tid, r.start, r."end" DESC`
 	rows, err := rr.db.Query(q)
 	if err != nil {
 		return rr.db.QueryError(rg, err)
