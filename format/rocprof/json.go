@@ -39,16 +39,23 @@ type jHandle struct {
 	Handle uint64 `json:"handle"`
 }
 
-type jDispatch struct {
+// jRecord is what every buffer record has: kind and operation (named by
+// strings.buffer_records[kind].kind and .operations[operation]), times and
+// the correlation ids. A hip_api record is just this.
+type jRecord struct {
 	Kind          int64  `json:"kind"`
 	Operation     int64  `json:"operation"`
-	ThreadID      uint64 `json:"thread_id"`
 	Start         *int64 `json:"start_timestamp"`
 	End           *int64 `json:"end_timestamp"`
 	CorrelationID struct {
 		Internal uint64 `json:"internal"`
 	} `json:"correlation_id"`
-	Info struct {
+}
+
+type jDispatch struct {
+	jRecord
+	ThreadID uint64 `json:"thread_id"`
+	Info     struct {
 		Agent      jHandle `json:"agent_id"`
 		Queue      jHandle `json:"queue_id"`
 		KernelID   uint64  `json:"kernel_id"`
@@ -56,21 +63,9 @@ type jDispatch struct {
 	} `json:"dispatch_info"`
 }
 
-// jAPI is a hip_api buffer record; its function is named by
-// strings.buffer_records[kind].operations[operation].
-type jAPI struct {
-	Kind          int64  `json:"kind"`
-	Operation     int64  `json:"operation"`
-	Start         *int64 `json:"start_timestamp"`
-	End           *int64 `json:"end_timestamp"`
-	CorrelationID struct {
-		Internal uint64 `json:"internal"`
-	} `json:"correlation_id"`
-}
-
 // jCopy is a memory_copy buffer record; its operation names the direction.
 type jCopy struct {
-	jAPI
+	jRecord
 	Dst jHandle `json:"dst_agent_id"`
 	Src jHandle `json:"src_agent_id"`
 }
@@ -454,7 +449,7 @@ func (jr *jsonReader) api() error {
 	jr.apiRec++
 	in := jr.b.c.Accounting.InputFor("API records")
 	in.Read++
-	var a jAPI
+	var a jRecord
 	bad, err := jr.element(&a)
 	if err != nil {
 		in.Read--
