@@ -24,6 +24,10 @@ type genOpts struct {
 	orphans     int  // kernels whose correlation id has no runtime row
 	unlaunched  int  // cudaLaunchKernel calls without a kernel
 	untimedRows int  // kernels with start = end = 0
+	preSession  int  // launched kernels before the session start (1000), half of them negative
+	normalized  bool // EXPORT_PARAM_TIME_NORMALIZE true
+	diagnostics bool // DIAGNOSTIC_EVENT rows: 1 info, 2 warnings, 1 error
+	overhead    bool // CUPTI_ACTIVITY_KIND_OVERHEAD and PROFILER_OVERHEAD rows
 }
 
 const gpid = int64(111) << 24
@@ -52,6 +56,23 @@ func genDB(t testing.TB, o genOpts) string {
 	exec(`INSERT INTO ANALYSIS_DETAILS VALUES (0, 0, 1000, 0)`)
 	exec(`INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.25.0'), ('EXPORT_SCHEMA_VERSION_MAJOR', '3'), ('EXPORT_PARAM_TIME_NORMALIZE', 'false'), ('EXPORT_PARAM_TIMES_TO_EXPORT', '')`)
 	exec(`INSERT INTO META_DATA_CAPTURE VALUES ('CAPTURE_EVENT_TYPE', 'Cuda'), ('CUDA_GRAPH_TRACE_OPTIONS:MODE', 'Graph')`)
+	if o.normalized {
+		exec(`UPDATE META_DATA_EXPORT SET value = 'true' WHERE name = 'EXPORT_PARAM_TIME_NORMALIZE'`)
+	}
+	if o.diagnostics {
+		exec(`CREATE TABLE ENUM_DIAGNOSTIC_SEVERITY_LEVEL (id INTEGER PRIMARY KEY, name TEXT, label TEXT)`)
+		exec(`INSERT INTO ENUM_DIAGNOSTIC_SEVERITY_LEVEL VALUES (1, 'Info', 'Info'), (2, 'Warning', 'Warning'), (3, 'Error', 'Error')`)
+		exec(`CREATE TABLE DIAGNOSTIC_EVENT (timestamp INTEGER, timestampType INTEGER, source INTEGER, severity INTEGER, text TEXT, globalPid INTEGER)`)
+		exec(`INSERT INTO DIAGNOSTIC_EVENT VALUES (100, 1, 1, 1, 'Profiling has started.', NULL), (200, 1, 1, 2, 'CUPTI buffer was full: events dropped', NULL), (300, 1, 2, 2, 'Not all threads were traced', NULL), (400, 1, 2, 3, 'Failed to collect CPU samples', NULL)`)
+	}
+	if o.overhead {
+		exec(`CREATE TABLE ENUM_CUPTI_OVERHEAD_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT)`)
+		exec(`INSERT INTO ENUM_CUPTI_OVERHEAD_TYPE VALUES (3, 'OVERHEAD_CUPTI_BUFFER_FLUSH', 'Buffer flush (Profiler)'), (8, 'OVERHEAD_COMMAND_BUFFER_FULL', 'Command buffer full (CUDA)')`)
+		exec(`CREATE TABLE CUPTI_ACTIVITY_KIND_OVERHEAD (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER, overheadType INTEGER)`)
+		exec(`INSERT INTO CUPTI_ACTIVITY_KIND_OVERHEAD VALUES (2000, 2500, 103, 0, 0, 0, 8), (3000, 3100, 103, 0, 0, 0, 8), (4000, 4010, 103, 0, 0, 0, 3), (5000, 4000, 103, 0, 0, 0, 3)`)
+		exec(`CREATE TABLE PROFILER_OVERHEAD (start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER, overheadType INTEGER)`)
+		exec(`INSERT INTO PROFILER_OVERHEAD VALUES (6000, 6070, 0, 3, 0)`)
+	}
 	if o.window {
 		exec(`INSERT INTO META_DATA_EXPORT VALUES ('DERIVED_WINDOW_NS', '5-6')`)
 	}
@@ -121,6 +142,12 @@ func genDB(t testing.TB, o genOpts) string {
 	}
 	for i := 0; i < o.untimedRows; i++ {
 		ins(0, 0, next, 10)
+		launch(next)
+		next++
+	}
+	for i := 0; i < o.preSession; i++ {
+		start := int64(500 - 1000*(i%2)) // 500, -500, …
+		ins(start+int64(i), start+int64(i)+10, next, 10)
 		launch(next)
 		next++
 	}

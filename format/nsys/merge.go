@@ -127,6 +127,7 @@ func (r *reader) merge() error {
 		}
 		launched := corr.Valid && gpid.Valid && rt.ok && rt.pid == pid && rt.corr == c
 		if launched && !rt.matched {
+			r.early.add(rt.start, r.sessionStart, r.sessionCmp, false)
 			rt.matched = true
 			r.rtRows.Read++
 			r.rtRows.Used++
@@ -180,6 +181,7 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 		r.untimed++
 	} else {
 		d.Device = capture.Interval{Begin: start, End: end, Valid: true}
+		r.early.add(start, r.sessionStart, r.sessionCmp, true)
 		qs := &r.qstate[q]
 		if corr > qs.lastCorr && start < qs.lastStart {
 			r.decrease++
@@ -212,6 +214,7 @@ func (r *reader) unmatched(rt *rtCursor) {
 	if rt.matched {
 		return
 	}
+	r.early.add(rt.start, r.sessionStart, r.sessionCmp, false)
 	r.rtRows.Read++
 	name := ""
 	if rt.name.Valid {

@@ -93,6 +93,7 @@ func (r *reader) meta() error {
 	norm, _ := lookup(exp, "EXPORT_PARAM_TIME_NORMALIZE")
 	shift, _ := lookup(exp, "EXPORT_PARAM_TIME_SHIFT")
 	r.sessionStart, r.hasSession = r.int(`SELECT startTime FROM ANALYSIS_DETAILS`, "ANALYSIS_DETAILS", "startTime")
+	r.sessionCmp = r.hasSession && norm != "true"
 	clk := capture.Clock{Domain: "nsys-host", Unit: "ns", Timed: true}
 	if norm == "true" {
 		clk.Domain = "unix-epoch"
@@ -147,7 +148,7 @@ func (r *reader) int(q, table, col string) (int64, bool) {
 // inventory lists tables and columns the reader does not read.
 func (r *reader) inventory() {
 	s := capture.Section{Title: "tables"}
-	for _, t := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "NVTX_EVENTS", "StringIds"} {
+	for _, t := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "NVTX_EVENTS", "StringIds", "DIAGNOSTIC_EVENT", "CUPTI_ACTIVITY_KIND_OVERHEAD", "PROFILER_OVERHEAD"} {
 		if r.db.Has(t) {
 			s.Add(t, "read")
 		} else {

@@ -33,6 +33,7 @@ type reader struct {
 	graphMode    string
 	sessionStart int64
 	hasSession   bool
+	sessionCmp   bool // compare times with sessionStart (same timeline: not normalised)
 
 	nvtx     nvtxRanges
 	names    map[int64]string // StringIds values of the ids used
@@ -52,6 +53,7 @@ type reader struct {
 	multi       struct{ launches, max int64 }
 	decrease    int64
 	untimed     int64
+	early       early
 	rows        *capture.InputCount
 	rtRows      *capture.InputCount
 }
@@ -102,8 +104,15 @@ func (r *reader) read() (*capture.Capture, error) {
 	if err := r.graphTrace(); err != nil {
 		return nil, err
 	}
+	if err := r.overhead(); err != nil {
+		return nil, err
+	}
 	r.gaps()
+	r.earlyGap()
 	r.inventory()
+	if err := r.diagnostics(&r.c.Inventory[len(r.c.Inventory)-1]); err != nil {
+		return nil, err
+	}
 	return r.c, nil
 }
 

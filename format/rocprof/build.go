@@ -24,10 +24,14 @@ type builder struct {
 	qkey      []byte
 
 	ids        idSet
-	dispatches int64
+	dispatches int64 // kernel dispatches in the tables
+	copies     int64 // memory copies in the tables
 	d          capture.Dispatch
 
 	overlap overlaps
+
+	link        *linker
+	apiLaunches int64 // kernel launch calls in the API traces read
 }
 
 type kkey struct {
@@ -48,7 +52,13 @@ func newBuilder(c *capture.Capture, sink capture.Sink, unit string) *builder {
 		progs:   map[string]capture.ProgramID{},
 		kernels: map[kkey]capture.KernelID{},
 		queues:  map[string]capture.QueueID{},
+		link:    newLinker(),
 	}
+}
+
+// linkDone closes the linker of one process (or file, or rocpd run).
+func (b *builder) linkDone(inv *capture.Section, source string) {
+	b.apiLaunches += b.link.finish(b.c, inv, source)
 }
 
 // program returns the program called name, creating it on first use (so
@@ -89,11 +99,21 @@ func (b *builder) queue(agent, queue []byte) capture.QueueID {
 	if q, ok := b.queues[string(b.qkey)]; ok {
 		return q
 	}
-	dev := string(agent)
-	if isDigits(agent) {
-		dev = "agent " + dev // 2024 files and rocpd: a bare node id
-	}
+	dev := agentLabel(agent) // 2024 files and rocpd: a bare node id reads "agent N"
 	q := b.c.AddQueue(capture.Queue{Name: "queue " + string(queue), Device: dev})
+	b.queues[string(b.qkey)] = q
+	return q
+}
+
+// copyQueue interns the queue of memory copies from src to dst: the
+// copy records have no queue, so copies between one pair of agents share
+// one, on the destination agent.
+func (b *builder) copyQueue(src, dst string) capture.QueueID {
+	b.qkey = append(append(append(append(b.qkey[:0], "copy\x00"...), src...), 0), dst...)
+	if q, ok := b.queues[string(b.qkey)]; ok {
+		return q
+	}
+	q := b.c.AddQueue(capture.Queue{Name: "copies from " + src, Device: dst})
 	b.queues[string(b.qkey)] = q
 	return q
 }
@@ -134,6 +154,8 @@ type row struct {
 	start, end    int64
 	dispatchID    uint64
 	hasDispatchID bool
+	corr          uint64 // internal correlation id; 0 when none
+	copy          bool   // a memory copy, not a kernel dispatch
 	launch        capture.Interval
 	link          capture.Link
 }
@@ -164,8 +186,14 @@ func (b *builder) emit(r *row, at pos) {
 		return
 	}
 	b.unit.Used++
-	b.dispatches++
-	if q := r.queue; q >= 0 {
+	if r.copy {
+		b.copies++
+		r.launch, r.link = b.link.copy(r.corr)
+	} else {
+		b.dispatches++
+		r.launch, r.link = b.link.dispatch(r.corr, r.start, r.end)
+	}
+	if q := r.queue; q >= 0 && !r.copy { // copies of one agent pair may run on several engines at once
 		b.overlap.add(int(q), r.start, r.end)
 	}
 	b.d = capture.Dispatch{
@@ -183,6 +211,10 @@ func (b *builder) finish(emptyWhy string) {
 	if b.dispatches == 0 {
 		g := b.c.Accounting.Gap(capture.EmptyCapture, "")
 		g.Summary = "no kernel dispatch in this input: " + emptyWhy
+		if b.apiLaunches > 0 {
+			// rocprofiler-sdk#58: launches traced, dispatches not.
+			g.Summary = fmt.Sprintf("no kernel dispatch in this input, yet its HIP API trace holds %d kernel launch calls: kernels ran and kernel tracing recorded nothing (seen on RX 7900 XTX with ROCm 6.3.3–6.4.1, or kernel tracing not enabled)", b.apiLaunches)
+		}
 		g.Add(capture.Item{What: "no kernel dispatch rows"})
 	}
 	b.overlap.flush()

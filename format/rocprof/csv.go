@@ -25,13 +25,14 @@ type csvLayout struct {
 	dispatch   int
 	kernelID   int
 	thread     int
+	corr       int
 	name       int
 	start, end int
 }
 
 // csvColumns maps the reader's roles to header names, in preference order.
 var csvColumns = struct {
-	kind, agent, queue, dispatch, kernelID, thread, name, start, end []string
+	kind, agent, queue, dispatch, kernelID, thread, corr, name, start, end []string
 }{
 	kind:     []string{"kind"},
 	agent:    []string{"agent_id", "gpu-id", "gpu_id"},
@@ -39,6 +40,7 @@ var csvColumns = struct {
 	dispatch: []string{"dispatch_id", "index"},
 	kernelID: []string{"kernel_id"},
 	thread:   []string{"thread_id", "tid"},
+	corr:     []string{"correlation_id"},
 	name:     []string{"kernel_name", "kernelname"},
 	start:    []string{"start_timestamp", "beginns"},
 	end:      []string{"end_timestamp", "endns"},
@@ -62,7 +64,7 @@ func layoutOf(header [][]byte) (csvLayout, string) {
 	}
 	l := csvLayout{
 		fields: len(header), kind: col(csvColumns.kind), agent: col(csvColumns.agent), queue: col(csvColumns.queue),
-		dispatch: col(csvColumns.dispatch), kernelID: col(csvColumns.kernelID), thread: col(csvColumns.thread), name: col(csvColumns.name),
+		dispatch: col(csvColumns.dispatch), kernelID: col(csvColumns.kernelID), thread: col(csvColumns.thread), corr: col(csvColumns.corr), name: col(csvColumns.name),
 		start: col(csvColumns.start), end: col(csvColumns.end),
 	}
 	_, hasGUID := idx["guid"]
@@ -113,6 +115,7 @@ type csvReader struct {
 	lastID  uint64
 	hasLast bool
 	marks   *markerSet
+	api     string // the HIP API trace read beside the file, or ""
 }
 
 func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
@@ -133,8 +136,23 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 			s.Add("marker file", mp)
 		}
 	}
+	if ap := apiPath(path); ap != "" && cr.lay.corr >= 0 {
+		if err := loadAPI(ap, cr.b.link, c); err != nil {
+			cr.b.link = newLinker()
+			c.Inventory[0].Add("HIP API trace", "not read from "+ap+": "+err.Error())
+		} else {
+			cr.api = ap
+		}
+	}
 	if err := cr.rows(); err != nil {
 		return nil, err
+	}
+	if cp := copyPath(path); cp != "" {
+		if err := cr.readCopies(cp); err != nil {
+			c.Inventory[0].Add("memory copies", "not read from "+cp+": "+err.Error())
+		} else {
+			c.Inventory[0].Add("memory copy file", cp)
+		}
 	}
 	cr.finish()
 	return c, nil
@@ -293,6 +311,9 @@ func (cr *csvReader) rows() error {
 		if cr.lay.agent >= 0 && cr.lay.queue >= 0 {
 			r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
 		}
+		if cr.lay.corr >= 0 {
+			r.corr, _ = parseUint(f[cr.lay.corr]) // not a number: no correlation
+		}
 		r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
 		cr.b.emit(&r, pos{"line", cr.line})
 	}
@@ -338,9 +359,13 @@ func (cr *csvReader) finish() {
 		g.Summary = "the last row has no line ending; it parsed and is in the tables (rocprofv3 writes files like this), but if the file was cut inside that row's last column, its last value is short"
 		g.Add(capture.Item{What: "no final newline", Where: cr.where()})
 	}
+	cr.b.linkDone(&c.Inventory[0], cr.api)
 	why := "the file has only a header. rocprofv3 writes kernel_trace.csv even when kernel tracing recorded nothing (seen on RX 7900 XTX with ROCm 6.3.3–6.4.1); check hip_api_trace.csv for launches"
 	cr.b.finish(why)
 	s := &c.Inventory[0]
 	s.Add("rows", cr.b.unit.Read-1)
 	s.Add("dispatches", cr.b.dispatches)
+	if cr.b.copies > 0 {
+		s.Add("memory copies", cr.b.copies)
+	}
 }

@@ -82,6 +82,9 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"rocprofiler-sdk-tool": []}`))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"kernel_dispatch": [{"start_timestamp": 1, "end_timestamp": 2}]}}]}`))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"strings": {"buffer_records": [{"kind": 5}]}, "buffer_records": {"kernel_dispatch": [{"kind": 0, "operation": -1, "start_timestamp": 1, "end_timestamp": 2}]}}]}`))
+	f.Add([]byte(genJSON([]uint64{1, 2, 2, 5}, []jsonCall{{"hipLaunchKernel", 1}, {"hipGraphLaunch", 2}, {"hipLaunchKernel", 3}}, []uint64{1, 0}, false)))
+	f.Add([]byte(genJSON([]uint64{1, 4}, []jsonCall{{"hipMemcpyAsync", 1}, {"hipModuleLaunchKernel", 3}}, []uint64{1}, true)))
+	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"hip_api": [{"kind": 99, "operation": 7, "correlation_id": {"internal": 3}, "start_timestamp": 1, "end_timestamp": 0}], "memory_copy": [{"kind": -1, "start_timestamp": 5, "end_timestamp": 1}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var col capture.Collect
 		c, err := readJSON(bytes.NewReader(data), "fuzz.json", &col)
@@ -95,6 +98,56 @@ func FuzzJSON(f *testing.F) {
 		checkModel(t, c, col.Dispatches)
 		if in := c.Accounting.InputFor("bytes"); in.Read != int64(len(data)) {
 			t.Fatalf("bytes read %d of %d", in.Read, len(data))
+		}
+	})
+}
+
+// FuzzSideFiles feeds arbitrary text as a HIP API trace and as a
+// memory_copy_trace.csv beside a kernel file: no panic, every line
+// accounted, the model valid, and the linkage counts within bounds.
+//
+//	go test -run '^$' -fuzz FuzzSideFiles -fuzztime 60s ./format/rocprof/
+func FuzzSideFiles(f *testing.F) {
+	f.Add([]byte(apiHdr+arow("hipLaunchKernel", 1, 10, 20)+arow("hipGraphLaunch", 2, 30, 40)+"x,\"y\n"), []byte(`"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"`+"\n"+`"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,1,0,5,9`+"\n"))
+	for _, name := range []string{"hip_runtime_trace.docs2025.csv", "hip_trace.docs2025.csv"} {
+		api, err := readTestdata(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		cp, err := readTestdata("memory_copy_trace.docs2025.csv")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(api, cp)
+	}
+	f.Fuzz(func(t *testing.T, api, copies []byte) {
+		var col capture.Collect
+		c := &capture.Capture{Clock: boottimeClock}
+		cr := &csvReader{path: "k.csv", b: newBuilder(c, &col, "lines")}
+		c.Inventory = append(c.Inventory, capture.Section{Title: "rocprof CSV"})
+		if err := readAPI(bytes.NewReader(api), cr.b.link, c.Accounting.InputFor("API lines")); err != nil && !strings.HasPrefix(err.Error(), "no ") {
+			t.Fatal(err)
+		}
+		for i := uint64(1); i <= 4; i++ {
+			r := row{prog: cr.b.program(wholeCapture), queue: capture.NoQueue, start: int64(i), end: int64(i + 1), corr: i % 3}
+			r.kernel = cr.b.kernel(r.prog, []byte("k"), 1, true, "kernel")
+			cr.b.unit.Read++
+			cr.b.emit(&r, pos{"line", int64(i)})
+		}
+		if err := cr.copies(bytes.NewReader(copies), "memory_copy_trace.csv"); err != nil && !strings.HasPrefix(err.Error(), "no ") {
+			t.Fatal(err)
+		}
+		cr.b.linkDone(&c.Inventory[0], "fuzz")
+		cr.b.finish("fuzz")
+		checkModel(t, c, col.Dispatches)
+		if g := c.Accounting.Find(capture.GPUEventWithoutLaunch); g != nil && g.Count > 4 {
+			t.Fatalf("%d orphans of 4 dispatches", g.Count)
+		}
+		for _, unit := range []string{"API lines", "copy lines"} {
+			in := c.Accounting.InputFor(unit)
+			if in.Read != in.Used+in.SkippedTotal() {
+				t.Fatalf("%s: read %d used %d skipped %d", unit, in.Read, in.Used, in.SkippedTotal())
+			}
 		}
 	})
 }

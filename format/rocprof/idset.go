@@ -50,3 +50,43 @@ func (s *idSet) add(id uint64) (dup bool) {
 	}
 	return false
 }
+
+// has reports whether id is in the set.
+func (s *idSet) has(id uint64) bool {
+	i := sort.Search(len(s.runs), func(i int) bool { return s.runs[i].hi >= id })
+	return i < len(s.runs) && s.runs[i].lo <= id
+}
+
+// missing counts the ids of s that are not in other, and those of them
+// inside [lo, hi], walking both run lists once.
+func (s *idSet) missing(other *idSet, lo, hi uint64) (n, inside uint64) {
+	j := 0
+	for _, r := range s.runs {
+		at := r.lo
+		for at <= r.hi {
+			for j < len(other.runs) && other.runs[j].hi < at {
+				j++
+			}
+			end := r.hi // the stretch [at, end] not covered by other
+			if j < len(other.runs) && other.runs[j].lo <= at {
+				if other.runs[j].hi >= r.hi {
+					break
+				}
+				at = other.runs[j].hi + 1
+				continue
+			}
+			if j < len(other.runs) && other.runs[j].lo <= r.hi {
+				end = other.runs[j].lo - 1
+			}
+			n += end - at + 1
+			if a, b := max(at, lo), min(end, hi); a <= b {
+				inside += b - a + 1
+			}
+			if end == r.hi {
+				break
+			}
+			at = end + 1
+		}
+	}
+	return n, inside
+}

@@ -39,21 +39,35 @@ type jHandle struct {
 	Handle uint64 `json:"handle"`
 }
 
-type jDispatch struct {
+// jRecord is what every buffer record has: kind and operation (named by
+// strings.buffer_records[kind].kind and .operations[operation]), times and
+// the correlation ids. A hip_api record is just this.
+type jRecord struct {
 	Kind          int64  `json:"kind"`
 	Operation     int64  `json:"operation"`
-	ThreadID      uint64 `json:"thread_id"`
 	Start         *int64 `json:"start_timestamp"`
 	End           *int64 `json:"end_timestamp"`
 	CorrelationID struct {
 		Internal uint64 `json:"internal"`
 	} `json:"correlation_id"`
-	Info struct {
+}
+
+type jDispatch struct {
+	jRecord
+	ThreadID uint64 `json:"thread_id"`
+	Info     struct {
 		Agent      jHandle `json:"agent_id"`
 		Queue      jHandle `json:"queue_id"`
 		KernelID   uint64  `json:"kernel_id"`
 		DispatchID uint64  `json:"dispatch_id"`
 	} `json:"dispatch_info"`
+}
+
+// jCopy is a memory_copy buffer record; its operation names the direction.
+type jCopy struct {
+	jRecord
+	Dst jHandle `json:"dst_agent_id"`
+	Src jHandle `json:"src_agent_id"`
 }
 
 type jKind struct {
@@ -89,6 +103,9 @@ type jsonReader struct {
 	progSet  bool
 	other    map[string]int64 // buffer_records arrays not read, by name
 	procs    int64
+	inv      capture.Section // what the HIP API join found, per process
+	apiRec   int64
+	copyRec  int64
 }
 
 type countingReader struct {
@@ -134,6 +151,10 @@ func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, er
 	s.Add("processes", jr.procs)
 	s.Add("kernel_dispatch records", jr.rec)
 	s.Add("dispatches", jr.b.dispatches)
+	s.Add("hip_api records", jr.apiRec)
+	s.Add("memory_copy records", jr.copyRec)
+	s.Add("memory copies", jr.b.copies)
+	s.Fields = append(s.Fields, jr.inv.Fields...)
 	for _, k := range sortedKeys(jr.other) {
 		s.Add(k+" records (not read)", jr.other[k])
 	}
@@ -305,18 +326,24 @@ func (jr *jsonReader) process() error {
 		case "buffer_records":
 			jr.haveSyms = symsSeen && agentsSeen
 			return jr.object(func(key string) error {
-				if key != "kernel_dispatch" {
-					return jr.array(func() error {
-						jr.other[key]++
-						return jr.skip(1)
-					})
+				switch key {
+				case "kernel_dispatch":
+					return jr.array(jr.dispatch)
+				case "hip_api":
+					return jr.array(jr.api)
+				case "memory_copy":
+					return jr.array(jr.copy)
 				}
-				return jr.array(jr.dispatch)
+				return jr.array(func() error {
+					jr.other[key]++
+					return jr.skip(1)
+				})
 			})
 		}
 		return jr.skip(0)
 	})
 	jr.flush()
+	jr.b.linkDone(&jr.inv, "hip_api records of pid "+strconv.FormatInt(jr.meta.PID, 10))
 	return err
 }
 
@@ -399,7 +426,93 @@ func (jr *jsonReader) emit(d *jDispatch, n int64) {
 		queue: jr.b.queue([]byte(agent), strconv.AppendUint(nil, d.Info.Queue.Handle, 10)),
 		start: *d.Start, end: *d.End,
 		dispatchID: d.Info.DispatchID, hasDispatchID: true,
+		corr: d.CorrelationID.Internal,
 	}
 	r.kernel = jr.b.kernel(jr.prog, []byte(jr.symbols[d.Info.KernelID]), d.Info.KernelID, true, "kernel")
 	jr.b.emit(&r, pos{"kernel_dispatch record", n})
+}
+
+// opName names a record's operation through strings.buffer_records.
+func (jr *jsonReader) opName(kind, op int64) (string, string) {
+	if kind < 0 || int(kind) >= len(jr.kinds) {
+		return "", ""
+	}
+	k := jr.kinds[kind]
+	if op < 0 || int(op) >= len(k.Operations) {
+		return k.Kind, ""
+	}
+	return k.Kind, k.Operations[op]
+}
+
+// api reads one hip_api record into the linker.
+func (jr *jsonReader) api() error {
+	jr.apiRec++
+	in := jr.b.c.Accounting.InputFor("API records")
+	in.Read++
+	var a jRecord
+	bad, err := jr.element(&a)
+	if err != nil {
+		in.Read--
+		jr.apiRec--
+		return err
+	}
+	where := "hip_api record " + strconv.FormatInt(jr.apiRec, 10)
+	if bad != nil || a.Start == nil || a.End == nil {
+		in.Skip("record does not match the schema", 1, where)
+		return nil
+	}
+	_, name := jr.opName(a.Kind, a.Operation)
+	if !jr.b.link.addAPI(a.CorrelationID.Internal, name, *a.Start, *a.End) {
+		in.Skip("correlation id 0 (none)", 1, where)
+		return nil
+	}
+	in.Used++
+	return nil
+}
+
+// copy reads one memory_copy record: a dispatch of category "memcpy" on a
+// queue per (source agent, destination agent), named by its direction.
+func (jr *jsonReader) copy() error {
+	jr.copyRec++
+	jr.b.unit.Read++
+	var m jCopy
+	bad, err := jr.element(&m)
+	if err != nil {
+		jr.b.unit.Read--
+		jr.copyRec--
+		return err
+	}
+	at := pos{"memory_copy record", jr.copyRec}
+	if bad != nil || m.Start == nil || m.End == nil {
+		jr.b.unit.Skip("memory_copy record does not match the schema", 1, at.String())
+		return nil
+	}
+	if !jr.progSet {
+		jr.prog = jr.b.program("pid " + strconv.FormatInt(jr.meta.PID, 10))
+		jr.progSet = true
+	}
+	kind, dir := jr.opName(m.Kind, m.Operation)
+	if dir == "" {
+		dir = "operation " + strconv.FormatInt(m.Operation, 10)
+	}
+	if kind != "" && kind != "MEMORY_COPY" {
+		jr.b.unit.Skip("kind "+kind+" in memory_copy", 1, at.String())
+		return nil
+	}
+	r := row{
+		prog:  jr.prog,
+		queue: jr.b.copyQueue(jr.agentLabel(m.Src.Handle), jr.agentLabel(m.Dst.Handle)),
+		start: *m.Start, end: *m.End,
+		corr: m.CorrelationID.Internal, copy: true,
+	}
+	r.kernel = jr.b.kernel(jr.prog, []byte("memory copy "+dir), 0, false, "memcpy")
+	jr.b.emit(&r, at)
+	return nil
+}
+
+func (jr *jsonReader) agentLabel(h uint64) string {
+	if a, ok := jr.agents[h]; ok {
+		return fmt.Sprintf("agent %d (%s)", a.NodeID, a.Name)
+	}
+	return "agent handle " + strconv.FormatUint(h, 10)
 }

@@ -1,14 +1,8 @@
 package rocprof
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/internal/ranges"
@@ -34,77 +28,29 @@ type markerRow struct {
 }
 
 // markerPath is the marker_api_trace.csv beside a kernel_trace.csv, or "".
-func markerPath(kernelPath string) string {
-	dir, base := filepath.Split(kernelPath)
-	prefix, ok := strings.CutSuffix(base, "kernel_trace.csv")
-	if !ok {
-		return ""
-	}
-	p := filepath.Join(dir, prefix+"marker_api_trace.csv")
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return p
-}
+func markerPath(kernelPath string) string { return sideFile(kernelPath, "marker_api_trace.csv") }
 
 // loadMarkers reads the ranges of a marker_api_trace.csv. A file that
 // cannot be read or has no usable header is reported by the caller as a
 // note; the kernel file is still read.
 func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
-	f, err := os.Open(path)
+	m := &markerSet{path: path, rows: c.Accounting.InputFor("marker lines")}
+	var rows []markerRow
+	err := readSideFile(path, m.rows, []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"}, func(f [][]byte, col map[string]int, _ int64) string {
+		if !bytes.Equal(f[col["domain"]], []byte("MARKER_CORE_API")) {
+			return "not a ROCTx range"
+		}
+		tid, ok1 := parseInt(f[col["thread_id"]])
+		start, ok2 := parseInt(f[col["start_timestamp"]])
+		end, ok3 := parseInt(f[col["end_timestamp"]])
+		if !ok1 || !ok2 || !ok3 || end <= start {
+			return "a mark, not a range (start = end) or no times"
+		}
+		rows = append(rows, markerRow{tid, start, end, markerName(string(f[col["function"]]))})
+		return ""
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	m := &markerSet{path: path, rows: c.Accounting.InputFor("marker lines")}
-	br := bufio.NewReader(f)
-	var fields [][]byte
-	var scratch []byte
-	col := map[string]int{}
-	var rows []markerRow
-	line := int64(0)
-	for {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
-		line++
-		m.rows.Read++
-		rec := trimEOL(raw)
-		var ok bool
-		fields, scratch, ok = splitFields(rec, fields[:0], scratch)
-		if line == 1 {
-			for i, h := range fields {
-				col[strings.ToLower(string(h))] = i
-			}
-			for _, need := range []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"} {
-				if _, has := col[need]; !has {
-					return nil, errors.New("no " + need + " column")
-				}
-			}
-			m.rows.Used++
-			continue
-		}
-		if !ok || len(fields) != len(col) {
-			m.rows.Skip("row does not parse", 1, "line "+itoa(line))
-			continue
-		}
-		if !bytes.Equal(fields[col["domain"]], []byte("MARKER_CORE_API")) {
-			m.rows.Skip("not a ROCTx range", 1, "line "+itoa(line))
-			continue
-		}
-		tid, ok1 := parseInt(fields[col["thread_id"]])
-		start, ok2 := parseInt(fields[col["start_timestamp"]])
-		end, ok3 := parseInt(fields[col["end_timestamp"]])
-		if !ok1 || !ok2 || !ok3 || end <= start {
-			m.rows.Skip("a mark, not a range (start = end) or no times", 1, "line "+itoa(line))
-			continue
-		}
-		m.rows.Used++
-		rows = append(rows, markerRow{tid, start, end, markerName(string(fields[col["function"]]))})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]

@@ -46,7 +46,7 @@ func SniffRocpd(head []byte) format.Confidence {
 // rocpdTables are the logical tables read, by their view name.
 var rocpdTables = []string{
 	"rocpd_kernel_dispatch", "rocpd_info_kernel_symbol", "rocpd_info_agent", "rocpd_info_queue",
-	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata",
+	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata", "rocpd_memory_copy",
 }
 
 var uuidSuffix = regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`)
@@ -151,6 +151,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	}
 	var joins strings.Builder
 	var present []string
+	joined := map[string]bool{}
 	for _, j := range []struct{ alias, logical, col, what string }{
 		{"ks", "rocpd_info_kernel_symbol", "kernel_id", "kernel symbol"},
 		{"ag", "rocpd_info_agent", "agent_id", "agent"},
@@ -161,6 +162,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	} {
 		sqlJoin, ok := join(j.alias, j.logical, j.col)
 		joins.WriteString(sqlJoin)
+		joined[j.alias] = sqlJoin != ""
 		present = append(present, ok)
 	}
 	col := func(alias, logical, c string) string {
@@ -169,10 +171,19 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 		}
 		return rr.db.Col(alias, t[logical], c)
 	}
+	// The internal correlation id is the event's stack_id (generateRocpd.cpp;
+	// its correlation_id column holds the external id).
+	corrCol := "NULL"
+	if joined["ev"] {
+		corrCol = col("ev", "rocpd_event", "stack_id")
+	}
+	if err := rr.loadAPI(t); err != nil {
+		return err
+	}
 	q := `SELECT kd.start, kd."end", ` + rr.db.Col("kd", kd, "dispatch_id") + `, ` + rr.db.Col("kd", kd, "agent_id") + `, ` +
 		rr.db.Col("kd", kd, "queue_id") + `, ` + rr.db.Col("kd", kd, "kernel_id") + `, ` + rr.db.Col("kd", kd, "tid") + `, ` +
 		col("ks", "rocpd_info_kernel_symbol", "display_name") + `, ` + col("ks", "rocpd_info_kernel_symbol", "kernel_name") + `, ` +
-		col("ag", "rocpd_info_agent", "absolute_index") + `, ` + col("ag", "rocpd_info_agent", "name") + `, ` +
+		col("ag", "rocpd_info_agent", "absolute_index") + `, ` + col("ag", "rocpd_info_agent", "name") + `, ` + corrCol + `, ` +
 		strings.Join(present, ", ") + ` FROM ` + sqlitein.Quote(kd) + ` kd` + joins.String()
 	rows, err := rr.db.Query(q)
 	if err != nil {
@@ -185,8 +196,9 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 		n++
 		var start, end, dispatchID, agentID, queueID, kernelID, tid, agIndex sql.NullInt64
 		var display, symbol, agName sql.NullString
+		var corr sql.NullInt64
 		ok := make([]bool, len(what))
-		dest := []any{&start, &end, &dispatchID, &agentID, &queueID, &kernelID, &tid, &display, &symbol, &agIndex, &agName}
+		dest := []any{&start, &end, &dispatchID, &agentID, &queueID, &kernelID, &tid, &display, &symbol, &agIndex, &agName, &corr}
 		for i := range ok {
 			dest = append(dest, &ok[i])
 		}
@@ -221,6 +233,9 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			start: start.Int64, end: end.Int64,
 			dispatchID: uint64(dispatchID.Int64), hasDispatchID: dispatchID.Valid,
 		}
+		if corr.Valid && corr.Int64 > 0 {
+			r.corr = uint64(corr.Int64)
+		}
 		name := display.String
 		if name == "" {
 			name = symbol.String
@@ -234,7 +249,73 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	if err := rows.Err(); err != nil {
 		return rr.db.QueryError(kd, err)
 	}
+	if err := rr.copies(t); err != nil {
+		return err
+	}
+	rr.b.linkDone(inv, t["rocpd_region"]+" (HIP API regions)")
 	return nil
+}
+
+// loadAPI reads the run's HIP API calls: regions whose event category is a
+// HIP domain, with the event's stack_id as their internal correlation id.
+func (rr *rocpdReader) loadAPI(t map[string]string) error {
+	rg := t["rocpd_region"]
+	q := rr.regionQuery(t, "e", "stack_id", `c.string LIKE 'HIP\_%' ESCAPE '\'`)
+	if q == "" {
+		return nil
+	}
+	rows, err := rr.db.Query(q)
+	if err != nil {
+		return rr.db.QueryError(rg, err)
+	}
+	defer rows.Close()
+	in := rr.b.c.Accounting.InputFor("API regions")
+	for rows.Next() {
+		var corr, start, end sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&corr, &start, &end, &name); err != nil {
+			return rr.db.QueryError(rg, err)
+		}
+		in.Read++
+		if !corr.Valid || corr.Int64 <= 0 || !start.Valid || !end.Valid {
+			in.Skip("no correlation id or times", 1, "")
+			continue
+		}
+		if !rr.b.link.addAPI(uint64(corr.Int64), name.String, start.Int64, end.Int64) {
+			in.Skip("no correlation id or times", 1, "")
+			continue
+		}
+		in.Used++
+	}
+	return rr.db.RowsErr(rg, rows)
+}
+
+// regionQuery selects a run's regions (r) with their event (e), the
+// event's category string (c) and the region's name (n): first the
+// column col of alias, then start, end and name, filtered by where (which
+// may end in an ORDER BY). It is "" when a table or column is missing.
+func (rr *rocpdReader) regionQuery(t map[string]string, alias, col, where string) string {
+	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
+	if rg == "" || ev == "" || st == "" {
+		return ""
+	}
+	tables := map[string]string{"r": rg, "e": ev, "c": st, "n": st}
+	for _, c := range [][2]string{{rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {st, "string"}, {tables[alias], col}} {
+		if !rr.db.HasColumn(c[0], c[1]) {
+			return ""
+		}
+	}
+	g := func(a, b string) string {
+		if rr.db.HasColumn(tables[a], "guid") && rr.db.HasColumn(tables[b], "guid") {
+			return " AND " + a + ".guid = " + b + ".guid"
+		}
+		return ""
+	}
+	return `SELECT ` + alias + `.` + sqlitein.Quote(col) + `, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
+		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
+		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
+		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
+		WHERE ` + where
 }
 
 func (rr *rocpdReader) metadata(table string) string {
@@ -249,27 +330,12 @@ func (rr *rocpdReader) metadata(table string) string {
 // loadMarkers reads the ROCTx ranges: regions whose event category is a
 // MARKER domain, on their thread row.
 func (rr *rocpdReader) loadMarkers(t map[string]string) error {
-	rg, ev, st := t["rocpd_region"], t["rocpd_event"], t["rocpd_string"]
-	if rg == "" || ev == "" || st == "" {
+	rg := t["rocpd_region"]
+	q := rr.regionQuery(t, "r", "tid", `c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
+		ORDER BY r.tid, r.start, r."end" DESC`)
+	if q == "" {
 		return nil
 	}
-	for _, c := range [][2]string{{rg, "tid"}, {rg, "start"}, {rg, "end"}, {rg, "event_id"}, {rg, "name_id"}, {ev, "category_id"}, {st, "string"}} {
-		if !rr.db.HasColumn(c[0], c[1]) {
-			return nil
-		}
-	}
-	g := func(a, b string) string {
-		if rr.db.HasColumn(rg, "guid") && rr.db.HasColumn(ev, "guid") {
-			return " AND " + a + ".guid = " + b + ".guid"
-		}
-		return ""
-	}
-	q := `SELECT r.tid, r.start, r."end", n.string FROM ` + sqlitein.Quote(rg) + ` r
-		JOIN ` + sqlitein.Quote(ev) + ` e ON e.id = r.event_id` + g("e", "r") + `
-		JOIN ` + sqlitein.Quote(st) + ` c ON c.id = e.category_id` + g("c", "e") + `
-		LEFT JOIN ` + sqlitein.Quote(st) + ` n ON n.id = r.name_id` + g("n", "r") + `
-		WHERE c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
-		ORDER BY r.tid, r.start, r."end" DESC`
 	rows, err := rr.db.Query(q)
 	if err != nil {
 		return rr.db.QueryError(rg, err)
@@ -325,6 +391,9 @@ func (rr *rocpdReader) finish(inv *capture.Section) {
 	rr.b.finish("the database's kernel dispatch table is empty or absent: kernel tracing was not enabled (--kernel-trace / --sys-trace), produced nothing, or the process exited before its buffers were flushed")
 	inv.Add("dispatch rows", rr.b.unit.Read)
 	inv.Add("dispatches", rr.b.dispatches)
+	if rr.b.copies > 0 {
+		inv.Add("memory copies", rr.b.copies)
+	}
 	var known []string
 	for _, l := range rocpdTables {
 		known = append(known, l+"*")

@@ -1,0 +1,150 @@
+package nsys
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// earlyRows counts, from the raw tables, timed rows starting before the
+// session start (or below zero when before is false).
+func earlyRows(t *testing.T, path string, before int64) (device, runtime, negative int64) {
+	t.Helper()
+	db := openRaw(t, path)
+	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"} {
+		var n, neg int64
+		err := db.QueryRow(`SELECT count(*), coalesce(sum(start < 0), 0) FROM `+tb+` WHERE start < ? AND NOT (start = 0 AND "end" = 0) AND "end" >= start`, before).Scan(&n, &neg)
+		if err != nil {
+			if strings.Contains(err.Error(), "no such table") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		if tb == "CUPTI_ACTIVITY_KIND_RUNTIME" {
+			runtime += n
+		} else {
+			device += n
+		}
+		negative += neg
+	}
+	return
+}
+
+func TestBeforeSession(t *testing.T) {
+	path := genDB(t, genOpts{kernels: 10, preSession: 4, untimedRows: 2})
+	r := readPath(t, path)
+	g := r.c.Accounting.Find(BeforeSession)
+	if g == nil {
+		t.Fatal(gapText(r.c))
+	}
+	dev, rt, neg := earlyRows(t, path, 1000)
+	if dev != 4 || neg != 2 {
+		t.Fatalf("independent count: %d device rows, %d negative", dev, neg)
+	}
+	for name, want := range map[string]int64{"device_rows": dev, "runtime_rows": rt, "negative": neg} {
+		if got, _ := g.Figure(name); got != want {
+			t.Errorf("%s: %d, want %d\n%s", name, got, want, gapText(r.c))
+		}
+	}
+	// A note (the rows are in the tables); the untimed rows (0, 0) are
+	// not early, they are untimed.
+	if g.Count != dev+rt || !g.Note || r.c.Accounting.CountOf(capture.UntimedInput) != 2 {
+		t.Errorf("count %d note %v\n%s", g.Count, g.Note, gapText(r.c))
+	}
+	// Kept in the tables as timed.
+	n := 0
+	for _, d := range r.disp {
+		if d.Device.Valid && d.Device.Begin < 1000 {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d early dispatches in the tables, want 4", n)
+	}
+
+	// Negative arm: a normalised export's times are on another timeline
+	// than ANALYSIS_DETAILS, so only negative times count.
+	path = genDB(t, genOpts{kernels: 10, preSession: 4, normalized: true})
+	r = readPath(t, path)
+	_, _, neg = earlyRows(t, path, 0)
+	if g := r.c.Accounting.Find(BeforeSession); g == nil || g.Count != neg || neg != 2 {
+		t.Errorf("normalised: want %d negative rows\n%s", neg, gapText(r.c))
+	}
+	// And the sample, all inside its session, has none.
+	r = readPath(t, sample)
+	dev, rt, _ = earlyRows(t, sample, 35255823190)
+	if dev+rt != 0 || r.c.Accounting.Find(BeforeSession) != nil {
+		t.Errorf("sample: %d+%d early rows\n%s", dev, rt, gapText(r.c))
+	}
+}
+
+func TestDiagnostics(t *testing.T) {
+	r := readPath(t, genDB(t, genOpts{kernels: 5, diagnostics: true}))
+	g := r.c.Accounting.Find(capture.ProducerWarnings)
+	if g == nil || g.Count != 3 || len(g.Items) != 3 {
+		t.Fatalf("%s", gapText(r.c))
+	}
+	if g.Items[0].What != "Warning: CUPTI buffer was full: events dropped" || g.Items[2].What != "Error: Failed to collect CPU samples" {
+		t.Errorf("items %+v", g.Items)
+	}
+	if w, _ := g.Figure("warning"); w != 2 {
+		t.Errorf("warning figure %d", w)
+	}
+	if in := r.c.Accounting.InputFor("diagnostic rows"); in.Read != 4 || in.Used != 4 {
+		t.Errorf("rows %+v", in)
+	}
+	if r.c.Accounting.Complete() {
+		t.Error("warnings did not make the capture incomplete")
+	}
+	// Negative arm: info rows alone are no warning.
+	r = readPath(t, genDB(t, genOpts{kernels: 5}))
+	if r.c.Accounting.Find(capture.ProducerWarnings) != nil {
+		t.Error(gapText(r.c))
+	}
+}
+
+func TestOverhead(t *testing.T) {
+	path := genDB(t, genOpts{kernels: 5, overhead: true})
+	r := readPath(t, path)
+	g := r.c.Accounting.Find(ProfilerOverhead)
+	if g == nil || !g.Note {
+		t.Fatal(gapText(r.c))
+	}
+	// Reversed rows count as rows but add no time.
+	want := []string{
+		"CUPTI_ACTIVITY_KIND_OVERHEAD: Buffer flush (Profiler): 2 rows, 10 ns",
+		"CUPTI_ACTIVITY_KIND_OVERHEAD: Command buffer full (CUDA): 2 rows, 600 ns",
+		"PROFILER_OVERHEAD: cudaStreamSynchronize_v3020: 1 rows, 70 ns",
+	}
+	if len(g.Items) != len(want) {
+		t.Fatalf("%s", gapText(r.c))
+	}
+	for i, w := range want {
+		if g.Items[i].What != w {
+			t.Errorf("item %d: %q, want %q", i, g.Items[i].What, w)
+		}
+	}
+	if ns, _ := g.Figure("total_ns"); g.Count != 5 || ns != 680 {
+		t.Errorf("count %d total %d", g.Count, ns)
+	}
+
+	// The sample: 198 COMMAND_BUFFER_FULL rows; their time from SQL.
+	r = readPath(t, sample)
+	var n, ns int64
+	if err := openRaw(t, sample).QueryRow(`SELECT count(*), sum("end" - start) FROM CUPTI_ACTIVITY_KIND_OVERHEAD WHERE overheadType = 8`).Scan(&n, &ns); err != nil {
+		t.Fatal(err)
+	}
+	g = r.c.Accounting.Find(ProfilerOverhead)
+	if g == nil || g.Count != n || n != 198 || len(g.Items) != 1 {
+		t.Fatalf("sample overhead:\n%s", gapText(r.c))
+	}
+	if got, _ := g.Figure("total_ns"); got != ns || !strings.Contains(g.Items[0].What, "Command buffer full (CUDA): 198 rows") {
+		t.Errorf("total %d, SQL %d; %s", got, ns, g.Items[0].What)
+	}
+	// Negative arm: no overhead tables, no note.
+	r = readPath(t, genDB(t, genOpts{kernels: 5}))
+	if r.c.Accounting.Find(ProfilerOverhead) != nil {
+		t.Error(gapText(r.c))
+	}
+}
