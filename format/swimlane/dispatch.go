@@ -113,9 +113,12 @@ func (r *reader) dispatch(d dispatchDir) {
 	if _, err := os.Stat(depPath); err != nil {
 		r.gap(MissingDeps, "", "dispatches without deps.json (the graph pass did not run): the records carry no func_id, so their tasks are labelled <program>:#?").
 			Add(capture.Item{What: "no deps.json", Where: d.label()})
-	} else if dep, err = readDeps(depPath); err != nil {
+	} else if dd, err := readDeps(depPath); err != nil {
 		r.gap(capture.SkippedInput, "", "deps.json files that could not be read: their tasks are labelled <program>:#?").
 			Add(capture.Item{What: err.Error(), Where: depPath})
+	} else {
+		dep = dd.ids
+		r.unusedDeps(dd, d)
 	}
 
 	tasks := r.join(&rec, level, recPath, d)

@@ -94,14 +94,23 @@ func intOf(n json.Number) (int64, bool) {
 	return v, err == nil
 }
 
+// deps is what deps.json holds besides the task → kernel ids: how many
+// edges and tensors, which tally counts and does not use.
+type deps struct {
+	ids            map[uint64][3]int64
+	edges, tensors int64
+}
+
 // readDeps reads deps.json's task → kernel ids (spec §6); task_id may be a
 // string or a number, so the fields are read raw.
-func readDeps(path string) (map[uint64][3]int64, error) {
+func readDeps(path string) (*deps, error) {
 	var raw struct {
 		Tasks []struct {
 			TaskID    json.RawMessage   `json:"task_id"`
 			KernelIDs []json.RawMessage `json:"kernel_ids"`
 		} `json:"tasks"`
+		Edges   []json.RawMessage `json:"edges"`
+		Tensors []json.RawMessage `json:"tensors"`
 	}
 	if err := decodeFile(path, &raw); err != nil {
 		return nil, err
@@ -120,7 +129,7 @@ func readDeps(path string) (map[uint64][3]int64, error) {
 		}
 		out[id] = k
 	}
-	return out, nil
+	return &deps{ids: out, edges: int64(len(raw.Edges)), tensors: int64(len(raw.Tensors))}, nil
 }
 
 func unquote(b json.RawMessage) string {

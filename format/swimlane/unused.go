@@ -17,6 +17,9 @@ const (
 	whyAICPUOrch     = "AICPU orchestrator phase: not a kernel execution (not used)"
 	whyHostOrch      = "host orchestrator phase: host ns, not a kernel execution (not used)"
 	whyUpload        = "host→device upload: host ns, not a kernel execution (not used)"
+	depsUnit         = "deps.json edges and tensors"
+	whyEdge          = "dependency edge: not drawn (tally does not draw the task graph)"
+	whyTensor        = "tensor: not used"
 	otherFilesUnit   = "other files in dispatch dirs"
 	whyConverterOut  = "swimlane converter output (derived from the records; not an input)"
 	whyPMU           = "pmu.csv: PMU counters, not read by tally"
@@ -49,6 +52,21 @@ func (r *reader) unusedStreams(rec *records, d dispatchDir) {
 	perThread(rec.HostOrch, whyHostOrch, "host_orchestrator_phases")
 	if n := int64(len(rec.Uploads)); n > 0 {
 		count(whyUpload, n, d.label()+" host_device_uploads")
+	}
+}
+
+// unusedDeps counts the deps.json records tally does not use: the task
+// graph's edges and tensors (its tasks name the kernels).
+func (r *reader) unusedDeps(dd *deps, d dispatchDir) {
+	for _, c := range []struct {
+		n   int64
+		why string
+	}{{dd.edges, whyEdge}, {dd.tensors, whyTensor}} {
+		if c.n > 0 {
+			in := r.c.Accounting.InputFor(depsUnit)
+			in.Read += c.n
+			in.Skip(c.why, c.n, d.label()+"/deps.json")
+		}
 	}
 }
 

@@ -21,6 +21,8 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 			"aicpu_scheduler_phases": [[{"kind": "dispatch", "start_cycles": 1, "end_cycles": 2}, {"kind": "complete", "start_cycles": 3, "end_cycles": 4}], [{"kind": "drain", "start_cycles": 5, "end_cycles": 6}]],
 			"aicpu_orchestrator_phases": [[{"submit_idx": 0, "task_id": "0", "start_cycles": 1, "end_cycles": 2}]],
 			"host_device_uploads": [{"start_host_ns": 1, "end_host_ns": 2}, {"start_host_ns": 3, "end_host_ns": 4}, {"start_host_ns": 5, "end_host_ns": 6}]}`)
+		write(t, filepath.Join(d0, "deps.json"), `{"tasks": [{"task_id": "0", "kernel_ids": [0, -1, -1]}],
+			"tensors": [{"id": "7"}], "edges": [{"pred": "0", "succ": "1"}, {"pred": "0", "succ": "2"}]}`)
 		write(t, filepath.Join(d0, "pmu.csv"), "core,cycles\n0,1\n")
 		write(t, filepath.Join(d0, "merged_swimlane_20260101_000000.json"), `{"traceEvents": []}`)
 		write(t, filepath.Join(d0, "args_dump", "t0.bin"), "x")
@@ -50,6 +52,10 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 	if len(wantF) != 0 || of.Read != 3 || of.Used != 0 {
 		t.Errorf("other files %+v, missing %v", of, wantF)
 	}
+	dep := r.c.Accounting.InputFor(depsUnit)
+	if dep.Read != 3 || dep.Used != 0 || dep.SkippedTotal() != 3 {
+		t.Errorf("deps.json edges and tensors %+v", dep)
+	}
 	// Counting them is no gap: only the seed's own gaps remain.
 	if gapCount(r.c, capture.SkippedInput) != 0 {
 		t.Errorf("unused streams reported as skipped input")
@@ -65,7 +71,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 		}
 	}))
 	for _, in := range clean.c.Accounting.Input {
-		if in.Unit == phaseUnit || in.Unit == otherFilesUnit {
+		if in.Unit == phaseUnit || in.Unit == otherFilesUnit || in.Unit == depsUnit {
 			t.Errorf("unit %q listed for a run without such records: %+v", in.Unit, in)
 		}
 	}
