@@ -69,8 +69,8 @@ func (k *keptWriter) line(t uint64, b []byte) {
 }
 
 func (k *keptWriter) write(b []byte) {
-	if k.err != nil {
-		return
+	if k.err != nil || len(b) == 0 {
+		return // an empty line's body: nothing to write
 	}
 	n, err := k.w.Write(b)
 	k.total += int64(n)
