@@ -220,3 +220,22 @@ func TestHeaderErrors(t *testing.T) {
 		t.Fatal("sniff")
 	}
 }
+
+// With dispatch events, summaries add nothing to the tables: a file whose
+// every event was skipped is empty even when it holds summary records.
+func TestEveryEventSkippedDespiteSummaries(t *testing.T) {
+	b := newBuilder(probefile.FamilyDispatchEvents|probefile.FamilySummaries).defs().
+		events(0, 30, 25). // runs backwards: skipped
+		rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(1), u64(5)).
+		end(1, 1, 0)
+	c, ds, err := readBytes(t, b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 0 {
+		t.Fatalf("%d dispatches", len(ds))
+	}
+	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "every event was skipped") {
+		t.Fatalf("no empty_capture: %+v", c.Accounting.Gaps)
+	}
+}
