@@ -139,6 +139,10 @@ func (r *reader) dispatch(d dispatchDir) {
 		b, okb := toNS(t.start, freq)
 		e, oke := toNS(t.end, freq)
 		dd.Device = capture.Interval{Begin: b, End: e, Valid: okb && oke}
+		if !dd.Device.Valid {
+			r.gap(capture.UntimedInput, progName, "tasks whose cycle counts do not fit in int64 ns at the records' clock_freq_hz (corrupt counters): in the tables with an unknown duration, never guessed").
+				Add(capture.Item{What: fmt.Sprintf("task %s on core %d: start %d end %d cycles", taskLabel(t.token), t.core, t.start, t.end), Where: d.label(), Program: progName})
+		}
 		dd.Launch, dd.Link = capture.Interval{}, capture.LinkNone
 		if level >= 2 {
 			dd.Link = capture.LinkNoLaunch

@@ -351,3 +351,29 @@ func TestNotARun(t *testing.T) {
 		t.Errorf("3 cycles at 50 MHz = %d ns", v)
 	}
 }
+
+// Cycle counts that do not fit in int64 ns leave a task untimed, and the
+// capture says why (untimed_input) rather than only showing fewer timed.
+func TestUntimedTaskStated(t *testing.T) {
+	r := read(t, variant(t, func(root string) {
+		p := filepath.Join(root, "dfx_outputs/rank0/d0/chip_swimlane_records.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		huge := strings.Replace(string(data), "[1, 0, 0, 1000100, 1001100, 10]", "[1, 0, 0, 18000000000000000000, 18000000000000000001, 10]", 1)
+		if huge == string(data) {
+			t.Fatal("seed row not found")
+		}
+		write(t, p, huge)
+	}))
+	untimed := 0
+	for _, d := range r.disp {
+		if !d.Device.Valid {
+			untimed++
+		}
+	}
+	if untimed != 1 || gapCount(r.c, capture.UntimedInput) != 1 {
+		t.Fatalf("%d untimed dispatches, untimed_input %d", untimed, gapCount(r.c, capture.UntimedInput))
+	}
+}
