@@ -132,6 +132,7 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 		switch {
 		case err != nil:
 			s.Add("marker ranges", "not read from "+mp+": "+err.Error())
+			sideNotRead(c, mp, "marker ranges not read: every dispatch is under "+wholeCapture+", none under its ROCTx range", err)
 		default:
 			cr.marks = m
 			s.Add("outermost marker ranges", int64(m.set.Len()))
@@ -152,12 +153,26 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 	if cp := copyPath(path); cp != "" {
 		if err := cr.readCopies(cp); err != nil {
 			c.Inventory[0].Add("memory copies", "not read from "+cp+": "+err.Error())
+			sideNotRead(c, cp, "memory copies not read: none is in the tables", err)
 		} else {
 			c.Inventory[0].Add("memory copy file", cp)
 		}
 	}
 	cr.finish()
 	return c, nil
+}
+
+// sideNotRead states a file beside kernel_trace.csv that could not be read
+// (no needed column, an I/O error) whose data the tables lack (copies) or
+// misplace (marker ranges), so the capture is not complete. An unreadable
+// HIP API trace only leaves dispatches unlinked: it is named in the
+// inventory alone.
+func sideNotRead(c *capture.Capture, path, what string, err error) {
+	g := c.Accounting.Gap(capture.FailedInput, "")
+	if g.Summary == "" {
+		g.Summary = "files beside kernel_trace.csv (same <pid>_ prefix) that could not be read: what they hold is not in the report"
+	}
+	g.Add(capture.Item{What: what + " (" + err.Error() + ")", Where: path})
 }
 
 // next reads the next record into cr.rec; a quoted field may span lines.

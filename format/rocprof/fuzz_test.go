@@ -125,7 +125,7 @@ func FuzzSideFiles(f *testing.F) {
 		c := &capture.Capture{Clock: boottimeClock}
 		cr := &csvReader{path: "k.csv", b: newBuilder(c, &col, "lines")}
 		c.Inventory = append(c.Inventory, capture.Section{Title: "rocprof CSV"})
-		if err := readAPI(bytes.NewReader(api), cr.b.link, c, c.Accounting.InputFor("API lines")); err != nil && !strings.HasPrefix(err.Error(), "no ") {
+		if err := readAPI(bytes.NewReader(api), cr.b.link, c.Accounting.InputFor("API lines")); err != nil && !strings.HasPrefix(err.Error(), "no ") {
 			t.Fatal(err)
 		}
 		for i := uint64(1); i <= 4; i++ {

@@ -55,8 +55,12 @@ func readSideFile(path string, c *capture.Capture, rows *capture.InputCount, nee
 // badSideRow lists a side-file row that does not parse in a gap, as the
 // kernel file's own bad rows are: what it held is not in the tables (or,
 // for a marker range, its dispatches are under another program), so the
-// capture cannot read as complete.
+// capture cannot read as complete. c is nil for a file whose rows add
+// nothing to the tables (the HIP API trace).
 func badSideRow(c *capture.Capture, name string, line int64, why string) {
+	if c == nil {
+		return
+	}
 	g := c.Accounting.Gap(capture.SkippedInput, "")
 	if g.Summary == "" {
 		g.Summary = "rows that do not parse: not in the tables"
