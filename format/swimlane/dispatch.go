@@ -374,10 +374,11 @@ func (r *reader) hostCapture(rec *records, path string) {
 	}
 	if hc.DroppedRecords != nil && *hc.DroppedRecords > 0 {
 		g := r.gap(capture.DroppedRecords, "", "records the producer says it dropped (host_capture.dropped_records)")
+		before := g.Count
 		g.Add(capture.Item{What: fmt.Sprintf("%d records dropped (status %q)", *hc.DroppedRecords, hc.Status), Where: path})
 		// Saturate: counts from several files must not wrap to a negative
 		// total, which would read as complete.
-		g.Count += min(*hc.DroppedRecords-1, math.MaxInt64-g.Count)
+		g.Count = before + min(*hc.DroppedRecords, math.MaxInt64-before)
 	} else if hc.Status != "" && hc.Status != "complete" {
 		r.gap(capture.TruncatedInput, "", "captures the producer did not mark complete (host_capture.status)").
 			Add(capture.Item{What: fmt.Sprintf("status %q %s", hc.Status, hc.Error), Where: path})
