@@ -91,6 +91,7 @@ type LogInfo struct {
 	// WithoutDump are layers the log shows ran whose dump on our side was
 	// not written.
 	WithoutDump string `json:"without_dump"`
+	withoutDump int    // how many layers WithoutDump names
 }
 
 // Totals count the outcomes; any of the last five makes --strict fail.
@@ -103,10 +104,13 @@ type Totals struct {
 	Step        bool  `json:"step"`
 }
 
-// Findings reports whether anything --strict fails on was found.
+// Findings reports whether anything --strict fails on was found. Layers
+// the log shows ran without a dump of ours count even when they lie past
+// the last file on either side (and so are in no layer row).
 func (r *Report) Findings() bool {
 	t := r.Totals
-	return t.NotWritten > 0 || t.Malformed > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step
+	return t.NotWritten > 0 || t.Malformed > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step ||
+		r.Log != nil && r.Log.withoutDump > 0
 }
 
 // maxHole is the longest run of layers missing on both sides listed one by
@@ -383,7 +387,7 @@ func (rep *Report) logInfo(path string, st map[int64]*npuprof.LayerStat, ours *l
 			missing[l] = true
 		}
 	}
-	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: ranges.String(ranges.Of(missing))}
+	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: ranges.String(ranges.Of(missing)), withoutDump: len(missing)}
 }
 
 // sane replaces non-finite figures (an overflowing sum) by nil: JSON has
