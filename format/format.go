@@ -23,6 +23,11 @@ const (
 	// Fallback: the reader accepts any input of this broad kind (e.g. any
 	// text) and will say loudly if it finds nothing it understands.
 	Fallback
+	// Companion: a file the reader reads beside its main input (rocprof's
+	// hip_api_trace.csv beside kernel_trace.csv), not an input by itself.
+	// Given alone, the reader says which file to give; found in a
+	// directory, it is passed over with that reason.
+	Companion
 	// Likely: the head has a feature typical of the format.
 	Likely
 	// Certain: a magic number or an explicit header.

@@ -128,7 +128,11 @@ func recognise(p, formatName string) string {
 	if err != nil {
 		return ""
 	}
-	if _, conf := format.Detect(head); conf < format.Likely {
+	f, conf := format.Detect(head)
+	if conf == format.Companion {
+		return fmt.Sprintf("a file the %s reader reads beside its main input, not an input by itself", f.Name)
+	}
+	if conf < format.Likely {
 		return fmt.Sprintf("no reader recognises it (give --format NAME to read it as one)")
 	}
 	return ""

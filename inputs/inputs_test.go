@@ -210,3 +210,26 @@ func TestReadAllDoneAndWatch(t *testing.T) {
 		t.Errorf("%d bars for %d inputs read one at a time", watched, len(e.Paths))
 	}
 }
+
+// A rocprof output directory holds kernel_trace.csv and side files the
+// rocprof reader reads beside it: the side files are passed over, with
+// that reason, never read as inputs that fail (or as text of another
+// format), while a side file given alone goes to the rocprof reader, which
+// says which file to give.
+func TestCompanionFilesPassedOver(t *testing.T) {
+	dir := t.TempDir()
+	kernels := "Kind,Agent_Id,Queue_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,Start_Timestamp,End_Timestamp\nKERNEL_DISPATCH,1,1,7,1,5,k,1,100,200\n"
+	api := "Domain,Function,Process_Id,Thread_Id,Correlation_Id,Start_Timestamp,End_Timestamp\nHIP_RUNTIME_API,hipLaunchKernel,7,7,1,90,95\n"
+	os.WriteFile(filepath.Join(dir, "kernel_trace.csv"), []byte(kernels), 0o644)
+	os.WriteFile(filepath.Join(dir, "hip_api_trace.csv"), []byte(api), 0o644)
+	e := Expand([]string{dir}, "")
+	if len(e.Paths) != 1 || !strings.HasSuffix(e.Paths[0], "kernel_trace.csv") {
+		t.Fatalf("paths %v", e.Paths)
+	}
+	if len(e.Skipped) != 1 || !strings.Contains(e.Skipped[0].Reason, "rocprof reader reads beside its main input") {
+		t.Fatalf("skipped %+v", e.Skipped)
+	}
+	if f, conf := format.Detect([]byte(api)); f.Name != "rocprof" || conf != format.Companion {
+		t.Fatalf("a side file alone goes to %s (%d)", f.Name, conf)
+	}
+}

@@ -65,6 +65,12 @@ func Sniff(head []byte) format.Confidence {
 		return format.Certain
 	case bytes.HasPrefix(l, []byte(`"index","kernelname"`)) || bytes.HasPrefix(l, []byte(`index,kernelname`)):
 		return format.Certain
+	case bytes.Contains(l, []byte("correlation_id")) && bytes.Contains(l, []byte("start_timestamp")),
+		bytes.Contains(l, []byte("totaldurationns")) && bytes.Contains(l, []byte("calls")):
+		// Another rocprof CSV (API, copy, marker trace; a stats file):
+		// claimed so that Read says which file to give, rather than
+		// another reader reading it as text without a trace line.
+		return format.Companion
 	}
 	return format.No
 }
