@@ -57,7 +57,7 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Device.Duration(); ok {
 		s.timed++
-		s.total += dur
+		s.total = AddTime(s.total, dur)
 		if dur < s.min {
 			s.min = dur
 		}
@@ -67,7 +67,7 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Launch.Duration(); ok {
 		s.launched++
-		s.launch += dur
+		s.launch = AddTime(s.launch, dur)
 	}
 }
 
@@ -81,10 +81,20 @@ func (a *Aggregator) aggregate(s *acc, d *capture.Dispatch, ag *capture.Aggregat
 	}
 	if ag.DeviceValid {
 		s.timed += ag.Count
-		s.total += ag.Device
+		s.total = AddTime(s.total, ag.Device)
 	}
 	if ag.LaunchValid {
 		s.launched += ag.Count
-		s.launch += ag.Launch
+		s.launch = AddTime(s.launch, ag.Launch)
 	}
+}
+
+// AddTime adds two non-negative times, saturating at math.MaxInt64: sums of
+// garbage durations (centuries long) must not wrap into negative totals and
+// shares above 100%.
+func AddTime(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

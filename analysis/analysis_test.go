@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -87,5 +88,32 @@ func TestAggregatedRecords(t *testing.T) {
 	}
 	if r.Dispatches != 6 || r.Total != 500 {
 		t.Fatalf("program: %+v", r)
+	}
+}
+
+// Garbage durations (centuries) must not wrap the sums into negative totals
+// and shares above 100%: sums saturate, and a wrapped interval too.
+func TestTimeSumsDoNotWrap(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p"})
+	huge := c.AddKernel(capture.Kernel{Program: p, Name: "huge"})
+	wide := c.AddKernel(capture.Kernel{Program: p, Name: "wide"})
+	a := NewAggregator()
+	for range 2 {
+		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: huge, Device: capture.Interval{Begin: 0, End: 9e18, Valid: true},
+			Launch: capture.Interval{Begin: 0, End: 9e18, Valid: true}})
+	}
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: wide, Device: capture.Interval{Begin: -9e18, End: 9e18, Valid: true}})
+	pt := a.Tables(c).Programs[0]
+	if pt.Total < 0 {
+		t.Fatalf("program total wrapped: %d", pt.Total)
+	}
+	for _, k := range pt.Kernels {
+		if k.Total < 0 || k.LaunchTotal < 0 || k.Min < 0 || k.Share < 0 || k.Share > 1 {
+			t.Errorf("%s wrapped: %+v", k.Kernel.Name, k)
+		}
+	}
+	if AddTime(math.MaxInt64-1, 5) != math.MaxInt64 || AddTime(2, 3) != 5 {
+		t.Error("AddTime")
 	}
 }

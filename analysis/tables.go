@@ -92,7 +92,7 @@ func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 		pt.Kernels = append(pt.Kernels, row)
 		pt.Dispatches += s.dispatches
 		pt.Timed += s.timed
-		pt.Total += s.total
+		pt.Total = AddTime(pt.Total, s.total)
 	}
 	for i := range r.Programs {
 		r.Programs[i].Order()

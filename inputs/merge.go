@@ -128,7 +128,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		pt.Kernels = append(pt.Kernels, a.row)
 		pt.Dispatches += a.row.Dispatches
 		pt.Timed += a.row.Timed
-		pt.Total += a.row.Total
+		pt.Total = analysis.AddTime(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
@@ -162,10 +162,10 @@ func (a *kacc) add(k *analysis.KernelRow) {
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
 	r.Dispatches += k.Dispatches
 	r.Timed += k.Timed
-	r.Total += k.Total
+	r.Total = analysis.AddTime(r.Total, k.Total)
 	r.Aggregated += k.Aggregated
 	r.Launched += k.Launched
-	r.LaunchTotal += k.LaunchTotal
+	r.LaunchTotal = analysis.AddTime(r.LaunchTotal, k.LaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
