@@ -234,7 +234,7 @@ func (run *Run) account(ok, empty int) {
 	for _, s := range run.Skipped {
 		in.Skip(s.Reason, 1, s.Path)
 		g := a.Gap(capture.SkippedFile, "")
-		g.Summary = "files in the given directories that no reader recognises: not read (give --format NAME to read them as one format)"
+		g.Summary = "files in the given directories that were not read: no reader recognises them (give --format NAME to read them as one format), or they are not regular files (each says why)"
 		g.Add(capture.Item{What: s.Reason, Where: s.Path})
 	}
 	if ok > 0 && empty == ok {
