@@ -91,8 +91,9 @@ func TestAggregatedRecords(t *testing.T) {
 	}
 }
 
-// Garbage durations (centuries) must not wrap the sums into negative totals
-// and shares above 100%: sums saturate, and a wrapped interval too.
+// Garbage durations (centuries) and counts must not wrap the sums into
+// negative totals and shares above 100%: sums saturate, and a wrapped
+// interval too.
 func TestTimeSumsDoNotWrap(t *testing.T) {
 	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
 	p := c.AddProgram(capture.Program{Name: "p"})
@@ -113,7 +114,22 @@ func TestTimeSumsDoNotWrap(t *testing.T) {
 			t.Errorf("%s wrapped: %+v", k.Kernel.Name, k)
 		}
 	}
-	if AddTime(math.MaxInt64-1, 5) != math.MaxInt64 || AddTime(2, 3) != 5 {
-		t.Error("AddTime")
+	// Aggregated records carry counts from the input: two of 2^62 each.
+	agg := c.AddKernel(capture.Kernel{Program: p, Name: "agg"})
+	for range 2 {
+		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: agg, Link: capture.LinkLaunched,
+			Aggregate: &capture.Aggregate{Count: 1 << 62, Device: 1, DeviceValid: true, Launch: 1, LaunchValid: true}})
+	}
+	tb := a.Tables(c)
+	if pt := tb.Programs[0]; pt.Dispatches < 0 || pt.Timed < 0 || tb.Dispatches() < 0 {
+		t.Errorf("program counts wrapped: %+v", pt)
+	}
+	for _, k := range tb.Programs[0].Kernels {
+		if k.Dispatches < 0 || k.Timed < 0 || k.Aggregated < 0 || k.Launched < 0 || k.Links["launched"] < 0 {
+			t.Errorf("%s counts wrapped: %+v", k.Kernel.Name, k)
+		}
+	}
+	if SatAdd(math.MaxInt64-1, 5) != math.MaxInt64 || SatAdd(2, 3) != 5 {
+		t.Error("SatAdd")
 	}
 }

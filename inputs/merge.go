@@ -126,9 +126,9 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		a.finish()
 		pt := &tables[a.row.Kernel.Program]
 		pt.Kernels = append(pt.Kernels, a.row)
-		pt.Dispatches += a.row.Dispatches
-		pt.Timed += a.row.Timed
-		pt.Total = analysis.AddTime(pt.Total, a.row.Total)
+		pt.Dispatches = analysis.SatAdd(pt.Dispatches, a.row.Dispatches)
+		pt.Timed = analysis.SatAdd(pt.Timed, a.row.Timed)
+		pt.Total = analysis.SatAdd(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
@@ -160,17 +160,17 @@ func (a *kacc) add(k *analysis.KernelRow) {
 		}
 	}
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
-	r.Dispatches += k.Dispatches
-	r.Timed += k.Timed
-	r.Total = analysis.AddTime(r.Total, k.Total)
-	r.Aggregated += k.Aggregated
-	r.Launched += k.Launched
-	r.LaunchTotal = analysis.AddTime(r.LaunchTotal, k.LaunchTotal)
+	r.Dispatches = analysis.SatAdd(r.Dispatches, k.Dispatches)
+	r.Timed = analysis.SatAdd(r.Timed, k.Timed)
+	r.Total = analysis.SatAdd(r.Total, k.Total)
+	r.Aggregated = analysis.SatAdd(r.Aggregated, k.Aggregated)
+	r.Launched = analysis.SatAdd(r.Launched, k.Launched)
+	r.LaunchTotal = analysis.SatAdd(r.LaunchTotal, k.LaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
 		}
-		r.Links[l] += n
+		r.Links[l] = analysis.SatAdd(r.Links[l], n)
 	}
 }
 
