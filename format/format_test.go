@@ -72,6 +72,29 @@ func TestGzipInputDetected(t *testing.T) {
 	}
 }
 
+// A gzip file cut before its first inflated byte is a cut file, not an
+// empty trace: it used to be sniffed as an empty head and reported as
+// "nothing was recorded" by whichever reader takes any text.
+func TestGzipCutBeforeFirstByte(t *testing.T) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(bytes.Repeat([]byte("MAGIC inside gzip\n"), 1000))
+	zw.Close()
+	for _, n := range []int{10, 12} { // the header; the header and a first byte of deflate data
+		c, err := ReadFile(write(t, b.Bytes()[:n]), "", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+			t.Errorf("cut at %d: %v, %+v", n, err, c)
+		}
+	}
+	// A gzip of nothing is an empty trace all the same.
+	var e bytes.Buffer
+	zw = gzip.NewWriter(&e)
+	zw.Close()
+	if head, err := BytesInput("empty.gz", e.Bytes()).Head(); err != nil || len(head) != 0 {
+		t.Errorf("gzip of nothing: head %q, %v", head, err)
+	}
+}
+
 func TestDirectoryRefused(t *testing.T) {
 	_, err := ReadFile(t.TempDir(), "", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "directory") {

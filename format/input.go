@@ -215,11 +215,12 @@ func (in *Input) streamHead() ([]byte, error) {
 func readHead(r io.Reader) ([]byte, error) {
 	buf := make([]byte, sniffLen)
 	n, err := io.ReadFull(r, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		// A cut gzip stream still has a head worth sniffing.
-		if n == 0 {
-			return nil, err
-		}
+	// A cut gzip stream still has a head worth sniffing. One cut before
+	// its first inflated byte has none: ReadFull passes the inflater's
+	// io.ErrUnexpectedEOF on as it is, and an empty head would be sniffed
+	// as an empty trace ("nothing was recorded") instead of a cut file.
+	if n == 0 && err != nil && err != io.EOF {
+		return nil, err
 	}
 	return buf[:n], nil
 }
