@@ -2,6 +2,8 @@ package diff
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/tallyprof/tally/capture"
@@ -174,6 +176,7 @@ func compareProgram(name string, a, b *Side) Program {
 		p.Total = compare(timesOf(sa.perRun, sa.timed), timesOf(sb.perRun, sb.timed), false)
 	}
 
+	pa, pb = alias(pa, pb), alias(pb, pa)
 	keys := kernelKeys(pa, pb)
 	for _, kk := range keys {
 		var ka, kb *kernSide
@@ -270,6 +273,31 @@ func unitWord(u string) string {
 		return "no unit"
 	}
 	return u
+}
+
+// alias returns p with each anonymous kernel that other names (by the
+// same id) keyed by other's name, so the label and the name are one row;
+// p itself is not changed. A kernel p also names itself stays apart.
+func alias(p, other *progSide) *progSide {
+	if p == nil || other == nil || len(other.named) == 0 {
+		return p
+	}
+	q := p
+	for i, kk := range p.korder {
+		nk, ok := other.named[kk]
+		if !ok || q.kernels[nk] != nil {
+			continue
+		}
+		if q == p {
+			c := *p
+			c.kernels, c.korder = maps.Clone(p.kernels), slices.Clone(p.korder)
+			q = &c
+		}
+		q.kernels[nk] = q.kernels[kk]
+		delete(q.kernels, kk)
+		q.korder[i] = nk
+	}
+	return q
 }
 
 // kernelKeys lists A's kernels then B's new ones, in first-seen order.

@@ -38,16 +38,21 @@ type sampleKey struct {
 }
 
 // kernelKey matches kernels across sides within one program: by list and
-// the format's kernel id when it has one (so a kernel named on one side and
-// shown by its anonymous label on the other is still one kernel), else by
-// display name.
+// catalog name; a kernel without a name by the format's kernel id when it
+// has one. Ids are a capture's own numbering (the probe numbers kernels in
+// first-use order), so two named kernels never match by id; an anonymous
+// one matches the other side's kernel named under its id (idKeys, alias).
 type kernelKey struct{ list, name string }
 
 func keyOf(k capture.Kernel) kernelKey {
-	if k.HasID {
-		return kernelKey{k.List, "#" + strconv.FormatUint(k.ID, 10)}
+	if k.HasID && !k.Resolved {
+		return idKey(k)
 	}
 	return kernelKey{k.List, k.Name}
+}
+
+func idKey(k capture.Kernel) kernelKey {
+	return kernelKey{k.List, "#" + strconv.FormatUint(k.ID, 10)}
 }
 
 type progSide struct {
@@ -59,6 +64,9 @@ type progSide struct {
 	runs       map[sampleKey]bool
 	kernels    map[kernelKey]*kernSide
 	korder     []kernelKey
+	// named maps the id key of each named kernel with an id to its name
+	// key, so the other side's anonymous label of it can match it.
+	named map[kernelKey]kernelKey
 	// leftOut lists the runs not sampled because they did not complete.
 	leftOut []sampleKey
 }
@@ -105,6 +113,11 @@ func (s *Side) add(c *capture.Capture, col *collector) {
 		}
 		ps := s.programs[c.Programs[k.Program].Name]
 		key := keyOf(k)
+		if k.HasID && k.Resolved {
+			if _, ok := ps.named[idKey(k)]; !ok {
+				ps.named[idKey(k)] = key
+			}
+		}
 		ks := ps.kernels[key]
 		if ks == nil {
 			ks = &kernSide{kernel: k, runs: map[sampleKey]*runSums{}}
@@ -132,7 +145,7 @@ func (s *Side) add(c *capture.Capture, col *collector) {
 func (s *Side) program(name string, clock capture.Clock) *progSide {
 	ps := s.programs[name]
 	if ps == nil {
-		ps = &progSide{name: name, clock: clock, runs: map[sampleKey]bool{}, kernels: map[kernelKey]*kernSide{}}
+		ps = &progSide{name: name, clock: clock, runs: map[sampleKey]bool{}, kernels: map[kernelKey]*kernSide{}, named: map[kernelKey]kernelKey{}}
 		s.programs[name] = ps
 		s.order = append(s.order, name)
 		return ps

@@ -58,7 +58,7 @@ func gapRows(in *Input) []GapRow {
 		r := row("gap", string(g.Kind))
 		r.Program, r.Count, r.Note, r.Summary = g.Program, g.Count, g.Note, g.Summary
 		if len(g.Items) > 0 {
-			r.First = itemText(g.Items[0])
+			r.First = itemText(g.Items[0], c.Clock.Unit)
 		}
 		rows = append(rows, r)
 	}
@@ -96,13 +96,25 @@ func allGapRows(ins []*Input, skipped []inputs.Skipped) []GapRow {
 	return rows
 }
 
-func itemText(it capture.Item) string {
+// itemText is a gap item in one line: an unfinished dispatch with its
+// launch time and the last dispatch completed before it (docs/export.md).
+func itemText(it capture.Item, unit string) string {
 	s := it.What
 	if it.Kernel != "" {
 		s = it.Kernel + ": " + s
 	}
+	var at []string
 	if it.Where != "" {
-		s += " (" + it.Where + ")"
+		at = append(at, it.Where)
+	}
+	if it.Time != nil {
+		at = append(at, strings.TrimSpace("at "+itoa(*it.Time)+" "+unit))
+	}
+	if it.LastCompleted != "" {
+		at = append(at, "last completed before it: "+it.LastCompleted)
+	}
+	if len(at) > 0 {
+		s += " (" + strings.Join(at, "; ") + ")"
 	}
 	return s
 }

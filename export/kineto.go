@@ -466,7 +466,15 @@ func (k *kinetoWriter) info() []string {
 		lines = append(lines, fmt.Sprintf("%d dispatches without ns device times are not written as events", k.skipped.untimed))
 	}
 	if g := c.Accounting.CountOf(capture.UnfinishedDispatch); g > 0 {
-		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end, on their stream's pid/tid when known, else on the host pid's tid %d (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", g, kinetoUnfinishedTID))
+		written := int64(0)
+		k.eachUnfinished(func(*capture.Item) { written++ })
+		lines = append(lines, fmt.Sprintf("%d unfinished dispatches are written as cat \"tally_unfinished\" events ending at the capture end, on their stream's pid/tid when known, else on the host pid's tid %d (no stream/correlation args, so HTA and TraceLens do not count them as GPU work; HTA lists them among CPU-side rows)", written, kinetoUnfinishedTID))
+		if g > written {
+			// Counted in the gaps, not drawn: no launch time in ns, not
+			// listed (a gap lists its first capture.MaxItems), or of
+			// another rank's file.
+			lines = append(lines, fmt.Sprintf("%d of the %d unfinished dispatches are not written as events (no launch time in ns, beyond the ones the gap lists, or in another rank's file): they are counted in the gaps only", g-written, g))
+		}
 	}
 	if u := k.skipped.unlinked; u > 0 {
 		lines = append(lines, fmt.Sprintf("%d kernels (%d ns of device time) are written without a launch event: the input records no launch for them. TraceLens leaves such kernels out of its GPU timeline unless run with --include_unlinked_kernels; HTA keeps them (it drops them only in traces with two or more ProfilerStep events, and this file has none)", u, k.skipped.unlinkedNS))
@@ -552,6 +560,22 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 // stream's pid/tid when the reader knew the queue (outputs.md (c)).
 func (k *kinetoWriter) unfinished(ev func(string)) {
 	c := k.c
+	k.eachUnfinished(func(it *capture.Item) {
+		pid, tid, stream := kinetoHostPID, kinetoUnfinishedTID, ""
+		if q := it.Queue; q != nil && *q >= 0 && int(*q) < len(c.Queues) {
+			pid, tid = k.pidOf(int32(*q)), tidOf(int32(*q))
+			stream = fmt.Sprintf(`,"tally_stream":%d`, tid)
+		}
+		k.corr++
+		ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s%s}}`,
+			jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(k.end-*it.Time), k.corr, jstr(it.Program), stream))
+	})
+}
+
+// eachUnfinished calls fn with each unfinished dispatch this file writes:
+// listed, with a launch time in ns, and of this file's rank.
+func (k *kinetoWriter) eachUnfinished(fn func(*capture.Item)) {
+	c := k.c
 	if c.Clock.Unit != "ns" {
 		return
 	}
@@ -559,22 +583,16 @@ func (k *kinetoWriter) unfinished(ev func(string)) {
 		if g.Kind != capture.UnfinishedDispatch {
 			continue
 		}
-		for _, it := range g.Items {
+		for i := range g.Items {
+			it := &g.Items[i]
 			if it.Time == nil {
 				continue
 			}
-			pid, tid, stream := kinetoHostPID, kinetoUnfinishedTID, ""
 			known := it.Queue != nil && *it.Queue >= 0 && int(*it.Queue) < len(c.Queues)
 			if known && !k.inRank(int32(*it.Queue)) || !known && k.rank != "" && !k.unqueued {
 				continue
 			}
-			if q := it.Queue; known {
-				pid, tid = k.pidOf(int32(*q)), tidOf(int32(*q))
-				stream = fmt.Sprintf(`,"tally_stream":%d`, tid)
-			}
-			k.corr++
-			ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s%s}}`,
-				jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(k.end-*it.Time), k.corr, jstr(it.Program), stream))
+			fn(it)
 		}
 	}
 }

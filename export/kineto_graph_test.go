@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -161,5 +162,32 @@ func TestKinetoUnlinkedKernelsCounted(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"kernels_without_launch":3,"kernels_without_launch_ns":300`) {
 		t.Error(`"tally".events lacks kernels_without_launch`)
+	}
+}
+
+// INFO states how many unfinished dispatches the file holds as events: a
+// gap lists only its first capture.MaxItems, so the rest are counted, not
+// written, and INFO must not claim them written.
+func TestKinetoUnfinishedBeyondListedCounted(t *testing.T) {
+	dir := t.TempDir()
+	n := capture.MaxItems + 7
+	in := writeSynth(t, dir, "u.synth", synthSpec{N: 4, Kernels: 2, Unfinished: true, UnfinishedN: n, SourceRank: "0"})
+	out := filepath.Join(dir, "u.json")
+	run(t, []string{in}, Options{To: Kineto, Out: out, Format: synthFormat})
+	evs, info := decodeKineto(t, read(t, out))
+	events := 0
+	for _, e := range evs {
+		if *e.Cat == "tally_unfinished" {
+			events++
+		}
+	}
+	if events != capture.MaxItems {
+		t.Fatalf("%d unfinished events, want %d (the listed ones)", events, capture.MaxItems)
+	}
+	all := strings.Join(info, "\n")
+	for _, want := range []string{fmt.Sprintf("%d unfinished dispatches are written", capture.MaxItems), fmt.Sprintf("7 of the %d unfinished dispatches are not written", n)} {
+		if !strings.Contains(all, want) {
+			t.Errorf("INFO lacks %q:\n%s", want, all)
+		}
 	}
 }

@@ -135,9 +135,12 @@ func kernelRows(in *Input) []KernelRow {
 				id := k.Kernel.ID
 				r.KernelID = &id
 			}
+			if k.Timed > 0 {
+				// A share is unit-free: a ticks program's too.
+				r.ShareOfProg = k.Share
+			}
 			if ns && k.Timed > 0 {
 				r.DeviceNS = i64(k.Total)
-				r.ShareOfProg = k.Share
 				if k.MinMaxKnown {
 					r.MinNS, r.MaxNS = i64(k.Min), i64(k.Max)
 				}

@@ -37,6 +37,9 @@ type synthSpec struct {
 	Unfinished bool
 	// UnfinishedQueue gives that unfinished dispatch queue 0.
 	UnfinishedQueue bool
+	// UnfinishedN lists that many unfinished dispatches instead of one
+	// (beyond capture.MaxItems, the gap counts what it cannot list).
+	UnfinishedN int
 	// Graph makes the first Graph dispatches graph-replayed, four per
 	// graph launch (they share its launch interval).
 	Graph         int // NoLaunchEvery makes every n-th dispatch one without a launch record.
@@ -116,7 +119,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 			q := capture.QueueID(0)
 			it.Queue = &q
 		}
-		g.Add(it)
+		for range max(s.UnfinishedN, 1) {
+			g.Add(it)
+		}
 	}
 	// As real readers do, the clock is stated once the input is read.
 	c.Clock = capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "synthetic ns"}

@@ -222,3 +222,30 @@ func TestRanks(t *testing.T) {
 		t.Errorf("ranks %v, want queue rank 7, source rank 5, input index 1", got)
 	}
 }
+
+// A program timed in device ticks has no ns totals, but its kernels' shares
+// are unit-free: written, not 0 (0 would say the kernel took no time).
+func TestTicksShares(t *testing.T) {
+	dir := t.TempDir()
+	in := writeSynth(t, dir, "t.synth", synthSpec{N: 6, Kernels: 2, Ticks: true})
+	out := filepath.Join(dir, "t.jsonl")
+	opt := Options{To: JSONL, Out: out, Format: synthFormat, PerKernel: true}
+	run(t, []string{in}, opt)
+	var sum float64
+	for _, line := range strings.Split(strings.TrimSpace(string(read(t, out))), "\n") {
+		var r KernelRow
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.DeviceNS != nil {
+			t.Errorf("%s: device_ns %d for a ticks program", r.Kernel, *r.DeviceNS)
+		}
+		if r.ShareOfProg <= 0 {
+			t.Errorf("%s: share %v, want its share of the program's ticks", r.Kernel, r.ShareOfProg)
+		}
+		sum += r.ShareOfProg
+	}
+	if sum < 0.999 || sum > 1.001 {
+		t.Errorf("shares sum to %v", sum)
+	}
+}

@@ -50,6 +50,8 @@ type Report struct {
 	Log    *LogInfo `json:"log,omitempty"`
 	Totals Totals   `json:"totals"`
 	Units  string   `json:"units"`
+
+	logChecked, logUnchecked int // see LogInfo.Checked, Unchecked
 }
 
 // SideInfo is one side's input.
@@ -91,6 +93,15 @@ type LogInfo struct {
 	// WithoutDump are layers the log shows ran whose dump on our side was
 	// not written.
 	WithoutDump string `json:"without_dump"`
+	withoutDump int    // how many layers WithoutDump names
+	// Checked counts the compared layers whose row 0 was checked against
+	// their [L] line; Unchecked those with an [L] line and a compared pair
+	// that could not be checked because the row width H is unknown (no
+	// --hidden, no sidecar). A log that checked nothing, or left layers
+	// unchecked, is a finding: asking for the check and getting none must
+	// not read as agreement.
+	Checked   int `json:"checked"`
+	Unchecked int `json:"unchecked_without_h"`
 }
 
 // Totals count the outcomes; any of the last five makes --strict fail.
@@ -103,10 +114,13 @@ type Totals struct {
 	Step        bool  `json:"step"`
 }
 
-// Findings reports whether anything --strict fails on was found.
+// Findings reports whether anything --strict fails on was found. Layers
+// the log shows ran without a dump of ours count even when they lie past
+// the last file on either side (and so are in no layer row).
 func (r *Report) Findings() bool {
 	t := r.Totals
-	return t.NotWritten > 0 || t.Malformed > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step
+	return t.NotWritten > 0 || t.Malformed > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step ||
+		r.Log != nil && (r.Log.withoutDump > 0 || r.Log.Checked == 0 || r.Log.Unchecked > 0)
 }
 
 // maxHole is the longest run of layers missing on both sides listed one by
@@ -292,7 +306,10 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 	if rs.NaN+rs.Inf+os_.NaN+os_.Inf > 0 {
 		rep.Totals.NonFinite++
 	}
-	if st := logStats[ly.Layer]; st != nil && p.h > 0 {
+	if st := logStats[ly.Layer]; st != nil && p.h == 0 {
+		rep.logUnchecked++
+	} else if st != nil {
+		rep.logChecked++
 		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax}
 		ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
 		if !ly.Log.Agrees {
@@ -383,7 +400,8 @@ func (rep *Report) logInfo(path string, st map[int64]*npuprof.LayerStat, ours *l
 			missing[l] = true
 		}
 	}
-	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: ranges.String(ranges.Of(missing))}
+	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: ranges.String(ranges.Of(missing)), withoutDump: len(missing),
+		Checked: rep.logChecked, Unchecked: rep.logUnchecked}
 }
 
 // sane replaces non-finite figures (an overflowing sum) by nil: JSON has

@@ -301,3 +301,81 @@ func TestMapAndErrors(t *testing.T) {
 		t.Fatal("missing input accepted")
 	}
 }
+
+// The log shows layers 10 and 11 ran, past the last dump on either side:
+// their dumps were not written, so the comparison is not complete and
+// --strict must fail, though no layer between files is missing.
+func TestLogLayersPastTheDumps(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	var log strings.Builder
+	for l := 0; l < tl; l++ {
+		var sum, mx float64
+		for c := 0; c < th; c++ {
+			a := math.Abs(float64(float32(value(l, 0, c))))
+			sum += a
+			mx = max(mx, a)
+		}
+		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
+	}
+	log.WriteString("  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n")
+	lp := filepath.Join(t.TempDir(), "engine.log")
+	os.WriteFile(lp, []byte(log.String()), 0o644)
+	rep := run(t, ref, ours, Options{Hidden: th, Log: lp})
+	if rep.Totals.LogMismatch != 0 || rep.Totals.Compared != tl || rep.Log.WithoutDump != "10..11" {
+		t.Fatalf("%+v %+v", rep.Totals, rep.Log)
+	}
+	if !rep.Findings() {
+		t.Fatal("layers the log shows ran without a dump are not a finding")
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	if strings.Contains(b.String(), "COMPLETE") {
+		t.Fatalf("verdict COMPLETE:\n%s", b.String())
+	}
+	// The negative arm: a log whose layers all have dumps is no finding.
+	os.WriteFile(lp, []byte(strings.Replace(log.String(), "  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n", "", 1)), 0o644)
+	if rep := run(t, ref, ours, Options{Hidden: th, Log: lp}); rep.Findings() || rep.Log.WithoutDump != "none" {
+		t.Fatalf("complete log: %+v %+v", rep.Totals, rep.Log)
+	}
+}
+
+// Asking for the [L] check and getting none must not read as agreement: a
+// log that checks no layer, or layers that cannot be checked for want of
+// the row width, are findings.
+func TestLogThatChecksNothing(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	var log strings.Builder
+	for l := 0; l < tl; l++ {
+		var sum, mx float64
+		for c := 0; c < th; c++ {
+			a := math.Abs(float64(float32(value(l, 0, c))))
+			sum += a
+			mx = max(mx, a)
+		}
+		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
+	}
+	lp := filepath.Join(t.TempDir(), "engine.log")
+	os.WriteFile(lp, []byte(log.String()), 0o644)
+	// The positive arm: every layer checked, nothing found.
+	if rep := run(t, ref, ours, Options{Hidden: th, Log: lp}); rep.Findings() || rep.Log.Checked != tl || rep.Log.Unchecked != 0 {
+		t.Fatalf("checked log: %+v %+v", rep.Totals, rep.Log)
+	}
+	// No row width: the layers cannot be checked.
+	rep := run(t, ref, ours, Options{Log: lp})
+	if !rep.Findings() || rep.Log.Unchecked != tl || rep.Log.Checked != 0 {
+		t.Fatalf("unchecked log passed: %+v %+v", rep.Totals, rep.Log)
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "LOG UNCHECKED: ") || strings.Contains(b.String(), "COMPLETE") {
+		t.Fatalf("text:\n%s", b.String())
+	}
+	// A log without a single [L] line checks nothing.
+	os.WriteFile(lp, []byte("[prof] npu_gemm n=100 pack=0.1 quant+launch=0.2 wait=0.3 readback=0.1 ms (N=4)\n"), 0o644)
+	rep = run(t, ref, ours, Options{Hidden: th, Log: lp})
+	b.Reset()
+	rep.WriteText(&b)
+	if !rep.Findings() || rep.Log.Checked != 0 || !strings.Contains(b.String(), "LOG CHECKED NOTHING") {
+		t.Fatalf("empty log passed: %+v %+v\n%s", rep.Totals, rep.Log, b.String())
+	}
+}

@@ -103,7 +103,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	if r.Log != nil {
-		p("[L] log %s: %d layers; layers it shows ran without a dump of ours: %s\n", r.Log.Path, r.Log.Layers, r.Log.WithoutDump)
+		p("[L] log %s: %d layers, %d checked against row 0 of our dumps; layers it shows ran without a dump of ours: %s\n", r.Log.Path, r.Log.Layers, r.Log.Checked, r.Log.WithoutDump)
+		if r.Log.Unchecked > 0 {
+			p("LOG UNCHECKED: %d layers have an [L] line but no known row width (give --hidden or sidecars), so row 0 could not be compared\n", r.Log.Unchecked)
+		}
+		if r.Log.Checked == 0 {
+			p("LOG CHECKED NOTHING: no compared layer has an [L] line in %s (wrong log, or NPU_INFER_DUMP_LAYERS was not set for this run)\n", r.Log.Path)
+		}
 	}
 	t := r.Totals
 	verdict := "COMPLETE"

@@ -73,8 +73,12 @@ func TestWriteLayer(t *testing.T) {
 	if err := s.WriteLayer(dir, 8, data, [2]int{4, 3}); err == nil {
 		t.Fatal("shape mismatch accepted")
 	}
+	// 4 × (2⁶²+2) wraps to 8 in int: never a sidecar claiming that shape.
+	if err := s.WriteLayer(dir, 9, make([]float32, 8), [2]int{4, 1<<62 + 2}); err == nil {
+		t.Fatal("overflowing shape accepted")
+	}
 	r, err := s.Close()
-	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 1 || r.LayersNotWritten[0].Layer != 8 {
+	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 2 || r.LayersNotWritten[0].Layer != 8 {
 		t.Fatalf("%+v %v", r, err)
 	}
 }

@@ -36,7 +36,8 @@ type layerState struct {
 // and listed again by Close (so dump before Close).
 func (s *Session) WriteLayer(dir string, layer int, data []float32, shape [2]int) error {
 	f32 := filepath.Join(dir, "layer_"+strconv.Itoa(layer)+".f32")
-	if shape[0] <= 0 || shape[1] <= 0 || shape[0]*shape[1] != len(data) {
+	// Divide rather than multiply: M×H can wrap around in int.
+	if shape[0] <= 0 || shape[1] <= 0 || len(data)%shape[1] != 0 || len(data)/shape[1] != shape[0] {
 		return s.layerFailed(layer, f32, "shape", fmt.Errorf("shape %dx%d does not match %d values", shape[0], shape[1], len(data)))
 	}
 	if err := checkedfile.Write(f32, func(w io.Writer) error { return writeF32(w, data) }); err != nil {

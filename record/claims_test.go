@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/format/npuprof"
 )
@@ -39,5 +40,32 @@ func TestRecordKeepsClaimedLines(t *testing.T) {
 	}
 	if (&Result{}).Format(hrxserial.Name) != hrxserial.Name {
 		t.Fatal("default format")
+	}
+}
+
+// A claimed line the command did not finish (killed mid-write) is kept as
+// it arrived and named, so the report cannot read complete; an unclaimed
+// last line without a newline (a prompt) is not a cut trace line.
+func TestRecordCutTraceLine(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "cut.kept")
+	script := `echo '[prof] pre D 128 100 0.30 0.21 3.806 0.011 4.328' >&2; printf '[prof] dec D 1 100 0.30 0.21 3.806 0.011 4.3' >&2; printf 'prompt> '`
+	var out, errOut syncBuffer
+	res, err := Run(Options{Command: []string{"/bin/sh", "-c", script}, Kept: kept, Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.CutLines) != 1 || res.CutLines[0] != 3 {
+		t.Fatalf("cut lines %v, want [3] (header, whole row, cut row)", res.CutLines)
+	}
+	var a capture.Accounting
+	res.CutGap(&a, kept)
+	if g := a.Find(capture.TruncatedInput); g == nil || g.Count != 1 || g.Items[0].Where != kept+":3" || a.Complete() {
+		t.Fatalf("gap %+v", a.Gaps)
+	}
+	// The negative arm: nothing cut, no gap.
+	var none capture.Accounting
+	(&Result{}).CutGap(&none, kept)
+	if len(none.Gaps) != 0 {
+		t.Fatal("a gap without a cut line")
 	}
 }

@@ -56,8 +56,9 @@ func (k *keptWriter) header(extra string) {
 	k.write([]byte("# tally kept trace v1 clock=monotonic unit=ns" + extra + "\n"))
 }
 
-// line stamps and appends one line (without its '\n').
-func (k *keptWriter) line(t uint64, b []byte) {
+// line stamps and appends one line (without its '\n'), and returns its
+// line number in the file.
+func (k *keptWriter) line(t uint64, b []byte) int64 {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var num [24]byte
@@ -66,11 +67,12 @@ func (k *keptWriter) line(t uint64, b []byte) {
 	k.write(s)
 	k.write(b)
 	k.write([]byte{'\n'})
+	return k.lines
 }
 
 func (k *keptWriter) write(b []byte) {
-	if k.err != nil {
-		return
+	if k.err != nil || len(b) == 0 {
+		return // an empty line's body: nothing to write
 	}
 	n, err := k.w.Write(b)
 	k.total += int64(n)

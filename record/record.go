@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 )
 
@@ -49,6 +50,11 @@ type Result struct {
 	Lines, TraceLines int64
 	// Claimed counts the claimed lines per format name.
 	Claimed map[string]int64
+	// CutLines are the kept-trace line numbers of claimed lines that
+	// arrived without their '\n' (the stream closed inside them: the
+	// command was killed mid-write). They are kept as they arrived, so a
+	// number at their end may be cut; CutGap reports them.
+	CutLines []int64
 	// Passed counts lines passed through to Stdout/Stderr.
 	Passed int64
 	// PassErr is the first failed pass-through write; lines after it were
@@ -132,18 +138,22 @@ func Run(opt Options) (*Result, error) {
 	var wg sync.WaitGroup
 	pump := func(r io.Reader, pass io.Writer, keepAll bool) {
 		defer wg.Done()
-		readLines(r, func(line []byte) {
+		readLines(r, func(line []byte, cut bool) {
 			t := monotonic()
 			claim := format.Claim(claimers, line)
 			isTrace := claim != ""
+			var at int64
 			if isTrace || keepAll {
-				kept.line(t, line)
+				at = kept.line(t, line)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			if isTrace {
 				res.TraceLines++
 				res.Claimed[claim]++
+				if cut {
+					res.CutLines = append(res.CutLines, at)
+				}
 				return
 			}
 			if res.PassErr != nil {
@@ -182,6 +192,22 @@ func Run(opt Options) (*Result, error) {
 	return res, nil
 }
 
+// CutGap adds a truncated_input gap to a when claimed lines arrived cut
+// (CutLines): the reader took them as whole lines, so the report must not
+// read complete. kept is the kept trace's path, for the items.
+func (r *Result) CutGap(a *capture.Accounting, kept string) {
+	if len(r.CutLines) == 0 {
+		return
+	}
+	// A gap of its own: the reader may have a truncated_input gap already.
+	g := &capture.Gap{Kind: capture.TruncatedInput,
+		Summary: "the command's output closed inside a trace line (no final newline: it was killed or crashed mid-write); the line is kept as it arrived and was read as a whole line, so a number at its end may be cut"}
+	for _, n := range r.CutLines {
+		g.Add(capture.Item{What: "trace line without its newline", Where: fmt.Sprintf("%s:%d", kept, n)})
+	}
+	a.Gaps = append(a.Gaps, g)
+}
+
 // Format is the reader whose lines the run printed most, or def when no
 // registered reader claimed a line.
 func (r *Result) Format(def string) string {
@@ -199,8 +225,8 @@ func (r *Result) Format(def string) string {
 const maxLine = 16 << 20
 
 // readLines calls fn for every line of r as it arrives, without its '\n'. A
-// last line without '\n' is delivered with what arrived.
-func readLines(r io.Reader, fn func([]byte)) {
+// last line without '\n' is delivered with what arrived, and cut set.
+func readLines(r io.Reader, fn func(line []byte, cut bool)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	for {
@@ -208,7 +234,7 @@ func readLines(r io.Reader, fn func([]byte)) {
 		if err == bufio.ErrBufferFull {
 			long = append(long, chunk...)
 			if len(long) >= maxLine {
-				fn(long)
+				fn(long, false)
 				long = long[:0]
 			}
 			continue
@@ -218,7 +244,8 @@ func readLines(r io.Reader, fn func([]byte)) {
 			long = long[:0]
 		}
 		if len(chunk) > 0 {
-			fn(bytes.TrimSuffix(chunk, []byte{'\n'}))
+			ended := chunk[len(chunk)-1] == '\n'
+			fn(bytes.TrimSuffix(chunk, []byte{'\n'}), !ended)
 		}
 		if err != nil {
 			return

@@ -242,9 +242,13 @@ func TestRecordFlushesWhileRunning(t *testing.T) {
 func TestReadLines(t *testing.T) {
 	long := strings.Repeat("x", 200<<10)
 	var got []string
-	readLines(strings.NewReader("a\n"+long+"\nlast"), func(b []byte) { got = append(got, string(b)) })
+	var cut []bool
+	readLines(strings.NewReader("a\n"+long+"\nlast"), func(b []byte, c bool) { got, cut = append(got, string(b)), append(cut, c) })
 	if len(got) != 3 || got[0] != "a" || got[1] != long || got[2] != "last" {
 		t.Fatalf("%d lines", len(got))
+	}
+	if cut[0] || cut[1] || !cut[2] {
+		t.Fatalf("cut %v: only the last line lacks its newline", cut)
 	}
 }
 

@@ -15,7 +15,12 @@ import (
 func (in *Input) launch(c *capture.Capture, d *capture.Dispatch, group *track, kernel string) uint64 {
 	w := in.w
 	lb, le := d.Launch.Begin, d.Launch.End
-	if !d.Launch.Valid || le < lb || !w.representable(lb) {
+	if !d.Launch.Valid {
+		return 0
+	}
+	if le < lb || !w.representable(lb) {
+		in.launchesNotDrawn++
+		w.stats.LaunchesNotDrawn++
 		return 0
 	}
 	in.see(lb, le)

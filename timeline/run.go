@@ -15,7 +15,8 @@ type Options struct {
 	Reader format.Options
 	// As is the output format.
 	As Format
-	// Workers is how many inputs are read at once (0: one per core).
+	// Workers is how many inputs are read at once (0: one per core);
+	// Chrome JSON reads them one at a time, in argument order.
 	Workers int
 	// Progress, when non-nil, watches the reads (one bar for all inputs).
 	Progress inputs.Progress
@@ -49,7 +50,14 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	for i, p := range e.Paths {
 		ins[i] = w.Input(p)
 	}
-	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Progress: opt.Progress},
+	workers := opt.Workers
+	if opt.As == Chrome {
+		// Chrome's time base is the first time written: inputs are read
+		// in argument order, so the same command writes the same file
+		// (and a time before the base is the same input's, every run).
+		workers = 1
+	}
+	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress},
 		func(i int, _ string) capture.Sink { return ins[i] })
 	var empty []string
 	for i, r := range res {

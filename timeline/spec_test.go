@@ -343,3 +343,25 @@ func TestGraphLaunchDrawnOnce(t *testing.T) {
 		}
 	}
 }
+
+// A launch before Chrome's time base is not drawn, and counted as
+// launches_not_drawn (docs/timeline.md), like one that fits no lane: its
+// dispatch is drawn whole, but the file holds one arrow fewer.
+func TestLaunchBeforeTheBaseIsCounted(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Domain: "unix-epoch", Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+	q := c.AddQueue(capture.Queue{Name: "stream 1", Device: "GPU 0", Rank: "0"})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+	const t0, hour = int64(1764547200_000_000_000), int64(3600_000_000_000)
+	ds := []capture.Dispatch{
+		{Program: p, Queue: q, Kernel: k, Instance: 0, Index: 0, Ordinal: -1, Link: capture.LinkLaunched,
+			Launch: capture.Interval{Begin: t0 - 100, End: t0 - 50, Valid: true}, Device: capture.Interval{Begin: t0, End: t0 + 10, Valid: true}},
+		// Launched three hours before its dispatch ran: before the base.
+		{Program: p, Queue: q, Kernel: k, Instance: 0, Index: 1, Ordinal: -1, Link: capture.LinkLaunched,
+			Launch: capture.Interval{Begin: t0 - 3*hour, End: t0 - 3*hour + 50, Valid: true}, Device: capture.Interval{Begin: t0 + 20, End: t0 + 30, Valid: true}},
+	}
+	_, w := writeWith(t, Chrome, c, ds)
+	if st := w.Stats(); st.Slices != 2 || st.Launches != 1 || st.LaunchesNotDrawn != 1 {
+		t.Errorf("%+v: want 2 slices, 1 launch drawn, 1 not drawn", st)
+	}
+}

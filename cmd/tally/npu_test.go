@@ -49,6 +49,13 @@ func TestNPURecord(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "program prefill") || !strings.Contains(errOut, "QKV M=64") {
 		t.Fatalf("record: exit %d\n%s", code, errOut)
 	}
+	// A row the engine did not finish writing (killed mid-line) is named:
+	// the report is not complete, and --strict says so.
+	code, _, errOut = tally("record", "--strict", "-o", kept, "--", "/bin/sh", "-c",
+		"echo '[prof] pre QKV 64 100 0.10 0.20 2.000 0.010 2.310' >&2; printf '[prof] dec D 1 100 0.30 0.21 3.806 0.011 4.3' >&2")
+	if code != 1 || !strings.Contains(errOut, "GAP truncated_input") || !strings.Contains(errOut, kept+":3") {
+		t.Fatalf("cut row: exit %d\n%s", code, errOut)
+	}
 }
 
 func writeF32(t *testing.T, dir string, l int, vals []float32) {

@@ -53,6 +53,7 @@ Flags:
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
 		return 2
 	}
+	res.CutGap(&rep.Capture.Accounting, *kept)
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
 		pos[0], res.ExitCode, res.Lines, res.TraceLines, *kept)
 	if res.PassErr != nil {

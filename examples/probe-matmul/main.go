@@ -35,6 +35,10 @@ func run(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *queues < 1 || *dim < 1 || *layers < 1 || *prompt < 1 || *decode < 0 || *window < 1 {
+		fmt.Fprintln(stderr, "probe-matmul: -queues, -dim, -layers, -prompt and -window must be at least 1, -decode at least 0")
+		return 2
+	}
 
 	s, err := probe.Open(probe.Options{Families: probe.DispatchEvents | probe.Summaries, Path: *out, Window: *window, Log: stderr})
 	if err != nil {

@@ -35,3 +35,18 @@ func TestExample(t *testing.T) {
 		}
 	}
 }
+
+// Sizes below 1 are a usage error, not a panic (a division by zero queues,
+// a slice before the prompt's start), and create no capture file.
+func TestBadSizes(t *testing.T) {
+	for _, flag := range []string{"-queues", "-dim", "-layers", "-prompt", "-window"} {
+		path := filepath.Join(t.TempDir(), "run.probe")
+		var log bytes.Buffer
+		if rc := run([]string{"-o", path, flag, "0"}, &log); rc != 2 {
+			t.Errorf("%s 0: rc %d: %s", flag, rc, log.String())
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s 0: a capture file was created", flag)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tallyprof/tally/capture"
 )
@@ -18,6 +19,7 @@ type clockStats struct {
 	absolute  int64 // ts ≥ absThreshold
 	relative  int64 // 0 < ts < absThreshold
 	exponent  int64
+	maxEnd    int64 // latest ts + dur (or ts) of an X event
 }
 
 // absThreshold separates absolute epoch times (≈1.6·10^18 ns) from times
@@ -35,6 +37,13 @@ func (c *clockStats) observe(e *event) {
 	}
 	if e.tsFl&numExp != 0 {
 		c.exponent++
+	}
+	end := e.ts
+	if e.hasDur && !e.badDur && e.dur > 0 {
+		end += e.dur // handle() made sure it does not overflow
+	}
+	if c.n == 1 || end > c.maxEnd {
+		c.maxEnd = end
 	}
 	if e.ts == 0 {
 		c.ts0++
@@ -84,6 +93,13 @@ func (r *reader) decideClock() timeBase {
 			tb.clock.Unit = ""
 			tb.clock.Description = "none: the trace holds no timed event"
 		}
+	case top.hasBase && c.absolute == 0 && top.base > 0 && c.maxEnd > math.MaxInt64-top.base:
+		// Adding the base would wrap the latest times past the int64 ns
+		// range: keep the file's relative times.
+		tb.gen = "C"
+		tb.clock.Domain = "trace-relative"
+		tb.mismatch = fmt.Sprintf("baseTimeNanoseconds=%d plus the latest event end (%d ns) passes the int64 ns range: the base was not added", top.base, c.maxEnd)
+		tb.clock.Description = fmt.Sprintf("ns from an unknown origin: times are relative µs and baseTimeNanoseconds cannot be added to them (see inconsistent_trace); durations are exact (%s%s)", precision, subns)
 	case top.hasBase && c.absolute == 0:
 		tb.gen = "C"
 		tb.add = top.base

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -245,6 +246,10 @@ func (r *reader) used(u use) { r.stats.used[u]++ }
 func (r *reader) handle() {
 	e := &r.ev
 	st := &r.stats
+	if e.hasDur && e.dur > 0 && e.ts > math.MaxInt64-e.dur {
+		// ts + dur passes the ns range: the event has no usable end.
+		e.badDur = true
+	}
 	st.byPhase[e.ph]++
 	switch e.cat {
 	case catUnknown:

@@ -285,3 +285,19 @@ func TestParseMs(t *testing.T) {
 		}
 	}
 }
+
+// A row whose time × launches overflows is malformed, not a row of zero
+// time: 999999999999999 launches of 999999999.3 ms cannot be summed in ps.
+func TestRowOverflowIsMalformed(t *testing.T) {
+	r := readLog(t, "[prof] pre D 128 999999999999999 999999999.30 0.21 3.806 0.011 999999999.30\n"+
+		"[prof] pre O 128 4 0.30 0.21 3.806 0.011 4.328\n"+
+		"[prof] pre G 128 9 999999999.0 0.0 0.0 0.0 999999999.0\n"+
+		"[prof] pre U 128 9 999999999.0 0.0 0.0 0.0 999999999.0\n")
+	in := r.c.Accounting.InputFor("lines")
+	if in.Read != 4 || in.Used != 2 || r.c.Accounting.CountOf(capture.SkippedInput) != 2 {
+		t.Fatalf("lines %+v, gaps %+v", in, r.c.Accounting.Gaps)
+	}
+	if p := r.program(t, "prefill"); p.Dispatches != 13 {
+		t.Fatalf("prefill dispatches %d", p.Dispatches)
+	}
+}

@@ -23,8 +23,24 @@ func familyName(tag []byte) string {
 const maxWindowSizes = 64
 
 // row adds one per-family row: an aggregated record of its launches, and a
-// rounding check of its times.
-func (s *state) row(r *row) {
+// rounding check of its times. It returns false, changing nothing, when the
+// row's time × launches (or its family's running sums) would overflow.
+func (s *state) row(r *row) bool {
+	var sums, before [5]int64
+	var launched int64
+	if id, ok := s.programs[familyName(r.family)]; ok && s.fams[id] != nil {
+		before, launched = s.fams[id].sums, s.fams[id].launches
+	}
+	if r.launches > 1<<62-max(launched, s.winLaunch) {
+		return false
+	}
+	for i, t := range r.times {
+		v, ok := mulPs(t, r.launches)
+		if !ok || v > 1<<63-1-before[i] {
+			return false
+		}
+		sums[i] = v
+	}
 	p := s.program(familyName(r.family))
 	k := s.kernel(p, string(r.role)+" M="+strconv.FormatInt(r.m, 10))
 	if s.winKeys[k] {
@@ -52,13 +68,7 @@ func (s *state) row(r *row) {
 		f.windows++
 	}
 	f.rows++
-	var sums [5]int64
-	for i, t := range r.times {
-		v, ok := mulPs(t, r.launches)
-		if !ok {
-			v = 0 // cannot overflow: parseMs and parseUint bound both factors
-		}
-		sums[i] = v
+	for i, v := range sums {
 		f.sums[i] += v
 	}
 	f.launches += r.launches
@@ -74,6 +84,7 @@ func (s *state) row(r *row) {
 	if r.launches > 0 {
 		s.emit(p, k, r.launches, sums[2], sums[1])
 	}
+	return true
 }
 
 // closeWindow ends the group of consecutive rows being read: the engine

@@ -124,12 +124,11 @@ func (s *state) apply(b []byte) {
 		return
 	case kindRow:
 		r, ok := parseRow(body)
-		if !ok {
+		if !ok || !s.row(&r) {
 			s.malformedLine()
 			return
 		}
 		s.used++
-		s.row(&r)
 		return
 	}
 	s.closeWindow()

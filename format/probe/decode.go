@@ -30,6 +30,11 @@ func (rd *reader) decode(typ byte, b []byte, at int64) (ok bool, why string) {
 	case probefile.TypeKernel:
 		return rd.kernel(b)
 	case probefile.TypeEvents:
+		if rd.hdr.Families&probefile.FamilyDispatchEvents == 0 {
+			// The summaries stand for these dispatches already: both
+			// would count them twice.
+			return false, "events record in a file without the dispatch-events family"
+		}
 		return rd.eventBatch(b, at)
 	case probefile.TypeCheckpoint:
 		return rd.checkpoint(b)

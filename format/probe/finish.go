@@ -125,7 +125,8 @@ func (rd *reader) empty(events, summaries bool) {
 	case !events && !summaries:
 		why = "the session asked for no data family (neither dispatch events nor summaries)"
 	default:
-		if rd.dispatches > 0 || rd.summaryRecords > 0 {
+		// With dispatch events, summaries add nothing to the tables.
+		if rd.dispatches > 0 || (!events && rd.summaryRecords > 0) {
 			return
 		}
 		why = "the file holds no dispatch: every event was skipped"

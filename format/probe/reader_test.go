@@ -220,3 +220,47 @@ func TestHeaderErrors(t *testing.T) {
 		t.Fatal("sniff")
 	}
 }
+
+// With dispatch events, summaries add nothing to the tables: a file whose
+// every event was skipped is empty even when it holds summary records.
+func TestEveryEventSkippedDespiteSummaries(t *testing.T) {
+	b := newBuilder(probefile.FamilyDispatchEvents|probefile.FamilySummaries).defs().
+		events(0, 30, 25). // runs backwards: skipped
+		rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(1), u64(5)).
+		end(1, 1, 0)
+	c, ds, err := readBytes(t, b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 0 {
+		t.Fatalf("%d dispatches", len(ds))
+	}
+	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "every event was skipped") {
+		t.Fatalf("no empty_capture: %+v", c.Accounting.Gaps)
+	}
+}
+
+// A summaries-only file is tabled from its summaries; an events record in
+// it (a corrupt header or a foreign writer) is skipped as malformed, never
+// counted on top of the summaries that already stand for its dispatches.
+func TestEventsInSummariesOnlyFile(t *testing.T) {
+	b := newBuilder(probefile.FamilySummaries).defs().
+		events(0, 10, 20).
+		rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(1), u64(10)).
+		end(1, 1, 0)
+	c, ds, err := readBytes(t, b.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, d := range ds {
+		if d.Aggregate != nil {
+			n += d.Aggregate.Count
+		} else {
+			n++
+		}
+	}
+	if n != 1 || c.Accounting.CountOf(capture.SkippedInput) != 1 {
+		t.Fatalf("%d dispatches counted, gaps %+v", n, c.Accounting.Gaps)
+	}
+}

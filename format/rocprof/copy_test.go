@@ -160,3 +160,38 @@ func TestRocpdMemoryCopies(t *testing.T) {
 		t.Errorf("%d kernel dispatches\n%s", n, gapText(r.c))
 	}
 }
+
+// A side-file row that does not parse held a copy, a launch or a marker
+// range that is lost (a lost range moves its dispatches to another
+// program): each is listed in skipped_input, so the capture is not complete.
+func TestBadSideRowsAreGaps(t *testing.T) {
+	copyHdr := `"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n"
+	markHdr := `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n"
+	for name, side := range map[string][2]string{
+		"copy not an integer": {"1_memory_copy_trace.csv", copyHdr + `"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,1,0,5x,9` + "\n"},
+		"copy short row":      {"1_memory_copy_trace.csv", copyHdr + `"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0` + "\n"},
+		"range reversed":      {"1_marker_api_trace.csv", markHdr + `"MARKER_CORE_API","step",1,7,1,200,100` + "\n"},
+		"range not integer":   {"1_marker_api_trace.csv", markHdr + `"MARKER_CORE_API","step",1,7,1,1x0,200` + "\n"},
+	} {
+		dir := writeFiles(t, map[string]string{"1_kernel_trace.csv": hdr + krow("1", "a", 150, 160), side[0]: side[1]})
+		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
+		g := r.c.Accounting.Find(capture.SkippedInput)
+		if g == nil || r.c.Accounting.Complete() || !strings.HasPrefix(g.Items[0].Where, side[0]+" line 2") {
+			t.Errorf("%s: %s", name, gapText(r.c))
+		}
+	}
+}
+
+// A copy or marker file beside kernel_trace.csv that cannot be read (here:
+// a header without a needed column) loses its copies or ranges: a
+// failed_input gap names it, so the capture is not complete.
+func TestUnreadSideFileIsGap(t *testing.T) {
+	for _, name := range []string{"1_memory_copy_trace.csv", "1_marker_api_trace.csv"} {
+		dir := writeFiles(t, map[string]string{"1_kernel_trace.csv": hdr + krow("1", "a", 150, 160), name: `"Nothing","Useful"` + "\n" + `1,2` + "\n"})
+		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
+		g := r.c.Accounting.Find(capture.FailedInput)
+		if g == nil || r.c.Accounting.Complete() || filepath.Base(g.Items[0].Where) != name {
+			t.Errorf("%s: %s", name, gapText(r.c))
+		}
+	}
+}

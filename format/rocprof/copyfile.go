@@ -23,23 +23,23 @@ var copyColumns = []string{"direction", "source_agent_id", "destination_agent_id
 // unit "copy lines". A file without the needed columns is an error the
 // caller reports as a note.
 func (cr *csvReader) readCopies(path string) error {
-	return readSideFile(path, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(filepath.Base(path)))
+	return readSideFile(path, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(filepath.Base(path)))
 }
 
 func (cr *csvReader) copies(r io.Reader, name string) error {
-	return readSide(r, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(name))
+	return readSide(r, name, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(name))
 }
 
 func (cr *csvReader) copyRow(name string) sideRow {
 	b := cr.b
-	return func(f [][]byte, col map[string]int, line int64) string {
+	return func(f [][]byte, col map[string]int, line int64) (string, bool) {
 		if k, has := col["kind"]; has && !bytes.EqualFold(f[k], []byte("MEMORY_COPY")) {
-			return "kind " + string(f[k])
+			return "kind " + string(f[k]), false
 		}
 		start, ok1 := parseInt(f[col["start_timestamp"]])
 		end, ok2 := parseInt(f[col["end_timestamp"]])
 		if !ok1 || !ok2 {
-			return "start or end is not an integer"
+			return "start or end is not an integer", true
 		}
 		r := row{queue: capture.NoQueue, start: start, end: end, copy: true}
 		if c, has := col["correlation_id"]; has {
@@ -61,9 +61,9 @@ func (cr *csvReader) copyRow(name string) sideRow {
 		b.emit(&r, pos{name + " line", line})
 		b.unit = unit
 		if len(probe.Skipped) > 0 {
-			return probe.Skipped[0].Reason
+			return probe.Skipped[0].Reason, false // emit listed it in a gap
 		}
-		return ""
+		return "", false
 	}
 }
 

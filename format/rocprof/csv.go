@@ -100,7 +100,9 @@ func layoutOf(header [][]byte) (csvLayout, string) {
 type csvReader struct {
 	path string
 	br   *bufio.Reader
-	line int64
+	line int64  // physical line the current record starts on
+	phys int64  // physical lines read so far
+	span int64  // physical lines of the current record
 	rec  []byte // current record, possibly several physical lines
 	b    *builder
 	prog capture.ProgramID
@@ -130,6 +132,7 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 		switch {
 		case err != nil:
 			s.Add("marker ranges", "not read from "+mp+": "+err.Error())
+			sideNotRead(c, mp, "marker ranges not read: every dispatch is under "+wholeCapture+", none under its ROCTx range", err)
 		default:
 			cr.marks = m
 			s.Add("outermost marker ranges", int64(m.set.Len()))
@@ -150,12 +153,26 @@ func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, err
 	if cp := copyPath(path); cp != "" {
 		if err := cr.readCopies(cp); err != nil {
 			c.Inventory[0].Add("memory copies", "not read from "+cp+": "+err.Error())
+			sideNotRead(c, cp, "memory copies not read: none is in the tables", err)
 		} else {
 			c.Inventory[0].Add("memory copy file", cp)
 		}
 	}
 	cr.finish()
 	return c, nil
+}
+
+// sideNotRead states a file beside kernel_trace.csv that could not be read
+// (no needed column, an I/O error) whose data the tables lack (copies) or
+// misplace (marker ranges), so the capture is not complete. An unreadable
+// HIP API trace only leaves dispatches unlinked: it is named in the
+// inventory alone.
+func sideNotRead(c *capture.Capture, path, what string, err error) {
+	g := c.Accounting.Gap(capture.FailedInput, "")
+	if g.Summary == "" {
+		g.Summary = "files beside kernel_trace.csv (same <pid>_ prefix) that could not be read: what they hold is not in the report"
+	}
+	g.Add(capture.Item{What: what + " (" + err.Error() + ")", Where: path})
 }
 
 // next reads the next record into cr.rec; a quoted field may span lines.
@@ -182,8 +199,12 @@ func (cr *csvReader) next() (bool, error) {
 		}
 		cr.bytes += int64(len(chunk))
 		if first {
-			cr.line++
+			cr.line, cr.span = cr.phys+1, 0
 			first = false
+		}
+		if len(chunk) > 0 {
+			cr.phys++
+			cr.span++
 		}
 		if len(cr.rec) == 0 && err == nil {
 			// The common case: the whole record in the buffer, no copy.
@@ -229,8 +250,8 @@ func (cr *csvReader) header() error {
 		return format.LineError(cr.path, 1, "tally reads kernel_trace.csv (rocprofv3) or results.csv (rocprof v1); other rocprof CSV files hold no kernel dispatches", "the header has no %s column", missing)
 	}
 	cr.lay = lay
-	cr.b.unit.Read++
-	cr.b.unit.Used++
+	cr.b.unit.Read += cr.span
+	cr.b.unit.Used += cr.span
 	if lay.generation == "rocprof-v1" {
 		cr.b.c.Clock = v1Clock
 	}
@@ -252,74 +273,95 @@ func (cr *csvReader) rows() error {
 			return nil
 		}
 		cr.b.unit.Read++
-		rec := trimEOL(cr.rec)
-		if len(rec) == 0 {
-			cr.b.unit.Skip("blank line", 1, cr.where())
-			continue
-		}
-		var good bool
-		cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
-		if !good || len(cr.fields) != cr.lay.fields {
-			why := "not valid CSV"
-			if good {
-				why = fmt.Sprintf("%d fields, the header has %d", len(cr.fields), cr.lay.fields)
-			}
-			cr.badRow(why)
-			continue
-		}
-		f := cr.fields
-		if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
-			cr.b.unit.Skip("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
-			continue
-		}
-		start, ok1 := parseInt(f[cr.lay.start])
-		end, ok2 := parseInt(f[cr.lay.end])
-		if !ok1 || !ok2 {
-			cr.badRow("start or end is not an integer")
-			continue
-		}
-		r := row{prog: cr.prog, queue: capture.NoQueue, start: start, end: end}
-		if cr.lay.dispatch >= 0 {
-			r.dispatchID, r.hasDispatchID = parseUint(f[cr.lay.dispatch])
-			if !r.hasDispatchID {
-				cr.badRow("dispatch id is not an integer")
-				continue
+		used := cr.b.unit.Used
+		cr.row(kernelDispatch)
+		if n := cr.span - 1; n > 0 {
+			// A quoted field over several lines (or an unterminated quote,
+			// which runs to the end of the file): every line is counted.
+			cr.b.unit.Read += n
+			if cr.b.unit.Used > used {
+				cr.b.unit.Used += n
+			} else {
+				cr.b.unit.Skip("further lines of a skipped row", n, cr.where())
 			}
 		}
-		if cr.lay.counters && r.hasDispatchID {
-			// Counter rows of one dispatch follow each other: the first
-			// is the dispatch, the others add nothing to its time.
-			if cr.hasLast && r.dispatchID == cr.lastID {
-				cr.b.unit.Skip("another counter row of the same dispatch", 1, cr.where())
-				continue
-			}
-			cr.lastID, cr.hasLast = r.dispatchID, true
-		}
-		var kid uint64
-		hasKID := false
-		if cr.lay.kernelID >= 0 {
-			kid, hasKID = parseUint(f[cr.lay.kernelID])
-		}
-		switch {
-		case cr.marks != nil:
-			tid, _ := parseInt(f[cr.lay.thread])
-			r.prog, r.instance = cr.marks.program(cr.b, tid, start)
-		case len(cr.b.c.Programs) == 0:
-			cr.prog = cr.b.program(wholeCapture)
-			r.prog = cr.prog
-		}
-		if cr.lay.agent >= 0 && cr.lay.queue >= 0 {
-			r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
-		}
-		if cr.lay.corr >= 0 {
-			r.corr, _ = parseUint(f[cr.lay.corr]) // not a number: no correlation
-		}
-		r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
-		cr.b.emit(&r, pos{"line", cr.line})
 	}
 }
 
-func (cr *csvReader) where() string { return "line " + strconv.FormatInt(cr.line, 10) }
+// row reads the current record.
+func (cr *csvReader) row(kernelDispatch []byte) {
+	rec := trimEOL(cr.rec)
+	if len(rec) == 0 {
+		cr.b.unit.Skip("blank line", 1, cr.where())
+		return
+	}
+	var good bool
+	cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
+	if !good || len(cr.fields) != cr.lay.fields {
+		why := "not valid CSV"
+		if good {
+			why = fmt.Sprintf("%d fields, the header has %d", len(cr.fields), cr.lay.fields)
+		}
+		cr.badRow(why)
+		return
+	}
+	f := cr.fields
+	if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
+		cr.b.unit.Skip("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
+		return
+	}
+	start, ok1 := parseInt(f[cr.lay.start])
+	end, ok2 := parseInt(f[cr.lay.end])
+	if !ok1 || !ok2 {
+		cr.badRow("start or end is not an integer")
+		return
+	}
+	r := row{prog: cr.prog, queue: capture.NoQueue, start: start, end: end}
+	if cr.lay.dispatch >= 0 {
+		r.dispatchID, r.hasDispatchID = parseUint(f[cr.lay.dispatch])
+		if !r.hasDispatchID {
+			cr.badRow("dispatch id is not an integer")
+			return
+		}
+	}
+	if cr.lay.counters && r.hasDispatchID {
+		// Counter rows of one dispatch follow each other: the first
+		// is the dispatch, the others add nothing to its time.
+		if cr.hasLast && r.dispatchID == cr.lastID {
+			cr.b.unit.Skip("another counter row of the same dispatch", 1, cr.where())
+			return
+		}
+		cr.lastID, cr.hasLast = r.dispatchID, true
+	}
+	var kid uint64
+	hasKID := false
+	if cr.lay.kernelID >= 0 {
+		kid, hasKID = parseUint(f[cr.lay.kernelID])
+	}
+	switch {
+	case cr.marks != nil:
+		tid, _ := parseInt(f[cr.lay.thread])
+		r.prog, r.instance = cr.marks.program(cr.b, tid, start)
+	case len(cr.b.c.Programs) == 0:
+		cr.prog = cr.b.program(wholeCapture)
+		r.prog = cr.prog
+	}
+	if cr.lay.agent >= 0 && cr.lay.queue >= 0 {
+		r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
+	}
+	if cr.lay.corr >= 0 {
+		r.corr, _ = parseUint(f[cr.lay.corr]) // not a number: no correlation
+	}
+	r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
+	cr.b.emit(&r, pos{"line", cr.line})
+}
+
+func (cr *csvReader) where() string {
+	if cr.span > 1 {
+		return "lines " + strconv.FormatInt(cr.line, 10) + "–" + strconv.FormatInt(cr.line+cr.span-1, 10)
+	}
+	return "line " + strconv.FormatInt(cr.line, 10)
+}
 
 // badRow counts a row that does not parse; a bad last row without a line
 // ending is a cut file.

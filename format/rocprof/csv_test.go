@@ -240,8 +240,31 @@ func TestMultilineQuotedAndCRLF(t *testing.T) {
 	if r.c.Kernels[1].Name != `x"y` || r.c.Kernels[2].Name != "two\nlines" {
 		t.Fatalf("%q %q", r.c.Kernels[1].Name, r.c.Kernels[2].Name)
 	}
-	if r.c.Accounting.InputFor("lines").Read != 4 {
-		t.Fatal("a record over two lines counts as one")
+	if in := r.c.Accounting.InputFor("lines"); in.Read != 5 || in.Used != 5 {
+		t.Fatalf("a record over two lines counts both: %+v", in)
+	}
+}
+
+// Positions are physical lines, and an unterminated quote, which runs to
+// the end of the file, counts every line it swallowed.
+func TestLinesAfterMultilineRecord(t *testing.T) {
+	data := hdr + `"KERNEL_DISPATCH","Agent 4",1,1,7,1,3,"two` + "\n" + `lines",1,10,20` + "\n" +
+		krow("2", "a", 30, 20) + // reversed: reported at its physical line
+		`"KERNEL_DISPATCH","Agent 4",1,1,7,3,3,"open,1,40,50` + "\n" +
+		krow("4", "a", 60, 70) + krow("5", "a", 80, 90)
+	r := readBytes(t, data)
+	if len(r.disp) != 1 {
+		t.Fatal(gapText(r.c))
+	}
+	a := &r.c.Accounting
+	if inv := a.Find(capture.InvalidEvent); inv == nil || inv.Items[0].Where != "line 4" {
+		t.Fatalf("reversed row: %s", gapText(r.c))
+	}
+	if g := a.Find(capture.TruncatedInput); g == nil || g.Items[0].Where != "lines 5–7" {
+		t.Fatalf("unterminated quote: %s", gapText(r.c))
+	}
+	if in := a.InputFor("lines"); in.Read != 7 || in.Used != 3 || in.SkippedTotal() != 4 {
+		t.Fatalf("lines %+v", in)
 	}
 }
 

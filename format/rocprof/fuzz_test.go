@@ -41,8 +41,17 @@ func FuzzCSV(f *testing.F) {
 			return
 		}
 		checkModel(t, c, col.Dispatches)
-		if int64(len(col.Dispatches)) > c.Accounting.InputFor("lines").Used {
+		lines := c.Accounting.InputFor("lines")
+		if int64(len(col.Dispatches)) > lines.Used {
 			t.Fatal("more dispatches than lines used")
+		}
+		// Every physical line is counted, also inside multi-line records.
+		phys := int64(bytes.Count(data, []byte{'\n'}))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			phys++
+		}
+		if lines.Read != phys || lines.Read != lines.Used+lines.SkippedTotal() {
+			t.Fatalf("lines %+v, the input has %d", lines, phys)
 		}
 		for _, line := range strings.Split(string(body), "\n") {
 			line = strings.TrimSuffix(line, "\r")

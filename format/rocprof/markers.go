@@ -36,18 +36,24 @@ func markerPath(kernelPath string) string { return sideFile(kernelPath, "marker_
 func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 	m := &markerSet{path: path, rows: c.Accounting.InputFor("marker lines")}
 	var rows []markerRow
-	err := readSideFile(path, m.rows, []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"}, func(f [][]byte, col map[string]int, _ int64) string {
+	err := readSideFile(path, c, m.rows, []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"}, func(f [][]byte, col map[string]int, _ int64) (string, bool) {
 		if !bytes.Equal(f[col["domain"]], []byte("MARKER_CORE_API")) {
-			return "not a ROCTx range"
+			return "not a ROCTx range", false
 		}
 		tid, ok1 := parseInt(f[col["thread_id"]])
 		start, ok2 := parseInt(f[col["start_timestamp"]])
 		end, ok3 := parseInt(f[col["end_timestamp"]])
-		if !ok1 || !ok2 || !ok3 || end <= start {
-			return "a mark, not a range (start = end) or no times"
+		switch {
+		case !ok1 || !ok2 || !ok3:
+			// A range lost: its dispatches fall under another program.
+			return "thread id or time is not an integer", true
+		case end < start:
+			return "range ends before it starts", true
+		case end == start:
+			return "a mark, not a range (start = end)", false
 		}
 		rows = append(rows, markerRow{tid, start, end, markerName(string(f[col["function"]]))})
-		return ""
+		return "", false
 	})
 	if err != nil {
 		return nil, err

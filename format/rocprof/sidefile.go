@@ -38,22 +38,40 @@ func sideFile(kernelPath string, names ...string) string {
 
 // sideRow handles one data row of a side file (its fields, the header's
 // columns by lower-case name, its line number) and returns "" when the row
-// is used, else why it is skipped.
-type sideRow func(f [][]byte, col map[string]int, line int64) (skip string)
+// is used, else why it is skipped; malformed says the row held data (a
+// copy, a launch, a marker range) that is lost, not a row of another kind.
+type sideRow func(f [][]byte, col map[string]int, line int64) (skip string, malformed bool)
 
 // readSideFile opens path and reads it with readSide.
-func readSideFile(path string, rows *capture.InputCount, need []string, fn sideRow) error {
+func readSideFile(path string, c *capture.Capture, rows *capture.InputCount, need []string, fn sideRow) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return readSide(f, rows, need, fn)
+	return readSide(f, filepath.Base(path), c, rows, need, fn)
 }
 
-// readSide reads a side CSV: a header holding the need columns, then rows
-// of the header's width, each passed to fn; every line is counted in rows.
-func readSide(r io.Reader, rows *capture.InputCount, need []string, fn sideRow) error {
+// badSideRow lists a side-file row that does not parse in a gap, as the
+// kernel file's own bad rows are: what it held is not in the tables (or,
+// for a marker range, its dispatches are under another program), so the
+// capture cannot read as complete. c is nil for a file whose rows add
+// nothing to the tables (the HIP API trace).
+func badSideRow(c *capture.Capture, name string, line int64, why string) {
+	if c == nil {
+		return
+	}
+	g := c.Accounting.Gap(capture.SkippedInput, "")
+	if g.Summary == "" {
+		g.Summary = "rows that do not parse: not in the tables"
+	}
+	g.Add(capture.Item{What: why, Where: name + " line " + itoa(line)})
+}
+
+// readSide reads a side CSV (name: its file name, for positions): a header
+// holding the need columns, then rows of the header's width, each passed to
+// fn; every line is counted in rows, and every malformed row listed.
+func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputCount, need []string, fn sideRow) error {
 	br := bufio.NewReader(r)
 	var fields [][]byte
 	var scratch []byte
@@ -96,9 +114,13 @@ func readSide(r io.Reader, rows *capture.InputCount, need []string, fn sideRow) 
 			rows.Skip("blank line", 1, where)
 		case !ok || len(fields) != nfields:
 			rows.Skip("row does not parse", 1, where)
+			badSideRow(c, name, line, "row does not parse")
 		default:
-			if why := fn(fields, col, line); why != "" {
+			if why, bad := fn(fields, col, line); why != "" {
 				rows.Skip(why, 1, where)
+				if bad {
+					badSideRow(c, name, line, why)
+				}
 			} else {
 				rows.Used++
 			}

@@ -139,6 +139,10 @@ func (r *reader) dispatch(d dispatchDir) {
 		b, okb := toNS(t.start, freq)
 		e, oke := toNS(t.end, freq)
 		dd.Device = capture.Interval{Begin: b, End: e, Valid: okb && oke}
+		if !dd.Device.Valid {
+			r.gap(capture.UntimedInput, progName, "tasks whose cycle counts do not fit in int64 ns at the records' clock_freq_hz (corrupt counters): in the tables with an unknown duration, never guessed").
+				Add(capture.Item{What: fmt.Sprintf("task %s on core %d: start %d end %d cycles", taskLabel(t.token), t.core, t.start, t.end), Where: d.label(), Program: progName})
+		}
 		dd.Launch, dd.Link = capture.Interval{}, capture.LinkNone
 		if level >= 2 {
 			dd.Link = capture.LinkNoLaunch
@@ -370,8 +374,11 @@ func (r *reader) hostCapture(rec *records, path string) {
 	}
 	if hc.DroppedRecords != nil && *hc.DroppedRecords > 0 {
 		g := r.gap(capture.DroppedRecords, "", "records the producer says it dropped (host_capture.dropped_records)")
+		before := g.Count
 		g.Add(capture.Item{What: fmt.Sprintf("%d records dropped (status %q)", *hc.DroppedRecords, hc.Status), Where: path})
-		g.Count += *hc.DroppedRecords - 1
+		// Saturate: counts from several files must not wrap to a negative
+		// total, which would read as complete.
+		g.Count = before + min(*hc.DroppedRecords, math.MaxInt64-before)
 	} else if hc.Status != "" && hc.Status != "complete" {
 		r.gap(capture.TruncatedInput, "", "captures the producer did not mark complete (host_capture.status)").
 			Add(capture.Item{What: fmt.Sprintf("status %q %s", hc.Status, hc.Error), Where: path})

@@ -3,6 +3,7 @@ package swimlane
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,5 +350,54 @@ func TestNotARun(t *testing.T) {
 	}
 	if v, ok := toNS(3, 50_000_000); !ok || v != 60 {
 		t.Errorf("3 cycles at 50 MHz = %d ns", v)
+	}
+}
+
+// Cycle counts that do not fit in int64 ns leave a task untimed, and the
+// capture says why (untimed_input) rather than only showing fewer timed.
+func TestUntimedTaskStated(t *testing.T) {
+	r := read(t, variant(t, func(root string) {
+		p := filepath.Join(root, "dfx_outputs/rank0/d0/chip_swimlane_records.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		huge := strings.Replace(string(data), "[1, 0, 0, 1000100, 1001100, 10]", "[1, 0, 0, 18000000000000000000, 18000000000000000001, 10]", 1)
+		if huge == string(data) {
+			t.Fatal("seed row not found")
+		}
+		write(t, p, huge)
+	}))
+	untimed := 0
+	for _, d := range r.disp {
+		if !d.Device.Valid {
+			untimed++
+		}
+	}
+	if untimed != 1 || gapCount(r.c, capture.UntimedInput) != 1 {
+		t.Fatalf("%d untimed dispatches, untimed_input %d", untimed, gapCount(r.c, capture.UntimedInput))
+	}
+}
+
+// Dropped-record counts from the producer are trusted only so far: two
+// files claiming MaxInt64 each must not wrap the gap's count negative (a
+// negative count reads as complete).
+func TestDroppedRecordsSaturate(t *testing.T) {
+	r := read(t, variant(t, func(root string) {
+		for _, d := range []string{"rank0/d0", "rank1/d0"} {
+			p := filepath.Join(root, "dfx_outputs", d, "chip_swimlane_records.json")
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			huge := strings.Replace(string(data), `"dropped_records": 0`, `"dropped_records": 9223372036854775807`, 1)
+			if huge == string(data) {
+				t.Fatal("seed field not found")
+			}
+			write(t, p, huge)
+		}
+	}))
+	if n := gapCount(r.c, capture.DroppedRecords); n != math.MaxInt64 || r.c.Accounting.Complete() {
+		t.Fatalf("dropped_records count %d", n)
 	}
 }

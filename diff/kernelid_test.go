@@ -1,0 +1,50 @@
+package diff
+
+import (
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// Kernel ids are a capture's own numbering (the probe numbers kernels in
+// first-use order): two captures that both name a kernel, with different
+// names under one id, hold two kernels. Matching them by id would compare
+// different kernels under side A's name.
+func TestNamedKernelsNotMatchedByID(t *testing.T) {
+	build := func(names ...string) func(capture.Sink) (*capture.Capture, error) {
+		return func(sink capture.Sink) (*capture.Capture, error) {
+			c := &capture.Capture{Source: capture.Source{Path: names[0]}, Clock: nsClock}
+			p := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
+			for i, n := range names {
+				k := c.AddKernel(capture.Kernel{Program: p, Name: n, ID: uint64(i), HasID: true, Resolved: true})
+				sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Instance: 0, Device: capture.Interval{Begin: 0, End: int64(10 * (i + 1)), Valid: true}})
+			}
+			return c, nil
+		}
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build("matmul", "softmax")); err != nil {
+		t.Fatal(err)
+	}
+	// B launches softmax first: id 0 is softmax there.
+	if err := b.Add(build("softmax", "matmul")); err != nil {
+		t.Fatal(err)
+	}
+	p := Compare(a, b).program(t, "decode")
+	if len(p.Kernels) != 2 {
+		t.Fatalf("%d kernel rows, want 2: %+v", len(p.Kernels), p.Kernels)
+	}
+	for _, name := range []string{"matmul", "softmax"} {
+		k := p.kernel(t, name)
+		if k.Status != Matched {
+			t.Errorf("%s: %s", name, k.Status)
+		}
+		// Each kernel's time is its own on both sides.
+		if k.PerDispatch.A == nil || k.PerDispatch.B == nil {
+			t.Fatalf("%s: no time per dispatch: %+v", name, k)
+		}
+		if a, b := k.PerDispatch.A.Center, k.PerDispatch.B.Center; a+b != 30 || a == b {
+			t.Errorf("%s: time per dispatch A %v B %v: another kernel's time", name, a, b)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package kineto
+
+import (
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// An event whose ts + dur passes the int64 ns range cannot end: a kernel
+// is skipped as unusable (not handed on with its end wrapped below its
+// start), a launch call keeps its link but loses its interval.
+func TestEndOverflow(t *testing.T) {
+	data := trace([]string{
+		call("cudaLaunchKernel", "1", "9223372036854775.000", "9223372036854775.000"),
+		kernel("late", "1", "9000000000000000.000", "1"),
+		kernel("wraps", "2", "9223372036854775.000", "9223372036854775.000"),
+	})
+	r := readT(t, data)
+	if len(r.disp) != 1 || r.c.Kernels[r.disp[0].Kernel].Name != "late" {
+		t.Fatalf("dispatches %+v", r.disp)
+	}
+	if d := r.disp[0]; !d.Device.Valid || d.Launch.Valid {
+		t.Errorf("device %+v launch %+v: want the kernel's interval and no launch interval", d.Device, d.Launch)
+	}
+	var bad int64
+	for _, s := range r.c.Accounting.InputFor("events").Skipped {
+		if s.Reason == reasonText[rsBadDevice] {
+			bad = s.Count
+		}
+	}
+	if bad != 1 {
+		t.Errorf("%d unusable device events, want 1 (the kernel whose end wraps)", bad)
+	}
+}
+
+// A relative time plus baseTimeNanoseconds that passes the int64 ns range
+// keeps the relative times, says so, and breaks no interval.
+func TestBaseOverflow(t *testing.T) {
+	data := trace([]string{kernel("long", "1", "1000", "8000000000000000")}, `"baseTimeNanoseconds": 1751410836000000000`)
+	r := readT(t, data)
+	if len(r.disp) != 1 || r.disp[0].Device.Begin != 1_000_000 {
+		t.Fatalf("dispatches %+v", r.disp)
+	}
+	if r.c.Clock.Domain != "trace-relative" {
+		t.Errorf("clock %+v", r.c.Clock)
+	}
+	mustGap(t, r.c, capture.InconsistentTrace)
+	// The negative arm: a base that fits is added.
+	r = readT(t, trace([]string{kernel("k", "1", "1000", "5")}, `"baseTimeNanoseconds": 1751410836000000000`))
+	if r.disp[0].Device.Begin != 1751410836001000000 || r.c.Clock.Domain != "unix-epoch" {
+		t.Fatalf("base not added: %+v %+v", r.disp[0].Device, r.c.Clock)
+	}
+}

@@ -1,0 +1,82 @@
+package timeline
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// orderFormat reads "order-test T" files: one dispatch at time T. The
+// reader of a file whose T is small waits (bounded) for a reader of another
+// file to stream first, the schedule under which parallel reads let a later
+// input's epoch time become Chrome's time base.
+const orderFormat = "timeline-order-test"
+
+var streamed = make(chan struct{}, 8)
+
+func init() {
+	format.Register(format.Format{
+		Name:        orderFormat,
+		Description: "timeline tests: one dispatch at a given time",
+		Sniff:       func([]byte) format.Confidence { return format.No },
+		Read: func(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+			r, err := in.Reader()
+			if err != nil {
+				return nil, err
+			}
+			b, err := io.ReadAll(r)
+			if err != nil {
+				return nil, err
+			}
+			ts, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(string(b)), "order-test "), 10, 64)
+			if err != nil {
+				return nil, format.FileError(in.Path, err, "", "not an order-test file")
+			}
+			if ts < 1<<52 {
+				select {
+				case <-streamed:
+				case <-time.After(300 * time.Millisecond):
+				}
+			}
+			c := &capture.Capture{Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true}}
+			c.Accounting.InputFor("bytes").Read = int64(len(b))
+			c.Accounting.InputFor("bytes").Used = int64(len(b))
+			p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+			k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Instance: 0, Index: -1, Ordinal: -1,
+				Device: capture.Interval{Begin: ts, End: ts + 10, Valid: true}})
+			if ts >= 1<<52 {
+				streamed <- struct{}{}
+			}
+			return c, nil
+		},
+	})
+}
+
+// Chrome's time base is the first time written: the same command must
+// write the same file, with the base of the first input in argument order,
+// whatever order parallel readers reach their first dispatch in. Read in
+// parallel, the epoch-time second input set the base and the first input's
+// dispatches were dropped as "before the base" on some runs only.
+func TestChromeBaseFollowsArgumentOrder(t *testing.T) {
+	dir := t.TempDir()
+	boot, epoch := filepath.Join(dir, "boot.t"), filepath.Join(dir, "epoch.t")
+	os.WriteFile(boot, []byte("order-test 1000"), 0o644)
+	os.WriteFile(epoch, []byte("order-test 1764547200000000000"), 0o644)
+	var buf bytes.Buffer
+	sum, err := Run([]string{boot, epoch}, &buf, Options{As: Chrome, Format: orderFormat, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stats.Negative != 0 || sum.Stats.Slices != 2 {
+		t.Fatalf("%d slices, %d before the base: the later input set the time base", sum.Stats.Slices, sum.Stats.Negative)
+	}
+}
