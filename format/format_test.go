@@ -59,6 +59,10 @@ func TestEmptyFile(t *testing.T) {
 	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "0 bytes") {
 		t.Fatalf("empty file: %+v", c.Accounting.Gaps)
 	}
+	// A mistyped --format is an error, even for an empty file.
+	if c, err := ReadFile(write(t, nil), "no-such-format", nil, nil); err == nil || !strings.Contains(err.Error(), "unknown --format") {
+		t.Fatalf("unknown --format on an empty file: %v, %+v", err, c)
+	}
 }
 
 func TestGzipInputDetected(t *testing.T) {
