@@ -18,7 +18,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("[prof] dec O 1 100 0.05 0.10 1.200 0.020 9.382\n[prof] npu_gemm n=999999999999999 pack=999999999.9 quant+launch=1 wait=1 readback=1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var all capture.Collect
-		c, err := Read(bytes.NewReader(data), "fuzz", &all)
+		c, err := ReadStream(bytes.NewReader(data), "fuzz", &all)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz:") {
 				t.Fatalf("error without position: %v", err)

@@ -32,7 +32,7 @@ func init() {
 		Description: "NPU engine stderr: [prof] npu_gemm means, [prof] pre|dec rows, [L] layer lines; raw or kept by 'tally record'",
 		Sniff:       Sniff,
 		Claims:      Claims,
-		Read:        read,
+		Read:        Read,
 	})
 }
 
@@ -67,10 +67,11 @@ func Claims(line []byte) bool {
 	return k != kindOther
 }
 
-func read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// Read reads an NPU engine log, raw or kept.
+func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, err
 	}
-	return Read(r, in.Path, sink)
+	return ReadStream(r, in.Path, sink)
 }

@@ -24,7 +24,7 @@ func readLog(t *testing.T, log string) *result {
 	t.Helper()
 	r := &result{}
 	agg := analysis.NewAggregator()
-	c, err := Read(strings.NewReader(log), "run.log", capture.Tee{agg, &r.all})
+	c, err := ReadStream(strings.NewReader(log), "run.log", capture.Tee{agg, &r.all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestKeptTraceAndEdges(t *testing.T) {
 	if b := r.c.Accounting.InputFor("bytes"); b.Read != int64(len(kept)) {
 		t.Fatalf("bytes %d of %d", b.Read, len(kept))
 	}
-	_, err := Read(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil)
+	_, err := ReadStream(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil)
 	var fe *format.Error
 	if !errors.As(err, &fe) || fe.Line != 1 || !errors.Is(err, errVersion) {
 		t.Fatalf("v2: %v", err)

@@ -21,9 +21,9 @@ var (
 	errVersion = errors.New("unknown kept-trace version")
 )
 
-// Read reads an engine log (raw stderr or a kept trace) from r, streaming
+// ReadStream reads an engine log (raw stderr or a kept trace) from r, streaming
 // aggregated dispatches to sink. name is used in messages (a path).
-func Read(r io.Reader, name string, sink capture.Sink) (*capture.Capture, error) {
+func ReadStream(r io.Reader, name string, sink capture.Sink) (*capture.Capture, error) {
 	if sink == nil {
 		sink = capture.Discard
 	}

@@ -29,7 +29,7 @@ func init() {
 		Name:        Name,
 		Description: "NVIDIA Nsight Systems SQLite export (nsys export --type sqlite)",
 		Sniff:       Sniff,
-		Read:        read,
+		Read:        Read,
 	})
 }
 
@@ -48,7 +48,8 @@ func Sniff(head []byte) format.Confidence {
 	return format.Fallback
 }
 
-func read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// Read reads an nsys SQLite export.
+func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	db, err := sqlitein.Open(in)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func init() {
 		Name:        RocpdName,
 		Description: "AMD rocprofv3 rocpd SQLite database (the default output since ROCm 7.0)",
 		Sniff:       SniffRocpd,
-		Read:        readRocpd,
+		Read:        ReadRocpd,
 	})
 }
 
@@ -78,7 +78,8 @@ type rocpdReader struct {
 	dropped map[string]int64
 }
 
-func readRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// ReadRocpd reads a rocpd SQLite database.
+func ReadRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	db, err := sqlitein.Open(in)
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func init() {
 		Name:        Name,
 		Description: "AMD rocprofv3 kernel_trace.csv (2024 and current headers, rocpd convert), rocprof v1 results.csv, rocprofv3 JSON",
 		Sniff:       Sniff,
-		Read:        read,
+		Read:        Read,
 	})
 }
 
@@ -69,7 +69,8 @@ func Sniff(head []byte) format.Confidence {
 	return format.No
 }
 
-func read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+// Read reads a rocprofv3 or rocprof v1 CSV, or a rocprofv3 JSON.
+func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, format.FileError(in.Path, err, "is it a complete .gz file?", "cannot decompress: %v", err)

@@ -26,7 +26,7 @@ func init() {
 		Name:        Name,
 		Description: "pypto/simpler L3 run directory (next_levels/*/kernel_config.py, dfx_outputs/rank*/d*/chip_swimlane_records.json): give the directory",
 		Sniff:       Sniff,
-		Read:        readFile,
+		Read:        Read,
 	})
 	format.RegisterDir(format.DirFormat{Name: Name, SniffDir: SniffDir, ReadDir: ReadDir})
 }
@@ -34,7 +34,8 @@ func init() {
 // Sniff never claims a file: a swimlane run is a directory.
 func Sniff(head []byte) format.Confidence { return format.No }
 
-func readFile(in *format.Input, _ *format.Options, _ capture.Sink) (*capture.Capture, error) {
+// Read refuses a single file: a swimlane run is a directory (ReadDir).
+func Read(in *format.Input, _ *format.Options, _ capture.Sink) (*capture.Capture, error) {
 	return nil, format.FileError(in.Path, nil, "give the run's <output_dir> (the directory holding dfx_outputs/ and next_levels/)",
 		"a swimlane run is a directory, not one file")
 }
