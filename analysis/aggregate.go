@@ -57,7 +57,7 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Device.Duration(); ok {
 		s.timed++
-		s.total += dur
+		s.total = SatAdd(s.total, dur)
 		if dur < s.min {
 			s.min = dur
 		}
@@ -67,24 +67,35 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Launch.Duration(); ok {
 		s.launched++
-		s.launch += dur
+		s.launch = SatAdd(s.launch, dur)
 	}
 }
 
 // aggregate adds a record that stands for ag.Count dispatches known only by
 // their sums: counts and totals grow, min and max become unknown.
 func (a *Aggregator) aggregate(s *acc, d *capture.Dispatch, ag *capture.Aggregate) {
-	s.dispatches += ag.Count
-	s.aggregated += ag.Count
+	s.dispatches = SatAdd(s.dispatches, ag.Count)
+	s.aggregated = SatAdd(s.aggregated, ag.Count)
 	if int(d.Link) < len(s.links) {
-		s.links[d.Link] += ag.Count
+		s.links[d.Link] = SatAdd(s.links[d.Link], ag.Count)
 	}
 	if ag.DeviceValid {
-		s.timed += ag.Count
-		s.total += ag.Device
+		s.timed = SatAdd(s.timed, ag.Count)
+		s.total = SatAdd(s.total, ag.Device)
 	}
 	if ag.LaunchValid {
-		s.launched += ag.Count
-		s.launch += ag.Launch
+		s.launched = SatAdd(s.launched, ag.Count)
+		s.launch = SatAdd(s.launch, ag.Launch)
 	}
+}
+
+// SatAdd adds two non-negative times or counts, saturating at
+// math.MaxInt64: sums of garbage durations (centuries long) or of garbage
+// aggregated counts must not wrap into negative totals and shares above
+// 100%.
+func SatAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -87,5 +88,48 @@ func TestAggregatedRecords(t *testing.T) {
 	}
 	if r.Dispatches != 6 || r.Total != 500 {
 		t.Fatalf("program: %+v", r)
+	}
+}
+
+// Garbage durations (centuries) and counts must not wrap the sums into
+// negative totals and shares above 100%: sums saturate, and a wrapped
+// interval too.
+func TestTimeSumsDoNotWrap(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p"})
+	huge := c.AddKernel(capture.Kernel{Program: p, Name: "huge"})
+	wide := c.AddKernel(capture.Kernel{Program: p, Name: "wide"})
+	a := NewAggregator()
+	for range 2 {
+		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: huge, Device: capture.Interval{Begin: 0, End: 9e18, Valid: true},
+			Launch: capture.Interval{Begin: 0, End: 9e18, Valid: true}})
+	}
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: wide, Device: capture.Interval{Begin: -9e18, End: 9e18, Valid: true}})
+	pt := a.Tables(c).Programs[0]
+	if pt.Total < 0 {
+		t.Fatalf("program total wrapped: %d", pt.Total)
+	}
+	for _, k := range pt.Kernels {
+		if k.Total < 0 || k.LaunchTotal < 0 || k.Min < 0 || k.Share < 0 || k.Share > 1 {
+			t.Errorf("%s wrapped: %+v", k.Kernel.Name, k)
+		}
+	}
+	// Aggregated records carry counts from the input: two of 2^62 each.
+	agg := c.AddKernel(capture.Kernel{Program: p, Name: "agg"})
+	for range 2 {
+		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: agg, Link: capture.LinkLaunched,
+			Aggregate: &capture.Aggregate{Count: 1 << 62, Device: 1, DeviceValid: true, Launch: 1, LaunchValid: true}})
+	}
+	tb := a.Tables(c)
+	if pt := tb.Programs[0]; pt.Dispatches < 0 || pt.Timed < 0 || tb.Dispatches() < 0 {
+		t.Errorf("program counts wrapped: %+v", pt)
+	}
+	for _, k := range tb.Programs[0].Kernels {
+		if k.Dispatches < 0 || k.Timed < 0 || k.Aggregated < 0 || k.Launched < 0 || k.Links["launched"] < 0 {
+			t.Errorf("%s counts wrapped: %+v", k.Kernel.Name, k)
+		}
+	}
+	if SatAdd(math.MaxInt64-1, 5) != math.MaxInt64 || SatAdd(2, 3) != 5 {
+		t.Error("SatAdd")
 	}
 }

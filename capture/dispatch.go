@@ -1,5 +1,7 @@
 package capture
 
+import "math"
+
 // Dispatch is one completed kernel (or copy, or fill) execution. Times are in
 // the unit of its program's clock. A dispatch that was launched and never
 // finished is not a Dispatch: it is an unfinished_dispatch gap item.
@@ -68,7 +70,13 @@ func (i Interval) Duration() (int64, bool) {
 	if !i.Valid {
 		return 0, false
 	}
-	return i.End - i.Begin, true
+	d := i.End - i.Begin
+	if d < 0 && i.End >= i.Begin {
+		// Wrapped: the ends are more than 2^63 apart (garbage times).
+		// Saturate rather than turn a forward interval negative.
+		d = math.MaxInt64
+	}
+	return d, true
 }
 
 // Link states how a dispatch relates to the host call that launched it.

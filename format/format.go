@@ -154,16 +154,19 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 	if sink == nil {
 		sink = capture.Discard
 	}
-	if in.Size == 0 {
-		return emptyFile(in, formatName), nil
-	}
 	var f Format
 	if formatName != "" {
 		var ok bool
 		if f, ok = Lookup(formatName); !ok {
 			return nil, fmt.Errorf("unknown --format %q: known formats are %s", formatName, Names())
 		}
-	} else {
+	}
+	// After the name check: a mistyped --format is a usage error even for
+	// an empty file, never a capture of format "typo".
+	if in.Size == 0 {
+		return emptyFile(in, formatName), nil
+	}
+	if formatName == "" {
 		head, err := in.Head()
 		if err != nil {
 			return nil, FileError(in.Path, err, "check the file and the disk", "reading the first bytes: %v", err)

@@ -59,6 +59,10 @@ func TestEmptyFile(t *testing.T) {
 	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "0 bytes") {
 		t.Fatalf("empty file: %+v", c.Accounting.Gaps)
 	}
+	// A mistyped --format is an error, even for an empty file.
+	if c, err := ReadFile(write(t, nil), "no-such-format", nil, nil); err == nil || !strings.Contains(err.Error(), "unknown --format") {
+		t.Fatalf("unknown --format on an empty file: %v, %+v", err, c)
+	}
 }
 
 func TestGzipInputDetected(t *testing.T) {
@@ -69,6 +73,29 @@ func TestGzipInputDetected(t *testing.T) {
 	c, err := ReadFile(write(t, b.Bytes()), "", nil, nil)
 	if err != nil || c.Source.Format != "test-magic" || !c.Source.Compressed {
 		t.Fatalf("%v %+v", err, c)
+	}
+}
+
+// A gzip file cut before its first inflated byte is a cut file, not an
+// empty trace: it used to be sniffed as an empty head and reported as
+// "nothing was recorded" by whichever reader takes any text.
+func TestGzipCutBeforeFirstByte(t *testing.T) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(bytes.Repeat([]byte("MAGIC inside gzip\n"), 1000))
+	zw.Close()
+	for _, n := range []int{10, 12} { // the header; the header and a first byte of deflate data
+		c, err := ReadFile(write(t, b.Bytes()[:n]), "", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+			t.Errorf("cut at %d: %v, %+v", n, err, c)
+		}
+	}
+	// A gzip of nothing is an empty trace all the same.
+	var e bytes.Buffer
+	zw = gzip.NewWriter(&e)
+	zw.Close()
+	if head, err := BytesInput("empty.gz", e.Bytes()).Head(); err != nil || len(head) != 0 {
+		t.Errorf("gzip of nothing: head %q, %v", head, err)
 	}
 }
 

@@ -34,6 +34,13 @@ type stream struct {
 	kind string // "standard input", "a pipe", "a character device", …
 	used bool   // Reader was called
 	dev  bool   // a character device: may never end, never spooled
+	// head and headErr are Head's answer, kept from its first call (or
+	// taken by Reader before it hands the stream out): once a reader
+	// consumes the stream — a gzip one from its inflating goroutine — the
+	// start can no longer be peeked.
+	head    []byte
+	headErr error
+	headSet bool
 }
 
 // streamBuf is the read-ahead of a stream: what Head may look at without
@@ -136,6 +143,9 @@ func (in *Input) Reader() (io.Reader, error) {
 		if s.used {
 			return nil, fmt.Errorf("%w (%s): save it to a file and give that instead", ErrStreamReread, s.kind)
 		}
+		if !s.headSet {
+			in.Head() // keeps the head for a Head call after this one
+		}
 		s.used = true
 		r = &countReader{r: s.br, in: in}
 	} else {
@@ -169,35 +179,48 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 // Head returns up to sniffLen bytes of the input's content without
-// consuming a stream.
+// consuming a stream. It may be called before or after Reader.
 func (in *Input) Head() ([]byte, error) {
-	var r io.Reader
 	if s := in.stream; s != nil {
-		raw, err := s.br.Peek(streamBuf)
-		if len(raw) == 0 && err != nil && err != io.EOF {
-			return nil, err
+		if !s.headSet {
+			s.head, s.headErr = in.streamHead()
+			s.headSet = true
 		}
-		r = bytes.NewReader(raw)
-		if in.Gzip {
-			zr, err := newGzipReaderSync(r)
-			if err != nil {
-				return nil, err
-			}
-			r = zr
-		}
-	} else {
-		var err error
-		if r, err = in.syncReader(); err != nil {
-			return nil, err
-		}
+		return s.head, s.headErr
 	}
+	r, err := in.syncReader()
+	if err != nil {
+		return nil, err
+	}
+	return readHead(r)
+}
+
+// streamHead peeks at a stream that has not been handed to a reader yet.
+func (in *Input) streamHead() ([]byte, error) {
+	raw, err := in.stream.br.Peek(streamBuf)
+	if len(raw) == 0 && err != nil && err != io.EOF {
+		return nil, err
+	}
+	var r io.Reader = bytes.NewReader(raw)
+	if in.Gzip {
+		zr, err := newGzipReaderSync(r)
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	}
+	return readHead(r)
+}
+
+func readHead(r io.Reader) ([]byte, error) {
 	buf := make([]byte, sniffLen)
 	n, err := io.ReadFull(r, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		// A cut gzip stream still has a head worth sniffing.
-		if n == 0 {
-			return nil, err
-		}
+	// A cut gzip stream still has a head worth sniffing. One cut before
+	// its first inflated byte has none: ReadFull passes the inflater's
+	// io.ErrUnexpectedEOF on as it is, and an empty head would be sniffed
+	// as an empty trace ("nothing was recorded") instead of a cut file.
+	if n == 0 && err != nil && err != io.EOF {
+		return nil, err
 	}
 	return buf[:n], nil
 }

@@ -76,6 +76,39 @@ func TestStreamInputGzip(t *testing.T) {
 	}
 }
 
+// A reader may ask for the head after taking the stream (rocprof does, to
+// pick CSV or JSON): a gzip stream is then being inflated on another
+// goroutine, and peeking at it again read the middle of the gzip data
+// ("gzip: invalid header") while racing that goroutine. Head keeps its
+// first answer, and Reader takes it before handing the stream out.
+func TestStreamHeadAfterReader(t *testing.T) {
+	content := bytes.Repeat([]byte("MAGIC stream content 0123456789\n"), 40000)
+	for _, headFirst := range []bool{true, false} {
+		in, err := Open(fifo(t, gz(t, content)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if headFirst {
+			if _, err := in.Head(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := in.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := in.Head()
+		if err != nil || len(head) != sniffLen || !bytes.HasPrefix(content, head) {
+			t.Errorf("head first %v: head after Reader: %d bytes, %v", headFirst, len(head), err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, content) {
+			t.Errorf("head first %v: content %d bytes of %d, %v", headFirst, len(got), len(content), err)
+		}
+		in.Close()
+	}
+}
+
 func TestStreamSpooledForRandomAccess(t *testing.T) {
 	content := []byte("MAGIC random access please")
 	in, err := Open(fifo(t, content))

@@ -67,6 +67,7 @@ func Expand(args []string, formatName string) *Expansion {
 
 func (e *Expansion) walk(root, formatName string) {
 	var files []string
+	var other []Skipped
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// An unreadable subdirectory: an input that will fail, so it is
@@ -92,7 +93,17 @@ func (e *Expansion) walk(root, formatName string) {
 		}
 		if d.Type().IsRegular() {
 			files = append(files, p)
+			return nil
 		}
+		// A link, a pipe, a socket, a device: WalkDir does not follow
+		// links, so without this a symlinked rank trace would be neither
+		// read nor listed. A link to a file or to a directory input is an
+		// input; anything else is listed as skipped, never dropped.
+		if st, serr := os.Stat(p); serr == nil && (st.Mode().IsRegular() || (st.IsDir() && isDirInput(p))) {
+			files = append(files, p)
+			return nil
+		}
+		other = append(other, Skipped{Path: p, Reason: notRegular(p)})
 		return nil
 	})
 	if err != nil {
@@ -106,6 +117,21 @@ func (e *Expansion) walk(root, formatName string) {
 		}
 		e.Paths = append(e.Paths, p)
 	}
+	e.Skipped = append(e.Skipped, other...)
+	sort.SliceStable(e.Skipped, func(i, j int) bool { return e.Skipped[i].Path < e.Skipped[j].Path })
+}
+
+// notRegular says why a directory entry that is neither a file nor a
+// directory is not read.
+func notRegular(p string) string {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("a link that cannot be followed: %v", err)
+	case st.IsDir():
+		return "a link to a directory no directory reader recognises: not followed (give the directory itself)"
+	}
+	return "not a regular file (pipe, socket or device): not read (give it as an argument to read it)"
 }
 
 // recognise returns "" when p is an input, else why it is passed over.

@@ -231,5 +231,33 @@ func TestCompanionFilesPassedOver(t *testing.T) {
 	}
 	if f, conf := format.Detect([]byte(api)); f.Name != "rocprof" || conf != format.Companion {
 		t.Fatalf("a side file alone goes to %s (%d)", f.Name, conf)
+
+// A directory walk does not follow links: a symlinked rank trace must still
+// be read, and a pipe or a dangling link listed as skipped, never dropped
+// without a word (the run would look complete without them).
+func TestExpandLinksAndSpecialFiles(t *testing.T) {
+	dir := runDir(t)
+	elsewhere := filepath.Join(t.TempDir(), "rank2.pt.trace.json.gz")
+	writeGz(t, elsewhere, rankTrace(2, []string{"gemm"}, []int{5}))
+	link := filepath.Join(dir, "rank2.pt.trace.json.gz")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	dangling := filepath.Join(dir, "rank3.pt.trace.json.gz")
+	os.Symlink(filepath.Join(dir, "gone"), dangling)
+	fifo := filepath.Join(dir, "rank4.fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no fifos here:", err)
+	}
+	e := Expand([]string{dir}, "")
+	if !reflect.DeepEqual(e.Paths[len(e.Paths)-1:], []string{link}) {
+		t.Errorf("the symlinked trace is not an input: %v", e.Paths)
+	}
+	var skipped []string
+	for _, s := range e.Skipped {
+		skipped = append(skipped, filepath.Base(s.Path))
+	}
+	if want := []string{"README.md", "rank3.pt.trace.json.gz", "rank4.fifo"}; !reflect.DeepEqual(skipped, want) {
+		t.Errorf("skipped %v, want %v", skipped, want)
 	}
 }

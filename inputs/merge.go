@@ -126,9 +126,9 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		a.finish()
 		pt := &tables[a.row.Kernel.Program]
 		pt.Kernels = append(pt.Kernels, a.row)
-		pt.Dispatches += a.row.Dispatches
-		pt.Timed += a.row.Timed
-		pt.Total += a.row.Total
+		pt.Dispatches = analysis.SatAdd(pt.Dispatches, a.row.Dispatches)
+		pt.Timed = analysis.SatAdd(pt.Timed, a.row.Timed)
+		pt.Total = analysis.SatAdd(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
@@ -160,17 +160,17 @@ func (a *kacc) add(k *analysis.KernelRow) {
 		}
 	}
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
-	r.Dispatches += k.Dispatches
-	r.Timed += k.Timed
-	r.Total += k.Total
-	r.Aggregated += k.Aggregated
-	r.Launched += k.Launched
-	r.LaunchTotal += k.LaunchTotal
+	r.Dispatches = analysis.SatAdd(r.Dispatches, k.Dispatches)
+	r.Timed = analysis.SatAdd(r.Timed, k.Timed)
+	r.Total = analysis.SatAdd(r.Total, k.Total)
+	r.Aggregated = analysis.SatAdd(r.Aggregated, k.Aggregated)
+	r.Launched = analysis.SatAdd(r.Launched, k.Launched)
+	r.LaunchTotal = analysis.SatAdd(r.LaunchTotal, k.LaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
 		}
-		r.Links[l] += n
+		r.Links[l] = analysis.SatAdd(r.Links[l], n)
 	}
 }
 
@@ -234,7 +234,7 @@ func (run *Run) account(ok, empty int) {
 	for _, s := range run.Skipped {
 		in.Skip(s.Reason, 1, s.Path)
 		g := a.Gap(capture.SkippedFile, "")
-		g.Summary = "files in the given directories that are not inputs: no reader recognises them (give --format NAME to read them as one format), or a reader reads them beside another file; each item says which"
+		g.Summary = "files in the given directories that were not read: no reader recognises them (give --format NAME to read them as one format), a reader reads them beside another file, or they are not regular files (each says why)"
 		g.Add(capture.Item{What: s.Reason, Where: s.Path})
 	}
 	if ok > 0 && empty == ok {

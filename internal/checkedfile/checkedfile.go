@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write creates path with the bytes fill writes. The content goes to a
@@ -15,11 +16,12 @@ import (
 // only when every step succeeded. Special files (/dev/stdout, /dev/full) are
 // written in place, since they cannot be renamed over.
 func Write(path string, fill func(w io.Writer) error) (err error) {
-	if st, statErr := os.Stat(path); statErr == nil && !st.Mode().IsRegular() {
+	dest, inPlace := resolve(path)
+	if inPlace {
 		return writeInPlace(path, fill)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	dir := filepath.Dir(dest)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot create %s: %w", path, err)
 	}
@@ -41,14 +43,58 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = os.Rename(tmp.Name(), dest); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }
 
+// resolve returns the file to replace for the output path, and whether
+// path is a special file to write in place instead. /dev/stdout with
+// standard output redirected to a file is a link to /proc/self/fd/1, which
+// stats as that regular file: it used to be "replaced" by a new file in
+// /dev, and the output never reached the redirected file. A link to an
+// open file descriptor is written in place (appending, as a shell's >>
+// would keep); any other link is followed, so the file it names is
+// replaced and the link stays a link.
+func resolve(path string) (dest string, inPlace bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return path, false // created (a dangling link is replaced)
+	}
+	if !st.Mode().IsRegular() || fdLink(path) {
+		return path, true
+	}
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real, false
+		}
+		return path, true
+	}
+	return path, false
+}
+
+// fdLink reports whether path names an open file descriptor (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), directly or through links.
+func fdLink(path string) bool {
+	for range 8 {
+		if strings.HasPrefix(path, "/dev/fd/") || (strings.HasPrefix(path, "/proc/") && strings.Contains(path, "/fd/")) {
+			return true
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return false
+}
+
 func writeInPlace(path string, fill func(w io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("cannot open %s: %w", path, err)
 	}

@@ -2,6 +2,7 @@ package checkedfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,5 +47,58 @@ func TestWriteUnwritableDir(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "no", "such", "f"), func(io.Writer) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "cannot create") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// An output path that is a symbolic link — /dev/stdout with standard output
+// redirected to a file is one, to /proc/self/fd/1 — must reach the file the
+// link names and leave the link a link. It used to be replaced by a new
+// file beside it (in /dev for /dev/stdout), and the output went nowhere.
+func TestWriteThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.txt")
+	os.WriteFile(real, []byte("old"), 0o644)
+	fdFile, err := os.Create(filepath.Join(dir, "redirected.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fdFile.Close()
+	links := map[string]string{"link.txt": real}
+	named := map[string]string{"link.txt": real}
+	if _, err := os.Stat("/proc/self/fd"); err == nil {
+		links["stdout"] = fmt.Sprintf("/proc/self/fd/%d", fdFile.Fd()) // as /dev/stdout
+		named["stdout"] = fdFile.Name()
+	}
+	for name, target := range links {
+		link := filepath.Join(dir, name)
+		if err := os.Symlink(target, link); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		for _, how := range []string{"Write", "Create"} {
+			content := how + " via " + name
+			if how == "Write" {
+				err = Write(link, func(w io.Writer) error { _, err := io.WriteString(w, content); return err })
+			} else {
+				var p *Pending
+				if p, err = Create(link); err == nil {
+					io.WriteString(p, content)
+					err = p.Commit()
+				}
+			}
+			if err != nil {
+				t.Fatalf("%s %s: %v", how, name, err)
+			}
+			if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("%s %s: the link was replaced by a file", how, name)
+			}
+			// Through an fd link the output is appended to the open file.
+			if b, _ := os.ReadFile(named[name]); !strings.HasSuffix(string(b), content) || (name == "link.txt" && string(b) != content) {
+				t.Errorf("%s %s: the file the link names holds %q", how, name, b)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(links)+2 {
+		t.Errorf("files left: %v", entries)
 	}
 }

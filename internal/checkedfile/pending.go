@@ -13,6 +13,7 @@ import (
 // instead of Write: nothing appears under the final name until Commit.
 type Pending struct {
 	path string
+	dest string // the file Commit replaces: path, or the file a link at path names
 	f    *os.File
 	// inPlace is set for special files (/dev/stdout, /dev/full), which are
 	// written directly since they cannot be renamed over.
@@ -22,21 +23,22 @@ type Pending struct {
 
 // Create starts a pending file for path.
 func Create(path string) (*Pending, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		if st.IsDir() {
+	dest, inPlace := resolve(path)
+	if inPlace {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return nil, fmt.Errorf("cannot create %s: it is a directory", path)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, fmt.Errorf("cannot open %s: %w", path, err)
 		}
-		return &Pending{path: path, f: f, inPlace: true}, nil
+		return &Pending{path: path, dest: path, f: f, inPlace: true}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", path, err)
 	}
-	return &Pending{path: path, f: f}, nil
+	return &Pending{path: path, dest: dest, f: f}, nil
 }
 
 // Path is the final name.
@@ -79,7 +81,7 @@ func (p *Pending) Commit() error {
 		err = os.Chmod(p.f.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(p.f.Name(), p.path)
+		err = os.Rename(p.f.Name(), p.dest)
 	}
 	if err != nil {
 		os.Remove(p.f.Name())
