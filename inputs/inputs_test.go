@@ -231,6 +231,8 @@ func TestCompanionFilesPassedOver(t *testing.T) {
 	}
 	if f, conf := format.Detect([]byte(api)); f.Name != "rocprof" || conf != format.Companion {
 		t.Fatalf("a side file alone goes to %s (%d)", f.Name, conf)
+	}
+}
 
 // A directory walk does not follow links: a symlinked rank trace must still
 // be read, and a pipe or a dangling link listed as skipped, never dropped
