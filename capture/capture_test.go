@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,24 @@ func TestIntervalAndClock(t *testing.T) {
 	q := c.AddProgram(Program{Name: "b"})
 	if c.ProgramClock(p).Unit != "ticks" || c.ProgramClock(q).Unit != "ns" {
 		t.Fatal("program clock override")
+	}
+}
+
+// Counts can come from the input (a producer's dropped-record count): a sum
+// that would wrap saturates, so a gap never turns into a negative count that
+// reads as no gap.
+func TestGapCountSaturates(t *testing.T) {
+	g := &Gap{Kind: DroppedRecords}
+	g.AddN(math.MaxInt64 - 1)
+	g.Add(Item{What: "x"})
+	g.Add(Item{What: "y"})
+	g.AddN(math.MaxInt64)
+	if g.Count != math.MaxInt64 {
+		t.Fatalf("count %d", g.Count)
+	}
+	var a Accounting
+	a.Gaps = append(a.Gaps, g)
+	if a.Complete() {
+		t.Fatal("a saturated gap reads complete")
 	}
 }

@@ -1,6 +1,9 @@
 package capture
 
-import "sync"
+import (
+	"math"
+	"sync"
+)
 
 // Kind is a gap's stable machine name. Kinds are part of the JSON schema
 // (docs/report-json.md): never rename one.
@@ -123,7 +126,7 @@ type Item struct {
 
 // Add counts one occurrence and keeps it as an item while under MaxItems.
 func (g *Gap) Add(it Item) {
-	g.Count++
+	g.AddN(1)
 	if len(g.Items) < MaxItems {
 		g.Items = append(g.Items, it)
 	} else {
@@ -131,8 +134,16 @@ func (g *Gap) Add(it Item) {
 	}
 }
 
-// AddN counts n occurrences without items.
-func (g *Gap) AddN(n int64) { g.Count += n }
+// AddN counts n occurrences without items. The count saturates at the
+// largest int64 (counts can come from the input): a wrapped, negative count
+// would read as no gap at all.
+func (g *Gap) AddN(n int64) {
+	if n > 0 && g.Count > math.MaxInt64-n {
+		g.Count = math.MaxInt64
+		return
+	}
+	g.Count += n
+}
 
 // SetFigure sets (or replaces) a named figure.
 func (g *Gap) SetFigure(name string, v int64) {

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,23 @@ func TestUsageErrors(t *testing.T) {
 		if _, err := Run([]string{example}, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
 		}
+	}
+}
+
+// A redirected standard output stats as a regular file, but it is a file
+// descriptor: nothing can be written beside it, so csv/jsonl refuse it
+// rather than write their gaps file as /dev/stdout.gaps.csv.
+func TestDescriptorOutputRefused(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	if err := needRegularFile(fd, "csv"); err == nil {
+		t.Fatalf("%s (a descriptor of a regular file) accepted as a csv output", fd)
+	}
+	if err := needRegularFile(f.Name(), "csv"); err != nil {
+		t.Fatalf("a regular file refused: %v", err)
 	}
 }

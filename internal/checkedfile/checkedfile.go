@@ -74,6 +74,12 @@ func resolve(path string) (dest string, inPlace bool) {
 	return path, false
 }
 
+// IsDescriptor reports whether path names an open file descriptor
+// (/dev/stdout, /dev/fd/N, /proc/self/fd/N), directly or through links:
+// such a path may stat as a regular file (a redirected stdout) but is no
+// place beside which to write a second file.
+func IsDescriptor(path string) bool { return fdLink(path) }
+
 // fdLink reports whether path names an open file descriptor (/dev/stdout,
 // /dev/fd/N, /proc/self/fd/N), directly or through links.
 func fdLink(path string) bool {

@@ -125,6 +125,12 @@ func CreateDir(path, marker string) (*PendingDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", path, err)
 	}
+	// MkdirTemp makes it 0700; the dataset is renamed into place and read
+	// by others (query engines, colleagues) like any directory.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("cannot create %s: %w", path, err)
+	}
 	return &PendingDir{path: path, tmp: tmp, marker: marker}, nil
 }
 

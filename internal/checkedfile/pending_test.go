@@ -89,3 +89,26 @@ func TestPendingDir(t *testing.T) {
 		t.Fatal("a directory without the marker would be replaced")
 	}
 }
+
+// A dataset directory is readable by others once in place (MkdirTemp alone
+// would leave it 0700).
+func TestPendingDirMode(t *testing.T) {
+	d, err := CreateDir(filepath.Join(t.TempDir(), "ds"), "MARK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Abort()
+	st, err := os.Stat(d.tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o755 {
+		t.Fatalf("dataset directory mode %v, want 0755", st.Mode().Perm())
+	}
+}
+
+func TestIsDescriptor(t *testing.T) {
+	if !IsDescriptor("/dev/stdout") || !IsDescriptor("/proc/self/fd/1") || IsDescriptor(filepath.Join(t.TempDir(), "x")) {
+		t.Fatal("IsDescriptor")
+	}
+}
