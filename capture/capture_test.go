@@ -109,3 +109,17 @@ func TestGapCountSaturates(t *testing.T) {
 		t.Fatal("a saturated gap reads complete")
 	}
 }
+
+func TestSatAdd(t *testing.T) {
+	for _, c := range []struct{ a, b, want int64 }{
+		{1, 2, 3},
+		{math.MaxInt64, 1, math.MaxInt64},
+		{math.MaxInt64 - 1, math.MaxInt64 - 1, math.MaxInt64},
+		{-5, 3, 3},
+		{7, math.MinInt64, 7},
+	} {
+		if got := SatAdd(c.a, c.b); got != c.want {
+			t.Errorf("SatAdd(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"sync"
 
@@ -21,23 +23,109 @@ const (
 )
 
 // newGzipReaderSync inflates on the caller's goroutine (short reads).
-func newGzipReaderSync(r io.Reader) (io.Reader, error) {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, err
-	}
-	return zr, nil
+func newGzipReaderSync(r io.Reader, size int64) (io.Reader, error) {
+	return newMembers(r, size)
 }
 
 // newGzipReader inflates r ahead on another goroutine. The header is read
 // here, so a stream that is not gzip fails at once. Close stops the
 // goroutine when the reader is abandoned early.
-func newGzipReader(r io.Reader) (io.Reader, error) {
-	zr, err := gzip.NewReader(r)
+func newGzipReader(r io.Reader, size int64) (io.Reader, error) {
+	zr, err := newMembers(r, size)
 	if err != nil {
 		return nil, err
 	}
 	return newReadAhead(zr), nil
+}
+
+// GzipTrailingError ends the decompressed data of a gzip input whose last
+// gzip stream is followed by bytes that are not gzip (padding, a second
+// file appended, a bad copy). Every decompressed byte was delivered before
+// it; the trailing bytes were not read as data.
+type GzipTrailingError struct {
+	Offset int64 // compressed byte where the gzip data ends
+	N      int64 // bytes after it
+}
+
+func (e *GzipTrailingError) Error() string {
+	return fmt.Sprintf("%d bytes after the end of the gzip stream (compressed byte %d) are not gzip data and were not read", e.N, e.Offset)
+}
+
+// members inflates the gzip members of a stream one after another, as the
+// gzip tool does, and tells trailing non-gzip bytes from a corrupt member:
+// the inflater alone reports both as a bad header.
+type members struct {
+	zr   *gzip.Reader
+	br   *bufio.Reader
+	cr   *countingReader
+	size int64 // the compressed size, or -1 for a stream
+	err  error
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func newMembers(r io.Reader, size int64) (*members, error) {
+	cr := &countingReader{r: r}
+	// A bufio.Reader is an io.ByteReader, so the inflater reads through
+	// it byte-exactly and the end of each member is known.
+	m := &members{cr: cr, br: bufio.NewReader(cr), size: size}
+	zr, err := gzip.NewReader(m.br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	m.zr = zr
+	return m, nil
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for m.err == nil {
+		n, err := m.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		m.err = m.next()
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, m.err
+}
+
+// next starts the member after the one that just ended, or says why there
+// is none.
+func (m *members) next() error {
+	head, _ := m.br.Peek(2)
+	switch {
+	case len(head) == 0:
+		return io.EOF
+	case IsGzip(head):
+		if err := m.zr.Reset(m.br); err != nil {
+			return err
+		}
+		m.zr.Multistream(false)
+		return nil
+	}
+	off := m.cr.n - int64(m.br.Buffered())
+	var n int64
+	if m.size >= 0 {
+		n = m.size - off
+	} else {
+		// A stream's length is known only by reading it; this keeps
+		// the count of its bytes whole.
+		k, _ := io.Copy(io.Discard, m.br)
+		n = k
+	}
+	return &GzipTrailingError{Offset: off, N: n}
 }
 
 type block struct {

@@ -154,7 +154,7 @@ func (in *Input) Reader() (io.Reader, error) {
 	if !in.Gzip {
 		return r, nil
 	}
-	zr, err := newGzipReader(r)
+	zr, err := newGzipReader(r, in.Size) // -1 for a stream
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (in *Input) streamHead() ([]byte, error) {
 	}
 	var r io.Reader = bytes.NewReader(raw)
 	if in.Gzip {
-		zr, err := newGzipReaderSync(r)
+		zr, err := newGzipReaderSync(r, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +219,8 @@ func readHead(r io.Reader) ([]byte, error) {
 	// its first inflated byte has none: ReadFull passes the inflater's
 	// io.ErrUnexpectedEOF on as it is, and an empty head would be sniffed
 	// as an empty trace ("nothing was recorded") instead of a cut file.
-	if n == 0 && err != nil && err != io.EOF {
+	var trailing *GzipTrailingError
+	if n == 0 && err != nil && err != io.EOF && !errors.As(err, &trailing) {
 		return nil, err
 	}
 	return buf[:n], nil
@@ -232,7 +233,7 @@ func (in *Input) syncReader() (io.Reader, error) {
 	if !in.Gzip {
 		return r, nil
 	}
-	return newGzipReaderSync(r)
+	return newGzipReaderSync(r, in.Size)
 }
 
 // RandomAccess makes a streamed input a file, for readers that need

@@ -182,7 +182,7 @@ func TestDevicesAreNeverEmptyFiles(t *testing.T) {
 func TestReadAheadCutGzip(t *testing.T) {
 	content := bytes.Repeat([]byte("0123456789abcdef"), 100000)
 	raw := gz(t, content)
-	r, err := newGzipReader(bytes.NewReader(raw[:len(raw)/2]))
+	r, err := newGzipReader(bytes.NewReader(raw[:len(raw)/2]), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestReadAheadCutGzip(t *testing.T) {
 		t.Fatalf("cut gzip: %d bytes, %v", len(got), err)
 	}
 	// Abandoned early: Close stops the goroutine (no deadlock, no leak).
-	r, _ = newGzipReader(bytes.NewReader(raw))
+	r, _ = newGzipReader(bytes.NewReader(raw), -1)
 	buf := make([]byte, 10)
 	r.Read(buf)
 	r.(io.Closer).Close()

@@ -83,7 +83,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			Index: -1, Ordinal: -1,
 			Device: capture.Interval{Begin: rec.ts + add, End: rec.ts + rec.dur + add, Valid: true},
 		}
-		st.totalNS += rec.dur
+		st.totalNS = capture.SatAdd(st.totalNS, rec.dur)
 		switch rec.state {
 		case stLaunched, stGraph:
 			d.Link = capture.LinkLaunched
@@ -91,9 +91,9 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 				d.Link = capture.LinkGraph
 				g := r.link.graphs[rec.corr]
 				g.kernels++
-				g.ns += rec.dur
+				g.ns = capture.SatAdd(g.ns, rec.dur)
 				st.graphEvents++
-				st.graphNS += rec.dur
+				st.graphNS = capture.SatAdd(st.graphNS, rec.dur)
 				pd.graph++
 			}
 			if rec.ldur >= 0 {
@@ -185,7 +185,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 // orphan records a device event that no runtime call launched.
 func (r *reader) orphan(st *replayStats, rec *drec, add int64) {
 	st.orphans++
-	st.orphanNS += rec.dur
+	st.orphanNS = capture.SatAdd(st.orphanNS, rec.dur)
 	why := ""
 	switch rec.state {
 	case stNoCorr:
@@ -293,5 +293,13 @@ func (r *reader) accounting(c *capture.Capture) {
 		by.Skip("after the end of the JSON document", by.Read-r.top.trailing, fmt.Sprintf("byte %d", r.top.trailing))
 	default:
 		by.Used = by.Read
+	}
+	if t := r.gzipTrailing(); t != nil {
+		// Counted in their own unit: they lie outside the decompressed
+		// bytes counted above.
+		cb := c.Accounting.InputFor("compressed bytes")
+		cb.Read = capture.SatAdd(t.Offset, t.N)
+		cb.Used = t.Offset
+		cb.Skip("after the end of the gzip stream: not gzip data", t.N, fmt.Sprintf("compressed byte %d", t.Offset))
 	}
 }

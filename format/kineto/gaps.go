@@ -62,6 +62,12 @@ func (r *reader) truncationGap(a *capture.Accounting) {
 		g.Add(capture.Item{What: "data after the end of the JSON document", Where: fmt.Sprintf("byte %d", r.top.trailing)})
 		g.Summary = fmt.Sprintf("the file goes on after its JSON document ends (at byte %d) and that data was not read: if two traces were concatenated, split them and report each.", r.top.trailing)
 	}
+	if t := r.gzipTrailing(); t != nil {
+		g := a.Gap(capture.SkippedInput, "")
+		g.Add(capture.Item{What: "bytes after the end of the gzip stream", Where: fmt.Sprintf("compressed byte %d", t.Offset)})
+		g.SetFigure("bytes", t.N)
+		g.Summary = fmt.Sprintf("the gzip file goes on after its gzip stream ends (at compressed byte %d): %s were not gzip data and were not read; every event of the stream was read. If a file was appended or the copy padded, strip those bytes (gzip -t names them as trailing garbage).", t.Offset, plural(t.N, "byte", "bytes"))
+	}
 	if r.top.eventsNot {
 		g := a.Gap(capture.SkippedInput, "")
 		g.Add(capture.Item{What: "traceEvents is not an array"})

@@ -96,7 +96,11 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	if r.stop != nil && !r.stop.eof {
 		// Count the bytes after a syntax error too, so the accounting
 		// covers the whole input.
-		r.s.drained, _ = io.Copy(io.Discard, r.s.r)
+		var err error
+		r.s.drained, err = io.Copy(io.Discard, r.s.r)
+		if r.s.rerr == nil {
+			r.s.rerr = err // a gzip input's trailing bytes are counted too
+		}
 	}
 	return r.finish(sink)
 }

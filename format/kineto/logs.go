@@ -2,6 +2,8 @@ package kineto
 
 import (
 	"strings"
+
+	"github.com/tallyprof/tally/capture"
 )
 
 // producerLog is the profiler's own log kept in the file (spec §9): the
@@ -63,13 +65,13 @@ func (p *producerLog) recordCounts(s string) {
 		found := false
 		for i := range p.counts {
 			if p.counts[i].name == name {
-				p.counts[i].n += n
+				p.counts[i].n = capture.SatAdd(p.counts[i].n, n)
 				found = true
 				break
 			}
 		}
 		if !found {
-			p.counts = append(p.counts, countFigure{name: name, n: n})
+			p.counts = append(p.counts, countFigure{name: name, n: max(n, 0)})
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (o *overlaps) flush(r *reader, base int64) {
 
 func (c *ovClass) add(ov int64, it capture.Item) {
 	c.count++
-	c.total += ov
+	c.total = capture.SatAdd(c.total, ov)
 	c.max = max(c.max, ov)
 	if len(c.items) < capture.MaxItems {
 		c.items = append(c.items, it)

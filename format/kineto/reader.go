@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -200,7 +201,7 @@ func (r *reader) scan() (err error) {
 		r.top.trailing = s.offset()
 		r.top.hasTrailing = true
 	}
-	if s.rerr != nil {
+	if s.rerr != nil && r.gzipTrailing() == nil {
 		// The data ended cleanly but the stream did not (gzip trailer).
 		panic(&stopError{off: s.read(), msg: "the input could not be read to its end: " + s.rerr.Error(), eof: true})
 	}
@@ -362,7 +363,7 @@ func (r *reader) device() {
 	r.used(useDispatch)
 	st := &r.stats
 	st.devN[e.cat]++
-	st.devNS[e.cat] += e.dur
+	st.devNS[e.cat] = capture.SatAdd(st.devNS[e.cat], e.dur)
 	if e.ts == 0 {
 		st.devTs0++
 	}
@@ -371,7 +372,7 @@ func (r *reader) device() {
 	}
 	qi := &r.queues[q]
 	qi.dispatches++
-	qi.ns += e.dur
+	qi.ns = capture.SatAdd(qi.ns, e.dur)
 	if end := e.ts + e.dur; end > r.maxDevEnd {
 		r.maxDevEnd = end
 	}
@@ -486,4 +487,14 @@ func (r *reader) invalidEvent(what string) {
 		}
 		r.invalid = append(r.invalid, it)
 	}
+}
+
+// gzipTrailing returns the bytes found after the end of a gzip input's
+// last gzip stream, or nil: they are skipped input, not a cut JSON.
+func (r *reader) gzipTrailing() *format.GzipTrailingError {
+	var t *format.GzipTrailingError
+	if errors.As(r.s.rerr, &t) {
+		return t
+	}
+	return nil
 }

@@ -155,7 +155,7 @@ func (r *reader) waitGap(a *capture.Accounting, w *waits, add int64) {
 			what = fmt.Sprintf("%s: waited %s after its launch returned and after the stream's earlier work, the last %s of it with no recorded work running on the device (no recorded event explains it: another process, a host callback, or work the profiler missed)", r.queueLabel(c.q), ns(c.to-c.from), ns(c.uncoveredN))
 		}
 		streams[c.q] = true
-		total += c.uncoveredN
+		total = capture.SatAdd(total, c.uncoveredN)
 		g.Add(capture.Item{What: what, Where: fmt.Sprintf("byte %d", c.off), Kernel: r.knames[c.kname].name, Time: capture.TimeOf(c.lend + add)})
 	}
 	if g == nil {
