@@ -53,8 +53,8 @@ func (rd *reader) decode(typ byte, b []byte, at int64) (ok bool, why string) {
 		}
 		rd.ended = true
 		rd.end = endRecord{
-			time: int64(le.Uint64(b)), launches: int64(le.Uint64(b[8:])), recorded: int64(le.Uint64(b[16:])),
-			dropped: int64(le.Uint64(b[24:])), inFlight: int64(le.Uint32(b[32:])), summaries: int64(le.Uint32(b[36:])),
+			time: int64(le.Uint64(b)), launches: clamp(le.Uint64(b[8:])), recorded: clamp(le.Uint64(b[16:])),
+			dropped: clamp(le.Uint64(b[24:])), inFlight: int64(le.Uint32(b[32:])), summaries: int64(le.Uint32(b[36:])),
 			layers: int64(le.Uint32(b[40:])), flags: le.Uint32(b[44:]),
 		}
 		return true, ""
@@ -219,7 +219,9 @@ func (rd *reader) summary(b []byte) (bool, string) {
 		return false, "summary of an undefined kernel"
 	}
 	rd.summaryRecords++
-	completed, total := int64(le.Uint64(b[24:])), int64(le.Uint64(b[32:]))
+	// The count is clamped like every count from the file: a corrupt
+	// one stays positive instead of wrapping negative and vanishing.
+	completed, total := clamp(le.Uint64(b[24:])), int64(le.Uint64(b[32:]))
 	if rd.hdr.Families&probefile.FamilyDispatchEvents != 0 || completed <= 0 {
 		// With dispatch events the summed dispatches are in the tables
 		// one by one; a summary adds nothing to count.
@@ -233,6 +235,6 @@ func (rd *reader) summary(b []byte) (bool, string) {
 		Aggregate: &capture.Aggregate{Count: completed, Device: total, DeviceValid: true},
 	}
 	rd.sink.Dispatch(rd.c, &d)
-	rd.dispatches += completed
+	rd.dispatches = capture.SatAdd(rd.dispatches, completed)
 	return true, ""
 }

@@ -34,30 +34,28 @@ func (rd *reader) finish() {
 		g.Add(capture.Item{What: "no end record"})
 	}
 
-	var dropped uint64
+	// Summed saturating: many queues each claiming maxCount would wrap.
+	var dropped int64
 	qs := rd.queueList()
 	for _, q := range qs {
 		if q.ck == nil {
 			continue
 		}
-		dropped += uint64(clampCount(q.ck))
+		dropped = capture.SatAdd(dropped, clampCount(q.ck))
 		rd.unfinished(q)
 	}
-	if rd.ended && uint64(rd.end.dropped) > dropped {
-		dropped = uint64(rd.end.dropped)
+	if rd.ended && rd.end.dropped > dropped {
+		dropped = rd.end.dropped
 	}
 	if dropped > 0 {
 		g := c.Gap(capture.DroppedRecords, "")
 		g.Summary = "dispatches the probe dropped because a queue's ring was full (the writer fell behind) or too many were in flight: they ran and are not in the tables. Raise RingSize or lower Threshold"
-		var listed int64
 		for _, q := range qs {
 			if n := clampCount(q.ck); n > 0 {
 				g.Add(capture.Item{What: fmt.Sprintf("%d dispatches dropped", n), Where: "queue " + q.name})
-				g.Count += n - 1
-				listed += n
 			}
 		}
-		g.Count += clamp(dropped) - listed
+		g.Count = dropped
 		g.SetFigure("dropped_dispatches", g.Count)
 	}
 	if rd.ended && rd.end.flags&probefile.EndClosedBySignal != 0 {
