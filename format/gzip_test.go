@@ -57,3 +57,47 @@ func must(r io.Reader, err error) io.Reader {
 	}
 	return r
 }
+
+// FuzzGzipTrailing appends arbitrary bytes to a complete gzip stream: the
+// stream's data always comes through whole, and bytes that do not start
+// another member are named as trailing, with their offset and count.
+//
+//	go test -run '^$' -fuzz FuzzGzipTrailing ./format/
+func FuzzGzipTrailing(f *testing.F) {
+	for _, s := range []string{"", "\x00", "junk after", "\x1f\x8b", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"} {
+		f.Add([]byte(s), false)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte("payload"))
+	w.Close()
+	one := z.Bytes()
+	f.Fuzz(func(t *testing.T, junk []byte, stream bool) {
+		data := append(append([]byte(nil), one...), junk...)
+		size := int64(len(data))
+		if stream {
+			size = -1
+		}
+		// The synchronous reader: the same members logic without the
+		// read-ahead's 1 MiB of blocks per input, so fuzzing stays fast.
+		got, err := io.ReadAll(must(newGzipReaderSync(bytes.NewReader(data), size)))
+		if len(got) < 7 || string(got[:7]) != "payload" {
+			t.Fatalf("data %q (%v)", got, err)
+		}
+		var te *GzipTrailingError
+		switch {
+		case len(junk) == 0:
+			if err != nil || len(got) != 7 {
+				t.Fatalf("clean: %q %v", got, err)
+			}
+		case IsGzip(junk):
+			if errors.As(err, &te) && te.Offset < int64(len(one)) {
+				t.Fatalf("a second member's bytes taken for trailing: %+v", te)
+			}
+		default:
+			if !errors.As(err, &te) || te.Offset != int64(len(one)) || te.N != int64(len(junk)) || len(got) != 7 {
+				t.Fatalf("junk %q: %q %v", junk, got, err)
+			}
+		}
+	})
+}
