@@ -21,6 +21,9 @@ type Input struct {
 	Tables  *analysis.Tables
 	// Written counts what the export wrote for this input (see Written).
 	Written Written
+	// ranks splits the kernel statistics by rank for the kernels and
+	// programs tables (see byRank).
+	ranks byRank
 }
 
 // Written is the export's own accounting for one input: every dispatch

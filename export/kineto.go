@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -619,14 +618,7 @@ func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool
 	for r := range seen {
 		ranks = append(ranks, r)
 	}
-	sort.Slice(ranks, func(i, j int) bool {
-		a, ea := strconv.Atoi(ranks[i])
-		b, eb := strconv.Atoi(ranks[j])
-		if ea == nil && eb == nil {
-			return a < b
-		}
-		return ranks[i] < ranks[j]
-	})
+	sortRanks(ranks)
 	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
 	if err != nil {
 		return err

@@ -67,6 +67,7 @@ func writeParquet(paths []string, opt Options) ([]*Input, error) {
 				return
 			}
 			rank := in.Rank(c, d.Queue)
+			in.ranks.add(rank, c, d)
 			f := ps.files[rank]
 			if f == nil {
 				p := filepath.Join(dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))

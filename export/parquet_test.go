@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -100,8 +101,15 @@ func TestParquetDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kern) != 3 || kern[0].MinNS != nil || kern[0].Aggregated != 10 {
-		t.Errorf("kernels %+v", kern)
+	// Input a's kernels split by queue rank: kernel 0 and the aggregated
+	// records (no queue: the input's rank, 0) on rank 0, kernel 1's single
+	// dispatches on rank 1; input b's one kernel on its source rank.
+	var kr []string
+	for _, k := range kern {
+		kr = append(kr, fmt.Sprintf("%s:%s:%d/%d", k.Rank, k.Kernel, k.Dispatches, k.Aggregated))
+	}
+	if got, want := strings.Join(kr, " "), "0:kern<0, float>:20/10 0:kern<1, float>:10/10 1:kern<1, float>:10/0 a/b:kern<0, float>:3/0"; got != want || kern[0].MinNS != nil {
+		t.Errorf("kernels (rank:kernel:dispatches/aggregated)\n%s\nwant\n%s\n%+v", got, want, kern)
 	}
 	var marker struct{ Schema string }
 	if err := json.Unmarshal(read(t, filepath.Join(out, datasetMarker)), &marker); err != nil || marker.Schema != DatasetSchema {

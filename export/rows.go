@@ -94,8 +94,9 @@ func (s *rowStore) opt(i int, v int64, ok bool) *int64 {
 	return &s.v[i]
 }
 
-// KernelRow is one kernel of one program of one input (CSV/JSON Lines with
-// --per-kernel, Parquet kernels table). Min and max are null when any of
+// KernelRow is one kernel of one program of one rank of one input (CSV/JSON
+// Lines with --per-kernel, Parquet kernels table): an input holding several
+// ranks has a row per rank the kernel ran on, with that rank's sums. Min and max are null when any of
 // its dispatches came in an aggregated record (a minimum cannot be computed
 // from sums) or none was timed.
 type KernelRow struct {
@@ -121,14 +122,15 @@ type KernelRow struct {
 var kernelColumns = []string{"rank", "input", "program", "kernel", "kernel_id", "resolved", "category", "list",
 	"dispatches", "timed", "aggregated", "device_ns", "min_ns", "max_ns", "launched", "launch_ns", "share"}
 
-// kernelRows lists input in's kernel table rows, in table order.
+// kernelRows lists input in's kernel table rows: by rank, then in table
+// order (rankPrograms).
 func kernelRows(in *Input) []KernelRow {
 	var rows []KernelRow
-	c := in.Capture
-	for _, pt := range in.Tables.Programs {
+	for _, rp := range in.rankPrograms() {
+		pt := rp.pt
 		ns := pt.Clock.Unit == "ns"
 		for _, k := range pt.Kernels {
-			r := KernelRow{Rank: in.InputRank(c), Input: int32(in.Index), Program: pt.Program.Name,
+			r := KernelRow{Rank: rp.rank, Input: int32(in.Index), Program: pt.Program.Name,
 				Kernel: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category, List: k.Kernel.List,
 				Dispatches: k.Dispatches, Timed: k.Timed, Aggregated: k.Aggregated, Launched: k.Launched}
 			if k.Kernel.HasID {
@@ -154,7 +156,10 @@ func kernelRows(in *Input) []KernelRow {
 	return rows
 }
 
-// ProgramRow is one program of one input (Parquet programs table).
+// ProgramRow is one program of one rank of one input (Parquet programs
+// table). Dispatches, Timed and DeviceNS are the rank's; Runs, RunsStates,
+// the clock and Gaps are the program's over the whole input (the model
+// does not split runs or gaps by rank), repeated on each of its ranks' rows.
 type ProgramRow struct {
 	Rank        string `parquet:"rank,dict" json:"rank"`
 	Input       int32  `parquet:"input" json:"input"`
@@ -172,8 +177,9 @@ type ProgramRow struct {
 func programRows(in *Input) []ProgramRow {
 	var rows []ProgramRow
 	c := in.Capture
-	for _, pt := range in.Tables.Programs {
-		r := ProgramRow{Rank: in.InputRank(c), Input: int32(in.Index), Program: pt.Program.Name,
+	for _, rp := range in.rankPrograms() {
+		pt := rp.pt
+		r := ProgramRow{Rank: rp.rank, Input: int32(in.Index), Program: pt.Program.Name,
 			Runs: pt.Program.Instances, Dispatches: pt.Dispatches, Timed: pt.Timed,
 			ClockDomain: pt.Clock.Domain, ClockUnit: pt.Clock.Unit}
 		for i, s := range pt.Program.InstanceStates {

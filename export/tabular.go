@@ -82,7 +82,10 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 		// Kernel rows need each input's tables only: read in parallel,
 		// then write in input order.
 		ins, err = readInputs(paths, opt, opt.Workers, func(in *Input) capture.Sink {
-			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) { in.Written.count(c, d) })
+			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+				in.Written.count(c, d)
+				in.ranks.add(in.Rank(c, d.Queue), c, d)
+			})
 		}, nil)
 		if err != nil {
 			return nil, err

@@ -62,6 +62,9 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 	}
 	f, conf := DetectDir(path)
 	if formatName != "" {
+		if _, ok := Lookup(formatName); !ok {
+			return nil, fmt.Errorf("unknown --format %q: known formats are %s", formatName, Names())
+		}
 		conf = No
 		dirMu.RLock()
 		for _, g := range dirFormats {
@@ -70,6 +73,9 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 			}
 		}
 		dirMu.RUnlock()
+		if conf == No {
+			return nil, FileError(path, nil, "give a file of that format, or leave --format out", "is a directory, and the %s reader reads files", formatName)
+		}
 	}
 	if conf < Likely {
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")

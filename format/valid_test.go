@@ -98,3 +98,16 @@ func TestErrorPositions(t *testing.T) {
 		t.Error("cause not unwrapped")
 	}
 }
+
+// A directory given with --format: an unknown name is said as such (not
+// "no directory reader recognises it"), and a file reader's name says that
+// it reads files.
+func TestFormatFlagOnDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadPath(dir, "typo", nil, nil); err == nil || !strings.Contains(err.Error(), `unknown --format "typo"`) {
+		t.Fatalf("typo: %v", err)
+	}
+	if _, err := ReadPath(dir, "test-magic", nil, nil); err == nil || !strings.Contains(err.Error(), "the test-magic reader reads files") {
+		t.Fatalf("file reader on a directory: %v", err)
+	}
+}

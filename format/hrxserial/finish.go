@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 )
 
 // finish closes what the end of input left open and writes the capture's
@@ -143,17 +144,8 @@ func (s *state) finishInput() {
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
 
-	if s.malformed > 0 {
-		var nums []string
-		for _, n := range s.firstMalformed {
-			nums = append(nums, fmt.Sprint(n))
-		}
-		g := s.c.Accounting.Gap(capture.SkippedInput, "")
-		g.Summary = "lines that start like trace lines but do not parse (unknown event, bad number, missing key): their events are not in the tables"
-		g.Add(capture.Item{What: fmt.Sprintf("%d malformed lines", s.malformed), Where: "lines " + strings.Join(nums, ", ")})
-		g.Count = s.malformed
-		g.SetFigure("malformed_lines", s.malformed)
-	}
+	format.MalformedLines(&s.c.Accounting, s.malformed, s.firstMalformed,
+		"lines that start like trace lines but do not parse (unknown event, bad number, missing key): their events are not in the tables")
 	if s.traceLines == 0 {
 		g := s.c.Accounting.Gap(capture.EmptyCapture, "")
 		g.Summary = fmt.Sprintf("%d lines read, none is an 'hrx debug serial:' trace line (time-stamped or raw). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set, does the build contain the debug-serial code, and was stderr (not stdout) kept?", s.lineNo)

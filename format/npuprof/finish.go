@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/ranges"
 )
 
@@ -45,17 +46,8 @@ func (s *state) finishInput() {
 	in.Skip("partial last line", s.partial, s.where(s.lineNo))
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
-	if s.malformed > 0 {
-		var nums []string
-		for _, n := range s.firstMalformed {
-			nums = append(nums, fmt.Sprint(n))
-		}
-		g := s.c.Accounting.Gap(capture.SkippedInput, "")
-		g.Summary = "lines tagged like engine lines ([prof], [L]) that do not parse (wrong field count, bad number): what they report is not in the tables or the inventory"
-		g.Add(capture.Item{What: fmt.Sprintf("%d malformed lines", s.malformed), Where: "lines " + strings.Join(nums, ", ")})
-		g.Count = s.malformed
-		g.SetFigure("malformed_lines", s.malformed)
-	}
+	format.MalformedLines(&s.c.Accounting, s.malformed, s.firstMalformed,
+		"lines tagged like engine lines ([prof], [L]) that do not parse (wrong field count, bad number): what they report is not in the tables or the inventory")
 }
 
 func (s *state) finishPrograms() {

@@ -28,7 +28,7 @@ func ReadStream(r io.Reader, name string, sink capture.Sink) (*capture.Capture, 
 		sink = capture.Discard
 	}
 	s := newState(name, sink)
-	cr := &countingReader{r: r}
+	cr := &format.CountingReader{R: r}
 	err := eachLine(cr, func(line []byte, long, partial bool) error {
 		s.lineNo++
 		switch {
@@ -42,7 +42,7 @@ func ReadStream(r io.Reader, name string, sink capture.Sink) (*capture.Capture, 
 		}
 		return s.line(line)
 	})
-	s.bytes = cr.n
+	s.bytes = cr.N
 	if err != nil {
 		var fe *format.Error
 		if errors.As(err, &fe) {
@@ -100,19 +100,6 @@ func eachLine(r io.Reader, fn func(line []byte, long, partial bool) error) error
 			return nil
 		}
 	}
-}
-
-// countingReader counts the bytes read, for the accounting and for error
-// positions.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // stamp splits a kept trace's "<1-20 digits> " arrival stamp off a line.

@@ -87,7 +87,7 @@ const maxDepth = 64
 
 type jsonReader struct {
 	path string
-	cnt  *countingReader
+	cnt  *format.CountingReader
 	dec  *json.Decoder
 	b    *builder
 	rec  int64 // kernel_dispatch records met, for positions
@@ -108,20 +108,9 @@ type jsonReader struct {
 	copyRec  int64
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
-	cnt := &countingReader{r: r}
+	cnt := &format.CountingReader{R: r}
 	jr := &jsonReader{path: path, cnt: cnt, dec: json.NewDecoder(cnt), b: newBuilder(c, sink, "records"), other: map[string]int64{}}
 	jr.dec.UseNumber()
 	err := jr.document()
@@ -143,9 +132,9 @@ func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, er
 	drained, _ := io.Copy(io.Discard, cnt)
 	_ = drained
 	in := c.Accounting.InputFor("bytes")
-	in.Read = cnt.n
-	in.Used = min(stop, cnt.n)
-	in.Skip("after the point where reading stopped", cnt.n-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
+	in.Read = cnt.N
+	in.Used = min(stop, cnt.N)
+	in.Skip("after the point where reading stopped", cnt.N-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
 	jr.b.finish("the file's kernel_dispatch arrays are empty or absent: kernel tracing was not enabled (--kernel-trace), produced nothing, or the process exited before its buffers were flushed")
 	s := capture.Section{Title: "rocprofv3 JSON"}
 	s.Add("processes", jr.procs)
