@@ -57,24 +57,13 @@ func (e *GzipTrailingError) Error() string {
 type members struct {
 	zr   *gzip.Reader
 	br   *bufio.Reader
-	cr   *countingReader
+	cr   *CountingReader
 	size int64 // the compressed size, or -1 for a stream
 	err  error
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 func newMembers(r io.Reader, size int64) (*members, error) {
-	cr := &countingReader{r: r}
+	cr := &CountingReader{R: r}
 	// A bufio.Reader is an io.ByteReader, so the inflater reads through
 	// it byte-exactly and the end of each member is known.
 	m := &members{cr: cr, br: bufio.NewReader(cr), size: size}
@@ -115,7 +104,7 @@ func (m *members) next() error {
 		m.zr.Multistream(false)
 		return nil
 	}
-	off := m.cr.n - int64(m.br.Buffered())
+	off := m.cr.N - int64(m.br.Buffered())
 	var n int64
 	if m.size >= 0 {
 		n = m.size - off
