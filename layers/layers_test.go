@@ -308,15 +308,7 @@ func TestMapAndErrors(t *testing.T) {
 func TestLogLayersPastTheDumps(t *testing.T) {
 	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
 	var log strings.Builder
-	for l := 0; l < tl; l++ {
-		var sum, mx float64
-		for c := 0; c < th; c++ {
-			a := math.Abs(float64(float32(value(l, 0, c))))
-			sum += a
-			mx = max(mx, a)
-		}
-		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
-	}
+	log.WriteString(layerLog())
 	log.WriteString("  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n")
 	lp := filepath.Join(t.TempDir(), "engine.log")
 	os.WriteFile(lp, []byte(log.String()), 0o644)
@@ -345,15 +337,7 @@ func TestLogLayersPastTheDumps(t *testing.T) {
 func TestLogThatChecksNothing(t *testing.T) {
 	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
 	var log strings.Builder
-	for l := 0; l < tl; l++ {
-		var sum, mx float64
-		for c := 0; c < th; c++ {
-			a := math.Abs(float64(float32(value(l, 0, c))))
-			sum += a
-			mx = max(mx, a)
-		}
-		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
-	}
+	log.WriteString(layerLog())
 	lp := filepath.Join(t.TempDir(), "engine.log")
 	os.WriteFile(lp, []byte(log.String()), 0o644)
 	// The positive arm: every layer checked, nothing found.
@@ -378,4 +362,20 @@ func TestLogThatChecksNothing(t *testing.T) {
 	if !rep.Findings() || rep.Log.Checked != 0 || !strings.Contains(b.String(), "LOG CHECKED NOTHING") {
 		t.Fatalf("empty log passed: %+v %+v\n%s", rep.Totals, rep.Log, b.String())
 	}
+}
+
+// layerLog is the [L] log of the dumps value() generates: row 0's mean|x|
+// and absmax per layer, printed as the engine prints them.
+func layerLog() string {
+	var log strings.Builder
+	for l := 0; l < tl; l++ {
+		var sum, mx float64
+		for c := 0; c < th; c++ {
+			a := math.Abs(float64(float32(value(l, 0, c))))
+			sum += a
+			mx = max(mx, a)
+		}
+		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
+	}
+	return log.String()
 }
