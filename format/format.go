@@ -166,16 +166,26 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 	if in.Size == 0 {
 		return emptyFile(in, formatName), nil
 	}
+	conf := Certain // a format named by the user is never second-guessed
 	if formatName == "" {
 		head, err := in.Head()
 		if err != nil {
 			return nil, FileError(in.Path, err, "check the file and the disk", "reading the first bytes: %v", err)
 		}
-		var conf Confidence
 		if f, conf = Detect(head); conf == No {
 			return nil, FileError(in.Path, ErrUnknownFormat, "give --format NAME if you know it", "%v: not one of %s", ErrUnknownFormat, Names())
 		}
 	}
+	c, err := readChecked(f, in, opts, sink)
+	if err == nil && conf < Certain {
+		c, err = rescan(f, c, in, opts, sink)
+	}
+	return c, err
+}
+
+// readChecked runs reader f, names the capture's source and checks the
+// capture and every dispatch against the model.
+func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
 	checked := &capture.Checked{Next: sink}
 	c, err := f.Read(in, opts, checked)
 	if c != nil {
