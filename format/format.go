@@ -176,8 +176,9 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 			return nil, FileError(in.Path, ErrUnknownFormat, "give --format NAME if you know it", "%v: not one of %s", ErrUnknownFormat, Names())
 		}
 	}
-	c, err := readChecked(f, in, opts, sink)
-	if err == nil && conf < Certain {
+	counted := &countingSink{next: sink}
+	c, err := readChecked(f, in, opts, counted)
+	if err == nil && conf < Certain && counted.n == 0 {
 		c, err = rescan(f, c, in, opts, sink)
 	}
 	return c, err

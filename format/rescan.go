@@ -22,7 +22,8 @@ func init() { capture.RegisterNote(DetectedByScan) }
 // When that reader's capture is empty, the whole input is scanned with
 // every reader's line claims, and the reader claiming the most lines reads
 // it again. Only files are rescanned (a stream cannot be read twice), and
-// only captures without a single dispatch (the sink has seen nothing).
+// only captures without a single dispatch (the caller checks that the sink
+// has seen nothing).
 func rescan(first Format, c *capture.Capture, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
 	if c.Accounting.CountOf(capture.EmptyCapture) == 0 || in.IsStream() || in.Size <= sniffLen {
 		return c, nil
@@ -94,6 +95,18 @@ func claimScan(in *Input, skip string) (Format, int64, error) {
 		return Format{}, 0, nil
 	}
 	return claimers[best], counts[best], nil
+}
+
+// countingSink counts the dispatches passed on: a rescan may only replace
+// a read whose sink saw nothing.
+type countingSink struct {
+	next capture.Sink
+	n    int64
+}
+
+func (s *countingSink) Dispatch(c *capture.Capture, d *capture.Dispatch) {
+	s.n++
+	s.next.Dispatch(c, d)
 }
 
 // unstamp removes a kept trace's "<1-20 digits> " arrival stamp.
