@@ -1,32 +1,15 @@
 package kineto
 
 import (
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
-func decompress(t testing.TB, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
+func decompress(t testing.TB, path string) []byte { t.Helper(); return testfile.Gunzip(t, path) }
 
 // TestBufferSizes reads every sample with buffers so small that every
 // token crosses a refill, and a dispatch log that spills every few

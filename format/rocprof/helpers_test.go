@@ -1,10 +1,8 @@
 package rocprof
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 type result struct {
@@ -80,23 +79,7 @@ func gapText(c *capture.Capture) string {
 	return b.String()
 }
 
-func gunzip(t testing.TB, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
+func gunzip(t testing.TB, path string) []byte { t.Helper(); return testfile.Gunzip(t, path) }
 
 func readTestdata(name string) ([]byte, error) { return os.ReadFile("testdata/" + name) }
 
