@@ -455,3 +455,28 @@ func TestSniff(t *testing.T) {
 		t.Fatal("binary accepted")
 	}
 }
+
+// A kept trace is tally record's own file: its empty capture names the
+// command and its clock never advises recording with tally record.
+func TestKeptTraceWithoutTraceLines(t *testing.T) {
+	r := readTrace(t, []byte("# tally kept trace v1 clock=monotonic unit=ns pid=7 cmd=\"./run \\\"a b\\\"\"\n5 loading\n"))
+	g := r.c.Accounting.Find(capture.EmptyCapture)
+	if g == nil || !strings.HasPrefix(g.Summary, `a kept trace whose command "./run \"a b\"" printed no 'hrx debug serial:' trace line (2 lines read`) {
+		t.Fatalf("got %+v, want the kept trace's command named", g)
+	}
+	if want := "none: the kept trace holds no trace line, so there is nothing to time"; r.c.Clock.Description != want {
+		t.Fatalf("clock: got %q, want %q", r.c.Clock.Description, want)
+	}
+	// Trace lines without stamps in a kept trace: untimed, and still no
+	// advice to record.
+	const line = "hrx debug serial: sync-begin phase=command-pre-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3\n"
+	r = readTrace(t, []byte("# tally kept trace v1 clock=monotonic unit=ns\n"+line))
+	if d := r.c.Clock.Description; r.c.Clock.Timed || !strings.Contains(d, "no trace line of this kept trace carries an arrival stamp") || strings.Contains(d, "tally record") {
+		t.Fatalf("clock: got %q, want untimed without advice to record", d)
+	}
+	// A raw trace keeps the advice.
+	r = readTrace(t, []byte(line))
+	if !strings.Contains(r.c.Clock.Description, "record with 'tally record'") {
+		t.Fatalf("raw clock: got %q", r.c.Clock.Description)
+	}
+}
