@@ -11,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -447,12 +448,31 @@ func TestOutOfOrderLines(t *testing.T) {
 	}
 }
 
+// Sniff claims only on evidence: the kept-trace header, or an hrx line
+// (trace line, sync failure, rejected program), raw or stamped, at the
+// start of a line. Other text is No, not an empty hrx trace.
 func TestSniff(t *testing.T) {
-	if Sniff([]byte("# tally kept trace v1 clock=monotonic unit=ns\n")) < Sniff([]byte("x")) {
-		t.Fatal("header not preferred")
-	}
-	if Sniff([]byte("IRPF\x01\x00\x06\x00")) != 0 {
-		t.Fatal("binary accepted")
+	const header = "# tally kept trace v1 clock=monotonic unit=ns\n"
+	const trace = "hrx debug serial: begin phase=command-program main_commands=1\n"
+	for _, c := range []struct {
+		head string
+		want format.Confidence
+	}{
+		{header + "912 " + trace, format.Certain},
+		{header, format.Likely},
+		{trace, format.Likely},
+		{"loading\n912 " + trace, format.Likely},
+		{"HRX debug serial sync failed phase=command-post-dispatch status=1\n", format.Likely},
+		{"ggml_hrx: invalid HRX prepared command program (3 commands)\n", format.Likely},
+		{"x", format.No},
+		{"hello\nworld\n", format.No},
+		{"llama_model_load: loaded\nsee 'hrx debug serial: ' lines in the docs\n", format.No}, // mid-line: not a trace line
+		{"[L] -1 0.012345 0.4521\n[mla] L3 attn_absmax=1 mlp_absmax=2 x_absmax=3\n", format.No},
+		{"IRPF\x01\x00\x06\x00", format.No},
+	} {
+		if got := Sniff([]byte(c.head)); got != c.want {
+			t.Errorf("Sniff(%q) = %v, want %v", c.head, got, c.want)
+		}
 	}
 }
 
