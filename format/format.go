@@ -1,6 +1,14 @@
 // Package format is the registry of tally's readers. Each reader registers a
 // Format with a content sniffer, as Go's image package does, and Read picks
 // the reader by what the file holds; a name given by the user overrides it.
+//
+// A reader claims a file only on positive evidence in its content: a magic
+// number, a header, or a line of its own grammar. No reader takes "any
+// text" or "any binary": a file nothing recognises — in its first 64 KiB,
+// or, for a larger file, in any line a line reader claims (rescan.go) — is
+// an error that says so, lists the formats and suggests --format NAME,
+// never a reader's empty capture with advice for a format the file is not.
+// --format NAME is the user's word, and counts as evidence.
 package format
 
 import (
@@ -18,11 +26,11 @@ import (
 // Confidence is how sure a sniffer is that a head of input is its format.
 type Confidence int
 
+// There is no "any text" level: a sniffer that finds no evidence of its
+// format says No, and an input no sniffer claims is refused with the list
+// of formats (see the package doc).
 const (
 	No Confidence = iota
-	// Fallback: the reader accepts any input of this broad kind (e.g. any
-	// text) and will say loudly if it finds nothing it understands.
-	Fallback
 	// Companion: a file the reader reads beside its main input (rocprof's
 	// hip_api_trace.csv beside kernel_trace.csv), not an input by itself.
 	// Given alone, the reader says which file to give; found in a
@@ -41,7 +49,12 @@ type Format struct {
 	// Description is one line for --help.
 	Description string
 	// Sniff looks at the first bytes of the input (decompressed when the
-	// input is gzip) and says whether they look like this format.
+	// input is gzip) and says whether they hold evidence of this format: a
+	// magic, a header, a line of its grammar. Without such evidence it
+	// says No, whatever else the bytes are (format/all's contract test
+	// checks this for every reader). A line reader's sniffer, given one
+	// line, says whether that line is evidence: the whole-file scan counts
+	// only such lines.
 	Sniff func(head []byte) Confidence
 	// Read reads the whole input, streaming dispatches to sink.
 	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
@@ -132,8 +145,9 @@ func Detect(head []byte) (Format, Confidence) {
 	return best, conf
 }
 
-// ErrUnknownFormat is returned when no reader recognises the input.
-var ErrUnknownFormat = errors.New("unknown input format")
+// ErrUnknownFormat is returned (wrapped in an *Error) when no reader
+// recognises the input.
+var ErrUnknownFormat = errors.New("no reader recognises it")
 
 // ReadFile opens path, picks its reader (by name when formatName is set,
 // else by content) and reads it, streaming dispatches to sink.
@@ -173,7 +187,7 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 			return nil, FileError(in.Path, err, "check the file and the disk", "reading the first bytes: %v", err)
 		}
 		if f, conf = Detect(head); conf == No {
-			return nil, FileError(in.Path, ErrUnknownFormat, "give --format NAME if you know it", "%v: not one of %s", ErrUnknownFormat, Names())
+			return scanUnclaimed(in, head, opts, sink)
 		}
 	}
 	counted := &countingSink{next: sink}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -21,8 +22,18 @@ func init() {
 	}, Read: func(in *Input, _ *Options, _ capture.Sink) (*capture.Capture, error) {
 		return &capture.Capture{}, nil
 	}})
-	Register(Format{Name: "test-text", Sniff: func(h []byte) Confidence { return Fallback },
-		Read: func(in *Input, _ *Options, _ capture.Sink) (*capture.Capture, error) { return &capture.Capture{}, nil }})
+	// A line reader: its evidence is a line starting "TL ".
+	Register(Format{Name: "test-lines", Sniff: func(h []byte) Confidence {
+		if bytes.HasPrefix(h, []byte("TL ")) || bytes.Contains(h, []byte("\nTL ")) {
+			return Likely
+		}
+		return No
+	}, Claims: func(line []byte) bool { return bytes.HasPrefix(line, []byte("TL")) },
+		Read: func(in *Input, _ *Options, sink capture.Sink) (*capture.Capture, error) {
+			c := &capture.Capture{}
+			c.Accounting.Gap(capture.EmptyCapture, "").Summary = "test-lines read nothing"
+			return c, nil
+		}})
 }
 
 func write(t *testing.T, data []byte) string {
@@ -38,13 +49,17 @@ func TestDetectByContent(t *testing.T) {
 	if err != nil || c.Source.Format != "test-magic" {
 		t.Fatalf("%v %+v", err, c)
 	}
-	c, err = ReadFile(write(t, []byte("plain text")), "", nil, nil)
-	if err != nil || c.Source.Format != "test-text" {
-		t.Fatalf("fallback: %v %+v", err, c)
+	c, err = ReadFile(write(t, []byte("x\nTL 1\n")), "", nil, nil)
+	if err != nil || c.Source.Format != "test-lines" {
+		t.Fatalf("a line of its grammar: %v %+v", err, c)
 	}
-	c, err = ReadFile(write(t, []byte("MAGIC")), "test-text", nil, nil)
-	if err != nil || c.Source.Format != "test-text" {
-		t.Fatal("--format does not override")
+	// The user's word is evidence: --format reads text nothing claims,
+	// and overrides a sniffer's choice.
+	for _, data := range []string{"plain text", "MAGIC"} {
+		c, err = ReadFile(write(t, []byte(data)), "test-lines", nil, nil)
+		if err != nil || c.Source.Format != "test-lines" {
+			t.Fatalf("--format on %q: got %v %+v, want a test-lines capture", data, err, c)
+		}
 	}
 	if _, err := ReadFile(write(t, []byte("x")), "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "known formats") {
 		t.Fatalf("%v", err)
@@ -107,5 +122,70 @@ func TestDirectoryRefused(t *testing.T) {
 	_, err = ReadFile("/no/such/file", "", nil, nil)
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// No reader takes a file without evidence: plain text, binary data or
+// JSON that no sniffer claims is refused with the formats listed and
+// --format suggested, as an *Error wrapping ErrUnknownFormat.
+func TestNoEvidenceRefused(t *testing.T) {
+	for _, tc := range []struct{ name, data, kind string }{
+		{"text", "hello\nworld\n", "it is text with no magic number"},
+		{"binary", "\x00\x01\x02\xff", "it is binary data with"},
+		{"json", `{"a": [1, 2]}`, "it is JSON text with"},
+		{"sqlite", "SQLite format 3\x00 CREATE TABLE t (x)", "it is an SQLite database with"},
+	} {
+		p := write(t, []byte(tc.data))
+		c, err := ReadFile(p, "", nil, nil)
+		var fe *Error
+		if !errors.As(err, &fe) || !errors.Is(err, ErrUnknownFormat) {
+			t.Fatalf("%s: got %v, %+v, want an *Error wrapping ErrUnknownFormat", tc.name, err, c)
+		}
+		msg := err.Error()
+		for _, want := range []string{p + ": no reader recognises it: ", tc.kind, "test-lines, test-magic", "give --format NAME"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: got %q, want it to contain %q", tc.name, msg, want)
+			}
+		}
+	}
+	// An empty file is an empty capture, and --format on one is honoured.
+	for _, name := range []string{"", "test-lines"} {
+		c, err := ReadFile(write(t, nil), name, nil, nil)
+		if err != nil || c.Accounting.Find(capture.EmptyCapture) == nil || (name != "" && c.Source.Format != name) {
+			t.Errorf("empty file, --format %q: got %v %+v, want an empty capture", name, err, c)
+		}
+	}
+}
+
+// A file longer than the head whose head no sniffer claims is scanned with
+// every reader's line claims: evidence past the head picks the reader (and
+// the capture says so); a file with none is refused, naming the scan; a
+// stream, which cannot be read twice, is refused without one.
+func TestScanPastUnclaimedHead(t *testing.T) {
+	loading := strings.Repeat("loading weights: shard 17 of 4096 ok\n", (sniffLen/37)+10)
+	c, err := ReadFile(write(t, []byte(loading+"TL 1\nTL 2\n")), "", nil, nil)
+	if err != nil || c.Source.Format != "test-lines" {
+		t.Fatalf("evidence past the head: got %v %+v, want test-lines", err, c)
+	}
+	g := c.Accounting.Find(DetectedByScan)
+	if g == nil || !strings.Contains(g.Summary, "no magic, header or line of any format") || g.Items[0].What != "2 lines claimed by test-lines" {
+		t.Fatalf("the scan is not stated: got %+v", g)
+	}
+	// A claimed line that its sniffer does not take as evidence ("TLX"):
+	// no reader.
+	_, err = ReadFile(write(t, []byte(loading+"TLX\n")), "", nil, nil)
+	if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "first 64 KiB hold no magic number") || !strings.Contains(err.Error(), "no line of which is one a line reader uses") {
+		t.Fatalf("no evidence in the whole file: got %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.Write([]byte(loading + "TL 1\n")); w.Close() }()
+	in := &Input{Path: "pipe", Size: -1, stream: &stream{br: bufio.NewReaderSize(r, streamBuf), kind: "a pipe"}}
+	_, err = ReadInput(in, "", nil, nil)
+	r.Close()
+	if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "a stream is not scanned further") {
+		t.Fatalf("stream: got %v, want a refusal", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/tallyprof/tally/capture"
 )
@@ -18,7 +19,7 @@ func init() { capture.RegisterNote(DetectedByScan) }
 // rescan handles a text input whose head (the first 64 KiB) held no line
 // of its real format — an engine that prints a long loading log before its
 // first profiler line, kept by `tally record` — so that a weaker sign (a
-// kept-trace header, plain text) picked a reader that then found nothing.
+// kept-trace header) picked a reader that then found nothing.
 // When that reader's capture is empty, the whole input is scanned with
 // every reader's line claims, and the reader claiming the most lines reads
 // it again. Only files are rescanned (a stream cannot be read twice), and
@@ -44,9 +45,72 @@ func rescan(first Format, c *capture.Capture, in *Input, opts *Options, sink cap
 	return again, nil
 }
 
+// scanUnclaimed reads an input whose head no sniffer claims. A file longer
+// than the head may hold its format's lines further in (a loading log
+// longer than 64 KiB before the first one): it is scanned with every
+// reader's line claims, and read by the reader with the most. Anything
+// else — a short file, a stream, a file with no claimed line — is refused
+// with the list of formats: no reader reads a file it has no evidence for.
+func scanUnclaimed(in *Input, head []byte, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	whole := len(head) < sniffLen // the sniffers saw all of it
+	if whole || in.IsStream() {
+		return nil, unknownFormat(in, head, whole, false)
+	}
+	best, lines, err := claimScan(in, "")
+	if err != nil {
+		return nil, FileError(in.Path, err, "check the file and the disk", "scanning for a known format: %v", err)
+	}
+	if best.Name == "" {
+		return nil, unknownFormat(in, head, false, true)
+	}
+	c, err := readChecked(best, in, opts, sink)
+	if err != nil {
+		return c, err
+	}
+	g := c.Accounting.Gap(DetectedByScan, "")
+	g.Summary = fmt.Sprintf("the first %d KiB of the input hold no magic, header or line of any format; scanning the whole input found %s lines, and it was read as %s (give --format %s to skip the scan)",
+		sniffLen>>10, best.Name, best.Name, best.Name)
+	g.Add(capture.Item{What: fmt.Sprintf("%d lines claimed by %s", lines, best.Name), Where: in.Path})
+	c.Accounting.SortGaps()
+	return c, nil
+}
+
+// unknownFormat is the error for an input no reader recognises: what it
+// looked like, how much of it was looked at, the formats, and --format.
+func unknownFormat(in *Input, head []byte, whole, scanned bool) error {
+	kind := looksLike(head)
+	var seen string
+	switch {
+	case whole:
+		seen = fmt.Sprintf("it is %s with no magic number, header or line of any format tally reads", kind)
+	case scanned:
+		seen = fmt.Sprintf("it is %s whose first %d KiB hold no magic number, header or line of any format tally reads, and no line of which is one a line reader uses", kind, sniffLen>>10)
+	default:
+		seen = fmt.Sprintf("it is %s whose first %d KiB hold no magic number, header or line of any format tally reads (a stream is not scanned further)", kind, sniffLen>>10)
+	}
+	return FileError(in.Path, ErrUnknownFormat, "give --format NAME to read it as one of them; 'tally formats' says what each reads",
+		"%v: %s (formats: %s)", ErrUnknownFormat, seen, Names())
+}
+
+// looksLike names the broad kind of a head, so that the refusal says what
+// tally saw.
+func looksLike(head []byte) string {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
+		return "an SQLite database"
+	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]): // the cut may split a rune
+		return "binary data"
+	case len(h) > 0 && (h[0] == '{' || h[0] == '['):
+		return "JSON text"
+	}
+	return "text"
+}
+
 // claimScan counts, per reader other than skip, the lines of the input it
-// claims (raw, or behind a kept trace's arrival stamp), and returns the
-// reader with the most.
+// claims (raw, or behind a kept trace's arrival stamp) and its sniffer,
+// shown that line alone, takes as evidence; it returns the reader with the
+// most.
 func claimScan(in *Input, skip string) (Format, int64, error) {
 	var claimers []Format
 	for _, f := range Claimers() {
@@ -72,7 +136,7 @@ func claimScan(in *Input, skip string) (Format, int64, error) {
 		if len(line) > 0 && line[0] != '#' {
 			body := unstamp(line)
 			for i, f := range claimers {
-				if f.Claims(line) || f.Claims(body) {
+				if (f.Claims(line) || f.Claims(body)) && f.Sniff(line) >= Likely {
 					counts[i]++
 					break
 				}

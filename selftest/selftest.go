@@ -1,12 +1,14 @@
 // Package selftest checks the tally in hand against small traces embedded in
 // it, whose contents are known: a complete run, a run cut inside a dispatch,
-// a device fault, a raw trace and a file that holds no trace at all. It is
+// a device fault, a raw trace, a kept trace whose command printed no trace
+// line, and a log that no reader may claim. It is
 // what `tally selftest` runs, so an installed binary can prove it still
 // tells complete from incomplete.
 package selftest
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -41,6 +43,9 @@ type Want struct {
 	Complete   bool
 	Gaps       []capture.Kind // exactly these kinds, in any order
 	Exit       int            // report.ExitCode without --strict
+	// Refused: no reader recognises the file (format.ErrUnknownFormat),
+	// so it is an error (exit 2), never a capture.
+	Refused bool
 }
 
 // Checks are the built-in checks.
@@ -51,7 +56,12 @@ var Checks = []Check{
 	{"device fault", "fault.kept", Want{Format: "hrx-serial", Dispatches: 14, DeviceNS: 553730, Timed: true,
 		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.DeviceFault, capture.UnresolvedName}}},
 	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true}},
-	{"not a trace", "nontrace.log", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
+	// A log of another program holds no evidence of any format: no reader
+	// may claim it (and advise a switch of a format it is not).
+	{"not a trace", "nontrace.log", Want{Refused: true, Exit: report.ExitEmpty}},
+	// The same lines kept by `tally record`: tally's own kept trace, whose
+	// command printed no trace line.
+	{"kept trace without a trace line", "nontrace.kept", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
 	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
 	// Real producers' files: an IREE bundle with an event that never got
 	// its timestamps, and a small PyTorch profiler trace.
@@ -112,6 +122,9 @@ func run(c Check, manifest []byte) (problems []string) {
 	agg := analysis.NewAggregator()
 	capt, err := format.ReadInput(in, "", &format.Options{Catalog: cat}, agg)
 	if err != nil {
+		if c.Want.Refused && errors.Is(err, format.ErrUnknownFormat) {
+			return compare(Want{Refused: true, Exit: report.ExitEmpty}, c.Want)
+		}
 		return []string{"read: " + err.Error()}
 	}
 	res := &report.Result{Capture: capt, Tables: agg.Tables(capt)}
@@ -124,7 +137,6 @@ func run(c Check, manifest []byte) (problems []string) {
 	if err := capt.Accounting.CheckValid(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	want := c.Want
 	var dev int64
 	for _, p := range res.Tables.Programs {
 		dev += p.Total
@@ -136,6 +148,11 @@ func run(c Check, manifest []byte) (problems []string) {
 			got.Gaps = append(got.Gaps, g.Kind)
 		}
 	}
+	return append(problems, compare(got, c.Want)...)
+}
+
+// compare lists how got differs from want.
+func compare(got, want Want) (problems []string) {
 	add := func(what string, g, w any) {
 		problems = append(problems, fmt.Sprintf("%s: got %v, want %v", what, g, w))
 	}
@@ -159,6 +176,9 @@ func run(c Check, manifest []byte) (problems []string) {
 	}
 	if !sameKinds(got.Gaps, want.Gaps) {
 		add("gaps", got.Gaps, want.Gaps)
+	}
+	if got.Refused != want.Refused {
+		add("refused (no reader recognises it)", got.Refused, want.Refused)
 	}
 	return problems
 }

@@ -20,7 +20,7 @@ var goldenReports = []struct {
 }{
 	{"hrx-decode-fault", []string{"--manifests", "examples/kernels", "examples/decode-fault.kept"}},
 	{"hrx-no-manifest", []string{"selftest/traces/complete.kept"}},
-	{"hrx-not-a-trace", []string{"selftest/traces/nontrace.log"}},
+	{"hrx-kept-no-trace-line", []string{"selftest/traces/nontrace.kept"}},
 	{"empty-file", []string{"selftest/traces/empty.log"}},
 	{"ireeprof-smoke", []string{"format/ireeprof/testdata/smoke.ireeprof"}},
 	{"ireeprof-cut", []string{"format/ireeprof/testdata/cut_mid_record.ireeprof"}},

@@ -53,9 +53,18 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 	if code, _, errOut := tally("report", "--strict", "--manifests", kernels, selfTrace+"complete.kept"); code != 0 {
 		t.Fatalf("--strict on a complete capture: exit %d %s", code, errOut)
 	}
-	code, out, _ := tally("report", selfTrace+"nontrace.log")
-	if code != 2 || !strings.Contains(out, "NO DISPATCH RECORDED") || !strings.Contains(out, "4 lines read, none is an 'hrx debug serial:' trace line") {
-		t.Fatalf("not a trace: exit %d\n%s", code, out)
+	// A log of another program is no format: an error listing the
+	// formats, never an empty hrx capture advising hrx's debug switch.
+	code, out, errOut := tally("report", selfTrace+"nontrace.log")
+	if code != 2 || out != "" || !strings.Contains(errOut, "nontrace.log: no reader recognises it") ||
+		!strings.Contains(errOut, "hrx-serial, iree-jsonl") || !strings.Contains(errOut, "give --format NAME") || strings.Contains(errOut, "GGML_HRX") {
+		t.Fatalf("not a trace: got exit %d\n%s%s, want exit 2 and no reader", code, out, errOut)
+	}
+	// The same lines kept by tally record are a kept trace whose command
+	// printed no trace line.
+	code, out, _ = tally("report", selfTrace+"nontrace.kept")
+	if code != 2 || !strings.Contains(out, "NO DISPATCH RECORDED: a kept trace whose command \"./llama-cli -m q.gguf -p hi\" printed no 'hrx debug serial:' trace line") || strings.Contains(out, "tally record") {
+		t.Fatalf("kept, no trace line: exit %d\n%s", code, out)
 	}
 	code, out, _ = tally("report", selfTrace+"empty.log")
 	if code != 2 || !strings.Contains(out, "the file is empty (0 bytes)") {
@@ -200,7 +209,7 @@ func TestInspect(t *testing.T) {
 }
 
 func TestSelftestAndFormats(t *testing.T) {
-	if code, out, _ := tally("selftest"); code != 0 || !strings.Contains(out, "all 8 checks passed") {
+	if code, out, _ := tally("selftest"); code != 0 || !strings.Contains(out, "all 9 checks passed") {
 		t.Fatalf("selftest: %d %s", code, out)
 	}
 	code, out, _ := tally("formats")

@@ -30,6 +30,12 @@ func TestNPUStallAndInspect(t *testing.T) {
 	if strings.Contains(out, "no dispatches") || strings.Contains(out, "none is an") {
 		t.Fatalf("a stall reported as no dispatches:\n%s", out)
 	}
+	// The log: [L] lines without the engine's indentation, an
+	// [mla] line, no [prof] line. It is npu-prof's stall, not hrx's.
+	code, out, _ = tally("report", "../../format/npuprof/testdata/stall-unindented.log")
+	if code != 2 || !strings.Contains(out, "(npu-prof,") || !strings.Contains(out, "no profiler window completed") || strings.Contains(out, "GGML_HRX") {
+		t.Fatalf("unindented stall: got exit %d\n%s, want npu-prof's stall", code, out)
+	}
 	code, out, _ = tally("inspect", stall)
 	if code != 0 || !strings.Contains(out, "format: npu-prof") || !strings.Contains(out, "layers missing between seen ones: 1") {
 		t.Fatalf("inspect: exit %d\n%s", code, out)

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 )
 
-// Every registered reader ends bad input in a capture or a positioned
-// *format.Error — never a panic, never a bare error, never a model break.
+// Every registered reader, named with --format, ends bad input in a capture
+// or a positioned *format.Error — never a panic, never a bare error, never
+// a model break. (Without --format, such input is no reader's:
+// TestNoCatchAllSniffer.)
 func TestReaderContract(t *testing.T) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -32,6 +35,12 @@ func TestReaderContract(t *testing.T) {
 	for _, f := range formats {
 		if f.Name == "" || f.Description == "" || f.Sniff == nil || f.Read == nil {
 			t.Errorf("reader %q does not fill the registry's shape", f.Name)
+		}
+		// --format is the user's word: an empty file is that format's
+		// empty capture, whatever its sniffer would say.
+		c, err := format.ReadInput(format.BytesInput("in.empty", nil), f.Name, nil, nil)
+		if err != nil || c.Source.Format != f.Name || c.Accounting.Find(capture.EmptyCapture) == nil {
+			t.Errorf("%s/empty: got %v, %+v, want an empty capture of %s", f.Name, err, c, f.Name)
 		}
 		for name, data := range inputs {
 			c, err := format.ReadInput(format.BytesInput("in."+name, data), f.Name, nil, nil)

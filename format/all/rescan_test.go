@@ -1,6 +1,7 @@
 package all
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,5 +49,44 @@ func TestRescanFindsFormatPastTheHead(t *testing.T) {
 	c, err = format.ReadFile(path, "", nil, nil)
 	if err != nil || c.Accounting.CountOf(capture.EmptyCapture) == 0 || c.Accounting.Find(format.DetectedByScan) != nil {
 		t.Fatalf("no claimed line: %v %+v", err, c.Accounting.Gaps)
+	}
+}
+
+// A raw log whose first 64 KiB hold no line of any format (a long loading
+// log, no kept-trace header) is refused by every sniffer; the whole file
+// is then scanned, and hrx lines further in are found and read as
+// hrx-serial, as are NPU engine lines as npu-prof. Without such lines it
+// is no format.
+func TestScanFindsFormatPastUnclaimedHead(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 100<<10; i++ {
+		fmt.Fprintf(&b, "llama_model_load: tensor %d loaded\n", i)
+	}
+	loading := b.String()
+	hrx := "hrx debug serial: begin phase=command-program main_commands=1\n" +
+		"hrx debug serial: end phase=command-program main_commands=1\n"
+	npu := "[L] -1 0.012345 0.4521\n[mla] L3 attn_absmax=1.2345 mlp_absmax=2.3456 x_absmax=3.4567\n"
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, tail, want string }{{"hrx", hrx, "hrx-serial"}, {"npu", npu, "npu-prof"}} {
+		path := filepath.Join(dir, tc.name+".log")
+		if err := os.WriteFile(path, []byte(loading+tc.tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, conf := format.Detect([]byte(loading[:64<<10])); conf != format.No {
+			t.Fatalf("the loading log's head is claimed (%v): the test does not test the scan", conf)
+		}
+		c, err := format.ReadFile(path, "", nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		g := c.Accounting.Find(format.DetectedByScan)
+		if c.Source.Format != tc.want || g == nil || g.Items[0].What != "2 lines claimed by "+tc.want {
+			t.Fatalf("%s: got %s with %+v, want %s found by the scan", tc.name, c.Source.Format, g, tc.want)
+		}
+	}
+	path := filepath.Join(dir, "none.log")
+	os.WriteFile(path, []byte(loading+"[prof] started\n"), 0o644)
+	if c, err := format.ReadFile(path, "", nil, nil); !errors.Is(err, format.ErrUnknownFormat) {
+		t.Fatalf("no evidence in the whole file: got %v, %+v, want no reader", err, c)
 	}
 }

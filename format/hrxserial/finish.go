@@ -3,6 +3,7 @@ package hrxserial
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -149,6 +150,15 @@ func (s *state) finishInput() {
 	if s.traceLines == 0 {
 		g := s.c.Accounting.Gap(capture.EmptyCapture, "")
 		g.Summary = fmt.Sprintf("%d lines read, none is an 'hrx debug serial:' trace line (time-stamped or raw). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set, does the build contain the debug-serial code, and was stderr (not stdout) kept?", s.lineNo)
+		if s.header.present {
+			// tally record kept every line of stderr: the command printed
+			// no trace line, and the advice is about the command.
+			cmd := ""
+			if s.header.cmd != "" {
+				cmd = " " + strconv.Quote(s.header.cmd)
+			}
+			g.Summary = fmt.Sprintf("a kept trace whose command%s printed no 'hrx debug serial:' trace line (%d lines read, header included). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set for the command, and does its build contain the debug-serial code?", cmd, s.lineNo)
+		}
 		g.Add(capture.Item{What: "no trace line", Where: s.name})
 	}
 	if s.inconsistent != nil {
@@ -169,6 +179,10 @@ func (s *state) finishClock() {
 	switch {
 	case s.header.badClock != "":
 		*k = capture.Clock{Domain: "unknown", Description: fmt.Sprintf("none usable: the kept-trace header says %s; tally times monotonic ns stamps only, so every duration is unavailable (counts only)", s.header.badClock)}
+	case s.timed == 0 && s.header.present && s.traceLines == 0:
+		*k = capture.Clock{Domain: "none", Description: "none: the kept trace holds no trace line, so there is nothing to time"}
+	case s.timed == 0 && s.header.present:
+		*k = capture.Clock{Domain: "none", Description: "none: no trace line of this kept trace carries an arrival stamp, so dispatches are counted and every duration is unavailable"}
 	case s.timed == 0:
 		*k = capture.Clock{Domain: "none", Description: "none: a raw hrx debug serial trace carries no times, so dispatches are counted and every duration is unavailable (record with 'tally record' to stamp each line)"}
 	default:

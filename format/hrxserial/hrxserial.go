@@ -28,26 +28,46 @@ func init() {
 	})
 }
 
-// Sniff recognises a kept-trace header (certain) or a trace line near the
-// start (likely). Any other text is accepted as a fallback so that a file
-// with no trace line at all is reported as an empty capture, not as an
-// unknown format.
+// Sniff recognises a kept-trace header (tally's own file) or an hrx line:
+// a trace line, or the sync-failure and rejected-program messages of an
+// hrx run, raw or behind a kept trace's stamp. Both is certain; either is
+// likely (the header alone: a kept trace whose command printed no trace
+// line, or one of another line reader, which its own sniffer outbids).
+// Anything else is No: a text without an hrx line is not an empty hrx
+// trace, and its refusal must not advise hrx's debug switch.
 func Sniff(head []byte) format.Confidence {
-	hasTrace := bytes.Contains(head, tracePrefix)
-	if bytes.HasPrefix(head, headerPrefix) {
-		if hasTrace {
-			return format.Certain
+	kept := bytes.HasPrefix(head, headerPrefix)
+	lines := hasLine(head)
+	switch {
+	case kept && lines:
+		return format.Certain
+	case kept || lines:
+		return format.Likely
+	}
+	return format.No
+}
+
+// hasLine reports whether a line of head is an hrx line (see evidence).
+func hasLine(head []byte) bool {
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
 		}
-		// A kept trace of another line reader (npu-prof) shares the header.
-		return format.Likely
+		if evidence(line) {
+			return true
+		}
 	}
-	if hasTrace {
-		return format.Likely
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return format.No
-	}
-	return format.Fallback
+	return false
+}
+
+// evidence reports whether one line, raw or stamped, is written by an hrx
+// run: a trace line, or a message the reader surfaces as a gap.
+func evidence(line []byte) bool {
+	_, rest, _, _ := stamp(line)
+	return bytes.HasPrefix(rest, tracePrefix) || bytes.HasPrefix(rest, syncFailed) || bytes.Contains(rest, invalidProg)
 }
 
 // Read reads a raw or kept trace, naming kernels from opts' catalog or

@@ -11,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -447,11 +448,55 @@ func TestOutOfOrderLines(t *testing.T) {
 	}
 }
 
+// Sniff claims only on evidence: the kept-trace header, or an hrx line
+// (trace line, sync failure, rejected program), raw or stamped, at the
+// start of a line. Other text is No, not an empty hrx trace.
 func TestSniff(t *testing.T) {
-	if Sniff([]byte("# tally kept trace v1 clock=monotonic unit=ns\n")) < Sniff([]byte("x")) {
-		t.Fatal("header not preferred")
+	const header = "# tally kept trace v1 clock=monotonic unit=ns\n"
+	const trace = "hrx debug serial: begin phase=command-program main_commands=1\n"
+	for _, c := range []struct {
+		head string
+		want format.Confidence
+	}{
+		{header + "912 " + trace, format.Certain},
+		{header, format.Likely},
+		{trace, format.Likely},
+		{"loading\n912 " + trace, format.Likely},
+		{"HRX debug serial sync failed phase=command-post-dispatch status=1\n", format.Likely},
+		{"ggml_hrx: invalid HRX prepared command program (3 commands)\n", format.Likely},
+		{"x", format.No},
+		{"hello\nworld\n", format.No},
+		{"llama_model_load: loaded\nsee 'hrx debug serial: ' lines in the docs\n", format.No}, // mid-line: not a trace line
+		{"[L] -1 0.012345 0.4521\n[mla] L3 attn_absmax=1 mlp_absmax=2 x_absmax=3\n", format.No},
+		{"IRPF\x01\x00\x06\x00", format.No},
+	} {
+		if got := Sniff([]byte(c.head)); got != c.want {
+			t.Errorf("Sniff(%q) = %v, want %v", c.head, got, c.want)
+		}
 	}
-	if Sniff([]byte("IRPF\x01\x00\x06\x00")) != 0 {
-		t.Fatal("binary accepted")
+}
+
+// A kept trace is tally record's own file: its empty capture names the
+// command and its clock never advises recording with tally record.
+func TestKeptTraceWithoutTraceLines(t *testing.T) {
+	r := readTrace(t, []byte("# tally kept trace v1 clock=monotonic unit=ns pid=7 cmd=\"./run \\\"a b\\\"\"\n5 loading\n"))
+	g := r.c.Accounting.Find(capture.EmptyCapture)
+	if g == nil || !strings.HasPrefix(g.Summary, `a kept trace whose command "./run \"a b\"" printed no 'hrx debug serial:' trace line (2 lines read`) {
+		t.Fatalf("got %+v, want the kept trace's command named", g)
+	}
+	if want := "none: the kept trace holds no trace line, so there is nothing to time"; r.c.Clock.Description != want {
+		t.Fatalf("clock: got %q, want %q", r.c.Clock.Description, want)
+	}
+	// Trace lines without stamps in a kept trace: untimed, and still no
+	// advice to record.
+	const line = "hrx debug serial: sync-begin phase=command-pre-dispatch list=main index=0 list_commands=2 ordinal=0 kind=Kernel kernel_id=5916100870017593149 bindings=3\n"
+	r = readTrace(t, []byte("# tally kept trace v1 clock=monotonic unit=ns\n"+line))
+	if d := r.c.Clock.Description; r.c.Clock.Timed || !strings.Contains(d, "no trace line of this kept trace carries an arrival stamp") || strings.Contains(d, "tally record") {
+		t.Fatalf("clock: got %q, want untimed without advice to record", d)
+	}
+	// A raw trace keeps the advice.
+	r = readTrace(t, []byte(line))
+	if !strings.Contains(r.c.Clock.Description, "record with 'tally record'") {
+		t.Fatalf("raw clock: got %q", r.c.Clock.Description)
 	}
 }

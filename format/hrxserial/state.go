@@ -58,6 +58,7 @@ type state struct {
 type headerInfo struct {
 	present  bool
 	badClock string // non-empty: the header's clock/unit is not monotonic/ns
+	cmd      string // the recorded command (cmd="…"), "" when not given
 }
 
 // program is one command program, keyed by its main_commands count.
@@ -252,6 +253,12 @@ func (s *state) headerLine(b []byte) error {
 	}
 	if clock != "monotonic" || unit != "ns" {
 		s.header.badClock = fmt.Sprintf("clock=%s unit=%s", clock, unit)
+	}
+	// cmd is quoted (it may hold blanks), so it is not one of the fields.
+	if i := bytes.Index(b, []byte(` cmd="`)); i >= 0 {
+		if q, err := strconv.QuotedPrefix(string(b[i+len(` cmd=`):])); err == nil {
+			s.header.cmd, _ = strconv.Unquote(q)
+		}
 	}
 	return nil
 }

@@ -36,20 +36,24 @@ func init() {
 	})
 }
 
-var (
-	keptHeader = []byte("# tally kept trace v")
-	markers    = [][]byte{gemmPrefix, []byte("[prof] pre "), []byte("[prof] dec "), []byte("  [L] "), []byte("  [mla] "), []byte("  [G] l=")}
-)
+var keptHeader = []byte("# tally kept trace v")
 
-// Sniff is Likely when an engine line appears in the head, and Certain when
-// the head is also a kept trace (whose header alone is hrx-serial's).
+// Sniff is Likely when a line of the head, raw or stamped, is an engine
+// line of the grammar (see evidence), and Certain when the head is also a
+// kept trace (whose header alone is hrx-serial's). Indentation does not
+// matter: a stalled run's log may hold only unindented `[L]` and `[mla]`
+// lines, and is this reader's to say that no window completed.
 func Sniff(head []byte) format.Confidence {
 	found := false
-	for _, m := range markers {
-		if bytes.Contains(head, m) {
-			found = true
-			break
+	for rest := head; len(rest) > 0 && !found; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
 		}
+		body, _ := stamp(bytes.TrimSuffix(line, []byte("\r")))
+		found = evidence(body)
 	}
 	switch {
 	case !found:
@@ -58,6 +62,34 @@ func Sniff(head []byte) format.Confidence {
 		return format.Certain
 	}
 	return format.Likely
+}
+
+// evidence reports whether an unstamped line is an engine line in full: its
+// tag and the fields the grammar gives it (spec §1–3, docs/formats/npuprof.md).
+// A tag alone ("[prof] " opens other programs' lines too) is not enough to
+// claim a file, though Claims keeps such a line for the reader to report.
+func evidence(line []byte) bool {
+	k, b := classify(line)
+	switch k {
+	case kindGemm:
+		_, ok := parseGemm(b)
+		return ok
+	case kindRow:
+		_, ok := parseRow(b)
+		return ok
+	case kindLayer:
+		_, ok := parseLayer(b)
+		return ok
+	case kindMLA, kindHidden:
+		return true // "[mla] L<digit>", "[debug] hidden pos "
+	case kindStep:
+		rest := b[len(mlaPrefix):]
+		return bytes.HasPrefix(rest, []byte("final xn:")) || bytes.HasPrefix(rest, []byte("pre-norm x:"))
+	case kindLinear:
+		rest := b[len(linearPrefix):]
+		return len(rest) > 2 && rest[0] == 'l' && rest[1] == '=' && rest[2] >= '0' && rest[2] <= '9'
+	}
+	return false
 }
 
 // Claims reports whether an unstamped output line is one this reader uses,

@@ -301,3 +301,37 @@ func TestRowOverflowIsMalformed(t *testing.T) {
 		t.Fatalf("prefill dispatches %d", p.Dispatches)
 	}
 }
+
+// Sniff claims a log only on a line of the engine's grammar, indented or
+// not, raw or stamped: a tag alone, or a line of another program, is not
+// evidence.
+func TestSniffEvidence(t *testing.T) {
+	const kept = "# tally kept trace v1 clock=monotonic unit=ns pid=1 cmd=\"./engine\"\n"
+	for _, c := range []struct {
+		head string
+		want format.Confidence
+	}{
+		{"[L] -1 0.012345 0.4521\n", format.Likely}, // unindented (the stalled log's lines)
+		{"  [L] 0 0.5 1.0\n", format.Likely},
+		{"loading\n912 [L] 0 0.5 1.0", format.Likely},
+		{"[mla] L3 attn_absmax=1.2345 mlp_absmax=2.3456 x_absmax=3.4567\n", format.Likely},
+		{"  [mla] final xn: mean|x|=0.1 absmax=2.0 (n=7168)\n", format.Likely},
+		{"  [mla] pre-norm x: mean|x|=0.1 absmax=2.0\r\n", format.Likely},
+		{"  [G] l=4 attn 0.1 0.2\n", format.Likely},
+		{"  [debug] hidden pos 3 mean=0.1 absmax=2.0 -> /tmp/h.f32\n", format.Likely},
+		{"[prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=2048)\n", format.Likely},
+		{"[prof] pre D 128 4 0.30 0.21 3.806 0.011 4.328\n", format.Likely},
+		{kept + "100 [L] 0 0.5 1.0\n", format.Certain},
+		{kept, format.No}, // the header alone is hrx-serial's
+		{kept + "100 [info] loading\n", format.No},
+		{"[prof] started\n[prof] pre D 128\n", format.No},
+		{"[L] layer x\n[L] 0 0.5\n[mla] hello\n[G] foo\n[G] l=x\n", format.No},
+		{"hello\nworld\n", format.No},
+		{"hrx debug serial: begin phase=command-program\n", format.No},
+		{"", format.No},
+	} {
+		if got := Sniff([]byte(c.head)); got != c.want {
+			t.Errorf("Sniff(%q) = %v, want %v", c.head, got, c.want)
+		}
+	}
+}

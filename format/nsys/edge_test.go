@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,8 +140,9 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
-// Any other SQLite database reaches this reader as a fallback and says
-// what it lacks.
+// Any other SQLite database is evidence of SQLite, not of nsys: detection
+// refuses it with the list of formats. Given --format nsys, the reader
+// reads it and says what it lacks.
 func TestForeignSQLite(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "other.db")
 	db, err := sql.Open("sqlite", "file:"+p)
@@ -151,10 +153,16 @@ func TestForeignSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	r := readPath(t, p)
-	g := r.c.Accounting.Find(capture.EmptyCapture)
-	if r.c.Source.Format != Name || g == nil || !strings.Contains(g.Items[0].What, "is it an Nsight Systems export?") {
-		t.Fatal(gapText(r.c))
+	if c, err := format.ReadFile(p, "", nil, nil); !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), "an SQLite database") {
+		t.Fatalf("detected: got %v, %+v, want no reader to recognise it", err, c)
+	}
+	c, err := format.ReadFile(p, Name, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.Accounting.Find(capture.EmptyCapture)
+	if c.Source.Format != Name || g == nil || !strings.Contains(g.Items[0].What, "is it an Nsight Systems export?") {
+		t.Fatal(gapText(c))
 	}
 }
 

@@ -34,8 +34,10 @@ func init() {
 }
 
 // Sniff recognises an SQLite database whose schema (stored in plain text
-// on its first pages) names nsys tables; any other SQLite database is a
-// fallback, so that it gets nsys's explanation of what is missing.
+// on its first pages) names nsys tables. Any other SQLite database is No:
+// it is evidence of SQLite, not of nsys (a browser's history is not an
+// empty Nsight export); --format nsys reads it all the same, and says what
+// it lacks.
 func Sniff(head []byte) format.Confidence {
 	if !sqlitein.IsSQLite(head) {
 		return format.No
@@ -45,7 +47,7 @@ func Sniff(head []byte) format.Confidence {
 			return format.Certain
 		}
 	}
-	return format.Fallback
+	return format.No
 }
 
 // Read reads an nsys SQLite export.
@@ -59,7 +61,7 @@ func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capt
 		sink = capture.Discard
 	}
 	if isRocpd(db) {
-		// Detected from the first 64 KiB, which held no table name.
+		// Given as --format nsys.
 		return nil, format.FileError(in.Path, nil, "read it with --format rocpd", "this is a rocprofv3 rocpd database, not an Nsight Systems export")
 	}
 	r := &reader{db: db, sink: sink, c: &capture.Capture{}}
