@@ -2,7 +2,9 @@
 // every stdout line a registered line reader claims (format.Format.Claims:
 // hrx debug serial lines, NPU engine [prof]/[L] lines), stamped with the
 // monotonic clock when it arrives, in tally's kept-trace format
-// (docs/kept-trace.md). Other output passes through unchanged.
+// (docs/kept-trace.md), ending with an end record that says how the command
+// ended (so a reader tells a cut file, and a stopped run, from a whole one).
+// Other output passes through unchanged.
 package record
 
 import (
@@ -47,8 +49,8 @@ type Result struct {
 	// ExitCode is the command's exit status, or 128+N if signal N killed it.
 	ExitCode int
 	Signal   syscall.Signal // the signal that killed the command, or 0
-	// Lines counts lines written to the kept trace (header included);
-	// TraceLines those that a registered reader claims.
+	// Lines counts lines written to the kept trace (header and end record
+	// included); TraceLines those that a registered reader claims.
 	Lines, TraceLines int64
 	// Claimed counts the claimed lines per format name.
 	Claimed map[string]int64

@@ -8,71 +8,12 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/format/kept"
-	"github.com/tallyprof/tally/internal/units"
 )
 
 // finish closes what the end of input left open and writes the capture's
 // clock, programs, accounting and inventory.
 func (s *state) finish() *capture.Capture {
-	// A command stopped from outside (the kept trace's end record says
-	// SIGINT, SIGTERM, …) left its open sync and dispatch behind: that is
-	// an interrupted run, not a device fault.
-	stopped := s.end.Stopped()
-	where := "between program runs (none was open)"
-	if s.inv != nil {
-		where = fmt.Sprintf("inside run %d of %s, which began at line %d", s.inv.n+1, s.inv.prog.label, s.inv.line)
-	}
-	if s.sync.open {
-		it := capture.Item{
-			What: fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for the device", s.sync.phase),
-			// The kernel, when known, is added below: it is the command the sync waited on.
-			Where: s.where(s.sync.line),
-		}
-		if s.inv != nil {
-			it.Program = s.inv.prog.label
-		}
-		if s.cmd.active && s.cmd.traced && string(s.sync.phase) == "command-post-dispatch" {
-			it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.list, s.cmd.d.kernelID)].Name
-			it.What = fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for this kernel to finish", s.sync.phase)
-		}
-		if s.sync.timed {
-			it.Time = capture.TimeOf(int64(s.sync.t))
-		}
-		if stopped != "" {
-			where += ", waiting"
-			if e := s.end.Ending; s.sync.timed && e.HasAt && e.At >= s.sync.t {
-				// How long it waited tells a hang from a Ctrl-C.
-				where += " " + units.NS(float64(e.At-s.sync.t))
-			}
-			where += fmt.Sprintf(" at sync-begin phase=%s (line %d)", s.sync.phase, s.sync.line)
-			if it.Kernel != "" {
-				where += " for " + it.Kernel + " to finish"
-			}
-		} else {
-			g := s.c.Accounting.Gap(capture.DeviceFault, "")
-			g.Summary = faultSummary
-			g.Add(it)
-		}
-	}
-	if s.cmd.active {
-		reason := "the trace ended"
-		if stopped != "" {
-			reason = "the command was stopped by " + stopped
-		}
-		s.abandon(reason)
-	}
-	if s.inv != nil {
-		s.closeInvocation("incomplete")
-	}
-	if g := s.end.Account(&s.c.Accounting, s.where, s.lineNo); g != nil && len(g.Items) > 0 {
-		it := &g.Items[len(g.Items)-1]
-		if stopped != "" {
-			it.What += "; it stopped " + where + ": not a device fault"
-		} else {
-			it.What += "; it ended " + where
-		}
-	}
+	s.finishEnd()
 	s.finishPrograms()
 	s.finishNames()
 	s.finishInput()
@@ -228,7 +169,7 @@ func (s *state) finishClock() {
 func (s *state) inventory() {
 	tr := capture.Section{Title: "trace"}
 	tr.Add("header", s.header.present)
-	tr.Add("end record", endDescription(&s.end))
+	tr.Add("end record", s.end.Describe())
 	tr.Add("lines", s.lineNo)
 	tr.Add("trace lines", s.traceLines)
 	tr.Add("time-stamped trace lines", s.timed)
@@ -265,19 +206,4 @@ func (s *state) inventory() {
 	rep := capture.Section{Title: "report"}
 	rep.Add("names", fmt.Sprintf("%s; %d table kernels named, %d anonymous", s.cat.Describe(), resolved, anon))
 	s.c.Inventory = append([]capture.Section{rep, tr, progs, cat}, s.c.Inventory...)
-}
-
-// endDescription is the inventory's word on the kept trace's end record.
-func endDescription(e *kept.End) string {
-	switch {
-	case e.Seen && e.Err != nil:
-		return fmt.Sprintf("line %d, does not parse: %v", e.Line, e.Err)
-	case e.Seen:
-		return fmt.Sprintf("line %d: %s", e.Line, e.Ending)
-	case e.Due:
-		return "missing (the header announces one): the recording was cut"
-	case e.Header:
-		return "none (written by a tally record without end records)"
-	}
-	return "none (raw standard error)"
 }

@@ -113,3 +113,18 @@ func (e *End) Stopped() string {
 	}
 	return e.Ending.Stopped()
 }
+
+// Describe is the inventory's word on the file's end record.
+func (e *End) Describe() string {
+	switch {
+	case e.Seen && e.Err != nil:
+		return fmt.Sprintf("line %d, does not parse: %v", e.Line, e.Err)
+	case e.Seen:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Ending)
+	case e.Due:
+		return "missing (the header announces one): the recording was cut"
+	case e.Header:
+		return "none (written by a tally record without end records)"
+	}
+	return "none (raw output)"
+}

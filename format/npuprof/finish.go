@@ -185,6 +185,7 @@ func (s *state) inventory() {
 	if s.stamped > 0 {
 		s.c.Inventory = append(s.c.Inventory, capture.Section{Title: "kept trace", Fields: []capture.Field{
 			{Key: "stamped lines", Value: s.stamped},
+			{Key: "end record", Value: s.end.Describe()},
 			{Key: "stamps", Value: "arrival times, used for order only: profiler times come from the printed means"}}})
 	}
 }
