@@ -14,6 +14,11 @@ type Accounting struct {
 	Input []*InputCount `json:"input"`
 	// Gaps, in the order they were first met.
 	Gaps []*Gap `json:"gaps"`
+	// CutUnit is set, with a no_end_marker note, when the input's format
+	// has no end marker: a cut between two of these units ("line", "row")
+	// reads like a complete input, so a complete capture is complete only
+	// up to its last one. Empty when the end is checked.
+	CutUnit string `json:"cut_unit,omitempty"`
 }
 
 // InputCount accounts for every unit of input of one kind.

@@ -61,12 +61,16 @@ const (
 	ViewDroppedRows      Kind = "view_dropped_rows"      // note: rows rocpd's own views inner-join away; tally reads them
 	WindowedExport       Kind = "windowed_export"        // the export holds only a time window (or some tables) of the capture
 	GraphKernelsUntraced Kind = "graph_kernels_untraced" // graph launches whose kernels the profiler did not record
+
+	// Ends of input and of recording (see Accounting.NoEndMarker).
+	NoEndMarker          Kind = "no_end_marker"         // note: the format has no end marker, so a cut between two lines or rows cannot be seen
+	InterruptedRecording Kind = "interrupted_recording" // the recorded command ended by a signal or with a non-zero status
 )
 
 // notes are kinds that describe the capture without making it incomplete.
 var (
 	notesMu sync.RWMutex
-	notes   = map[Kind]bool{GraphLaunch: true}
+	notes   = map[Kind]bool{GraphLaunch: true, NoEndMarker: true}
 )
 
 // RegisterNote declares reader-defined kinds as notes: informational, never

@@ -219,6 +219,11 @@ func (run *Run) account(ok, empty int) {
 			g.Add(capture.Item{What: r.Err.Error(), Where: r.Path})
 			continue
 		}
+		if unit := r.Capture.Accounting.CutUnit; unit != "" {
+			// The whole is complete only as far as each input can show.
+			g := a.NoEndMarker(unit, "inputs without an end marker (each section's no_end_marker note says why): a cut at a line or row boundary of any of them reads like a whole file, so the whole is complete only up to each one's last line or row")
+			g.Add(capture.Item{What: "no end marker: a cut at a " + unit + " boundary cannot be detected", Where: r.Label()})
+		}
 		if !r.Capture.Accounting.Complete() {
 			var kinds []string
 			for _, gp := range r.Capture.Accounting.Gaps {

@@ -157,4 +157,13 @@ func TestSigtermHandler(t *testing.T) {
 	if c.Accounting.CountOf(capture.UnfinalizedCapture) != 0 || c.Accounting.Find("closed_by_signal") == nil {
 		t.Fatalf("gaps %+v", c.Accounting.Gaps)
 	}
+	// Stopped by a signal: a gap naming it, so --strict fails; never a
+	// device fault.
+	g := c.Accounting.Find(capture.InterruptedRecording)
+	if g == nil || g.Count != 1 || !strings.Contains(g.Items[0].What, "stopped by SIGTERM") || c.Accounting.Complete() {
+		t.Fatalf("interrupted_recording: got %+v, want one item naming SIGTERM", g)
+	}
+	if c.Accounting.CountOf(capture.DeviceFault) != 0 {
+		t.Fatalf("a device_fault for a SIGTERM: %+v", c.Accounting.Gaps)
+	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // An empty stderr line (`echo >&2`, common in any program's output) is kept
-// as a stamped empty line; it must not crash the recorder.
+// as a stamped empty line; it must not crash the recorder. (Lines: the
+// header, three lines, the end record.)
 func TestRecordKeepsEmptyLines(t *testing.T) {
 	kept := filepath.Join(t.TempDir(), "blank.kept")
 	var out, errOut syncBuffer
@@ -19,7 +20,7 @@ func TestRecordKeepsEmptyLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Lines != 4 || errOut.String() != "a\n\nb\n" {
+	if res.Lines != 5 || errOut.String() != "a\n\nb\n" {
 		t.Fatalf("lines %d, passed %q, kept:\n%s", res.Lines, errOut.String(), b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tallyprof/tally/format/kept"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,11 +50,20 @@ func monotonic() uint64 {
 	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
 }
 
-// header writes the kept-trace header line.
+// header writes the kept-trace header line. It announces the end record
+// (end=1), so that a reader knows a file without one was cut.
 func (k *keptWriter) header(extra string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.write([]byte("# tally kept trace v1 clock=monotonic unit=ns" + extra + "\n"))
+	k.write([]byte(kept.Header + " " + kept.EndDue + extra + "\n"))
+}
+
+// end writes the end record, the file's last line. After a failed write it
+// writes nothing: that failure is already the error Run returns.
+func (k *keptWriter) end(e kept.Ending) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.write([]byte(e.Record() + "\n"))
 }
 
 // line stamps and appends one line (without its '\n'), and returns its

@@ -2,7 +2,9 @@
 // every stdout line a registered line reader claims (format.Format.Claims:
 // hrx debug serial lines, NPU engine [prof]/[L] lines), stamped with the
 // monotonic clock when it arrives, in tally's kept-trace format
-// (docs/kept-trace.md). Other output passes through unchanged.
+// (docs/kept-trace.md), ending with an end record that says how the command
+// ended (so a reader tells a cut file, and a stopped run, from a whole one).
+// Other output passes through unchanged.
 package record
 
 import (
@@ -22,6 +24,8 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	keptfmt "github.com/tallyprof/tally/format/kept"
+	"golang.org/x/sys/unix"
 )
 
 // Options says what to run and where its trace goes.
@@ -45,8 +49,8 @@ type Result struct {
 	// ExitCode is the command's exit status, or 128+N if signal N killed it.
 	ExitCode int
 	Signal   syscall.Signal // the signal that killed the command, or 0
-	// Lines counts lines written to the kept trace (header included);
-	// TraceLines those that a registered reader claims.
+	// Lines counts lines written to the kept trace (header and end record
+	// included); TraceLines those that a registered reader claims.
 	Lines, TraceLines int64
 	// Claimed counts the claimed lines per format name.
 	Claimed map[string]int64
@@ -120,12 +124,18 @@ func Run(opt Options) (*Result, error) {
 	kept.header(fmt.Sprintf(" pid=%d cmd=%s", cmd.Process.Pid, strconv.Quote(strings.Join(opt.Command, " "))))
 
 	forwardDone := make(chan struct{})
+	forwarded := make(chan []string, 1) // the signals passed on, once the forwarder stops
 	go func() {
+		var names []string
 		for {
 			select {
 			case s := <-sigs:
 				cmd.Process.Signal(s)
+				if len(names) < 8 {
+					names = append(names, signalName(s))
+				}
 			case <-forwardDone:
+				forwarded <- names
 				return
 			}
 		}
@@ -173,13 +183,18 @@ func Run(opt Options) (*Result, error) {
 	go pump(errPipe, opt.Stderr, true) // the trace format keeps every stderr line: fault messages sit between trace lines
 	wg.Wait()
 	waitErr := cmd.Wait()
+	ended := monotonic()
 	close(forwardDone)
 
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	end := keptfmt.Ending{Exit: res.ExitCode, Forwarded: <-forwarded, At: ended, HasAt: true}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal()
 		res.ExitCode = 128 + int(ws.Signal())
+		end.Signal = signalName(ws.Signal())
 	}
+	// The end record says how the command ended; a file without it was cut.
+	kept.end(end)
 	werr := kept.close()
 	res.Lines = kept.lines
 	if werr != nil {
@@ -190,6 +205,19 @@ func Run(opt Options) (*Result, error) {
 		return res, waitErr
 	}
 	return res, nil
+}
+
+// signalName is a signal's name as the end record writes it ("SIGINT"),
+// or its number when it has no name.
+func signalName(s os.Signal) string {
+	sig, ok := s.(syscall.Signal)
+	if !ok {
+		return s.String()
+	}
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return strconv.Itoa(int(sig))
 }
 
 // CutGap adds a truncated_input gap to a when claimed lines arrived cut

@@ -114,8 +114,15 @@ func TestRecordClean(t *testing.T) {
 		t.Fatalf("%d dispatches kept, %d printed", r.Dispatches(), wantDispatches)
 	}
 	data, _ := os.ReadFile(kept)
-	if !bytes.HasPrefix(data, []byte("# tally kept trace v1 clock=monotonic unit=ns pid=")) {
-		t.Fatalf("header: %q", data[:60])
+	if !bytes.HasPrefix(data, []byte("# tally kept trace v1 clock=monotonic unit=ns end=1 pid=")) {
+		t.Fatalf("header: got %q, want it to announce the end record", data[:60])
+	}
+	// The last line is the end record: exit 0, and when.
+	if last := lastLine(data); !strings.HasPrefix(last, "# tally kept trace end exit=0 at=") {
+		t.Fatalf("last line: got %q, want the end record with exit=0", last)
+	}
+	if g := c.Accounting.Find(capture.InterruptedRecording); g != nil || c.Accounting.Find(capture.NoEndMarker) != nil {
+		t.Fatalf("a clean run has an interrupted_recording gap or a no_end_marker note: %+v", c.Accounting.Gaps)
 	}
 	// The foreign stderr line is kept too (stamped), as the format asks.
 	if !bytes.Contains(data, []byte(" llama_model_load: 32 layers\n")) {
@@ -265,6 +272,11 @@ func TestRecordPassThroughError(t *testing.T) {
 	if c, _ := readKept(t, kept); !c.Accounting.Complete() {
 		t.Fatal("the kept trace suffered from a stdout failure")
 	}
+}
+
+func lastLine(data []byte) string {
+	data = bytes.TrimSuffix(data, []byte("\n"))
+	return string(data[bytes.LastIndexByte(data, '\n')+1:])
 }
 
 type brokenWriter struct{}

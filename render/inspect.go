@@ -72,7 +72,9 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 	p.f("\n")
 	opt := TextOptions{Items: 10}
 	a := &c.Accounting
-	if a.Complete() {
+	if a.Complete() && a.CutUnit != "" {
+		p.f("%s\n", CompleteVerdict(c))
+	} else if a.Complete() {
 		p.f("COMPLETE: nothing is missing that tally can detect\n")
 	} else {
 		p.f("INCOMPLETE: missing or doubtful data follows\n")

@@ -75,9 +75,15 @@ type JSONKernel struct {
 
 // JSONAccounting is the capture's accounting.
 type JSONAccounting struct {
-	Complete bool                  `json:"complete"`
-	Input    []*capture.InputCount `json:"input"`
-	Gaps     []JSONGap             `json:"gaps"`
+	Complete bool `json:"complete"`
+	// EndMarker is present, false, when the input has no end marker (a
+	// no_end_marker note): complete then means complete up to the last
+	// CutUnit, since a cut between two of them cannot be seen. Absent when
+	// the input's end is checked.
+	EndMarker *bool                 `json:"end_marker,omitempty"`
+	CutUnit   string                `json:"cut_unit,omitempty"`
+	Input     []*capture.InputCount `json:"input"`
+	Gaps      []JSONGap             `json:"gaps"`
 }
 
 // JSONGap is one gap; items is never null.
@@ -112,6 +118,10 @@ func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 // Accounting converts a capture's accounting for JSON output.
 func Accounting(c *capture.Capture) JSONAccounting {
 	a := JSONAccounting{Complete: c.Accounting.Complete(), Input: c.Accounting.Input, Gaps: []JSONGap{}}
+	if c.Accounting.CutUnit != "" {
+		no := false
+		a.EndMarker, a.CutUnit = &no, c.Accounting.CutUnit
+	}
 	if a.Input == nil {
 		a.Input = []*capture.InputCount{}
 	}

@@ -326,7 +326,7 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 		}
 	}
 	if a.Complete() {
-		p.f("COMPLETE: every input unit is accounted for and no gap was found")
+		p.f("%s", CompleteVerdict(c))
 		if notes > 0 {
 			p.f(" (%d notes)", notes)
 		}

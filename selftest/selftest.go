@@ -1,6 +1,7 @@
 // Package selftest checks the tally in hand against small traces embedded in
-// it, whose contents are known: a complete run, a run cut inside a dispatch,
-// a device fault, a raw trace, a kept trace whose command printed no trace
+// it, whose contents are known: a complete run, the same kept trace cut
+// between two lines (its end record lost), a run cut inside a dispatch, a
+// device fault, a raw trace, a kept trace whose command printed no trace
 // line, and a log that no reader may claim. It is
 // what `tally selftest` runs, so an installed binary can prove it still
 // tells complete from incomplete.
@@ -51,16 +52,18 @@ type Want struct {
 // Checks are the built-in checks.
 var Checks = []Check{
 	{"complete trace", "complete.kept", Want{Format: "hrx-serial", Dispatches: 36, DeviceNS: 1373208, Timed: true, Complete: true, Exit: 0}},
+	{"cut between two lines", "cutline.kept", Want{Format: "hrx-serial", Dispatches: 36, DeviceNS: 1373208, Timed: true,
+		Gaps: []capture.Kind{capture.TruncatedInput}}},
 	{"cut inside a dispatch", "cut.kept", Want{Format: "hrx-serial", Dispatches: 14, DeviceNS: 527514, Timed: true,
-		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram}}},
+		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.InterruptedRecording}}},
 	{"device fault", "fault.kept", Want{Format: "hrx-serial", Dispatches: 14, DeviceNS: 553730, Timed: true,
-		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.DeviceFault, capture.UnresolvedName}}},
-	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true}},
+		Gaps: []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.DeviceFault, capture.UnresolvedName, capture.InterruptedRecording}}},
+	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true, Gaps: []capture.Kind{capture.NoEndMarker}}},
 	// A log of another program holds no evidence of any format: no reader
 	// may claim it (and advise a switch of a format it is not).
 	{"not a trace", "nontrace.log", Want{Refused: true, Exit: report.ExitEmpty}},
 	// The same lines kept by `tally record`: tally's own kept trace, whose
-	// command printed no trace line.
+	// command ran to its end and printed no trace line.
 	{"kept trace without a trace line", "nontrace.kept", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
 	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
 	// Real producers' files: an IREE bundle with an event that never got

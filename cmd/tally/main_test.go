@@ -292,6 +292,13 @@ func TestRecordSurvivesKill(t *testing.T) {
 	if strings.Contains(out, "program p41: 50 runs") {
 		t.Fatalf("the kill came after the end?\n%s", out)
 	}
+	// tally died before its end record: the cut is seen, and --strict fails.
+	if !strings.Contains(out, "GAP truncated_input (1): the kept trace has no end record") {
+		t.Fatalf("a kept trace without its end record reads as whole:\n%s", out)
+	}
+	if code, _, _ := tally("report", "--strict", kept); code != 1 {
+		t.Fatalf("--strict on a kept trace without its end record: exit %d, want 1", code)
+	}
 }
 
 func TestReportTop(t *testing.T) {

@@ -14,32 +14,7 @@ import (
 // finish closes what the end of input left open and writes the capture's
 // clock, programs, accounting and inventory.
 func (s *state) finish() *capture.Capture {
-	if s.sync.open {
-		it := capture.Item{
-			What: fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for the device", s.sync.phase),
-			// The kernel, when known, is added below: it is the command the sync waited on.
-			Where: s.where(s.sync.line),
-		}
-		if s.inv != nil {
-			it.Program = s.inv.prog.label
-		}
-		if s.cmd.active && s.cmd.traced && string(s.sync.phase) == "command-post-dispatch" {
-			it.Kernel = s.c.Kernels[s.kernelFor(s.cmd.prog, s.cmd.list, s.cmd.d.kernelID)].Name
-			it.What = fmt.Sprintf("sync-begin phase=%s never ended: the trace stops while waiting for this kernel to finish", s.sync.phase)
-		}
-		if s.sync.timed {
-			it.Time = capture.TimeOf(int64(s.sync.t))
-		}
-		g := s.c.Accounting.Gap(capture.DeviceFault, "")
-		g.Summary = faultSummary
-		g.Add(it)
-	}
-	if s.cmd.active {
-		s.abandon("the trace ended")
-	}
-	if s.inv != nil {
-		s.closeInvocation("incomplete")
-	}
+	s.finishEnd()
 	s.finishPrograms()
 	s.finishNames()
 	s.finishInput()
@@ -132,7 +107,7 @@ func (s *state) finishInput() {
 	in := s.c.Accounting.InputFor("lines")
 	in.Read = s.lineNo
 	surfaced := s.syncFailures + s.invalidPrograms
-	in.Used = s.traceLines + s.headers + surfaced
+	in.Used = s.traceLines + s.headers + s.endRecords + surfaced
 	in.Skip("not a trace line", s.foreign-surfaced, "")
 	in.Skip("comment", s.comments, "")
 	in.Skip("blank", s.blank, "")
@@ -208,6 +183,7 @@ func (s *state) finishClock() {
 func (s *state) inventory() {
 	tr := capture.Section{Title: "trace"}
 	tr.Add("header", s.header.present)
+	tr.Add("end record", s.end.Describe())
 	tr.Add("lines", s.lineNo)
 	tr.Add("trace lines", s.traceLines)
 	tr.Add("time-stamped trace lines", s.timed)

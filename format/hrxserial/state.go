@@ -8,6 +8,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/kept"
 )
 
 // state follows the trace line by line: which program invocation is open,
@@ -33,6 +34,8 @@ type state struct {
 	haveT                                  bool
 	decreases, firstDecrease               int64
 	header                                 headerInfo
+	end                                    kept.End
+	endRecords                             int64
 	unknownPhases                          map[string]int64
 	syncFailures, invalidPrograms          int64
 	outside                                int64 // trace lines outside any program (graph replay)
@@ -164,8 +167,15 @@ func (s *state) line(b []byte) error {
 		if s.lineNo == 1 && bytes.HasPrefix(b, headerPrefix) {
 			return s.headerLine(b)
 		}
+		if s.end.Next(b, s.lineNo) {
+			s.endRecords++
+			return nil
+		}
 		s.comments++
 		return nil
+	}
+	if s.end.Seen {
+		s.end.Next(b, s.lineNo) // counted: a line after the end record
 	}
 	t, rest, timed, overflow := stamp(b)
 	if overflow {
@@ -240,6 +250,7 @@ func (s *state) headerLine(b []byte) error {
 	}
 	s.headers++
 	s.header.present = true
+	s.end.HeaderLine(b)
 	clock, unit := "", ""
 	for _, f := range bytes.Fields(b[len(headerV1):]) {
 		if k, v, ok := bytes.Cut(f, []byte("=")); ok {

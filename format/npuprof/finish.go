@@ -23,6 +23,10 @@ func (s *state) finish() *capture.Capture {
 	s.closeWindow()
 	s.c.Source = capture.Source{Path: s.name, Format: Name, Bytes: s.bytes}
 	s.finishInput()
+	// A log cut at a window boundary reads like a whole one: only a kept
+	// trace's end record can tell (kept.End: a no_end_marker note without).
+	s.end.RawSummary = "an engine log has no end marker: a log cut at a line boundary reads like a complete one — above all a cut right after a window's rows, since the profiler prints only whole windows (a cut inside a window's rows is inconsistent_trace). Record with 'tally record': its kept traces end with an end record that says how the engine ended"
+	s.end.Account(&s.c.Accounting, s.where, s.lineNo)
 	s.finishPrograms()
 	s.finishGaps()
 	s.finishClock()
@@ -181,6 +185,7 @@ func (s *state) inventory() {
 	if s.stamped > 0 {
 		s.c.Inventory = append(s.c.Inventory, capture.Section{Title: "kept trace", Fields: []capture.Field{
 			{Key: "stamped lines", Value: s.stamped},
+			{Key: "end record", Value: s.end.Describe()},
 			{Key: "stamps", Value: "arrival times, used for order only: profiler times come from the printed means"}}})
 	}
 }

@@ -122,6 +122,7 @@ func (s *state) line(raw []byte) error {
 				Msg:  fmt.Sprintf("kept trace of an unknown version: %.40q", raw),
 				Hint: "this tally reads kept traces v1; use the tally that wrote the file"}
 		}
+		s.end.HeaderLine(raw)
 		s.used++
 		return nil
 	}
@@ -130,8 +131,16 @@ func (s *state) line(raw []byte) error {
 		return nil
 	}
 	if raw[0] == '#' {
+		if s.end.Next(raw, s.lineNo) {
+			s.endRecords++
+			s.used++
+			return nil
+		}
 		s.comments++
 		return nil
+	}
+	if s.end.Seen {
+		s.end.Next(raw, s.lineNo) // counted: a line after the end record
 	}
 	body, stamped := stamp(raw)
 	if stamped {

@@ -43,17 +43,20 @@ func (s *state) row(r *row) bool {
 	}
 	p := s.program(familyName(r.family))
 	k := s.kernel(p, string(r.role)+" M="+strconv.FormatInt(r.m, 10))
-	if s.winKeys[k] {
-		s.closeWindow() // a window prints each kernel once: a repeat starts the next
+	if s.winKeys[k] || (s.winLaunch == window && r.launches > 0) {
+		// A window prints each kernel once, and holds W launches: a repeat,
+		// or launches past a full window, start the next.
+		s.closeWindow()
 	}
 	if !s.inWindow {
 		s.inWindow = true
 		s.windows++
-		s.winLaunch = 0
+		s.winLaunch, s.winRows, s.winFirst = 0, 0, s.lineNo
 		clear(s.winFams)
 		clear(s.winKeys)
 	}
 	s.winKeys[k] = true
+	s.winRows++
 	s.rows++
 	s.lastRow = s.lineNo
 	s.afterRow = 0
@@ -96,6 +99,22 @@ func (s *state) closeWindow() {
 	s.inWindow = false
 	if _, ok := s.winSizes[s.winLaunch]; ok || len(s.winSizes) < maxWindowSizes {
 		s.winSizes[s.winLaunch]++
+	}
+	if s.winLaunch != window {
+		// The engine prints a window when its W launches are done: rows
+		// that add up to anything else lost some (a log cut inside a
+		// window, lines dropped), and the launches they held are missing.
+		if s.badWindows == nil {
+			s.badWindows = s.c.Accounting.Gap(capture.InconsistentTrace, "")
+			if s.badWindows.Summary == "" {
+				s.badWindows.Summary = fmt.Sprintf("profiler windows whose rows do not add up to W = %d launches: rows of the window are missing (the log was cut inside the window, or lines were lost), or the engine's window is not %d; the launches the rows show are in the tables, the missing ones are not", window, window)
+			}
+		}
+		where := s.where(s.winFirst)
+		if s.lastRow > s.winFirst {
+			where += fmt.Sprintf("-%d", s.lastRow)
+		}
+		s.badWindows.Add(capture.Item{What: fmt.Sprintf("a window of %s holds %d launches, not %d", plural(s.winRows, "row"), s.winLaunch, window), Where: where})
 	}
 }
 

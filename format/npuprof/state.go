@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/kept"
 )
 
 // state is the reader's memory: O(programs + kernels + distinct layers),
@@ -33,6 +34,9 @@ type state struct {
 	windows    int64
 	inWindow   bool
 	winLaunch  int64                     // launches of the window being read
+	winFirst   int64                     // line of the window's first row
+	winRows    int64                     // rows of the window being read
+	badWindows *capture.Gap              // windows whose launches are not W
 	winSizes   map[int64]int64           // launches per window → windows
 	winFams    map[*family]bool          // families of the window being read
 	winKeys    map[capture.KernelID]bool // kernels of the window being read
@@ -52,6 +56,8 @@ type state struct {
 	activity     int64 // engine lines that are not profiler rows: progress without rows
 	statLines    int64 // [L], [mla], [G], [debug] lines
 	inconsistent *capture.Gap
+	end          kept.End
+	endRecords   int64
 }
 
 type kernelKey struct {

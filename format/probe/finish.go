@@ -62,6 +62,11 @@ func (rd *reader) finish() {
 		g := c.Gap(ClosedBySignal, "")
 		g.Summary = "the session was closed by its SIGINT/SIGTERM handler: the run stopped there"
 		g.Add(capture.Item{What: rd.note})
+		// A note says how the session closed; the program stopped before its
+		// own end, so the capture is not complete.
+		g = c.Gap(capture.InterruptedRecording, "")
+		g.Summary = "the program was stopped by a signal (its SIGINT/SIGTERM handler closed the session): the run did not reach its own end, so what it would have done next is not in the file; dispatches in flight are listed as unfinished, and nothing is called a device fault"
+		g.Add(capture.Item{What: "stopped by " + signalOf(rd.note) + " (" + rd.note + ")"})
 	}
 	rd.empty(events, summaries)
 	rd.inventory(qs)
@@ -181,4 +186,16 @@ func (rd *reader) inventory(qs []*queueState) {
 		}
 		rd.c.Inventory = append(rd.c.Inventory, qs)
 	}
+}
+
+// signalOf names the signal in the note the probe writes ("closed on
+// signal terminated": Go's description of the signal).
+func signalOf(note string) string {
+	switch {
+	case strings.HasSuffix(note, "signal interrupt"):
+		return "SIGINT"
+	case strings.HasSuffix(note, "signal terminated"):
+		return "SIGTERM"
+	}
+	return "SIGINT or SIGTERM"
 }

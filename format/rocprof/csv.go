@@ -401,6 +401,13 @@ func (cr *csvReader) finish() {
 		g.Summary = "the last row has no line ending; it parsed and is in the tables (rocprofv3 writes files like this), but if the file was cut inside that row's last column, its last value is short"
 		g.Add(capture.Item{What: "no final newline", Where: cr.where()})
 	}
+	// A CSV has no end marker: a cut at a row boundary cannot be seen.
+	g := c.Accounting.NoEndMarker("row", "a rocprof CSV (rocprofv3 kernel_trace.csv, rocprof v1 results.csv) has no end marker: a file cut exactly at a row boundary (a killed profiler, a partial copy) reads like a complete one, so the rows read are complete only up to the last; compare row counts with the run's own summary when in doubt. rocprofv3's JSON output and rocpd databases have no such blind spot")
+	if cr.b.unit.Read > 1 {
+		g.Add(capture.Item{What: "the file ends after this row; nothing says whether the profiler had finished", Where: cr.where()})
+	} else {
+		g.AddN(1)
+	}
 	cr.b.linkDone(&c.Inventory[0], cr.api)
 	why := "the file has only a header. rocprofv3 writes kernel_trace.csv even when kernel tracing recorded nothing (seen on RX 7900 XTX with ROCm 6.3.3–6.4.1); check hip_api_trace.csv for launches"
 	cr.b.finish(why)

@@ -277,12 +277,23 @@ func TestCutCSV(t *testing.T) {
 	if !full.c.Accounting.Complete() {
 		t.Fatal(gapText(full.c))
 	}
+	// Cuts right after a row (the first, the last but one), then anywhere.
+	header := strings.IndexByte(string(data), '\n') + 1
+	offsets := []int{header + strings.IndexByte(string(data[header:]), '\n') + 1, strings.LastIndexByte(string(data[:len(data)-1]), '\n') + 1}
 	for o := len(data) / 2; o < len(data)-1; o += 97 {
+		offsets = append(offsets, o)
+	}
+	for _, o := range offsets {
 		cut := data[:o]
 		r := readBytes(t, string(cut))
 		last := cut[strings.LastIndexByte(string(cut), '\n')+1:]
 		if len(last) == 0 {
-			continue // a cut at a line boundary is a shorter, valid file
+			// A cut at a row boundary is a shorter, valid file: complete,
+			// but only up to its last row, and the report says so.
+			if g := r.c.Accounting.Find(capture.NoEndMarker); !r.c.Accounting.Complete() || g == nil || !g.Note || r.c.Accounting.CutUnit != "row" {
+				t.Fatalf("cut at a row boundary (%d): got %s, want complete with the no_end_marker note", o, gapText(r.c))
+			}
+			continue
 		}
 		if len(r.disp) >= len(full.disp) {
 			t.Fatalf("cut at %d: %d dispatches", o, len(r.disp))

@@ -192,7 +192,7 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary
 	case ja.Complete:
 		v.Verdict = "complete"
-		v.Headline = "COMPLETE: every input unit is accounted for and no gap was found"
+		v.Headline = render.CompleteVerdict(c)
 		if notes > 0 {
 			v.Headline += fmt.Sprintf(" (%s)", units.Plural(int64(notes), "note", "notes"))
 		}

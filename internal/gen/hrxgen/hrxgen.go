@@ -10,6 +10,7 @@ import (
 	"math/rand"
 
 	"github.com/tallyprof/tally/catalog"
+	"github.com/tallyprof/tally/format/kept"
 )
 
 // Kernel is one catalogued kernel the generated programs dispatch.
@@ -61,7 +62,10 @@ type Options struct {
 	// defaults 41 and 303.
 	DecodeMain, PrefillMain int
 	Raw                     bool // no timestamps and no header (stderr as printed)
-	End                     End
+	// OldKept writes a kept trace as tally record wrote it before end
+	// records: no end=1 in the header, no end record.
+	OldKept bool
+	End     End
 	// FailRun makes the decode run with this 1-based number fail in its
 	// staging download (a sync error, then "failed phase=command-program").
 	FailRun int
@@ -162,7 +166,11 @@ func Write(w io.Writer, opt Options) (*Summary, error) {
 	}
 	g.preK = g.sequence(opt.PrefillMain, []int{3, 0, 0, 1, 4, 5, 0, 2, 6})
 	if !opt.Raw {
-		g.printf("# tally kept trace v1 clock=monotonic unit=ns pid=4242 cmd=hrxgen\n")
+		due := " " + kept.EndDue
+		if opt.OldKept {
+			due = ""
+		}
+		g.printf("%s%s pid=4242 cmd=hrxgen\n", kept.Header, due)
 		g.lines++
 	}
 	decodeRuns := 0
@@ -179,6 +187,19 @@ func Write(w io.Writer, opt Options) (*Summary, error) {
 	switch opt.End {
 	case EndCut, EndFault:
 		g.cutRun(opt.DecodeMain, 2, g.decodeK, opt.End)
+	}
+	if !opt.Raw && !opt.OldKept {
+		// The end record tally record writes: a cut run was killed, and a
+		// device fault aborts the process (the ROCm runtime's default).
+		e := kept.Ending{Exit: 0, At: uint64(g.t), HasAt: true}
+		switch opt.End {
+		case EndCut:
+			e.Signal = "SIGKILL"
+		case EndFault:
+			e.Signal = "SIGABRT"
+		}
+		g.printf("%s\n", e.Record())
+		g.lines++
 	}
 	if err := g.w.Flush(); err != nil && g.err == nil {
 		g.err = err

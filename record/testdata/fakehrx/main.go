@@ -22,6 +22,9 @@ func main() {
 	exit := flag.Int("exit", 0, "exit status after a clean end")
 	wait := flag.Bool("wait", false, "after the trace, wait for SIGTERM/SIGINT and report it")
 	slow := flag.Duration("slow", 0, "sleep this long after each trace line")
+	pauseAt := flag.String("pause-at", "", "after the -pause-nth line containing `TEXT`, print 'fakehrx: paused' and wait to be killed")
+	pauseNth := flag.Int("pause-nth", 1, "which line containing -pause-at pauses")
+	trap := flag.Bool("trap", false, "while paused, trap SIGINT/SIGTERM and exit 128+N (as a program with its own handler)")
 	flag.Parse()
 
 	opt := hrxgen.Options{Seed: 11, Decode: *decode, Raw: true}
@@ -37,9 +40,10 @@ func main() {
 		os.Exit(3)
 	}
 	sigs := make(chan os.Signal, 1)
-	if *wait {
+	if *wait || *trap {
 		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	}
+	seen := 0
 	fmt.Println("fakehrx: loading model")
 	fmt.Fprintln(os.Stderr, "llama_model_load: 32 layers")
 	for i, line := range bytes.SplitAfter(b.Bytes(), []byte("\n")) {
@@ -49,6 +53,16 @@ func main() {
 		}
 		if *slow > 0 {
 			time.Sleep(*slow)
+		}
+		if *pauseAt != "" && bytes.Contains(line, []byte(*pauseAt)) {
+			if seen++; seen == *pauseNth {
+				fmt.Println("fakehrx: paused")
+				for !*trap {
+					time.Sleep(time.Hour) // until the signal's default action kills it
+				}
+				s := <-sigs
+				os.Exit(128 + int(s.(syscall.Signal)))
+			}
 		}
 	}
 	if *end == "cut" {
