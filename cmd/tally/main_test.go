@@ -209,7 +209,7 @@ func TestInspect(t *testing.T) {
 }
 
 func TestSelftestAndFormats(t *testing.T) {
-	if code, out, _ := tally("selftest"); code != 0 || !strings.Contains(out, "all 9 checks passed") {
+	if code, out, _ := tally("selftest"); code != 0 || !strings.Contains(out, "all 10 checks passed") {
 		t.Fatalf("selftest: %d %s", code, out)
 	}
 	code, out, _ := tally("formats")
