@@ -143,6 +143,36 @@ func TestTallyReadBack(t *testing.T) {
 	if v, ok := field(c, "report", "programs"); ok {
 		t.Errorf("report header: programs = %v, want none (the input's programs)", v)
 	}
+	for _, s := range c.Inventory {
+		for _, f := range s.Fields {
+			if strings.Contains(f.Key, "(unknown)") {
+				t.Errorf("inventory %s: %s = %v: tally's own categories are known", s.Title, f.Key, f.Value)
+			}
+		}
+	}
+}
+
+// Enough events that the side log of args.tally spills (readT reads with
+// tiny buffers too): each dispatch keeps its own run, in order.
+func TestTallyLogSpills(t *testing.T) {
+	const n = 23
+	block := strings.NewReplacer(`"instances":2,`, `"instances":23,`, `"events":1,"not_written":0}`, `"events":23,"not_written":0}`,
+		`"file":{"kernels":3,`, `"file":{"kernels":25,`).Replace(tallyBlockV2)
+	events := []string{tallyA, tallyAInit}
+	for i := 0; i < n; i++ {
+		events = append(events, fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"p2:#9","pid":0,"tid":1,"ts":%d.000,"dur":0.500,"args":{"tally":[2,%d,%d,%d,0],"correlation":%d}}`, 1+i, i, i, 100+i, 10+i))
+	}
+	events = append(events, tallyUnf)
+	res := readT(t, tallyTrace(block, events))
+	noGap(t, res.c, capture.InconsistentTrace)
+	if len(res.disp) != n+2 {
+		t.Fatalf("%d dispatches, want %d", len(res.disp), n+2)
+	}
+	for i, d := range res.disp[2:] {
+		if d.Instance != int64(i) || d.Index != int64(i) || d.Ordinal != int64(100+i) || d.Device.Begin != 5000000+int64(1000*(1+i)) {
+			t.Fatalf("dispatch %d: run %d, index %d, ordinal %d, begin %d; want %d, %d, %d, %d", i, d.Instance, d.Index, d.Ordinal, d.Device.Begin, i, i, 100+i, 5000000+1000*(1+i))
+		}
+	}
 }
 
 // A tally block that is malformed, of a schema this reader does not read,
