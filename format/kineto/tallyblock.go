@@ -279,7 +279,7 @@ func (k tallyKernel) kernel() capture.Kernel {
 	return kn
 }
 
-// tallyArg reads args.tally of the event at off: an array of five integers.
+// readArg reads args.tally of the event at off: an array of five integers.
 func (t *tallyState) readArg(r *reader, off int64) {
 	s := r.s
 	t.argOff, t.argOK = off, false
