@@ -43,9 +43,12 @@ type kinetoRecord struct {
 	run                    int64
 	begin, end             int64
 	lbegin, lend           int64
+	// index and ordinal place the dispatch in its program (args.tally:
+	// a read-back keeps them).
+	index, ordinal int64
 }
 
-const kinetoRecordSize = 4*3 + 2 + 8*5
+const kinetoRecordSize = 4*3 + 2 + 8*7
 
 func (r *kinetoRecord) put(b []byte) {
 	le := binary.LittleEndian
@@ -57,7 +60,7 @@ func (r *kinetoRecord) put(b []byte) {
 	if r.launch {
 		b[13] = 1
 	}
-	for i, v := range []int64{r.run, r.begin, r.end, r.lbegin, r.lend} {
+	for i, v := range []int64{r.run, r.begin, r.end, r.lbegin, r.lend, r.index, r.ordinal} {
 		le.PutUint64(b[14+8*i:], uint64(v))
 	}
 }
@@ -66,7 +69,7 @@ func (r *kinetoRecord) get(b []byte) {
 	le := binary.LittleEndian
 	r.kernel, r.queue, r.program = int32(le.Uint32(b[0:])), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
 	r.link, r.launch = capture.Link(b[12]), b[13] == 1
-	v := [5]*int64{&r.run, &r.begin, &r.end, &r.lbegin, &r.lend}
+	v := [7]*int64{&r.run, &r.begin, &r.end, &r.lbegin, &r.lend, &r.index, &r.ordinal}
 	for i := range v {
 		*v[i] = int64(le.Uint64(b[14+8*i:]))
 	}
@@ -116,25 +119,31 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 		werr     error
 		buf      [kinetoRecordSize]byte
 		rankSeen = map[string]bool{}
+		perFile  = tallyCounts{}
 	)
 	sinkOf := func(in *Input) capture.Sink {
 		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
 			in.Written.count(c, d)
-			rankSeen[in.Rank(c, d.Queue)] = true
+			rank := in.Rank(c, d.Queue)
+			rankSeen[rank] = true
 			if d.Aggregate != nil {
 				skipped.aggregated++
 				skipped.aggregatedDispatches += d.Aggregate.Count
+				perFile.add(rank, d.Program, 0, d.Aggregate.Count)
 				return
 			}
 			if !d.Device.Valid {
 				skipped.untimed++
+				perFile.add(rank, d.Program, 0, 1)
 				return
 			}
+			perFile.add(rank, d.Program, 1, 0)
 			if d.Link == capture.LinkGraph && d.Launch.Valid {
 				skipped.graph++
 			}
 			r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
-				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End}
+				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
+				index: d.Index, ordinal: d.Ordinal}
 			w := window[d.Program]
 			if w == nil {
 				w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
@@ -207,7 +216,7 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if lo > hi {
 		lo, hi = 0, 0
 	}
-	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: opt.skipped}
+	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: opt.skipped, perFile: perFile}
 	if len(rankSeen) > 1 {
 		return ins, writeKinetoRanks(opt, kw, rankSeen, spool)
 	}
@@ -313,6 +322,9 @@ type kinetoWriter struct {
 	rank     string
 	ranks    int
 	unqueued bool
+	// perFile counts each (rank, program)'s dispatches written and not
+	// written, for the tally block's programs (kinetotally.go).
+	perFile tallyCounts
 }
 
 // inRank reports whether queue q belongs to the file being written.
@@ -416,7 +428,7 @@ func (k *kinetoWriter) header() {
 	}
 	fmt.Fprintf(w, "  \"baseTimeNanoseconds\": %d,\n  \"displayTimeUnit\": \"ms\",\n  \"traceName\": %s,\n", k.base, jstr(name))
 	acct := map[string]any{
-		"schema":   "tally.kineto/v1",
+		"schema":   TallyKinetoSchema,
 		"source":   c.Source,
 		"clock":    c.Clock,
 		"complete": c.Accounting.Complete(),
@@ -427,6 +439,7 @@ func (k *kinetoWriter) header() {
 			"aggregated_records_not_written":    k.skipped.aggregated,
 			"aggregated_dispatches_not_written": k.skipped.aggregatedDispatches, "untimed_not_written": k.skipped.untimed},
 	}
+	k.tallyFields(acct)
 	b, _ := json.Marshal(acct)
 	fmt.Fprintf(w, "  \"tally\": %s,\n  \"INFO\": [", b)
 	for i, line := range k.info() {
@@ -445,6 +458,7 @@ func (k *kinetoWriter) info() []string {
 		fmt.Sprintf("host launch events are on pid %d: the input records no OS pid or tid; their names say which format they came from", kinetoHostPID),
 	}
 	lines = append(lines, "deviceProperties hold only id and name: the input records no totalGlobalMem, computeMajor/computeMinor, numSms or warpSize, and tally never invents them")
+	lines = append(lines, fmt.Sprintf("tally report reads this file back as the input it was exported from (its clock, programs, kernels and gaps): they are in the \"tally\" block (schema %s) and in args.tally of each kernel event", TallyKinetoSchema))
 	if k.rank != "" {
 		lines = append(lines, fmt.Sprintf("this file holds rank %s of %s, which holds %d ranks (one rank-R.json each, beside this file); the accounting (\"tally\", the lines below) is the whole input's", k.rank, k.in.Path, k.ranks))
 	}
@@ -547,8 +561,10 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 			jstr("launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
 		ev(fmt.Sprintf(`{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s}`, corr, kinetoHostPID, kinetoHostPID, k.ts(r.lbegin)))
 	}
-	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q}}`,
-		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), pid, tid, corr, jstr(prog), r.run, r.link.String()))
+	// args.tally comes first: a reader that stops at the correlation
+	// still meets it (docs/export.md, "Reading it back").
+	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally":[%d,%d,%d,%d,%d],"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q}}`,
+		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), r.kernel, r.run, r.index, r.ordinal, r.link, pid, tid, corr, jstr(prog), r.run, r.link.String()))
 	if flow {
 		ev(fmt.Sprintf(`{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s,"bp":"e"}`, corr, pid, tid, k.ts(r.begin)))
 	}

@@ -297,7 +297,11 @@ func (r *reader) parseArgs() {
 				s.skipValue()
 			}
 		default:
-			s.skipValue()
+			if r.tb != nil && string(k) == "tally" {
+				r.tb.readArg(r, e.off) // tally export's placement of a kernel
+			} else {
+				s.skipValue()
+			}
 		}
 		if r.argsDone() {
 			// The rest (grid, occupancy, shapes…) is not used.

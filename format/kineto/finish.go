@@ -41,6 +41,9 @@ const maxOrphanCorrs = 1 << 16
 // finish turns the state of a complete scan into the capture: it decides
 // the clock, emits every dispatch to sink, then states the gaps.
 func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
+	if r.tb != nil && r.tbIssue == nil {
+		return r.finishTally(sink)
+	}
 	defer r.log.close()
 	c := &capture.Capture{}
 	tb := r.decideClock()
@@ -178,6 +181,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 
 	r.gaps(c, tb, st, &ov)
 	r.accounting(c)
+	r.tallyNotUsed(c)
 	c.Inventory = r.inventory(c, tb, st)
 	return c, nil
 }

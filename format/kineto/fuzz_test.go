@@ -62,7 +62,7 @@ func FuzzRead(f *testing.F) {
 		// end of the document.
 		stopped := false
 		for _, g := range c.Accounting.Gaps {
-			if (g.Kind == capture.TruncatedInput || g.Kind == capture.SkippedInput) && len(g.Items) > 0 && g.Items[0].Where != "" {
+			if (g.Kind == capture.TruncatedInput || g.Kind == capture.SkippedInput) && len(g.Items) > 0 && g.Items[0].Where != "" && !tallyItem(g.Items[0]) {
 				stopped = true
 			}
 		}

@@ -67,6 +67,11 @@ type reader struct {
 	stop     *stopError
 	events   int64 // complete trace events read
 	lastGood int64 // input offset just after the last complete event
+
+	// tb is set while a tally block is read back (tallyblock.go); tbIssue
+	// says why a tally block is not used.
+	tb      *tallyState
+	tbIssue *tallyIssue
 }
 
 // reason is why an event was read and not used.
@@ -251,6 +256,9 @@ func (r *reader) handle() {
 		// ts + dur passes the ns range: the event has no usable end.
 		e.badDur = true
 	}
+	if e.cat == catUnknown && r.tb != nil && r.tallyEvent() {
+		return
+	}
 	st.byPhase[e.ph]++
 	switch e.cat {
 	case catUnknown:
@@ -359,6 +367,9 @@ func (r *reader) device() {
 	d := drec{ts: e.ts, dur: e.dur, corr: e.corr, off: e.off, kname: r.internKname(e.cat, e.name), queue: q, call: noCall}
 	if err := r.link.device(r.log, d, e.hasCorr, e.badCorr); err != nil {
 		panic(fatalError{err})
+	}
+	if r.tb != nil {
+		r.tallyDevice()
 	}
 	r.used(useDispatch)
 	st := &r.stats

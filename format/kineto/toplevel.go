@@ -95,6 +95,8 @@ func (r *reader) topObject() {
 			r.distributed()
 		case "INFO", "WARNING", "ERROR":
 			r.logLines(k)
+		case "tally":
+			r.readTallyBlock() // tally export's own block (tallyblock.go)
 		default:
 			value = r.scalar()
 		}
