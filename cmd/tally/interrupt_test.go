@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,4 +103,51 @@ func hidden(dir, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// TestKillLeavesNoKinetoSpool: the Kineto export's spool beside OUT is
+// unlinked as soon as it is made, so even SIGKILL leaves nothing there.
+func TestKillLeavesNoKinetoSpool(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to see the open spool")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "export", "--to", "kineto", "-", "-o", filepath.Join(dir, "t.json"))
+	cmd.Env = append(os.Environ(), "TALLY_TEST_MAIN=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the spool is open (seen through the process's descriptors).
+	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if openSpool(fds, dir) {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the spool was never opened")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if left := hidden(dir, ""); len(left) > 0 {
+		t.Errorf("left beside OUT after SIGKILL: %v", left)
+	}
+}
+
+// openSpool reports whether a descriptor in fds names a kineto spool in dir.
+func openSpool(fds, dir string) bool {
+	entries, _ := os.ReadDir(fds)
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, filepath.Join(dir, ".tally-kineto-spool")) {
+			return true
+		}
+	}
+	return false
 }
