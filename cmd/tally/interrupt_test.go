@@ -122,7 +122,8 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the spool is open (seen through the process's descriptors).
+	// Wait until the spool is open and unlinked (seen through the
+	// process's descriptors): the kill comes while it is being written.
 	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if openSpool(fds, dir) {
@@ -131,7 +132,7 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatal("the spool was never opened")
+			t.Fatal("no open, unlinked spool was seen")
 		}
 	}
 	cmd.Process.Kill()
@@ -141,11 +142,12 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 	}
 }
 
-// openSpool reports whether a descriptor in fds names a kineto spool in dir.
+// openSpool reports whether a descriptor in fds names a kineto spool in
+// dir that is already unlinked (Linux says "(deleted)").
 func openSpool(fds, dir string) bool {
 	entries, _ := os.ReadDir(fds)
 	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, filepath.Join(dir, ".tally-kineto-spool")) {
+		if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, filepath.Join(dir, ".tally-kineto-spool")) && strings.HasSuffix(target, "(deleted)") {
 			return true
 		}
 	}
