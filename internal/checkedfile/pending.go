@@ -68,8 +68,8 @@ func (p *Pending) Commit() error { return CommitAll(p) }
 
 // CommitAll commits files that belong together (a table and its gaps
 // file): each is synced and closed, then all are renamed to their final
-// names in the order given, as one step for the signal cleanup — SIGINT or
-// SIGTERM never leaves some renamed and the others not; only a SIGKILL
+// names in the order given, as one step for the signal cleanup — a caught
+// signal never leaves some renamed and the others not; only a SIGKILL
 // between two renames can, so writers of such pairs mark both files with
 // one id (docs/export.md). When a file fails before the renames, none is
 // renamed and every temporary is removed.
