@@ -93,7 +93,7 @@ func TestParallelSameAsSequential(t *testing.T) {
 			filepath.Walk(filepath.Dir(out), func(p string, info os.FileInfo, err error) error {
 				if err == nil && info.Mode().IsRegular() {
 					b, _ := os.ReadFile(p)
-					outs[j][strings.TrimPrefix(p, filepath.Dir(out))] = bytes.ReplaceAll(b, []byte(filepath.Dir(out)), nil)
+					outs[j][strings.TrimPrefix(p, filepath.Dir(out))] = sameID(bytes.ReplaceAll(b, []byte(filepath.Dir(out)), nil))
 				}
 				return nil
 			})

@@ -109,6 +109,9 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a spool file beside %s: %w", opt.Out, err)
 	}
+	// Unlinked at once where the system allows it (it is read back through
+	// its descriptor): nothing is left beside OUT even after a SIGKILL.
+	os.Remove(spool.Name())
 	defer func() { spool.Close(); os.Remove(spool.Name()) }()
 	sw := bufio.NewWriterSize(spool, 1<<20)
 	var (

@@ -2,41 +2,59 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
 // table writes rows of one kind as CSV (header first; null is an empty
-// cell) or as JSON Lines (one object per row; null is null).
+// cell) or as JSON Lines (one object per row; null is null). Every row ends
+// with the export's id (ExportIDColumn).
 type table struct {
 	bw   *bufio.Writer
 	csv  *csv.Writer
 	json *json.Encoder
+	jbuf bytes.Buffer
 	rec  []string
+	id   string
+	rows int64
 }
 
-func newTable(w io.Writer, to string, columns []string) (*table, error) {
-	t := &table{bw: bufio.NewWriterSize(w, 256<<10)}
+func newTable(w io.Writer, to string, columns []string, id string) (*table, error) {
+	t := &table{bw: bufio.NewWriterSize(w, 256<<10), id: id}
 	if to == JSONL {
-		t.json = json.NewEncoder(t.bw)
+		t.json = json.NewEncoder(&t.jbuf)
 		return t, nil
 	}
 	t.csv = csv.NewWriter(t.bw)
-	return t, t.csv.Write(columns)
+	return t, t.csv.Write(append(slices.Clip(columns), ExportIDColumn))
 }
 
 // write writes one row: v is the row struct, cells its CSV cells.
 func (t *table) write(v any, cells func([]string) []string) error {
+	t.rows++
 	if t.json != nil {
-		return t.json.Encode(v)
+		t.jbuf.Reset()
+		if err := t.json.Encode(v); err != nil {
+			return err
+		}
+		// Encode ends the object with "}\n": the id is its last key.
+		t.bw.Write(bytes.TrimSuffix(t.jbuf.Bytes(), []byte("}\n")))
+		t.bw.WriteString(`,"` + ExportIDColumn + `":"`)
+		t.bw.WriteString(t.id)
+		_, err := t.bw.WriteString("\"}\n")
+		return err
 	}
-	t.rec = cells(t.rec[:0])
+	t.rec = append(cells(t.rec[:0]), t.id)
 	return t.csv.Write(t.rec)
 }
 
@@ -50,11 +68,24 @@ func (t *table) flush() error {
 	return t.bw.Flush()
 }
 
+// commitAll commits the table and its gaps file (a variable so a test can
+// stop between the two renames, as a SIGKILL can).
+var commitAll = checkedfile.CommitAll
+
 // writeTabular is --to csv|jsonl: OUT holds dispatch (or kernel) rows, and
 // OUT.gaps.csv (.jsonl) beside it the accounting of every input. Both are
-// written under temporary names and renamed only when both are complete.
+// written under temporary names and renamed only when both are complete,
+// the gaps file first: a kill between the renames leaves the gaps file
+// without its table (no OUT, or the previous one, whose rows carry another
+// export id), never a new table beside an old accounting that may call it
+// complete. Every row of both files carries the export id, and the gaps
+// file's last line states the table's rows and bytes (CheckPair).
 func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if err := needRegularFile(opt.Out, opt.To); err != nil {
+		return nil, err
+	}
+	id, err := newExportID(time.Now())
+	if err != nil {
 		return nil, err
 	}
 	gapsPath := opt.Out + ".gaps." + opt.To
@@ -63,6 +94,7 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 		return nil, err
 	}
 	defer out.Abort()
+	outBytes := &countWriter{w: out}
 	gaps, err := checkedfile.Create(gapsPath)
 	if err != nil {
 		return nil, err
@@ -73,7 +105,7 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if opt.PerKernel {
 		cols = kernelColumns
 	}
-	t, err := newTable(out, opt.To, cols)
+	t, err := newTable(outBytes, opt.To, cols, id)
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
@@ -127,9 +159,10 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if err := t.flush(); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	gt, err := newTable(gaps, opt.To, gapColumns)
+	gt, err := newTable(gaps, opt.To, gapColumns, id)
 	if err == nil {
-		for _, r := range allGapRows(ins, opt.skipped) {
+		rows := append(allGapRows(ins, opt.skipped), outputRow(opt.Out, t.rows, outBytes.n, id))
+		for _, r := range rows {
 			if err = gt.write(&r, r.cells); err != nil {
 				break
 			}
@@ -141,13 +174,29 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", gapsPath, err)
 	}
-	if err := gaps.Commit(); err != nil {
-		return nil, err
-	}
-	if err := out.Commit(); err != nil {
+	if err := commitAll(gaps, out); err != nil {
 		return nil, err
 	}
 	return ins, nil
+}
+
+// outputRow is the gaps file's last line: the table it belongs to, by
+// name (beside it), rows, bytes and export id.
+func outputRow(out string, rows, size int64, id string) GapRow {
+	return GapRow{Input: -1, Path: filepath.Base(out), Record: "export", Kind: OutputKind, Count: rows, Used: size, Unit: "rows", Note: true,
+		Summary: fmt.Sprintf("the table this accounting describes: %d rows, %d bytes, every row with export_id %s; a table beside it that differs is from another export", rows, size, id)}
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (r *DispatchRow) cells(rec []string) []string {

@@ -238,8 +238,8 @@ func (in *Input) syncReader() (io.Reader, error) {
 
 // RandomAccess makes a streamed input a file, for readers that need
 // ReaderAt: the stream is copied to an unlinked temporary file (every
-// write checked). A character device is refused, as it may never end.
-// For a file it does nothing.
+// write checked, up to TALLY_SPOOL_LIMIT when it is set). A character
+// device is refused, as it may never end. For a file it does nothing.
 func (in *Input) RandomAccess(format string) error {
 	s := in.stream
 	if s == nil {
@@ -251,15 +251,25 @@ func (in *Input) RandomAccess(format string) error {
 	if s.dev {
 		return fmt.Errorf("%s is %s: the %s reader needs a file it can seek, and a device may never end; copy the data to a file and give that", in.Path, s.kind, format)
 	}
+	// A plain stream is copied byte for byte: only TALLY_SPOOL_LIMIT bounds
+	// it (spool.go).
+	limit, atLimit, err := spoolLimit(-1)
+	if err != nil {
+		return FileError(in.Path, err, "", "%v", err)
+	}
 	f, err := os.CreateTemp("", "tally-input-*")
 	if err != nil {
 		return fmt.Errorf("%s is %s and the %s reader needs random access, but no temporary file could be made for it: %v (set TMPDIR to a writable disk, or give a file)", in.Path, s.kind, format, err)
 	}
 	// Unlinked at once where the OS allows it: nothing is left behind.
 	os.Remove(f.Name())
-	n, err := io.Copy(f, s.br)
+	n, err := copyLimited(f, s.br, limit, atLimit)
 	if err != nil {
 		f.Close()
+		var le *SpoolLimitError
+		if errors.As(err, &le) {
+			return FileError(in.Path, err, spoolHint+", or save the data to a file and give that", "the %s reader needs random access; copying this stream (%s) into a temporary file stopped: %v", format, s.kind, err)
+		}
 		return fmt.Errorf("%s: copying %s to a temporary file for the %s reader (random access) failed after %d bytes: %v (set TMPDIR to a disk with free space, or give a file)", in.Path, s.kind, format, n, err)
 	}
 	s.used = true

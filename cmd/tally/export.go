@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/export"
@@ -11,16 +13,20 @@ import (
 )
 
 func cmdExport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE|DIR... -o OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nA directory is expanded as in tally report (its traces are inputs, other files are listed\nas skipped); inputs are read in parallel where the format allows it.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
+	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE|DIR... -o OUT\n       tally export --check OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nA directory is expanded as in tally report (its traces are inputs, other files are listed\nas skipped); inputs are read in parallel where the format allows it.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	to := fs.String("to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "))
 	out := fs.String("o", "", "output `PATH` (a directory for parquet; - for standard output with pprof and kineto)")
 	perKernel := fs.Bool("per-kernel", false, "csv, jsonl: one row per (input, program, kernel) instead of per dispatch")
 	strict := fs.Bool("strict", false, "exit 1 when an input is not complete (any gap); the export is written anyway")
+	check := fs.String("check", "", "check that the csv/jsonl table `OUT` and its gaps file beside it are from one export (one export_id, the rows and bytes the gaps file states); exit 1 when not")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
+	}
+	if *check != "" {
+		return exportCheck(*check, stdout, stderr)
 	}
 	if len(pos) == 0 || *to == "" {
 		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files or directories and -o OUT (tally export -h for help)")
@@ -68,4 +74,20 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Inputs))
 	}
 	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Inputs), records, verdict)
+}
+
+// exportCheck is tally export --check OUT.
+func exportCheck(out string, stdout, stderr io.Writer) int {
+	gaps, p, err := export.CheckOutput(out)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally export: %v\n", err)
+		if errors.Is(err, export.ErrNotOnePair) {
+			return 1
+		}
+		return 2
+	}
+	if _, err := fmt.Fprintf(stdout, "%s and %s are one export: export_id %s (written %s), %d rows\n", out, gaps, p.ExportID, p.Written.Format(time.RFC3339), p.Rows); err != nil {
+		return 2
+	}
+	return 0
 }

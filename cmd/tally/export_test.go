@@ -35,3 +35,29 @@ func TestExportCommand(t *testing.T) {
 		t.Errorf("/dev/full: exit %d %s", code, errOut)
 	}
 }
+
+// tally export --check: one export's table and gaps file pass; the new
+// gaps file beside the previous table (what a kill between the two renames
+// leaves) fails with status 1, naming both files.
+func TestExportCheck(t *testing.T) {
+	dir := t.TempDir()
+	out, other := filepath.Join(dir, "d.csv"), filepath.Join(dir, "e.csv")
+	for _, p := range []string{out, other} {
+		if code, _, errOut := tally("export", "--to", "csv", example, "-o", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	code, stdout, errOut := tally("export", "--check", out)
+	if code != 0 || !strings.Contains(stdout, "are one export: export_id ") || !strings.Contains(stdout, "287 rows") {
+		t.Fatalf("--check on one export: exit %d\n%s%s", code, stdout, errOut)
+	}
+	b, _ := os.ReadFile(other + ".gaps.csv")
+	os.WriteFile(out+".gaps.csv", b, 0o644)
+	code, _, errOut = tally("export", "--check", out)
+	if code != 1 || !strings.Contains(errOut, "different exports") || !strings.Contains(errOut, out+".gaps.csv") {
+		t.Errorf("--check on a mixed pair: exit %d, %s; want 1 and different exports", code, errOut)
+	}
+	if code, _, errOut := tally("export", "--check", filepath.Join(dir, "missing.csv")); code != 1 || !strings.Contains(errOut, "no gaps file") {
+		t.Errorf("--check without a gaps file: exit %d, %s", code, errOut)
+	}
+}

@@ -40,6 +40,7 @@ var examples = map[string]string{
   tally export --to parquet r0.json r1.json -o run/     a dataset for DuckDB, Spark or Trino (docs/export.md)
   tally export --to csv --per-kernel run.kept -o k.csv  one row per kernel; k.csv.gaps.csv beside it
   tally export --to kineto profile.ireeprof -o t.json   for HTA and TraceLens
+  tally export --check k.csv                            k.csv and k.csv.gaps.csv are from one export?
 `,
 	"selftest": `  tally selftest
 `,

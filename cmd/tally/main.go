@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tallyprof/tally/internal/cleanup"
 )
 
 const usage = `tally — per-program kernel tables from accelerator traces, with their accounting
@@ -34,6 +36,8 @@ Exit status:
   2  usage or input error, or an empty capture (no dispatch event at all)
   tally record exits with the command's own status (128+N if a signal N killed it),
   or 1 under --strict when the trace is incomplete and the command succeeded.
+  Interrupted (SIGINT, SIGTERM, SIGHUP), tally removes the temporary files it was
+  writing, leaves every earlier output as it was, and ends by the signal (130 for Ctrl-C).
 `
 
 func main() {
@@ -49,6 +53,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		// Asked-for help goes to standard output and is a success.
 		stderr = stdout
 		defer func() { code = 0 }()
+	}
+	if args[0] != "record" {
+		// Interrupted, a command removes the temporaries it was writing
+		// (.OUT.tmpNNN beside OUT, copies in TMPDIR) and ends by the
+		// signal; record forwards signals to its command instead.
+		defer cleanup.Catch()()
 	}
 	switch args[0] {
 	case "report":

@@ -21,14 +21,14 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 		return writeInPlace(path, fill)
 	}
 	dir := filepath.Dir(dest)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp*")
+	tmp, err := createTemp(dir, "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot create %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			removeTemp(tmp.Name())
 		}
 	}()
 	if err = fill(tmp); err != nil {
@@ -43,7 +43,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), dest); err != nil {
+	if _, err = renameTemps([2]string{tmp.Name(), dest}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/tallyprof/tally/internal/cleanup"
 )
 
 // Pending is an output file being written under a temporary name beside its
@@ -19,6 +22,8 @@ type Pending struct {
 	// written directly since they cannot be renamed over.
 	inPlace bool
 	err     error
+	// done is set once the file is committed or its temporary removed.
+	done bool
 }
 
 // Create starts a pending file for path.
@@ -34,7 +39,7 @@ func Create(path string) (*Pending, error) {
 		}
 		return &Pending{path: path, dest: path, f: f, inPlace: true}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
+	f, err := createTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", path, err)
 	}
@@ -59,12 +64,69 @@ func (p *Pending) Write(b []byte) (int, error) {
 
 // Commit syncs and closes the file and renames it to its final name. On any
 // failure the temporary file is removed and the error names the final path.
-func (p *Pending) Commit() error {
+func (p *Pending) Commit() error { return CommitAll(p) }
+
+// CommitAll commits files that belong together (a table and its gaps
+// file): each is synced and closed, then all are renamed to their final
+// names in the order given, as one step for the signal cleanup — a caught
+// signal never leaves some renamed and the others not; only a SIGKILL
+// between two renames can, so writers of such pairs mark both files with
+// one id (docs/export.md). When a file fails before the renames, none is
+// renamed and every temporary is removed.
+func CommitAll(ps ...*Pending) error {
+	for i, p := range ps {
+		if err := p.prepare(); err != nil {
+			for _, q := range ps[i+1:] {
+				q.Abort()
+			}
+			for _, q := range ps[:i] {
+				q.Abort()
+			}
+			return err
+		}
+	}
+	var pairs [][2]string
+	var renamed []*Pending
+	for _, p := range ps {
+		if !p.inPlace {
+			pairs = append(pairs, [2]string{p.f.Name(), p.dest})
+			renamed = append(renamed, p)
+		}
+	}
+	n, err := renameTemps(pairs...)
+	for _, p := range renamed[:n] {
+		p.done = true
+	}
+	if err != nil {
+		for _, p := range renamed[n:] {
+			removeTemp(p.f.Name())
+			p.done = true
+		}
+		var before string
+		if n > 0 {
+			var names []string
+			for _, p := range renamed[:n] {
+				names = append(names, p.path)
+			}
+			before = "; " + strings.Join(names, ", ") + " written before it"
+		}
+		return fmt.Errorf("writing %s: %w (nothing was written to it)%s", renamed[n].path, err, before)
+	}
+	return nil
+}
+
+// prepare syncs and closes the temporary file (closes a special file);
+// on failure the temporary is removed and the error names the final path.
+func (p *Pending) prepare() error {
+	if p.done {
+		return fmt.Errorf("writing %s: already committed or aborted", p.path)
+	}
 	if p.inPlace {
 		err := p.err
 		if cerr := p.f.Close(); err == nil {
 			err = cerr
 		}
+		p.done = true
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", p.path, err)
 		}
@@ -80,22 +142,23 @@ func (p *Pending) Commit() error {
 	if err == nil {
 		err = os.Chmod(p.f.Name(), 0o644)
 	}
-	if err == nil {
-		err = os.Rename(p.f.Name(), p.dest)
-	}
 	if err != nil {
-		os.Remove(p.f.Name())
+		removeTemp(p.f.Name())
+		p.done = true
 		return fmt.Errorf("writing %s: %w (nothing was written to it)", p.path, err)
 	}
 	return nil
 }
 
-// Abort drops the temporary file. It is safe after Commit (then a no-op for
-// the renamed file, which no longer has its temporary name).
+// Abort drops the temporary file. It is safe after Commit (then a no-op).
 func (p *Pending) Abort() {
+	if p.done {
+		return
+	}
+	p.done = true
 	p.f.Close()
 	if !p.inPlace {
-		os.Remove(p.f.Name())
+		removeTemp(p.f.Name())
 	}
 }
 
@@ -121,14 +184,14 @@ func CreateDir(path, marker string) (*PendingDir, error) {
 			return nil, fmt.Errorf("cannot replace %s: the directory exists and was not written by this command (no %s in it); remove it or choose another name", path, marker)
 		}
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := mkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", path, err)
 	}
 	// MkdirTemp makes it 0700; the dataset is renamed into place and read
 	// by others (query engines, colleagues) like any directory.
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.Remove(tmp)
+		removeTemp(tmp)
 		return nil, fmt.Errorf("cannot create %s: %w", path, err)
 	}
 	return &PendingDir{path: path, tmp: tmp, marker: marker}, nil
@@ -150,35 +213,60 @@ func (d *PendingDir) Final(tmpPath string) string {
 	return filepath.Join(d.path, rel)
 }
 
-// Commit renames the directory into place, replacing an earlier one of this
-// writer (moved aside first and removed after).
+// Commit renames the directory into place, replacing an earlier one of
+// this writer. The dataset's files appear together, in one rename. An
+// earlier dataset is swapped with the new one in one rename where the
+// system allows it (Linux: renameat2 RENAME_EXCHANGE), so OUT is never
+// missing, then removed; elsewhere it is moved aside first, and a SIGKILL
+// between the two renames leaves no OUT and the earlier dataset as
+// .OUT.tmpNNN.old (SIGINT and SIGTERM wait for both renames).
 func (d *PendingDir) Commit() error {
 	if _, err := os.Stat(filepath.Join(d.tmp, d.marker)); err != nil {
 		d.Abort()
 		return fmt.Errorf("writing %s: the dataset has no %s: not committed", d.path, d.marker)
 	}
-	var old string
-	if _, err := os.Stat(d.path); err == nil {
-		old = d.tmp + ".old"
-		if err := os.Rename(d.path, old); err != nil {
-			d.Abort()
-			return fmt.Errorf("replacing %s: %w", d.path, err)
-		}
-	}
-	if err := os.Rename(d.tmp, d.path); err != nil {
-		if old != "" {
-			err = errors.Join(err, os.Rename(old, d.path))
-		}
+	old, err := d.swap()
+	if err != nil {
 		d.Abort()
-		return fmt.Errorf("writing %s: %w", d.path, err)
+		return err
 	}
 	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
+		err := os.RemoveAll(old)
+		cleanup.Untrack(old)
+		if err != nil {
 			return fmt.Errorf("removing the previous %s (moved to %s): %w", d.path, old, err)
 		}
 	}
 	return nil
 }
 
+// swap puts the new dataset in place as one step for the signal cleanup
+// and returns where the previous one went ("" when there was none; tracked
+// until removed).
+func (d *PendingDir) swap() (old string, err error) {
+	release := cleanup.Hold()
+	defer release()
+	if _, err := os.Lstat(d.path); err != nil {
+		if err := os.Rename(d.tmp, d.path); err != nil {
+			return "", fmt.Errorf("writing %s: %w", d.path, err)
+		}
+		cleanup.Untrack(d.tmp)
+		return "", nil
+	}
+	if exchange(d.tmp, d.path) == nil {
+		return d.tmp, nil // the temporary name, still tracked, holds the previous dataset
+	}
+	old = d.tmp + ".old"
+	if err := os.Rename(d.path, old); err != nil {
+		return "", fmt.Errorf("replacing %s: %w", d.path, err)
+	}
+	if err := os.Rename(d.tmp, d.path); err != nil {
+		return "", fmt.Errorf("writing %s: %w", d.path, errors.Join(err, os.Rename(old, d.path)))
+	}
+	cleanup.Untrack(d.tmp)
+	cleanup.Track(old)
+	return old, nil
+}
+
 // Abort removes the temporary directory and everything in it.
-func (d *PendingDir) Abort() { os.RemoveAll(d.tmp) }
+func (d *PendingDir) Abort() { removeTemp(d.tmp) }

@@ -40,7 +40,8 @@ type DB struct {
 // Open opens in read-only. SQLite opens databases by path, so input that
 // is not a plain regular file — standard input, a pipe, gzip data, bytes in
 // memory — is first copied (decompressed) to a temporary file that Close
-// removes; a character device is refused (format.Input.RandomAccess). A
+// removes, bounded by the spool limit (format.Input.TempFile); a character
+// device is refused (format.Input.RandomAccess). A
 // file that is not SQLite, or whose schema cannot be read (damaged, cut),
 // ends in a format.Error naming it.
 func Open(in *format.Input) (*DB, error) {
@@ -51,7 +52,7 @@ func Open(in *format.Input) (*DB, error) {
 	d, err := open(in.Path, path)
 	if err != nil {
 		if tmp {
-			os.Remove(path)
+			format.RemoveTempFile(path)
 		}
 		return nil, err
 	}
@@ -62,33 +63,19 @@ func Open(in *format.Input) (*DB, error) {
 }
 
 // onDisk returns a path SQLite can open holding in's (decompressed) bytes,
-// and whether it is a temporary copy.
+// and whether it is a temporary copy (format.Input.TempFile: bounded by the
+// spool limit, removed on a signal).
 func onDisk(in *format.Input) (string, bool, error) {
 	if !in.IsStream() && !in.Gzip {
 		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() {
 			return in.Path, false, nil
 		}
 	}
-	if err := in.RandomAccess("SQLite"); err != nil {
-		return "", false, format.FileError(in.Path, err, "", "%v", err)
-	}
-	r, err := in.Reader()
+	name, err := in.TempFile("tally-sqlite-*.db", "SQLite")
 	if err != nil {
-		return "", false, format.FileError(in.Path, err, "is it a complete .gz file?", "reading: %v", err)
+		return "", false, err
 	}
-	f, err := os.CreateTemp("", "tally-sqlite-*.db")
-	if err != nil {
-		return "", false, format.FileError(in.Path, err, "set TMPDIR to a writable disk, or give the database as a file", "SQLite needs the database in a file, and no temporary file could be made: %v", err)
-	}
-	n, err := io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", false, format.FileError(in.Path, err, "set TMPDIR to a disk with free space, or give the database as a file", "copying the database to a temporary file failed after %d bytes: %v", n, err)
-	}
-	return f.Name(), true, nil
+	return name, true, nil
 }
 
 func open(name, path string) (*DB, error) {
@@ -127,7 +114,7 @@ func open(name, path string) (*DB, error) {
 func (d *DB) Close() error {
 	err := d.DB.Close()
 	if d.tmp != "" {
-		if rerr := os.Remove(d.tmp); err == nil {
+		if rerr := format.RemoveTempFile(d.tmp); err == nil {
 			err = rerr
 		}
 	}

@@ -1,0 +1,124 @@
+package cleanup
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The child half of the signal tests: this test binary re-run with
+// CLEANUP_CHILD set tracks temporaries in CLEANUP_DIR, installs Catch,
+// prints "ready" and waits for the signal.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("CLEANUP_CHILD"); mode != "" {
+		child(mode, os.Getenv("CLEANUP_DIR"))
+		os.Exit(3) // never reached: the signal ends the child
+	}
+	os.Exit(m.Run())
+}
+
+func child(mode, dir string) {
+	file, sub, kept := filepath.Join(dir, ".out.tmp1"), filepath.Join(dir, ".ds.tmp2"), filepath.Join(dir, "kept")
+	os.WriteFile(file, []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(sub, "dispatches"), 0o755)
+	os.WriteFile(filepath.Join(sub, "dispatches", "f"), []byte("x"), 0o644)
+	os.WriteFile(kept, []byte("x"), 0o644)
+	Track(file)
+	Track(sub)
+	Catch()
+	switch mode {
+	case "wait":
+		fmt.Println("ready")
+	case "hold":
+		// A rename in progress when the signal comes is finished before
+		// the cleanup starts: the renamed file is an output, not removed.
+		release := Hold()
+		fmt.Println("ready")
+		time.Sleep(300 * time.Millisecond)
+		os.Rename(file, filepath.Join(dir, "out"))
+		Untrack(file)
+		release()
+	}
+	time.Sleep(time.Minute)
+}
+
+func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CLEANUP_CHILD="+mode, "CLEANUP_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		t.Fatalf("child: %q %v", line, err)
+	}
+	return cmd, dir
+}
+
+func names(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestSignalRemovesTracked: on SIGINT or SIGTERM every tracked temporary
+// (a file, a directory with content) is removed, untracked files stay, and
+// the process ends by the signal.
+func TestSignalRemovesTracked(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd, dir := startChild(t, "wait")
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != sig {
+			t.Errorf("%v: the child ended with %v, want killed by %v", sig, cmd.ProcessState, sig)
+		}
+		if got := names(dir); !slices.Equal(got, []string{"kept"}) {
+			t.Errorf("%v: left %v, want only the untracked file", sig, got)
+		}
+	}
+}
+
+// TestSignalWaitsForHold: a signal during a held step (a rename into
+// place) removes nothing the step finished: the output stays.
+func TestSignalWaitsForHold(t *testing.T) {
+	cmd, dir := startChild(t, "hold")
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if got := names(dir); !slices.Equal(got, []string{"kept", "out"}) {
+		t.Errorf("left %v, want the renamed output and the untracked file", got)
+	}
+}
+
+func TestTrackUntrack(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, nil, 0o644)
+	os.Mkdir(b, 0o755)
+	Track(a)
+	Track(b)
+	Untrack(a)
+	if got := Tracked(); !slices.Equal(got, []string{b}) {
+		t.Fatalf("tracked %v, want [%s]", got, b)
+	}
+	release := Hold()
+	removeTracked()
+	release()
+	if got := names(dir); !slices.Equal(got, []string{"a"}) || len(Tracked()) != 0 {
+		t.Errorf("left %v, tracked %v; want the untracked a only", got, Tracked())
+	}
+}

@@ -1,0 +1,53 @@
+package cleanup
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Signals are the signals Catch handles: the ones a person or a job
+// scheduler sends to stop a command (Ctrl-C, kill, a closed terminal).
+var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// Catch installs the signal handler: on the first of Signals, every tracked
+// temporary is removed and the signal is raised again with its default
+// action, so the process ends as it would have without the handler —
+// killed by that signal, which a shell reports as status 128+N (130 for
+// SIGINT) — and a script running tally stops as it should. A signal the
+// process was started with ignored (nohup, a background job of a
+// non-interactive shell) stays ignored. stop uninstalls the handler.
+func Catch() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	for _, s := range Signals {
+		if !signal.Ignored(s) {
+			signal.Notify(ch, s)
+		}
+	}
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			step.Lock() // waits for a rename in progress; never released
+			removeTracked()
+			signal.Reset(sig)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Signal(sig)
+			}
+			// Where a signal cannot be raised again, end as a shell
+			// reports a death by signal.
+			time.Sleep(time.Second)
+			n := 1
+			if s, ok := sig.(syscall.Signal); ok {
+				n = int(s)
+			}
+			os.Exit(128 + n)
+		case <-quit:
+			signal.Stop(ch)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(quit) }) }
+}
