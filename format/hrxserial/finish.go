@@ -132,15 +132,15 @@ func (s *state) finishInput() {
 	in.Read = s.lineNo
 	surfaced := s.syncFailures + s.invalidPrograms
 	in.Used = s.traceLines + s.headers + surfaced
-	in.Skip("not a trace line", s.foreign-surfaced, "")
-	in.Skip("comment", s.comments, "")
-	in.Skip("blank", s.blank, "")
+	in.SkipUnclassified("not a trace line", s.foreign-surfaced, "")
+	in.SkipUnclassified("comment", s.comments, "")
+	in.SkipUnclassified("blank", s.blank, "")
 	first := ""
 	if len(s.firstMalformed) > 0 {
 		first = s.where(s.firstMalformed[0])
 	}
-	in.Skip("malformed trace line", s.malformed, first)
-	in.Skip("partial last line", s.partial, "")
+	in.SkipUnclassified("malformed trace line", s.malformed, first)
+	in.SkipUnclassified("partial last line", s.partial, "")
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
 

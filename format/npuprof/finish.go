@@ -38,12 +38,12 @@ func (s *state) finishInput() {
 	if len(s.firstMalformed) > 0 {
 		first = s.where(s.firstMalformed[0])
 	}
-	in.Skip("not an NPU engine line", s.foreign, "")
-	in.Skip("malformed engine line", s.malformed, first)
-	in.Skip("blank", s.blank, "")
-	in.Skip("comment", s.comments, "")
-	in.Skip("line longer than 1 MiB", s.longLines, "")
-	in.Skip("partial last line", s.partial, s.where(s.lineNo))
+	in.SkipUnclassified("not an NPU engine line", s.foreign, "")
+	in.SkipUnclassified("malformed engine line", s.malformed, first)
+	in.SkipUnclassified("blank", s.blank, "")
+	in.SkipUnclassified("comment", s.comments, "")
+	in.SkipUnclassified("line longer than 1 MiB", s.longLines, "")
+	in.SkipUnclassified("partial last line", s.partial, s.where(s.lineNo))
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
 	format.MalformedLines(&s.c.Accounting, s.malformed, s.firstMalformed,

@@ -149,7 +149,7 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 	rd.events.Read += int64(n)
 	q := rd.queues[qid]
 	if q == nil {
-		rd.events.Skip("on an undefined queue", int64(n), fmt.Sprintf("byte %d", at))
+		rd.events.SkipUnclassified("on an undefined queue", int64(n), fmt.Sprintf("byte %d", at))
 		return true, ""
 	}
 	q.events += int64(n)
@@ -159,12 +159,12 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		k, ok := rd.kernels[le.Uint32(e)]
 		begin, end := int64(le.Uint64(e[4:])), int64(le.Uint64(e[12:]))
 		if !ok {
-			rd.events.Skip("of an undefined kernel", 1, fmt.Sprintf("byte %d", at))
+			rd.events.SkipUnclassified("of an undefined kernel", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
 		p := rd.c.Kernels[k].Program
 		if end < begin || begin < 0 {
-			rd.events.Skip("reversed or negative times", 1, fmt.Sprintf("byte %d", at))
+			rd.events.SkipUnclassified("reversed or negative times", 1, fmt.Sprintf("byte %d", at))
 			g := rd.c.Accounting.Gap(capture.InvalidEvent, rd.c.Programs[p].Name)
 			g.Summary = "dispatch events whose end is before their begin: listed, never timed as short"
 			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns", begin, end), Kernel: rd.c.Kernels[k].Name, Where: fmt.Sprintf("events record at byte %d", at)})

@@ -165,7 +165,7 @@ func (rd *reader) record() (stop bool, err error) {
 		rest, err := io.Copy(io.Discard, rd.r)
 		rd.off += rest
 		rd.bytes.Read += rest
-		rd.bytes.Skip("corrupt record length: rest of the file", int64(n)+rest, fmt.Sprintf("byte %d", start))
+		rd.bytes.SkipUnclassified("corrupt record length: rest of the file", int64(n)+rest, fmt.Sprintf("byte %d", start))
 		rd.malformed(start, fmt.Sprintf("record length %d exceeds the format's limit", size))
 		if err != nil {
 			return true, format.ByteError(rd.path, rd.off, "check the file", "reading: %v", err)
@@ -220,13 +220,13 @@ func (rd *reader) readBody(n int) error {
 }
 
 func (rd *reader) skip(start, n int64, why string) {
-	rd.records.Skip(why, 1, fmt.Sprintf("byte %d", start))
-	rd.bytes.Skip(why, n, fmt.Sprintf("byte %d", start))
+	rd.records.SkipUnclassified(why, 1, fmt.Sprintf("byte %d", start))
+	rd.bytes.SkipUnclassified(why, n, fmt.Sprintf("byte %d", start))
 }
 
 func (rd *reader) cut(start, n int64) {
 	rd.cutAt = start
-	rd.bytes.Skip("cut record", n, fmt.Sprintf("byte %d", start))
+	rd.bytes.SkipUnclassified("cut record", n, fmt.Sprintf("byte %d", start))
 }
 
 func (rd *reader) malformed(start int64, why string) {

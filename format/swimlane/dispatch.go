@@ -42,7 +42,7 @@ func (r *reader) dispatch(d dispatchDir) {
 	}
 	recPath := filepath.Join(d.path, "chip_swimlane_records.json")
 	if _, err := os.Stat(recPath); err != nil {
-		dirs.Skip("no chip_swimlane_records.json", 1, d.label())
+		dirs.SkipUnclassified("no chip_swimlane_records.json", 1, d.label())
 		r.gap(NoRecords, "", "dispatch dirs without chip_swimlane_records.json: not converted (the timing pass did not run or did not write them)").
 			Add(capture.Item{What: "no records", Where: d.path})
 		r.dispatches = append(r.dispatches, [2]string{d.label(), "no records"})
@@ -50,7 +50,7 @@ func (r *reader) dispatch(d dispatchDir) {
 	}
 	var rec records
 	if err := decodeFile(recPath, &rec); err != nil {
-		dirs.Skip("records unreadable", 1, d.label())
+		dirs.SkipUnclassified("records unreadable", 1, d.label())
 		r.gap(capture.SkippedInput, "", "records files that could not be read: their dispatches are not in the tables").
 			Add(capture.Item{What: err.Error(), Where: recPath})
 		return
@@ -60,14 +60,14 @@ func (r *reader) dispatch(d dispatchDir) {
 		platform = rec.Platform
 	}
 	if strings.HasSuffix(platform, "sim") {
-		dirs.Skip("simulator platform: not convertible", 1, d.label())
+		dirs.SkipUnclassified("simulator platform: not convertible", 1, d.label())
 		r.gap(NotConvertible, "", "dispatches recorded on a simulator platform: records without usable task metadata, not convertible (pypto skips them too)").
 			Add(capture.Item{What: "platform " + platform, Where: recPath})
 		return
 	}
 	freq, ok := intOf(rec.Metadata.ClockFreqHz)
 	if rec.Level == nil || *rec.Level < 1 || !ok || freq <= 0 {
-		dirs.Skip("records without chip_swimlane_level or clock_freq_hz", 1, d.label())
+		dirs.SkipUnclassified("records without chip_swimlane_level or clock_freq_hz", 1, d.label())
 		r.gap(capture.SkippedInput, "", "records files without a level or a positive metadata.clock_freq_hz: times cannot be converted, never assumed").
 			Add(capture.Item{What: fmt.Sprintf("level %v, clock_freq_hz %q", rec.Level, rec.Metadata.ClockFreqHz), Where: recPath})
 		return
@@ -276,7 +276,7 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 		where := fmt.Sprintf("%s aicore_tasks[%d]", d.label(), i)
 		v, ok := uints(row, 5)
 		if !ok {
-			core.Skip("malformed row (fewer than 5 unsigned integers)", 1, where)
+			core.SkipUnclassified("malformed row (fewer than 5 unsigned integers)", 1, where)
 			continue
 		}
 		var rts uint64
@@ -287,18 +287,18 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 		}
 		t := task{core: int64(v[0]), token: v[1], reg: v[2], start: v[3], end: v[4]}
 		if v[0] > 1<<31 {
-			core.Skip("malformed row (core_id out of range)", 1, where)
+			core.SkipUnclassified("malformed row (core_id out of range)", 1, where)
 			continue
 		}
 		if t.start == 0 || t.end == 0 || t.end < t.start {
-			core.Skip("invalid times (zero = not recorded, or end before start)", 1, where)
+			core.SkipUnclassified("invalid times (zero = not recorded, or end before start)", 1, where)
 			r.gap(capture.InvalidEvent, "", "tasks with a zero (not recorded) or reversed start/end: counted, never timed").
 				Add(capture.Item{What: fmt.Sprintf("start %d end %d cycles", t.start, t.end), Where: where})
 			continue
 		}
 		k := [2]uint64{uint64(t.core), t.reg}
 		if _, dup := byKey[k]; dup {
-			core.Skip("duplicate (core_id, reg_task_id)", 1, where)
+			core.SkipUnclassified("duplicate (core_id, reg_task_id)", 1, where)
 			continue
 		}
 		t.receive = t.start
@@ -316,18 +316,18 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 			where := fmt.Sprintf("%s aicpu_tasks[%d]", d.label(), i)
 			v, ok := uints(row, 4)
 			if !ok {
-				cpu.Skip("malformed row (fewer than 4 unsigned integers)", 1, where)
+				cpu.SkipUnclassified("malformed row (fewer than 4 unsigned integers)", 1, where)
 				continue
 			}
 			j, found := byKey[[2]uint64{v[0], v[1]}]
 			if !found {
-				cpu.Skip("no AICore row (AICore buffer dropped on rotation)", 1, where)
+				cpu.SkipUnclassified("no AICore row (AICore buffer dropped on rotation)", 1, where)
 				r.gap(capture.DroppedRecords, "", "AICPU task rows whose AICore row is missing (the converter drops them: \"AICore buffer dropped on rotation\"): kernels that ran and are not in the tables").
 					Add(capture.Item{What: fmt.Sprintf("core %d reg_task_id %d", v[0], v[1]), Where: where})
 				continue
 			}
 			if tasks[j].hasAICPU {
-				cpu.Skip("second AICPU row for one (core_id, reg_task_id)", 1, where)
+				cpu.SkipUnclassified("second AICPU row for one (core_id, reg_task_id)", 1, where)
 				continue
 			}
 			tasks[j].hasAICPU, tasks[j].dispatch = true, v[2]
