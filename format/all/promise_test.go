@@ -59,16 +59,19 @@ type promiseFixture struct {
 	// cutIsError: the cut input is refused with a positioned *format.Error
 	// (a database file cut at a page boundary) — never a report.
 	cutIsError bool
+	// opts, when set, are the options every input is read with (e.g. the
+	// hrx kernel manifests, without which every kernel is unresolved).
+	opts *format.Options
 }
 
 var promiseFixtures = map[string][]promiseFixture{}
 
 // promiseRead reads path with detection (as a user would) and returns the
 // capture, its tables and the dispatch count.
-func promiseRead(t *testing.T, reader, path string) (*capture.Capture, *analysis.Tables) {
+func promiseRead(t *testing.T, reader, path string, opts *format.Options) (*capture.Capture, *analysis.Tables) {
 	t.Helper()
 	agg := analysis.NewAggregator()
-	c, err := format.ReadPath(path, "", nil, agg)
+	c, err := format.ReadPath(path, "", opts, agg)
 	if err != nil {
 		t.Fatalf("%s: read: %v", path, err)
 	}
@@ -141,7 +144,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 		}
 		return d
 	}
-	base, baseTables := promiseRead(t, reader, fx.base(t, sub("base")))
+	base, baseTables := promiseRead(t, reader, fx.base(t, sub("base")), fx.opts)
 	n := baseTables.Dispatches()
 	if n < 2 {
 		t.Fatalf("base holds %d dispatches, want at least 2", n)
@@ -156,7 +159,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	}
 
 	t.Run("unreadable", func(t *testing.T) {
-		c, tb := promiseRead(t, reader, fx.unreadable(t, sub("unreadable")))
+		c, tb := promiseRead(t, reader, fx.unreadable(t, sub("unreadable")), fx.opts)
 		if got := tb.Dispatches(); got != n-1 {
 			t.Errorf("dispatches = %d, want %d (base less the unreadable one)", got, n-1)
 		}
@@ -165,7 +168,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 		}
 	})
 	t.Run("impossible", func(t *testing.T) {
-		c, tb := promiseRead(t, reader, fx.impossible(t, sub("impossible")))
+		c, tb := promiseRead(t, reader, fx.impossible(t, sub("impossible")), fx.opts)
 		if got := tb.Dispatches(); got != n-1 {
 			t.Errorf("dispatches = %d, want %d (the impossible one is not a measurement)", got, n-1)
 		}
@@ -180,7 +183,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 			}
 			t.Skipf("no record identity: %s", fx.noIdentity)
 		}
-		c, tb := promiseRead(t, reader, fx.repeated(t, sub("repeated")))
+		c, tb := promiseRead(t, reader, fx.repeated(t, sub("repeated")), fx.opts)
 		if got := tb.Dispatches(); got != n {
 			t.Errorf("dispatches = %d, want %d (a repeat is counted once)", got, n)
 		}
@@ -191,14 +194,14 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	t.Run("cut", func(t *testing.T) {
 		if fx.cutIsError {
 			path := fx.cut(t, sub("cut"))
-			_, err := format.ReadPath(path, "", nil, nil)
+			_, err := format.ReadPath(path, "", fx.opts, nil)
 			var fe *format.Error
 			if !errors.As(err, &fe) {
 				t.Errorf("cut input: err %v, want a positioned *format.Error", err)
 			}
 			return
 		}
-		c, tb := promiseRead(t, reader, fx.cut(t, sub("cut")))
+		c, tb := promiseRead(t, reader, fx.cut(t, sub("cut")), fx.opts)
 		v := verdict(t, c, tb)
 		if fx.endMarker {
 			if c.Accounting.Complete() {

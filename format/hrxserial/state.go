@@ -84,6 +84,10 @@ type invocation struct {
 	listOnly  bool // opened by a command-list line outside any program
 	n         int64
 	line      int64
+	// done is, per list, one past the highest index of a traced command
+	// completed in this run: a command's identity is (run, list, index),
+	// so a traced command below it repeats one already read.
+	done [3]uint64
 }
 
 type listState struct {
@@ -99,6 +103,7 @@ type command struct {
 	stage   uint8
 	traced  bool
 	kernel  bool
+	repeat  bool // repeats a command this run already completed
 	d       detail
 	raw     []byte // the detail text, compared with the next lines'
 	prog    *program
@@ -141,7 +146,11 @@ type lastDone struct {
 func newState(name string, cat *catalog.Catalog, sink capture.Sink) *state {
 	return &state{
 		name: name, cat: cat, sink: sink,
-		c:             &capture.Capture{},
+		// Every time a dispatch carries is a monotonic ns stamp, so the
+		// unit is known before the end: the model check holds each
+		// duration to the ns ceiling as it passes. finishClock describes
+		// the clock once the whole trace is read.
+		c:             &capture.Capture{Clock: capture.Clock{Unit: "ns"}},
 		progs:         map[uint64]*program{},
 		unknownPhases: map[string]int64{},
 	}
