@@ -113,7 +113,7 @@ func (s *state) startCommand(det []byte) {
 		c.d = s.d
 		c.kernel = c.d.kernel
 		c.list, c.index = c.d.list, c.d.index
-		c.repeat = s.inv != nil && c.index < s.inv.done[c.list]
+		c.repeat = s.inv != nil && c.index < s.done[c.list]
 	} else {
 		c.d = detail{}
 		c.kernel = false
@@ -140,7 +140,7 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		return
 	}
 	if c.traced && s.inv != nil {
-		s.inv.done[c.list] = c.index + 1
+		s.done[c.list] = c.index + 1
 	}
 	switch {
 	case !c.traced:

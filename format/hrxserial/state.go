@@ -47,12 +47,16 @@ type state struct {
 	progs map[uint64]*program
 	order []*program
 	inv   *invocation
-	list  *listState
-	cmd   command
-	sync  openSync
-	last  lastDone
-	d     detail // scratch
-	disp  capture.Dispatch
+	// done is, per list, one past the highest index of a traced command
+	// completed in the open run: a command's identity is (run, list,
+	// index), so a traced command below it repeats one already read.
+	done [3]uint64
+	list *listState
+	cmd  command
+	sync openSync
+	last lastDone
+	d    detail // scratch
+	disp capture.Dispatch
 }
 
 type headerInfo struct {
@@ -84,10 +88,6 @@ type invocation struct {
 	listOnly  bool // opened by a command-list line outside any program
 	n         int64
 	line      int64
-	// done is, per list, one past the highest index of a traced command
-	// completed in this run: a command's identity is (run, list, index),
-	// so a traced command below it repeats one already read.
-	done [3]uint64
 }
 
 type listState struct {
