@@ -147,11 +147,12 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		return false, "malformed events record"
 	}
 	rd.events.Read += int64(n)
-	where := fmt.Sprintf("events record at byte %d", at)
+	// where is formatted only for an event that is not used.
+	where := func() string { return fmt.Sprintf("events record at byte %d", at) }
 	q := rd.queues[qid]
 	if q == nil {
 		g := rd.undefined()
-		g.Add(capture.Item{What: fmt.Sprintf("%d dispatch events on queue #%d, which the file never defined: not in the tables", n, qid), Where: where})
+		g.Add(capture.Item{What: fmt.Sprintf("%d dispatch events on queue #%d, which the file never defined: not in the tables", n, qid), Where: where()})
 		g.AddN(int64(n) - 1)
 		rd.events.Lose(g, "on an undefined queue", int64(n), fmt.Sprintf("byte %d", at))
 		return true, ""
@@ -160,7 +161,7 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		// The queue's previous events record written again: its events
 		// are in the tables once (and the checkpoints count them once).
 		g := rd.duplicates("")
-		g.Add(capture.Item{What: fmt.Sprintf("events record of %d events repeats the previous events record of queue %s: counted once", n, q.name), Queue: capture.QueueOf(q.id), Where: where})
+		g.Add(capture.Item{What: fmt.Sprintf("events record of %d events repeats the previous events record of queue %s: counted once", n, q.name), Queue: capture.QueueOf(q.id), Where: where()})
 		g.AddN(int64(n) - 1)
 		rd.events.Lose(g, "repeats the previous events record of its queue", int64(n), fmt.Sprintf("byte %d", at))
 		return true, ""
@@ -175,7 +176,7 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		begin, end := int64(le.Uint64(e[4:])), int64(le.Uint64(e[12:]))
 		if !ok {
 			g := rd.undefined()
-			g.Add(capture.Item{What: fmt.Sprintf("dispatch event of kernel #%d, which the file never defined: not in the tables", kid), Where: where, Queue: capture.QueueOf(q.id)})
+			g.Add(capture.Item{What: fmt.Sprintf("dispatch event of kernel #%d, which the file never defined: not in the tables", kid), Where: where(), Queue: capture.QueueOf(q.id)})
 			rd.events.Lose(g, "of an undefined kernel", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
@@ -183,7 +184,7 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		if end < begin || begin < 0 {
 			g := rd.c.Accounting.Gap(capture.InvalidEvent, rd.c.Programs[p].Name)
 			g.Summary = "dispatch events whose end is before their begin, or whose begin is negative: listed, never timed as short, not in the tables"
-			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns", begin, end), Kernel: rd.c.Kernels[k].Name, Where: where})
+			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns", begin, end), Kernel: rd.c.Kernels[k].Name, Where: where()})
 			rd.events.Lose(g, "reversed or negative times", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
@@ -191,7 +192,7 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 			// The same dispatch (queue, kernel, begin, end) as the
 			// queue's previous event: written twice.
 			g := rd.duplicates(rd.c.Programs[p].Name)
-			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns repeats the previous event of its queue: counted once", begin, end), Kernel: rd.c.Kernels[k].Name, Queue: capture.QueueOf(q.id), Where: where})
+			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns repeats the previous event of its queue: counted once", begin, end), Kernel: rd.c.Kernels[k].Name, Queue: capture.QueueOf(q.id), Where: where()})
 			rd.events.Lose(g, "repeats the previous event of its queue", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
