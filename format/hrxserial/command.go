@@ -267,7 +267,13 @@ func (s *state) repeated(t uint64, timed bool, cut string) {
 	if c.kernel {
 		it.Kernel = s.c.Kernels[s.kernelFor(p, c.list, c.d.kernelID)].Name
 	} else {
-		it.Kernel = "(" + string(c.d.kind) + " command)"
+		// c.raw is the command's own copy of its detail (c.d aliases a
+		// read buffer that may have been reused since).
+		kind := []byte("non-kernel")
+		if i := bytes.Index(c.raw, []byte("kind=")); i >= 0 {
+			kind, _, _ = bytes.Cut(c.raw[i+len("kind="):], []byte(" "))
+		}
+		it.Kernel = "(" + string(kind) + " command)"
 	}
 	if c.okBegin {
 		it.Time = capture.TimeOf(int64(c.tBegin))

@@ -76,6 +76,28 @@ func TestRepeatedCommand(t *testing.T) {
 	}
 }
 
+// A non-kernel command written twice is a repeat too, counted once in
+// its program's notes.
+func TestRepeatedFillCommand(t *testing.T) {
+	k := newKept().begin().command(0, 6)
+	for i := 0; i < 2; i++ {
+		det := "list=main index=1 list_commands=2 ordinal=1 kind=fill"
+		for _, ev := range []string{"sync-begin phase=command-pre-dispatch", "sync-end phase=command-pre-dispatch",
+			"begin phase=command-dispatch", "end phase=command-dispatch", "sync-begin phase=command-post-dispatch",
+			"sync-end phase=command-post-dispatch"} {
+			k.line(ev + " " + det)
+		}
+	}
+	r := readTrace(t, k.end().bytes(), manifest)
+	g := r.c.Accounting.Find(capture.DuplicateEvent)
+	if g == nil || g.Count != 1 || g.Items[0].Kernel != "(fill command)" {
+		t.Fatalf("duplicate_event %+v, want one item for the fill command", g)
+	}
+	if notes := strings.Join(r.program(t, "p2").Program.Notes, "\n"); !strings.Contains(notes, "1 non-kernel commands (fill 1)") {
+		t.Errorf("notes %q, want the fill command counted once", notes)
+	}
+}
+
 // The negative arms: what looks like a repeat and is not one.
 func TestNotARepeat(t *testing.T) {
 	// The same command in the next run of the program: another record.

@@ -47,16 +47,17 @@ type state struct {
 	progs map[uint64]*program
 	order []*program
 	inv   *invocation
+	list  *listState
+	cmd   command
+	sync  openSync
+	last  lastDone
+	d     detail // scratch
+	disp  capture.Dispatch
+
 	// done is, per list, one past the highest index of a traced command
 	// completed in the open run: a command's identity is (run, list,
 	// index), so a traced command below it repeats one already read.
 	done [3]uint64
-	list *listState
-	cmd  command
-	sync openSync
-	last lastDone
-	d    detail // scratch
-	disp capture.Dispatch
 }
 
 type headerInfo struct {
