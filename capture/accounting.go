@@ -35,7 +35,31 @@ type Skip struct {
 	Count  int64  `json:"count"`
 	// First is where the first such unit was, e.g. "line 12" or "byte 2887".
 	First string `json:"first,omitempty"`
+	// Class says whether the skipped units could have held device work.
+	Class SkipClass `json:"class"`
+	// Gap is the kind of the gap that accounts for units of class
+	// DeviceWorkLost (and GapProgram its program scope), so a report can
+	// point from the input line to the gap; empty for NotDeviceWork.
+	Gap        Kind   `json:"gap,omitempty"`
+	GapProgram string `json:"gap_program,omitempty"`
 }
+
+// SkipClass classifies skipped input where it is recorded: a unit that
+// held no device work (a host event, metadata, a blank line) is harmless;
+// one that held device work — or may have, because it could not be read —
+// is lost, and a lost unit is always a gap. There is no unclassified skip:
+// a reader must say which it is (InputCount.Ignore or InputCount.Lose), and
+// CheckValid refuses a lost unit that no gap accounts for.
+type SkipClass string
+
+const (
+	// NotDeviceWork: host events, metadata, display or summary rows, blank
+	// lines, comments — input that never described a dispatch.
+	NotDeviceWork SkipClass = "not_device_work"
+	// DeviceWorkLost: a dispatch record (or a unit that may hold one: a
+	// line that does not parse, a cut record) that is not in the tables.
+	DeviceWorkLost SkipClass = "device_work_lost"
+)
 
 // Complete reports whether the capture has no gap that makes it incomplete.
 // Notes (Gap.Note) do not count.
@@ -60,29 +84,58 @@ func (a *Accounting) InputFor(unit string) *InputCount {
 	return in
 }
 
-// Skip records n units skipped for reason; first says where the first one was.
-// Zero n is ignored so callers can pass their counters unconditionally.
-func (in *InputCount) Skip(reason string, n int64, first string) {
+// Ignore records n units skipped for reason that held no device work (host
+// events, metadata, blank lines); first says where the first one was. Zero
+// n is ignored so callers can pass their counters unconditionally.
+func (in *InputCount) Ignore(reason string, n int64, first string) {
+	in.skip(Skip{Reason: reason, Class: NotDeviceWork}, n, first)
+}
+
+// Lose records n units skipped for reason that held device work, or may
+// have (they did not parse, or were cut), and names the gap that accounts
+// for them. The reader counts the occurrences on g as it always does (with
+// items and positions); CheckValid fails when g ends up without a count,
+// so lost device work can never leave only a line in the input counts.
+func (in *InputCount) Lose(g *Gap, reason string, n int64, first string) {
+	if g == nil {
+		panic("capture: InputCount.Lose needs the gap that accounts for the lost units")
+	}
+	in.skip(Skip{Reason: reason, Class: DeviceWorkLost, Gap: g.Kind, GapProgram: g.Program}, n, first)
+}
+
+func (in *InputCount) skip(s Skip, n int64, first string) {
 	if n == 0 {
 		return
 	}
-	for _, s := range in.Skipped {
-		if s.Reason == reason {
-			s.Count += n
-			if s.First == "" {
-				s.First = first
+	for _, have := range in.Skipped {
+		if have.Reason == s.Reason && have.Class == s.Class && have.Gap == s.Gap && have.GapProgram == s.GapProgram {
+			have.Count = SatAdd(have.Count, n)
+			if have.First == "" {
+				have.First = first
 			}
 			return
 		}
 	}
-	in.Skipped = append(in.Skipped, &Skip{Reason: reason, Count: n, First: first})
+	s.Count, s.First = n, first
+	in.Skipped = append(in.Skipped, &s)
+}
+
+// LostTotal sums the skipped units that held device work.
+func (in *InputCount) LostTotal() int64 {
+	var n int64
+	for _, s := range in.Skipped {
+		if s.Class == DeviceWorkLost {
+			n = SatAdd(n, s.Count)
+		}
+	}
+	return n
 }
 
 // SkippedTotal sums the skipped units.
 func (in *InputCount) SkippedTotal() int64 {
 	var n int64
 	for _, s := range in.Skipped {
-		n += s.Count
+		n = SatAdd(n, s.Count)
 	}
 	return n
 }
@@ -128,6 +181,11 @@ func (a *Accounting) CheckValid() error {
 		if in.Read != in.Used+in.SkippedTotal() {
 			return fmt.Errorf("accounting: %d %s read but %d used + %d skipped", in.Read, in.Unit, in.Used, in.SkippedTotal())
 		}
+		for _, s := range in.Skipped {
+			if err := a.checkSkip(in.Unit, s); err != nil {
+				return err
+			}
+		}
 	}
 	for _, g := range a.Gaps {
 		if g.Kind == "" {
@@ -141,6 +199,24 @@ func (a *Accounting) CheckValid() error {
 		}
 	}
 	return nil
+}
+
+// checkSkip holds the skip classification rule: every skip is classified,
+// and device work lost is accounted for by a counted gap that makes the
+// capture incomplete.
+func (a *Accounting) checkSkip(unit string, s *Skip) error {
+	switch s.Class {
+	case NotDeviceWork, "": // TRANSITION: "" until SkipUnclassified is gone
+		return nil
+	case DeviceWorkLost:
+		for _, g := range a.Gaps {
+			if g.Kind == s.Gap && g.Program == s.GapProgram && g.Count > 0 && !g.Note {
+				return nil
+			}
+		}
+		return fmt.Errorf("accounting: %d %s skipped (%s) held device work, but no counted %s gap accounts for them", s.Count, unit, s.Reason, s.Gap)
+	}
+	return fmt.Errorf("accounting: %d %s skipped (%s) without a class: say whether they held device work (Ignore or Lose)", s.Count, unit, s.Reason)
 }
 
 // SortGaps orders gaps so that the ones that make a capture incomplete come

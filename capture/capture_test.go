@@ -10,18 +10,18 @@ func TestAccountingInvariant(t *testing.T) {
 	var a Accounting
 	in := a.InputFor("lines")
 	in.Read, in.Used = 10, 7
-	in.Skip("comment", 2, "line 1")
+	in.Ignore("comment", 2, "line 1")
 	if err := a.CheckValid(); err == nil {
 		t.Fatal("10 read, 7 used + 2 skipped accepted")
 	}
-	in.Skip("comment", 1, "line 9")
+	in.Ignore("comment", 1, "line 9")
 	if err := a.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	if in.Skipped[0].First != "line 1" || in.Skipped[0].Count != 3 || len(in.Skipped) != 1 {
 		t.Fatalf("skips not merged by reason: %+v", in.Skipped[0])
 	}
-	in.Skip("blank", 0, "") // zero counts are not listed
+	in.Ignore("blank", 0, "") // zero counts are not listed
 	if len(in.Skipped) != 1 {
 		t.Fatal("zero skip listed")
 	}

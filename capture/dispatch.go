@@ -28,6 +28,11 @@ type Dispatch struct {
 	// Link says how the dispatch was tied to its launch.
 	Link Link
 
+	// Key identifies the input record the dispatch came from, where the
+	// format's records carry identity; a repeat is a duplicate_event gap
+	// (see Checked).
+	Key RecordKey
+
 	// Aggregate, when non-nil, makes this record stand for Aggregate.Count
 	// dispatches of one kernel that the input reports only as sums (a
 	// windowed profiler's per-family rows). Launch and Device are then

@@ -22,7 +22,11 @@ const (
 	DeviceFault        Kind = "device_fault"        // a sync began and never ended / failed
 	FailedProgram      Kind = "failed_program"      // a program invocation ended failed
 	IncompleteProgram  Kind = "incomplete_program"  // a program invocation began and never ended
-	InvalidEvent       Kind = "invalid_event"       // an event whose times are missing or reversed
+	InvalidEvent       Kind = "invalid_event"       // an event whose times are missing, negative, reversed or past the ceiling
+	DuplicateEvent     Kind = "duplicate_event"     // a record repeating one already read (same identity): counted once
+	// DuplicatesUnchecked (a note): the duplicate check's memory bound was
+	// reached, so repeats among the rest cannot be ruled out.
+	DuplicatesUnchecked Kind = "duplicates_unchecked"
 
 	// Names.
 	UnresolvedName Kind = "unresolved_name" // a kernel id no catalog of its program names
@@ -70,7 +74,7 @@ const (
 // notes are kinds that describe the capture without making it incomplete.
 var (
 	notesMu sync.RWMutex
-	notes   = map[Kind]bool{GraphLaunch: true, NoEndMarker: true}
+	notes   = map[Kind]bool{GraphLaunch: true, DuplicatesUnchecked: true, NoEndMarker: true}
 )
 
 // RegisterNote declares reader-defined kinds as notes: informational, never

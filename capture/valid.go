@@ -67,8 +67,10 @@ func checkRuns(p Program) error {
 }
 
 // CheckDispatch verifies one dispatch against the capture's tables: its
-// kernel exists and belongs to its program, its queue exists, and its
-// intervals run forward. Aggregated records carry no intervals.
+// kernel exists and belongs to its program, and its queue exists. A
+// violation is a reader bug. Times are the input's business, not the
+// reader's: Checked turns impossible ones into invalid_event gaps
+// (ImpossibleTime).
 func (c *Capture) CheckDispatch(d *Dispatch) error {
 	k := int(d.Kernel)
 	if k < 0 || k >= len(c.Kernels) {
@@ -83,12 +85,6 @@ func (c *Capture) CheckDispatch(d *Dispatch) error {
 	if d.Queue != NoQueue && (d.Queue < 0 || int(d.Queue) >= len(c.Queues)) {
 		return fmt.Errorf("dispatch of kernel %q on queue %d, but the capture has %d queues", c.Kernels[k].Name, d.Queue, len(c.Queues))
 	}
-	if d.Device.Valid && d.Device.End < d.Device.Begin {
-		return fmt.Errorf("dispatch of kernel %q ends (%d) before it begins (%d)", c.Kernels[k].Name, d.Device.End, d.Device.Begin)
-	}
-	if d.Launch.Valid && d.Launch.End < d.Launch.Begin {
-		return fmt.Errorf("launch of kernel %q ends (%d) before it begins (%d)", c.Kernels[k].Name, d.Launch.End, d.Launch.Begin)
-	}
 	if ag := d.Aggregate; ag != nil {
 		if ag.Count <= 0 {
 			return fmt.Errorf("aggregated record of kernel %q stands for %d dispatches", c.Kernels[k].Name, ag.Count)
@@ -101,28 +97,4 @@ func (c *Capture) CheckDispatch(d *Dispatch) error {
 		}
 	}
 	return nil
-}
-
-// Checked wraps a sink so that every dispatch is checked against the
-// capture (CheckDispatch) before it is passed on. The first violation is
-// kept (Err); dispatches that break the model are counted and not passed
-// on, so a consumer never indexes past its tables.
-type Checked struct {
-	Next Sink
-	// Err is the first violation; Bad counts every dispatch that broke the
-	// model.
-	Err error
-	Bad int64
-}
-
-// Dispatch checks d and forwards it when it is valid.
-func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
-	if err := c.CheckDispatch(d); err != nil {
-		if s.Err == nil {
-			s.Err = err
-		}
-		s.Bad++
-		return
-	}
-	s.Next.Dispatch(c, d)
 }

@@ -90,6 +90,7 @@ func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
 	if err != nil {
 		return err
 	}
+	chk.Finish(c)
 	if chk.Err != nil {
 		return fmt.Errorf("%s: %d dispatches break the model, the first: %w", c.Source.Path, chk.Bad, chk.Err)
 	}

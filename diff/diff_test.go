@@ -358,12 +358,24 @@ func TestAddChecksTheModel(t *testing.T) {
 		c := &capture.Capture{Source: capture.Source{Path: "bad.trace"}}
 		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
 		k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
-		sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 5, End: 1, Valid: true}})
+		sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k + 1, Device: capture.Interval{Begin: 1, End: 5, Valid: true}})
 		return c, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "bad.trace") || len(s.Captures) != 0 {
-		t.Fatalf("a reversed interval: %v", err)
+		t.Fatalf("a kernel outside the tables: %v", err)
 	}
+	// An impossible time is the input's fault: a gap of the side, not an error.
+	err = s.Add(func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "reversed.trace"}}
+		p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+		k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+		sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 5, End: 1, Valid: true}})
+		return c, nil
+	})
+	if err != nil || len(s.Captures) != 1 || s.Captures[0].Accounting.CountOf(capture.InvalidEvent) != 1 {
+		t.Fatalf("a reversed interval: err %v, want a side whose capture has an invalid_event gap", err)
+	}
+	s = NewSide("A")
 	err = s.Add(func(sink capture.Sink) (*capture.Capture, error) {
 		c := &capture.Capture{Source: capture.Source{Path: "bad2.trace"}}
 		c.Accounting.Gap(capture.DroppedRecords, "nope").AddN(1)

@@ -81,8 +81,9 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")
 	}
 	// The same model check as ReadInput: a reader bug is never a table.
-	checked := &capture.Checked{Next: sink}
+	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
 	c, err := f.ReadDir(path, opts, checked)
+	checked.Finish(c)
 	if c != nil {
 		c.Source.Path = path
 		c.Source.Format = f.Name

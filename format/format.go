@@ -82,6 +82,10 @@ type Options struct {
 	// kernels of L2 program PROGRAM are named from FILE, a level-2
 	// name_map.json, and the report says so (docs/formats/swimlane.md).
 	NameMaps []string
+	// MaxDuration is the longest single dispatch accepted as measured on a
+	// ns clock (0: capture.MaxDuration, one hour); longer ones are
+	// invalid_event gaps.
+	MaxDuration time.Duration
 }
 
 var (
@@ -201,8 +205,9 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 // readChecked runs reader f, names the capture's source and checks the
 // capture and every dispatch against the model.
 func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
-	checked := &capture.Checked{Next: sink}
+	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
 	c, err := f.Read(in, opts, checked)
+	checked.Finish(c)
 	if c != nil {
 		c.Source.Path = in.Path
 		c.Source.Format = f.Name

@@ -34,10 +34,6 @@ func TestModelBrokenByReader(t *testing.T) {
 		{"wrong-program", "belongs to program 1", func(_ *capture.Capture, d *capture.Dispatch) { d.Kernel = 1 }},
 		{"kernel-out-of-range", "the capture has 2 kernels", func(_ *capture.Capture, d *capture.Dispatch) { d.Kernel = 7 }},
 		{"queue-out-of-range", "the capture has 1 queues", func(_ *capture.Capture, d *capture.Dispatch) { d.Queue = 3 }},
-		{"inverted-interval", "ends (5) before it begins (10)", func(_ *capture.Capture, d *capture.Dispatch) { d.Device.End = 5 }},
-		{"inverted-launch", "launch of kernel", func(_ *capture.Capture, d *capture.Dispatch) {
-			d.Launch = capture.Interval{Begin: 3, End: 2, Valid: true}
-		}},
 		{"aggregate-with-times", "single-dispatch times", func(_ *capture.Capture, d *capture.Dispatch) {
 			d.Aggregate = &capture.Aggregate{Count: 2}
 		}},
@@ -109,5 +105,48 @@ func TestFormatFlagOnDirectory(t *testing.T) {
 	}
 	if _, err := ReadPath(dir, "test-magic", nil, nil); err == nil || !strings.Contains(err.Error(), "the test-magic reader reads files") {
 		t.Fatalf("file reader on a directory: %v", err)
+	}
+}
+
+// Impossible times are the input's fault, not the reader's: whatever the
+// reader, Checked keeps the dispatch out of the tables and ReadInput's
+// capture carries an invalid_event gap scoped to its program.
+func TestImpossibleTimesAreGaps(t *testing.T) {
+	cases := []struct {
+		name, want string
+		break_     func(c *capture.Capture, d *capture.Dispatch)
+	}{
+		{"inverted-interval", "ends (5) before it begins (10)", func(_ *capture.Capture, d *capture.Dispatch) { d.Device.End = 5 }},
+		{"inverted-launch", "launch interval ends (2) before it begins (3)", func(_ *capture.Capture, d *capture.Dispatch) {
+			d.Launch = capture.Interval{Begin: 3, End: 2, Valid: true}
+		}},
+		{"negative-start", "negative time", func(c *capture.Capture, d *capture.Dispatch) { d.Device.Begin = -5 }},
+		{"int64-end", "ceiling", func(c *capture.Capture, d *capture.Dispatch) {
+			c.Clock = capture.Clock{Unit: "ns", Timed: true}
+			d.Device.End = 1<<63 - 1
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "test-impossible-" + tc.name
+			if _, ok := Lookup(name); !ok {
+				Register(Format{Name: name, Sniff: func([]byte) Confidence { return No }, Read: brokenReader(tc.break_)})
+			}
+			var got capture.Collect
+			c, err := ReadInput(BytesInput("trace.bin", []byte("x")), name, nil, &got)
+			if err != nil {
+				t.Fatalf("impossible time made a read error: %v", err)
+			}
+			if len(got.Dispatches) != 0 {
+				t.Fatalf("got %d dispatches in the tables, want 0", len(got.Dispatches))
+			}
+			g := c.Accounting.Gap(capture.InvalidEvent, "prefill")
+			if g.Count != 1 || len(g.Items) != 1 || !strings.Contains(g.Items[0].What, tc.want) {
+				t.Fatalf("invalid_event gap = %+v, want one item saying %q", g, tc.want)
+			}
+			if c.Accounting.Complete() {
+				t.Fatal("capture reads complete")
+			}
+		})
 	}
 }

@@ -213,10 +213,10 @@ func (run *Run) account(ok, empty int) {
 	in.Used = int64(ok)
 	for _, r := range run.Results {
 		if r.Err != nil {
-			in.Skip("could not be read", 1, r.Path)
 			g := a.Gap(capture.FailedInput, "")
 			g.Summary = "inputs that could not be read at all: nothing of them is in the tables; the other inputs are reported. Fix or remove the file and run again."
 			g.Add(capture.Item{What: r.Err.Error(), Where: r.Path})
+			in.Lose(g, "could not be read", 1, r.Path)
 			continue
 		}
 		if unit := r.Capture.Accounting.CutUnit; unit != "" {
@@ -237,7 +237,9 @@ func (run *Run) account(ok, empty int) {
 		}
 	}
 	for _, s := range run.Skipped {
-		in.Skip(s.Reason, 1, s.Path)
+		// Passed over by rule (no reader's evidence, a companion file, not a
+		// regular file): stated as a note, not a loss of a trace.
+		in.Ignore(s.Reason, 1, s.Path)
 		g := a.Gap(capture.SkippedFile, "")
 		g.Summary = "files in the given directories that were not read: no reader recognises them (give --format NAME to read them as one format), a reader reads them beside another file, or they are not regular files (each says why)"
 		g.Add(capture.Item{What: s.Reason, Where: s.Path})

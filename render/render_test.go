@@ -21,7 +21,7 @@ func sample() (*capture.Capture, *analysis.Tables) {
 	anon := c.AddKernel(capture.Kernel{Program: p, Name: "p1:#42", ID: 42, HasID: true, Category: "kernel"})
 	in := c.Accounting.InputFor("lines")
 	in.Read, in.Used = 5, 4
-	in.Skip("not a trace line", 1, "")
+	in.Ignore("not a trace line", 1, "")
 	g := c.Accounting.Gap(capture.UnfinishedDispatch, "p1")
 	g.Summary = "launched, never finished"
 	g.Add(capture.Item{What: "launched", Program: "p1", Kernel: "fam:matmul", Time: capture.TimeOf(77), LastCompleted: "p1 main[0]"})

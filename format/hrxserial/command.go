@@ -108,16 +108,18 @@ func (s *state) startCommand(det []byte) {
 	c.raw = append(c.raw[:0], det...)
 	c.okBegin, c.okEnd = false, false
 	c.prog = s.currentProgram()
+	c.repeat = false
 	if c.traced {
 		c.d = s.d
 		c.kernel = c.d.kernel
 		c.list, c.index = c.d.list, c.d.index
+		c.repeat = s.inv != nil && c.index < s.done[c.list]
 	} else {
 		c.d = detail{}
 		c.kernel = false
 		c.list, c.index = listNone, 0
 	}
-	if l := s.list; l != nil {
+	if l := s.list; l != nil && !c.repeat {
 		pos := l.seen
 		l.seen++
 		if !c.traced {
@@ -133,6 +135,13 @@ func (s *state) completeCommand(t uint64, timed bool) {
 	c := &s.cmd
 	c.active = false
 	p := c.prog
+	if c.repeat {
+		s.repeated(t, timed && c.okEnd, "")
+		return
+	}
+	if c.traced && s.inv != nil {
+		s.done[c.list] = c.index + 1
+	}
 	switch {
 	case !c.traced:
 		p.untraced++
@@ -208,6 +217,14 @@ func (s *state) abandon(reason string) {
 	}
 	c.active = false
 	launched := c.stage >= stDispatchBegin || (!c.traced && c.stage >= stPostBegin)
+	if c.repeat {
+		// The command completed earlier in this run and is in the tables:
+		// its cut repeat is a repeat, not an unfinished dispatch.
+		if launched {
+			s.repeated(0, false, " ("+reason+" before its end)")
+		}
+		return
+	}
 	if !launched || (c.traced && !c.kernel) {
 		if c.traced && c.kernel {
 			s.notLaunched++
@@ -233,6 +250,41 @@ func (s *state) abandon(reason string) {
 	g := s.c.Accounting.Gap(capture.UnfinishedDispatch, p.label)
 	g.Summary = "dispatches that were launched and never finished (device fault, hang, or the process was killed): not in the table, and not counted as short ones"
 	g.Add(it)
+}
+
+// repeated counts the current command, which repeats a command its run
+// already completed (the same list and index), as a duplicate_event: the
+// first is in the tables, the repeat is not. t is its post-dispatch
+// sync-end when timed.
+func (s *state) repeated(t uint64, timed bool, cut string) {
+	c := &s.cmd
+	p := c.prog
+	it := capture.Item{
+		What:    fmt.Sprintf("%s %s[%d] ordinal %d repeats a command this run already completed%s: counted once", s.runLabel(), c.list, c.index, c.d.ordinal, cut),
+		Program: p.label,
+		Where:   s.where(c.line),
+	}
+	if c.kernel {
+		it.Kernel = s.c.Kernels[s.kernelFor(p, c.list, c.d.kernelID)].Name
+	} else {
+		// c.raw is the command's own copy of its detail (c.d aliases a
+		// read buffer that may have been reused since).
+		kind := []byte("non-kernel")
+		if i := bytes.Index(c.raw, []byte("kind=")); i >= 0 {
+			kind, _, _ = bytes.Cut(c.raw[i+len("kind="):], []byte(" "))
+		}
+		it.Kernel = "(" + string(kind) + " command)"
+	}
+	if c.okBegin {
+		it.Time = capture.TimeOf(int64(c.tBegin))
+	}
+	g := s.c.Accounting.Gap(capture.DuplicateEvent, p.label)
+	g.Summary = "commands written twice in one program run (the same list and index): counted once, the repeats are not in the tables (repeated_ns is the time they would have added twice)"
+	g.Add(it)
+	if timed && t >= c.tEnd {
+		have, _ := g.Figure("repeated_ns")
+		g.SetFigure("repeated_ns", capture.SatAdd(have, int64(t-c.tEnd)))
+	}
 }
 
 func (s *state) runLabel() string {

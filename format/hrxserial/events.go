@@ -113,6 +113,7 @@ func (s *state) openInvocation(p *program, bracketed, listOnly bool) {
 	s.invocations++
 	var n int64 = p.complete + p.failed + p.incomplete + p.unbracketed
 	s.inv = &invocation{prog: p, bracketed: bracketed, listOnly: listOnly, n: n, line: s.lineNo}
+	s.done = [3]uint64{}
 }
 
 // closeInvocation ends the open invocation with outcome "complete", "failed"

@@ -108,20 +108,23 @@ func (s *state) finishInput() {
 	in.Read = s.lineNo
 	surfaced := s.syncFailures + s.invalidPrograms
 	in.Used = s.traceLines + s.headers + s.endRecords + surfaced
-	in.Skip("not a trace line", s.foreign-surfaced, "")
-	in.Skip("comment", s.comments, "")
-	in.Skip("blank", s.blank, "")
-	first := ""
-	if len(s.firstMalformed) > 0 {
-		first = s.where(s.firstMalformed[0])
-	}
-	in.Skip("malformed trace line", s.malformed, first)
-	in.Skip("partial last line", s.partial, "")
+	// Foreign lines are the program's other stderr output (the error
+	// forms among them are surfaced as gaps and counted used).
+	in.Ignore("not a trace line", s.foreign-surfaced, "")
+	in.Ignore("comment", s.comments, "")
+	in.Ignore("blank", s.blank, "")
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
 
+	// A malformed or cut trace line may have been one of a dispatch's.
 	format.MalformedLines(&s.c.Accounting, s.malformed, s.firstMalformed,
 		"lines that start like trace lines but do not parse (unknown event, bad number, missing key): their events are not in the tables")
+	if s.malformed > 0 {
+		in.Lose(s.c.Accounting.Gap(capture.SkippedInput, ""), "malformed trace line", s.malformed, s.where(s.firstMalformed[0]))
+	}
+	if s.partial > 0 {
+		in.Lose(s.c.Accounting.Gap(capture.TruncatedInput, ""), "partial last line", s.partial, s.where(s.lineNo))
+	}
 	if s.traceLines == 0 {
 		g := s.c.Accounting.Gap(capture.EmptyCapture, "")
 		g.Summary = fmt.Sprintf("%d lines read, none is an 'hrx debug serial:' trace line (time-stamped or raw). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set, does the build contain the debug-serial code, and was stderr (not stdout) kept?", s.lineNo)

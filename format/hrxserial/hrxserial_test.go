@@ -39,6 +39,7 @@ func readTrace(t testing.TB, trace []byte, manifests ...string) result {
 	if chk.Err != nil {
 		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
 	}
+	chk.Finish(c)
 	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,11 @@ type state struct {
 	last  lastDone
 	d     detail // scratch
 	disp  capture.Dispatch
+
+	// done is, per list, one past the highest index of a traced command
+	// completed in the open run: a command's identity is (run, list,
+	// index), so a traced command below it repeats one already read.
+	done [3]uint64
 }
 
 type headerInfo struct {
@@ -103,6 +108,7 @@ type command struct {
 	stage   uint8
 	traced  bool
 	kernel  bool
+	repeat  bool // repeats a command this run already completed
 	d       detail
 	raw     []byte // the detail text, compared with the next lines'
 	prog    *program
@@ -145,7 +151,11 @@ type lastDone struct {
 func newState(name string, cat *catalog.Catalog, sink capture.Sink) *state {
 	return &state{
 		name: name, cat: cat, sink: sink,
-		c:             &capture.Capture{},
+		// Every time a dispatch carries is a monotonic ns stamp, so the
+		// unit is known before the end: the model check holds each
+		// duration to the ns ceiling as it passes. finishClock describes
+		// the clock once the whole trace is read.
+		c:             &capture.Capture{Clock: capture.Clock{Unit: "ns"}},
 		progs:         map[uint64]*program{},
 		unknownPhases: map[string]int64{},
 	}

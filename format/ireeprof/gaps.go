@@ -110,7 +110,7 @@ func skip(in *capture.InputCount, reason string, first func() string) {
 			return
 		}
 	}
-	in.Skip(reason, 1, first())
+	in.SkipUnclassified(reason, 1, first())
 }
 
 func plural(n int64, one, many string) string {

@@ -92,8 +92,8 @@ func (r *reader) use(h *recHeader) {
 }
 
 func (r *reader) skipRecord(h *recHeader, reason string) {
-	r.records.Skip(reason, 1, fmt.Sprintf("record #%d, byte %d", h.index, h.off))
-	r.bytes.Skip(reason, int64(h.length), at(h.off))
+	r.records.SkipUnclassified(reason, 1, fmt.Sprintf("record #%d, byte %d", h.index, h.off))
+	r.bytes.SkipUnclassified(reason, int64(h.length), at(h.off))
 }
 
 func (r *reader) outside(h *recHeader, what string) {
@@ -252,7 +252,7 @@ func (r *reader) badTyped(s *session, h *recHeader, n int, off, end int64, why s
 	s.ct[h.ct].badRecords++
 	skipped := end - off
 	r.bytes.Used -= skipped
-	r.bytes.Skip("malformed typed record (rest of its chunk)", skipped, at(off))
+	r.bytes.SkipUnclassified("malformed typed record (rest of its chunk)", skipped, at(off))
 	r.gap(MalformedRecord, "").Add(itemAt(fmt.Sprintf("%s: %s chunk #%d, typed record %d: %s; the last %d bytes of the chunk were skipped",
 		s.label(), h.ct, h.index, n, why, skipped), off))
 }

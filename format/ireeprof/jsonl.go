@@ -272,7 +272,7 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 	j.lines.Read++
 	where := fmt.Sprintf("line %d", n)
 	if len(bytes.TrimSpace(line)) == 0 {
-		j.lines.Skip("blank line", 1, where)
+		j.lines.SkipUnclassified("blank line", 1, where)
 		return
 	}
 	row, ok := parseRow(line)
@@ -280,12 +280,12 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 		switch {
 		case last:
 			j.cutLast = true
-			j.lines.Skip("cut last line", 1, where)
+			j.lines.SkipUnclassified("cut last line", 1, where)
 		case toolError.Match(line):
-			j.lines.Skip("iree-profile error message", 1, where)
+			j.lines.SkipUnclassified("iree-profile error message", 1, where)
 			gapOf(j.c, ToolError, "").Add(capture.Item{What: string(truncate(line, 300)), Where: where})
 		default:
-			j.lines.Skip("not JSON", 1, where)
+			j.lines.SkipUnclassified("not JSON", 1, where)
 			gapOf(j.c, capture.SkippedInput, "").Add(capture.Item{What: "not a JSON object: " + string(truncate(line, 120)), Where: where})
 		}
 		return
@@ -304,9 +304,9 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 		}
 	case "dispatch_group", "host_dispatch_group":
 		j.aggregate++
-		j.lines.Skip("aggregate row (per-kernel totals, no per-dispatch times)", 1, where)
+		j.lines.SkipUnclassified("aggregate row (per-kernel totals, no per-dispatch times)", 1, where)
 	default:
-		j.lines.Skip("not a dispatch row", 1, where)
+		j.lines.SkipUnclassified("not a dispatch row", 1, where)
 		gapOf(j.c, capture.SkippedInput, "").Add(capture.Item{What: fmt.Sprintf("row of type %q is not a dispatch row", truncate([]byte(row.Type), 60)), Where: where})
 	}
 }

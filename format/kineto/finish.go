@@ -284,17 +284,17 @@ func (r *reader) accounting(c *capture.Capture) {
 		if f := r.stats.skipFirst[why]; f > 0 {
 			first = fmt.Sprintf("byte %d", f-1)
 		}
-		ev.Skip(reasonText[why], r.stats.skip[why], first)
+		ev.SkipUnclassified(reasonText[why], r.stats.skip[why], first)
 	}
 	by := c.Accounting.InputFor("bytes")
 	by.Read = r.s.read()
 	switch {
 	case r.stop != nil:
 		by.Used = r.lastGood
-		by.Skip("after the last complete event: the input is cut or malformed there", by.Read-r.lastGood, fmt.Sprintf("byte %d", r.lastGood))
+		by.SkipUnclassified("after the last complete event: the input is cut or malformed there", by.Read-r.lastGood, fmt.Sprintf("byte %d", r.lastGood))
 	case r.top.hasTrailing:
 		by.Used = r.top.trailing
-		by.Skip("after the end of the JSON document", by.Read-r.top.trailing, fmt.Sprintf("byte %d", r.top.trailing))
+		by.SkipUnclassified("after the end of the JSON document", by.Read-r.top.trailing, fmt.Sprintf("byte %d", r.top.trailing))
 	default:
 		by.Used = by.Read
 	}
@@ -304,6 +304,6 @@ func (r *reader) accounting(c *capture.Capture) {
 		cb := c.Accounting.InputFor("compressed bytes")
 		cb.Read = capture.SatAdd(t.Offset, t.N)
 		cb.Used = t.Offset
-		cb.Skip("after the end of the gzip stream: not gzip data", t.N, fmt.Sprintf("compressed byte %d", t.Offset))
+		cb.SkipUnclassified("after the end of the gzip stream: not gzip data", t.N, fmt.Sprintf("compressed byte %d", t.Offset))
 	}
 }

@@ -57,6 +57,17 @@ func parseMs(b []byte) (ps int64, places int, ok bool) {
 	return whole*psPerMs + frac, places, true
 }
 
+// parseTime reads a time as parseMs does, with an optional '-': a negative
+// time parses, so that it is reported as impossible (invalid_event), not
+// as a line that does not parse.
+func parseTime(b []byte) (ps int64, places int, ok bool) {
+	if len(b) > 1 && b[0] == '-' {
+		ps, places, ok = parseMs(b[1:])
+		return -ps, places, ok
+	}
+	return parseMs(b)
+}
+
 // halfUlp2 is twice half a unit in the last printed place, in ps: the
 // rounding bound of a value printed with places decimals, doubled so that
 // it stays an integer at 9 places.

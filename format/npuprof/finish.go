@@ -42,16 +42,27 @@ func (s *state) finishInput() {
 	if len(s.firstMalformed) > 0 {
 		first = s.where(s.firstMalformed[0])
 	}
-	in.Skip("not an NPU engine line", s.foreign, "")
-	in.Skip("malformed engine line", s.malformed, first)
-	in.Skip("blank", s.blank, "")
-	in.Skip("comment", s.comments, "")
-	in.Skip("line longer than 1 MiB", s.longLines, "")
-	in.Skip("partial last line", s.partial, s.where(s.lineNo))
+	// Untagged lines are the engine's other output: they never held a
+	// profiler figure. A tagged line that does not parse, or was cut, may
+	// have: it is lost, with the gap that counts it.
+	in.Ignore("not an NPU engine line", s.foreign, "")
+	in.Ignore("blank", s.blank, "")
+	in.Ignore("comment", s.comments, "")
+	in.Ignore("line longer than 1 MiB (not an engine line)", s.longLines, "")
+	in.Ignore("partial last line (not an engine line)", s.partialOther, s.where(s.lineNo))
 	b := s.c.Accounting.InputFor("bytes")
 	b.Read, b.Used = s.bytes, s.bytes
 	format.MalformedLines(&s.c.Accounting, s.malformed, s.firstMalformed,
 		"lines tagged like engine lines ([prof], [L]) that do not parse (wrong field count, bad number): what they report is not in the tables or the inventory")
+	if s.malformed > 0 {
+		in.Lose(s.c.Accounting.Gap(capture.SkippedInput, ""), "malformed engine line", s.malformed, first)
+	}
+	if s.partial > 0 {
+		in.Lose(s.c.Accounting.Gap(capture.TruncatedInput, ""), "partial last line", s.partial, s.where(s.lineNo))
+	}
+	if s.invalidLines > 0 {
+		in.Lose(s.invalid, "impossible times (negative, or longer than the ceiling per launch)", s.invalidLines, s.where(s.firstInvalid))
+	}
 }
 
 func (s *state) finishPrograms() {

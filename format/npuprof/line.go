@@ -97,7 +97,7 @@ func parseGemm(b []byte) (g gemm, ok bool) {
 				if key != k {
 					continue
 				}
-				ps, places, okv := parseMs(val)
+				ps, places, okv := parseTime(val)
 				if !okv || have[i] {
 					return g, false
 				}
@@ -139,7 +139,7 @@ func parseRow(b []byte) (r row, ok bool) {
 		return r, false
 	}
 	for i := range r.times {
-		if r.times[i], r.places[i], ok = parseMs(f[4+i]); !ok {
+		if r.times[i], r.places[i], ok = parseTime(f[4+i]); !ok {
 			return r, false
 		}
 	}

@@ -100,10 +100,10 @@ func Claims(line []byte) bool {
 }
 
 // Read reads an NPU engine log, raw or kept.
-func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, err
 	}
-	return ReadStream(r, in.Path, sink)
+	return readStream(r, in.Path, int64(opts.MaxDuration), sink)
 }

@@ -208,10 +208,17 @@ func TestTwoProcessesAndExactDifferencing(t *testing.T) {
 	if !strings.Contains(inv, "widths N 2048 4096") {
 		t.Fatalf("widths: %s", inv)
 	}
-	// The same n twice is an inconsistency, not a window.
-	r = readLog(t, "[prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=1)\n[prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=1)\n")
-	if g := r.gap(capture.InconsistentTrace); g == nil || len(r.all.Dispatches) != 1 {
-		t.Fatalf("repeated n: %+v", r.c.Accounting.Gaps)
+	// The same n twice, with the same means, is one line written twice: a
+	// duplicate_event counted once, not a window.
+	const line50 = "[prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=1)\n"
+	r = readLog(t, line50+line50)
+	if g := r.gap(capture.DuplicateEvent); g == nil || g.Count != 1 || g.Program != "npu_gemm run 1" || len(r.all.Dispatches) != 1 || r.gap(capture.InconsistentTrace) != nil {
+		t.Fatalf("repeated line: gaps %+v, %d records; want one duplicate_event and 1 record", r.c.Accounting.Gaps, len(r.all.Dispatches))
+	}
+	// The same n with other means is an inconsistency, not a repeat.
+	r = readLog(t, line50+"[prof] npu_gemm n=50 pack=0.0 quant+launch=0.2 wait=3.9 readback=0.0 ms (N=1)\n")
+	if g := r.gap(capture.InconsistentTrace); g == nil || len(r.all.Dispatches) != 1 || r.gap(capture.DuplicateEvent) != nil {
+		t.Fatalf("repeated n, other means: %+v", r.c.Accounting.Gaps)
 	}
 }
 
@@ -287,18 +294,19 @@ func TestParseMs(t *testing.T) {
 }
 
 // A row whose time × launches overflows is malformed, not a row of zero
-// time: 999999999999999 launches of 999999999.3 ms cannot be summed in ps.
+// time: 10000 launches of 3000000 ms (each below the one-hour ceiling)
+// cannot be summed in ps, nor can a family's running sum past 2^63 ps.
 func TestRowOverflowIsMalformed(t *testing.T) {
-	r := readLog(t, "[prof] pre D 128 999999999999999 999999999.30 0.21 3.806 0.011 999999999.30\n"+
+	r := readLog(t, "[prof] pre D 128 10000 3000000.00 0.21 3.806 0.011 3000004.03\n"+
 		"[prof] pre O 128 4 0.30 0.21 3.806 0.011 4.328\n"+
-		"[prof] pre G 128 9 999999999.0 0.0 0.0 0.0 999999999.0\n"+
-		"[prof] pre U 128 9 999999999.0 0.0 0.0 0.0 999999999.0\n")
+		"[prof] pre G 128 2000 3000000.0 0.0 0.0 0.0 3000000.0\n"+
+		"[prof] pre U 128 2000 3000000.0 0.0 0.0 0.0 3000000.0\n")
 	in := r.c.Accounting.InputFor("lines")
 	if in.Read != 4 || in.Used != 2 || r.c.Accounting.CountOf(capture.SkippedInput) != 2 {
 		t.Fatalf("lines %+v, gaps %+v", in, r.c.Accounting.Gaps)
 	}
-	if p := r.program(t, "prefill"); p.Dispatches != 13 {
-		t.Fatalf("prefill dispatches %d", p.Dispatches)
+	if p := r.program(t, "prefill"); p.Dispatches != 2004 {
+		t.Fatalf("prefill dispatches %d, want 2004", p.Dispatches)
 	}
 }
 

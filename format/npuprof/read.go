@@ -24,15 +24,27 @@ var (
 // ReadStream reads an engine log (raw stderr or a kept trace) from r, streaming
 // aggregated dispatches to sink. name is used in messages (a path).
 func ReadStream(r io.Reader, name string, sink capture.Sink) (*capture.Capture, error) {
+	return readStream(r, name, 0, sink)
+}
+
+// readStream is ReadStream with the longest time one launch may take (ns;
+// 0: capture.MaxDuration).
+func readStream(r io.Reader, name string, ceiling int64, sink capture.Sink) (*capture.Capture, error) {
 	if sink == nil {
 		sink = capture.Discard
 	}
-	s := newState(name, sink)
+	s := newState(name, ceiling, sink)
 	cr := &format.CountingReader{R: r}
 	err := eachLine(cr, func(line []byte, long, partial bool) error {
 		s.lineNo++
 		switch {
 		case long:
+			// An engine line is short: a tagged line this long is one
+			// that does not parse, and may have been a profiler row.
+			if body, _ := stamp(line); isEngine(body) {
+				s.malformedLine()
+				return nil
+			}
 			s.longLines++
 			s.closeWindow()
 			return nil
@@ -150,14 +162,21 @@ func (s *state) line(raw []byte) error {
 	return nil
 }
 
+func isEngine(body []byte) bool {
+	k, _ := classify(body)
+	return k != kindOther
+}
+
 // partialLine is a last line cut before its '\n': counted, never used,
 // since a cut number reads as a different number.
 func (s *state) partialLine(line []byte) {
-	s.partial++
 	body, _ := stamp(line)
-	if k, _ := classify(body); k != kindOther {
-		g := s.c.Accounting.Gap(capture.TruncatedInput, "")
-		g.Summary = "the log ends inside an engine line (no final newline): its numbers may be cut, so it is not used. The process or its recorder stopped mid-write"
-		g.Add(capture.Item{What: "last line cut", Where: s.where(s.lineNo)})
+	if !isEngine(body) {
+		s.partialOther++
+		return
 	}
+	s.partial++
+	g := s.c.Accounting.Gap(capture.TruncatedInput, "")
+	g.Summary = "the log ends inside an engine line (no final newline): its numbers may be cut, so it is not used. The process or its recorder stopped mid-write"
+	g.Add(capture.Item{What: "last line cut", Where: s.where(s.lineNo)})
 }

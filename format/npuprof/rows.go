@@ -133,8 +133,15 @@ func (s *state) gemm(g *gemm) bool {
 	if r == nil || g.n < r.n {
 		r = s.newRun()
 	} else if g.n == r.n {
-		s.inconsistency(capture.Item{What: fmt.Sprintf("n=%d printed again (line %d had it)", g.n, r.last), Where: s.where(s.lineNo),
-			Program: s.c.Programs[r.prog].Name})
+		// A line's identity is its run and n: the same n with the same
+		// means is the previous line written twice, counted once.
+		if cum == r.cum {
+			s.duplicate(r, capture.Item{What: fmt.Sprintf("n=%d with the same means repeats line %d: counted once", g.n, r.last), Where: s.where(s.lineNo),
+				Program: s.c.Programs[r.prog].Name, Kernel: s.c.Kernels[r.kern].Name})
+		} else {
+			s.inconsistency(capture.Item{What: fmt.Sprintf("n=%d printed again with other means (line %d had it)", g.n, r.last), Where: s.where(s.lineNo),
+				Program: s.c.Programs[r.prog].Name})
+		}
 		r.lines++
 		return true
 	}

@@ -2,6 +2,7 @@ package npuprof
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/kept"
@@ -21,6 +22,14 @@ type state struct {
 	longLines                                        int64
 	malformed                                        int64
 	firstMalformed                                   []int64
+	partialOther                                     int64 // partial last lines that are not engine lines
+
+	// ceilPs is the longest time one launch may take, in ps (the model's
+	// ceiling): a row or window claiming more is impossible.
+	ceilPs       int64
+	invalid      *capture.Gap
+	invalidLines int64
+	firstInvalid int64
 
 	programs map[string]capture.ProgramID
 	kernels  map[kernelKey]capture.KernelID
@@ -93,8 +102,15 @@ type family struct {
 	rows     int64
 }
 
-func newState(name string, sink capture.Sink) *state {
-	return &state{name: name, sink: sink, c: &capture.Capture{},
+func newState(name string, ceiling int64, sink capture.Sink) *state {
+	if ceiling <= 0 {
+		ceiling = capture.MaxDuration
+	}
+	ceilPs := int64(1<<63 - 1)
+	if ceiling < ceilPs/psPerNs {
+		ceilPs = ceiling * psPerNs
+	}
+	return &state{name: name, sink: sink, c: &capture.Capture{}, ceilPs: ceilPs,
 		programs: map[string]capture.ProgramID{}, kernels: map[kernelKey]capture.KernelID{},
 		fams: map[capture.ProgramID]*family{}, winSizes: map[int64]int64{}, winFams: map[*family]bool{}, winKeys: map[capture.KernelID]bool{},
 		layers: map[int64]bool{}, mlaLayers: map[int64]bool{}}
@@ -115,9 +131,15 @@ func (s *state) malformedLine() {
 func (s *state) inconsistency(it capture.Item) {
 	if s.inconsistent == nil {
 		s.inconsistent = s.c.Accounting.Gap(capture.InconsistentTrace, "")
-		s.inconsistent.Summary = "NPU_PROFILE lines out of order (the same call count twice): the repeated line is not differenced"
+		s.inconsistent.Summary = "NPU_PROFILE lines out of order (the same call count twice, with other means): the repeated line is not differenced"
 	}
 	s.inconsistent.Add(it)
+}
+
+func (s *state) duplicate(r *run, it capture.Item) {
+	g := s.c.Accounting.Gap(capture.DuplicateEvent, s.c.Programs[r.prog].Name)
+	g.Summary = "NPU_PROFILE lines written twice (the same run, n and means): counted once, the repeats add nothing to the tables"
+	g.Add(it)
 }
 
 // apply handles one unstamped, non-blank line.
@@ -130,6 +152,12 @@ func (s *state) apply(b []byte) {
 		return
 	case kindRow:
 		r, ok := parseRow(body)
+		if ok {
+			if why := s.rowImpossible(&r); why != "" {
+				s.impossible(familyName(r.family), string(r.role)+" M="+strconv.FormatInt(r.m, 10), why)
+				return
+			}
+		}
 		if !ok || !s.row(&r) {
 			s.malformedLine()
 			return
@@ -141,6 +169,12 @@ func (s *state) apply(b []byte) {
 	switch k {
 	case kindGemm:
 		g, ok := parseGemm(body)
+		if ok {
+			if why := s.gemmImpossible(&g); why != "" {
+				s.impossible("", "npu_gemm (single-row GEMM)", why)
+				return
+			}
+		}
 		if !ok || !s.gemm(&g) {
 			s.malformedLine()
 			return

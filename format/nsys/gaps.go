@@ -114,6 +114,6 @@ func (r *reader) gaps() {
 		nv := r.c.Accounting.InputFor("NVTX rows")
 		nv.Read = r.nvtx.read
 		nv.Used = r.nvtx.all
-		nv.Skip("marks, domain rows and ranges without an end", r.nvtx.marks, "")
+		nv.SkipUnclassified("marks, domain rows and ranges without an end", r.nvtx.marks, "")
 	}
 }

@@ -144,7 +144,7 @@ func (r *reader) merge() error {
 			lastPid, lastCorr = pid, c
 		}
 		if !s.Valid || !e.Valid {
-			r.rows.Skip("no start or end", 1, "")
+			r.rows.SkipUnclassified("no start or end", 1, "")
 			continue
 		}
 		r.dispatch(cat, s.Int64, e.Int64, pid, dev.Int64, stream.Int64, c, name, launched, rt)
@@ -169,7 +169,7 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 		g := r.c.Accounting.Gap(capture.InvalidEvent, "")
 		g.Summary = "device rows whose end is before their start: not in the tables"
 		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", end, start), Kernel: r.c.Kernels[k].Name, Time: capture.TimeOf(start)})
-		r.rows.Skip("end before start", 1, "")
+		r.rows.SkipUnclassified("end before start", 1, "")
 		return
 	}
 	r.rows.Used++
@@ -223,7 +223,7 @@ func (r *reader) unmatched(rt *rtCursor) {
 	switch launchKind(name) {
 	case "graph":
 		r.graphLaunch.add(rt.start)
-		r.rtRows.Skip("graph launch whose kernels are not in the export", 1, "")
+		r.rtRows.SkipUnclassified("graph launch whose kernels are not in the export", 1, "")
 	case "launch":
 		base := versionSuffix.ReplaceAllString(name, "")
 		st := r.unlaunched[base]
@@ -232,9 +232,9 @@ func (r *reader) unmatched(rt *rtCursor) {
 			r.unlaunched[base] = st
 		}
 		st.add(rt.start)
-		r.rtRows.Skip("launch without GPU work in the export", 1, "")
+		r.rtRows.SkipUnclassified("launch without GPU work in the export", 1, "")
 	default:
-		r.rtRows.Skip("not a launch call", 1, "")
+		r.rtRows.SkipUnclassified("not a launch call", 1, "")
 	}
 }
 

@@ -13,11 +13,13 @@ import (
 func BenchmarkRead(b *testing.B) {
 	bd := newBuilder(probefile.FamilyDispatchEvents).defs()
 	const batch = 16384
-	pairs := make([]int64, 0, 2*batch)
-	for i := 0; i < batch; i++ {
-		pairs = append(pairs, int64(10*i), int64(10*i+5))
-	}
+	pairs := make([]int64, 2*batch)
 	for n := 0; n < 1<<20; n += batch {
+		// Each drain holds the next dispatches: a batch with the same
+		// times as the one before would be that record written twice.
+		for i := 0; i < batch; i++ {
+			pairs[2*i], pairs[2*i+1] = int64(10*(n+i)), int64(10*(n+i)+5)
+		}
 		bd.events(0, pairs...)
 	}
 	bd.end(1<<20, 1<<20, 0)

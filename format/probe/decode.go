@@ -39,7 +39,7 @@ func (rd *reader) decode(typ byte, b []byte, at int64) (ok bool, why string) {
 	case probefile.TypeCheckpoint:
 		return rd.checkpoint(b)
 	case probefile.TypeSummary:
-		return rd.summary(b)
+		return rd.summary(b, at)
 	case probefile.TypeNote:
 		s, next, ok := str(b, 0)
 		if !ok || next != len(b) {
@@ -59,7 +59,7 @@ func (rd *reader) decode(typ byte, b []byte, at int64) (ok bool, why string) {
 		}
 		return true, ""
 	}
-	return false, "unknown record type"
+	return false, whyUnknownType
 }
 
 // name makes a producer's string displayable; "" when it is not usable.
@@ -147,27 +147,53 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		return false, "malformed events record"
 	}
 	rd.events.Read += int64(n)
+	// where is formatted only for an event that is not used.
+	where := func() string { return fmt.Sprintf("events record at byte %d", at) }
 	q := rd.queues[qid]
 	if q == nil {
-		rd.events.Skip("on an undefined queue", int64(n), fmt.Sprintf("byte %d", at))
+		g := rd.undefined()
+		g.Add(capture.Item{What: fmt.Sprintf("%d dispatch events on queue #%d, which the file never defined: not in the tables", n, qid), Where: where()})
+		g.AddN(int64(n) - 1)
+		rd.events.Lose(g, "on an undefined queue", int64(n), fmt.Sprintf("byte %d", at))
 		return true, ""
 	}
+	if n > 0 && q.batch.repeats(b) {
+		// The queue's previous events record written again: its events
+		// are in the tables once (and the checkpoints count them once).
+		g := rd.duplicates("")
+		g.Add(capture.Item{What: fmt.Sprintf("events record of %d events repeats the previous events record of queue %s: counted once", n, q.name), Queue: capture.QueueOf(q.id), Where: where()})
+		g.AddN(int64(n) - 1)
+		rd.events.Lose(g, "repeats the previous events record of its queue", int64(n), fmt.Sprintf("byte %d", at))
+		return true, ""
+	}
+	q.batch.set(b)
 	q.events += int64(n)
 	var d capture.Dispatch
 	for i := 0; i < n; i++ {
 		e := b[probefile.EventsFixed+i*probefile.EventLen:]
-		k, ok := rd.kernels[le.Uint32(e)]
+		kid := le.Uint32(e)
+		k, ok := rd.kernels[kid]
 		begin, end := int64(le.Uint64(e[4:])), int64(le.Uint64(e[12:]))
 		if !ok {
-			rd.events.Skip("of an undefined kernel", 1, fmt.Sprintf("byte %d", at))
+			g := rd.undefined()
+			g.Add(capture.Item{What: fmt.Sprintf("dispatch event of kernel #%d, which the file never defined: not in the tables", kid), Where: where(), Queue: capture.QueueOf(q.id)})
+			rd.events.Lose(g, "of an undefined kernel", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
 		p := rd.c.Kernels[k].Program
 		if end < begin || begin < 0 {
-			rd.events.Skip("reversed or negative times", 1, fmt.Sprintf("byte %d", at))
 			g := rd.c.Accounting.Gap(capture.InvalidEvent, rd.c.Programs[p].Name)
-			g.Summary = "dispatch events whose end is before their begin: listed, never timed as short"
-			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns", begin, end), Kernel: rd.c.Kernels[k].Name, Where: fmt.Sprintf("events record at byte %d", at)})
+			g.Summary = "dispatch events whose end is before their begin, or whose begin is negative: listed, never timed as short, not in the tables"
+			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns", begin, end), Kernel: rd.c.Kernels[k].Name, Where: where()})
+			rd.events.Lose(g, "reversed or negative times", 1, fmt.Sprintf("byte %d", at))
+			continue
+		}
+		if q.last.ok && q.last.kernel == k && q.last.begin == begin && q.last.end == end {
+			// The same dispatch (queue, kernel, begin, end) as the
+			// queue's previous event: written twice.
+			g := rd.duplicates(rd.c.Programs[p].Name)
+			g.Add(capture.Item{What: fmt.Sprintf("begin %d ns, end %d ns repeats the previous event of its queue: counted once", begin, end), Kernel: rd.c.Kernels[k].Name, Queue: capture.QueueOf(q.id), Where: where()})
+			rd.events.Lose(g, "repeats the previous event of its queue", 1, fmt.Sprintf("byte %d", at))
 			continue
 		}
 		d = capture.Dispatch{
@@ -177,10 +203,24 @@ func (rd *reader) eventBatch(b []byte, at int64) (bool, string) {
 		rd.sink.Dispatch(rd.c, &d)
 		rd.events.Used++
 		rd.dispatches++
-		q.last = lastEvent{ok: true, kernel: k, end: end}
+		q.last = lastEvent{ok: true, kernel: k, begin: begin, end: end}
 		rd.lastTime = max(rd.lastTime, end)
 	}
 	return true, ""
+}
+
+// undefined is the gap of dispatch events that name a queue or kernel the
+// file never defined: they ran, and cannot be placed or named.
+func (rd *reader) undefined() *capture.Gap {
+	g := rd.c.Accounting.Gap(capture.SkippedInput, "")
+	g.Summary = "records that break the format's rules were skipped — malformed, of an unknown type, after the end record, or dispatch events naming a queue or kernel the file never defined: they may hold dispatches that ran and are not in the tables; the file is corrupt there"
+	return g
+}
+
+func (rd *reader) duplicates(program string) *capture.Gap {
+	g := rd.c.Accounting.Gap(capture.DuplicateEvent, program)
+	g.Summary = "dispatch events written twice — an events record repeating its queue's previous one, or an event repeating its queue's previous event (same kernel, begin and end): counted once, the repeats are not in the tables"
+	return g
 }
 
 func (rd *reader) checkpoint(b []byte) (bool, string) {
@@ -210,7 +250,7 @@ func (rd *reader) checkpoint(b []byte) (bool, string) {
 	return true, ""
 }
 
-func (rd *reader) summary(b []byte) (bool, string) {
+func (rd *reader) summary(b []byte, at int64) (bool, string) {
 	if len(b) != probefile.SummaryLen {
 		return false, "malformed summary record"
 	}
@@ -227,8 +267,16 @@ func (rd *reader) summary(b []byte) (bool, string) {
 		// one by one; a summary adds nothing to count.
 		return true, ""
 	}
-	if total < 0 {
-		return false, "summary with a negative total"
+	// A summary is an aggregate: the model check does not see its times,
+	// so the reader holds it to the same rule.
+	if total < 0 || total/completed > rd.ceiling {
+		g := rd.c.Accounting.Gap(capture.InvalidEvent, rd.c.Programs[rd.c.Kernels[k].Program].Name)
+		if g.Summary == "" {
+			g.Summary = "summaries whose total is negative, or whose mean per dispatch is longer than the ceiling for one dispatch (one hour, --max-duration): not in the tables"
+		}
+		g.Add(capture.Item{What: fmt.Sprintf("%d dispatches, total %d ns", completed, total), Kernel: rd.c.Kernels[k].Name, Where: fmt.Sprintf("summary record at byte %d", at)})
+		rd.lostTo = g
+		return false, "summary with impossible times"
 	}
 	d := capture.Dispatch{
 		Program: rd.c.Kernels[k].Program, Queue: capture.NoQueue, Kernel: k, Instance: -1, Index: -1, Ordinal: -1,

@@ -27,6 +27,7 @@ func (rd *reader) finish() {
 		g := c.Gap(capture.TruncatedInput, "")
 		g.Summary = "the file ends inside a record: everything before it is used; the process was probably killed while the writer was writing"
 		g.Add(capture.Item{What: "record cut", Where: fmt.Sprintf("byte %d", rd.cutAt)})
+		rd.bytes.Lose(g, "cut record", rd.cutBytes, fmt.Sprintf("byte %d", rd.cutAt))
 	}
 	if !rd.ended {
 		g := c.Gap(capture.UnfinalizedCapture, "")

@@ -44,10 +44,10 @@ func Sniff(head []byte) format.Confidence {
 }
 
 // Read reads a probe file, streaming its dispatches to sink.
-func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, format.FileError(in.Path, err, "check the file", "cannot read: %v", err)
 	}
-	return newReader(r, in.Path, sink).read()
+	return newReader(r, in.Path, int64(opts.MaxDuration), sink).read()
 }

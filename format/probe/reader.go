@@ -36,22 +36,47 @@ type reader struct {
 	end                    endRecord
 	note                   string
 	cutAt                  int64 // byte offset of a cut record, -1 when none
+	cutBytes               int64
+	lostTo                 *capture.Gap // set by a decoder that rejects a record into its own gap
+	ceiling                int64        // ns: the longest time one dispatch may take
 	lastTime               int64
 }
 
 type queueState struct {
 	id      capture.QueueID
 	name    string
-	events  int64 // events of this queue in the file
+	events  int64 // events of this queue in the file (a repeated record counted once)
 	last    lastEvent
+	batch   batchID
 	ck      *checkpoint // the latest
 	ckCount int64
 }
 
 type lastEvent struct {
-	ok     bool
-	kernel capture.KernelID
-	end    int64
+	ok         bool
+	kernel     capture.KernelID
+	begin, end int64
+}
+
+// batchID identifies a queue's last events record by its count and first
+// event: a record the writer appended twice repeats both, while the next
+// drain's record cannot start with the same dispatch (kernel, begin, end).
+type batchID struct {
+	ok    bool
+	n     uint32
+	first [probefile.EventLen]byte
+}
+
+// b is an events body of at least one event.
+func (id *batchID) repeats(b []byte) bool {
+	return id.ok && id.n == le.Uint32(b[4:]) && string(id.first[:]) == string(b[probefile.EventsFixed:probefile.EventsFixed+probefile.EventLen])
+}
+
+func (id *batchID) set(b []byte) {
+	id.ok, id.n = le.Uint32(b[4:]) > 0, le.Uint32(b[4:])
+	if id.ok {
+		copy(id.first[:], b[probefile.EventsFixed:])
+	}
 }
 
 type checkpoint struct {
@@ -71,10 +96,16 @@ type endRecord struct {
 	flags                             uint32
 }
 
-func newReader(r io.Reader, path string, sink capture.Sink) *reader {
+func newReader(r io.Reader, path string, ceiling int64, sink capture.Sink) *reader {
+	if ceiling <= 0 {
+		ceiling = capture.MaxDuration
+	}
 	rd := &reader{
-		r: bufio.NewReaderSize(r, 64<<10), path: path, sink: sink,
-		c:        &capture.Capture{},
+		r: bufio.NewReaderSize(r, 64<<10), path: path, sink: sink, ceiling: ceiling,
+		// Every time is monotonic ns: known before the end, so the model
+		// check holds each dispatch to the ns ceiling as it passes
+		// (finish describes the clock).
+		c:        &capture.Capture{Clock: capture.Clock{Unit: "ns"}},
 		programs: map[uint32]capture.ProgramID{},
 		kernels:  map[uint32]capture.KernelID{},
 		queues:   map[uint32]*queueState{},
@@ -165,8 +196,8 @@ func (rd *reader) record() (stop bool, err error) {
 		rest, err := io.Copy(io.Discard, rd.r)
 		rd.off += rest
 		rd.bytes.Read += rest
-		rd.bytes.Skip("corrupt record length: rest of the file", int64(n)+rest, fmt.Sprintf("byte %d", start))
-		rd.malformed(start, fmt.Sprintf("record length %d exceeds the format's limit", size))
+		g := rd.malformed(start, fmt.Sprintf("record length %d exceeds the format's limit", size))
+		rd.bytes.Lose(g, "corrupt record length: rest of the file", int64(n)+rest, fmt.Sprintf("byte %d", start))
 		if err != nil {
 			return true, format.ByteError(rd.path, rd.off, "check the file", "reading: %v", err)
 		}
@@ -182,14 +213,24 @@ func (rd *reader) record() (stop bool, err error) {
 	total := int64(n) + int64(size)
 	rd.records.Read++
 	if rd.ended {
-		rd.skip(start, total, "after the end record")
+		// The writer never appends after the end record: a concatenated
+		// or corrupt file, whose records may hold dispatches.
+		rd.skip(start, total, "after the end record", rd.malformed(start, "a record after the end record"))
 		return false, nil
 	}
+	rd.lostTo = nil
 	if ok, why := rd.decode(typ, rd.body, start); !ok {
-		rd.skip(start, total, why)
-		if why != "unknown record type" {
-			rd.malformed(start, why)
+		g := rd.lostTo // a decoder that names the gap itself (invalid_event)
+		switch {
+		case g != nil:
+		case why == whyUnknownType:
+			// A later minor may add records; this tally cannot tell
+			// whether one held dispatches.
+			g = rd.malformed(start, fmt.Sprintf("record type %d, unknown to this tally (a newer minor version?): it may hold dispatches", typ))
+		default:
+			g = rd.malformed(start, why)
 		}
+		rd.skip(start, total, why, g)
 		return false, nil
 	}
 	if int(typ) < len(rd.recordsByType) {
@@ -219,18 +260,24 @@ func (rd *reader) readBody(n int) error {
 	return nil
 }
 
-func (rd *reader) skip(start, n int64, why string) {
-	rd.records.Skip(why, 1, fmt.Sprintf("byte %d", start))
-	rd.bytes.Skip(why, n, fmt.Sprintf("byte %d", start))
+// skip counts a record that is not used. Every record the reader skips
+// breaks the format's rules (or is of a type it does not know), so each
+// may have held dispatches: it is lost, with the gap g that lists it.
+func (rd *reader) skip(start, n int64, why string, g *capture.Gap) {
+	rd.records.Lose(g, why, 1, fmt.Sprintf("byte %d", start))
+	rd.bytes.Lose(g, why, n, fmt.Sprintf("byte %d", start))
 }
 
+// cut counts the bytes of a record cut short; finish adds the
+// truncated_input gap that accounts for them.
 func (rd *reader) cut(start, n int64) {
-	rd.cutAt = start
-	rd.bytes.Skip("cut record", n, fmt.Sprintf("byte %d", start))
+	rd.cutAt, rd.cutBytes = start, n
 }
 
-func (rd *reader) malformed(start int64, why string) {
-	g := rd.c.Accounting.Gap(capture.SkippedInput, "")
-	g.Summary = "records that break the format's rules were skipped: the file is corrupt there"
+func (rd *reader) malformed(start int64, why string) *capture.Gap {
+	g := rd.undefined()
 	g.Add(capture.Item{What: why, Where: fmt.Sprintf("byte %d", start)})
+	return g
 }
+
+const whyUnknownType = "unknown record type"

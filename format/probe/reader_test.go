@@ -166,8 +166,19 @@ func TestSkippedRecords(t *testing.T) {
 	if rec.Read != 9 || rec.SkippedTotal() != 3 {
 		t.Fatalf("records %+v %v", rec, rec.Skipped)
 	}
-	if c.Accounting.CountOf(capture.InvalidEvent) != 1 || c.Accounting.CountOf(capture.SkippedInput) != 1 {
+	// Each skipped record or event may have held dispatches: the event of
+	// an undefined kernel, the unknown record, the malformed one and the
+	// one after the end are skipped_input items, the reversed event an
+	// invalid_event; none is a bare count.
+	if c.Accounting.CountOf(capture.InvalidEvent) != 1 || c.Accounting.CountOf(capture.SkippedInput) != 4 {
 		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+	}
+	for _, in := range []*capture.InputCount{ev, rec, c.Accounting.InputFor("bytes")} {
+		for _, sk := range in.Skipped {
+			if sk.Class != capture.DeviceWorkLost || sk.Gap == "" {
+				t.Errorf("%s skipped (%s): class %s, gap %q; want device_work_lost with its gap", in.Unit, sk.Reason, sk.Class, sk.Gap)
+			}
+		}
 	}
 }
 

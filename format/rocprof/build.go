@@ -175,14 +175,14 @@ func (b *builder) emit(r *row, at pos) {
 		g := b.c.Accounting.Gap(capture.InvalidEvent, "")
 		g.Summary = "dispatches whose end is before their start: not in the tables, never swapped (rocprofv3 itself swaps them before writing, so such rows come from another writer or an edited file)"
 		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", r.end, r.start), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
-		b.unit.Skip("end before start", 1, at.String())
+		b.unit.SkipUnclassified("end before start", 1, at.String())
 		return
 	}
 	if r.hasDispatchID && b.ids.add(r.dispatchID) {
 		g := b.c.Accounting.Gap(capture.DuplicateDispatchID, "")
 		g.Summary = "rows repeating a dispatch id already seen: the first row is in the tables, the repeats are not (rocpd's writer drops them the same way)"
 		g.Add(capture.Item{What: fmt.Sprintf("dispatch id %d again", r.dispatchID), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name})
-		b.unit.Skip("duplicate dispatch id", 1, at.String())
+		b.unit.SkipUnclassified("duplicate dispatch id", 1, at.String())
 		return
 	}
 	b.unit.Used++

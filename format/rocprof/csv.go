@@ -282,7 +282,7 @@ func (cr *csvReader) rows() error {
 			if cr.b.unit.Used > used {
 				cr.b.unit.Used += n
 			} else {
-				cr.b.unit.Skip("further lines of a skipped row", n, cr.where())
+				cr.b.unit.SkipUnclassified("further lines of a skipped row", n, cr.where())
 			}
 		}
 	}
@@ -292,7 +292,7 @@ func (cr *csvReader) rows() error {
 func (cr *csvReader) row(kernelDispatch []byte) {
 	rec := trimEOL(cr.rec)
 	if len(rec) == 0 {
-		cr.b.unit.Skip("blank line", 1, cr.where())
+		cr.b.unit.SkipUnclassified("blank line", 1, cr.where())
 		return
 	}
 	var good bool
@@ -307,7 +307,7 @@ func (cr *csvReader) row(kernelDispatch []byte) {
 	}
 	f := cr.fields
 	if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
-		cr.b.unit.Skip("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
+		cr.b.unit.SkipUnclassified("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
 		return
 	}
 	start, ok1 := parseInt(f[cr.lay.start])
@@ -328,7 +328,7 @@ func (cr *csvReader) row(kernelDispatch []byte) {
 		// Counter rows of one dispatch follow each other: the first
 		// is the dispatch, the others add nothing to its time.
 		if cr.hasLast && r.dispatchID == cr.lastID {
-			cr.b.unit.Skip("another counter row of the same dispatch", 1, cr.where())
+			cr.b.unit.SkipUnclassified("another counter row of the same dispatch", 1, cr.where())
 			return
 		}
 		cr.lastID, cr.hasLast = r.dispatchID, true
@@ -366,7 +366,7 @@ func (cr *csvReader) where() string {
 // badRow counts a row that does not parse; a bad last row without a line
 // ending is a cut file.
 func (cr *csvReader) badRow(why string) {
-	cr.b.unit.Skip("row does not parse", 1, cr.where())
+	cr.b.unit.SkipUnclassified("row does not parse", 1, cr.where())
 	if cr.noEOL {
 		g := cr.b.c.Accounting.Gap(capture.TruncatedInput, "")
 		g.Summary = "the file ends inside a row: it was cut (disk full, process killed while writing, incomplete copy); the rows before it are in the tables"

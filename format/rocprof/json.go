@@ -134,7 +134,7 @@ func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, er
 	in := c.Accounting.InputFor("bytes")
 	in.Read = cnt.N
 	in.Used = min(stop, cnt.N)
-	in.Skip("after the point where reading stopped", cnt.N-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
+	in.SkipUnclassified("after the point where reading stopped", cnt.N-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
 	jr.b.finish("the file's kernel_dispatch arrays are empty or absent: kernel tracing was not enabled (--kernel-trace), produced nothing, or the process exited before its buffers were flushed")
 	s := capture.Section{Title: "rocprofv3 JSON"}
 	s.Add("processes", jr.procs)
@@ -359,14 +359,14 @@ func (jr *jsonReader) dispatch() error {
 		return err
 	}
 	if bad != nil {
-		jr.b.unit.Skip("record does not match the schema", 1, jr.where(jr.rec))
+		jr.b.unit.SkipUnclassified("record does not match the schema", 1, jr.where(jr.rec))
 		g := jr.b.c.Accounting.Gap(capture.SkippedInput, "")
 		g.Summary = "records that do not match rocprofv3's schema: not in the tables"
 		g.Add(capture.Item{What: bad.Error(), Where: jr.where(jr.rec)})
 		return nil
 	}
 	if d.Start == nil || d.End == nil {
-		jr.b.unit.Skip("no start or end timestamp", 1, jr.where(jr.rec))
+		jr.b.unit.SkipUnclassified("no start or end timestamp", 1, jr.where(jr.rec))
 		return nil
 	}
 	if !jr.haveSyms {
@@ -398,7 +398,7 @@ func (jr *jsonReader) emit(d *jDispatch, n int64) {
 			op = k.Operations[d.Operation]
 		}
 		if k.Kind != "KERNEL_DISPATCH" || (op != "" && op != "KERNEL_DISPATCH_COMPLETE") {
-			jr.b.unit.Skip("kind "+k.Kind+" "+op, 1, jr.where(n))
+			jr.b.unit.SkipUnclassified("kind "+k.Kind+" "+op, 1, jr.where(n))
 			return
 		}
 	}
@@ -447,12 +447,12 @@ func (jr *jsonReader) api() error {
 	}
 	where := "hip_api record " + strconv.FormatInt(jr.apiRec, 10)
 	if bad != nil || a.Start == nil || a.End == nil {
-		in.Skip("record does not match the schema", 1, where)
+		in.SkipUnclassified("record does not match the schema", 1, where)
 		return nil
 	}
 	_, name := jr.opName(a.Kind, a.Operation)
 	if !jr.b.link.addAPI(a.CorrelationID.Internal, name, *a.Start, *a.End) {
-		in.Skip("correlation id 0 (none)", 1, where)
+		in.SkipUnclassified("correlation id 0 (none)", 1, where)
 		return nil
 	}
 	in.Used++
@@ -473,7 +473,7 @@ func (jr *jsonReader) copy() error {
 	}
 	at := pos{"memory_copy record", jr.copyRec}
 	if bad != nil || m.Start == nil || m.End == nil {
-		jr.b.unit.Skip("memory_copy record does not match the schema", 1, at.String())
+		jr.b.unit.SkipUnclassified("memory_copy record does not match the schema", 1, at.String())
 		return nil
 	}
 	if !jr.progSet {
@@ -485,7 +485,7 @@ func (jr *jsonReader) copy() error {
 		dir = "operation " + strconv.FormatInt(m.Operation, 10)
 	}
 	if kind != "" && kind != "MEMORY_COPY" {
-		jr.b.unit.Skip("kind "+kind+" in memory_copy", 1, at.String())
+		jr.b.unit.SkipUnclassified("kind "+kind+" in memory_copy", 1, at.String())
 		return nil
 	}
 	r := row{

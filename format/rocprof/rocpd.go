@@ -220,7 +220,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			}
 		}
 		if !start.Valid || !end.Valid {
-			rr.b.unit.Skip("no start or end", 1, at.String())
+			rr.b.unit.SkipUnclassified("no start or end", 1, at.String())
 			continue
 		}
 		prog, inst := rr.program(tid, start.Int64)
@@ -279,11 +279,11 @@ func (rr *rocpdReader) loadAPI(t map[string]string) error {
 		}
 		in.Read++
 		if !corr.Valid || corr.Int64 <= 0 || !start.Valid || !end.Valid {
-			in.Skip("no correlation id or times", 1, "")
+			in.SkipUnclassified("no correlation id or times", 1, "")
 			continue
 		}
 		if !rr.b.link.addAPI(uint64(corr.Int64), name.String, start.Int64, end.Int64) {
-			in.Skip("no correlation id or times", 1, "")
+			in.SkipUnclassified("no correlation id or times", 1, "")
 			continue
 		}
 		in.Used++

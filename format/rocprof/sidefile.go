@@ -101,7 +101,7 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 			}
 			for _, n := range need {
 				if _, has := col[n]; !has {
-					rows.Skip("the header lacks a needed column", 1, "line 1")
+					rows.SkipUnclassified("the header lacks a needed column", 1, "line 1")
 					return errors.New("no " + n + " column")
 				}
 			}
@@ -111,13 +111,13 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 		where := "line " + itoa(line)
 		switch {
 		case len(rec) == 0:
-			rows.Skip("blank line", 1, where)
+			rows.SkipUnclassified("blank line", 1, where)
 		case !ok || len(fields) != nfields:
-			rows.Skip("row does not parse", 1, where)
+			rows.SkipUnclassified("row does not parse", 1, where)
 			badSideRow(c, name, line, "row does not parse")
 		default:
 			if why, bad := fn(fields, col, line); why != "" {
-				rows.Skip(why, 1, where)
+				rows.SkipUnclassified(why, 1, where)
 				if bad {
 					badSideRow(c, name, line, why)
 				}

@@ -42,17 +42,17 @@ func (r *reader) dispatch(d dispatchDir) {
 	}
 	recPath := filepath.Join(d.path, "chip_swimlane_records.json")
 	if _, err := os.Stat(recPath); err != nil {
-		dirs.Skip("no chip_swimlane_records.json", 1, d.label())
-		r.gap(NoRecords, "", "dispatch dirs without chip_swimlane_records.json: not converted (the timing pass did not run or did not write them)").
-			Add(capture.Item{What: "no records", Where: d.path})
+		g := r.gap(NoRecords, "", "dispatch dirs without chip_swimlane_records.json: not converted (the timing pass did not run or did not write them)")
+		g.Add(capture.Item{What: "no records", Where: d.path})
+		dirs.Lose(g, "no chip_swimlane_records.json", 1, d.label())
 		r.dispatches = append(r.dispatches, [2]string{d.label(), "no records"})
 		return
 	}
 	var rec records
 	if err := decodeFile(recPath, &rec); err != nil {
-		dirs.Skip("records unreadable", 1, d.label())
-		r.gap(capture.SkippedInput, "", "records files that could not be read: their dispatches are not in the tables").
-			Add(capture.Item{What: err.Error(), Where: recPath})
+		g := r.gap(capture.SkippedInput, "", "records files that could not be read: their dispatches are not in the tables")
+		g.Add(capture.Item{What: err.Error(), Where: recPath})
+		dirs.Lose(g, "records unreadable", 1, d.label())
 		return
 	}
 	platform := rec.Metadata.Platform
@@ -60,16 +60,16 @@ func (r *reader) dispatch(d dispatchDir) {
 		platform = rec.Platform
 	}
 	if strings.HasSuffix(platform, "sim") {
-		dirs.Skip("simulator platform: not convertible", 1, d.label())
-		r.gap(NotConvertible, "", "dispatches recorded on a simulator platform: records without usable task metadata, not convertible (pypto skips them too)").
-			Add(capture.Item{What: "platform " + platform, Where: recPath})
+		g := r.gap(NotConvertible, "", "dispatches recorded on a simulator platform: records without usable task metadata, not convertible (pypto skips them too)")
+		g.Add(capture.Item{What: "platform " + platform, Where: recPath})
+		dirs.Lose(g, "simulator platform: not convertible", 1, d.label())
 		return
 	}
 	freq, ok := intOf(rec.Metadata.ClockFreqHz)
 	if rec.Level == nil || *rec.Level < 1 || !ok || freq <= 0 {
-		dirs.Skip("records without chip_swimlane_level or clock_freq_hz", 1, d.label())
-		r.gap(capture.SkippedInput, "", "records files without a level or a positive metadata.clock_freq_hz: times cannot be converted, never assumed").
-			Add(capture.Item{What: fmt.Sprintf("level %v, clock_freq_hz %q", rec.Level, rec.Metadata.ClockFreqHz), Where: recPath})
+		g := r.gap(capture.SkippedInput, "", "records files without a level or a positive metadata.clock_freq_hz: times cannot be converted, never assumed")
+		g.Add(capture.Item{What: fmt.Sprintf("level %v, clock_freq_hz %q", rec.Level, rec.Metadata.ClockFreqHz), Where: recPath})
+		dirs.Lose(g, "records without chip_swimlane_level or clock_freq_hz", 1, d.label())
 		return
 	}
 	dirs.Used++
@@ -271,12 +271,13 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 	core := r.c.Accounting.InputFor("aicore rows")
 	byKey := map[[2]uint64]int{}
 	var tasks []task
+	var rows []int // the aicore_tasks row of each task
 	for i, row := range rec.AICore {
 		core.Read++
 		where := fmt.Sprintf("%s aicore_tasks[%d]", d.label(), i)
 		v, ok := uints(row, 5)
 		if !ok {
-			core.Skip("malformed row (fewer than 5 unsigned integers)", 1, where)
+			r.badRow(core, "malformed row (fewer than 5 unsigned integers)", where)
 			continue
 		}
 		var rts uint64
@@ -287,18 +288,18 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 		}
 		t := task{core: int64(v[0]), token: v[1], reg: v[2], start: v[3], end: v[4]}
 		if v[0] > 1<<31 {
-			core.Skip("malformed row (core_id out of range)", 1, where)
+			r.badRow(core, "malformed row (core_id out of range)", where)
 			continue
 		}
 		if t.start == 0 || t.end == 0 || t.end < t.start {
-			core.Skip("invalid times (zero = not recorded, or end before start)", 1, where)
-			r.gap(capture.InvalidEvent, "", "tasks with a zero (not recorded) or reversed start/end: counted, never timed").
-				Add(capture.Item{What: fmt.Sprintf("start %d end %d cycles", t.start, t.end), Where: where})
+			g := r.gap(capture.InvalidEvent, "", "tasks with a zero (not recorded) or reversed start/end: counted, never timed")
+			g.Add(capture.Item{What: fmt.Sprintf("start %d end %d cycles", t.start, t.end), Where: where})
+			core.Lose(g, "invalid times (zero = not recorded, or end before start)", 1, where)
 			continue
 		}
 		k := [2]uint64{uint64(t.core), t.reg}
-		if _, dup := byKey[k]; dup {
-			core.Skip("duplicate (core_id, reg_task_id)", 1, where)
+		if first, dup := byKey[k]; dup {
+			r.duplicateRow(core, fmt.Sprintf("core %d reg_task_id %d repeats aicore_tasks[%d]", t.core, t.reg, rows[first]), "duplicate (core_id, reg_task_id)", where)
 			continue
 		}
 		t.receive = t.start
@@ -306,6 +307,7 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 			t.receive = t.start - rts
 		}
 		byKey[k] = len(tasks)
+		rows = append(rows, i)
 		tasks = append(tasks, t)
 		core.Used++
 	}
@@ -316,18 +318,18 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 			where := fmt.Sprintf("%s aicpu_tasks[%d]", d.label(), i)
 			v, ok := uints(row, 4)
 			if !ok {
-				cpu.Skip("malformed row (fewer than 4 unsigned integers)", 1, where)
+				r.badRow(cpu, "malformed row (fewer than 4 unsigned integers)", where)
 				continue
 			}
 			j, found := byKey[[2]uint64{v[0], v[1]}]
 			if !found {
-				cpu.Skip("no AICore row (AICore buffer dropped on rotation)", 1, where)
-				r.gap(capture.DroppedRecords, "", "AICPU task rows whose AICore row is missing (the converter drops them: \"AICore buffer dropped on rotation\"): kernels that ran and are not in the tables").
-					Add(capture.Item{What: fmt.Sprintf("core %d reg_task_id %d", v[0], v[1]), Where: where})
+				g := r.gap(capture.DroppedRecords, "", "AICPU task rows whose AICore row is missing (the converter drops them: \"AICore buffer dropped on rotation\"): kernels that ran and are not in the tables")
+				g.Add(capture.Item{What: fmt.Sprintf("core %d reg_task_id %d", v[0], v[1]), Where: where})
+				cpu.Lose(g, "no AICore row (AICore buffer dropped on rotation)", 1, where)
 				continue
 			}
 			if tasks[j].hasAICPU {
-				cpu.Skip("second AICPU row for one (core_id, reg_task_id)", 1, where)
+				r.duplicateRow(cpu, fmt.Sprintf("a second AICPU row for core %d reg_task_id %d", v[0], v[1]), "second AICPU row for one (core_id, reg_task_id)", where)
 				continue
 			}
 			tasks[j].hasAICPU, tasks[j].dispatch = true, v[2]
@@ -348,6 +350,23 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 		return tasks[i].start < tasks[j].start
 	})
 	return tasks
+}
+
+// badRow counts a task row that does not parse: it may have been a kernel
+// execution, so it is lost, listed in skipped_input.
+func (r *reader) badRow(in *capture.InputCount, why, where string) {
+	g := r.gap(capture.SkippedInput, "", "records files that could not be read, and task rows that do not parse: their kernels are not in the tables")
+	g.Add(capture.Item{What: why, Where: where})
+	in.Lose(g, why, 1, where)
+}
+
+// duplicateRow counts a task row whose (core_id, reg_task_id) — a task's
+// identity in its records file — was already read: the first is in the
+// tables; the repeat is a duplicate_event, not a second kernel execution.
+func (r *reader) duplicateRow(in *capture.InputCount, what, why, where string) {
+	g := r.gap(capture.DuplicateEvent, "", "task rows repeating a (core_id, reg_task_id) already read in their records file: the first is in the tables, the repeats are not")
+	g.Add(capture.Item{What: what + ": counted once", Where: where})
+	in.Lose(g, why, 1, where)
 }
 
 // uints reads the first n columns as unsigned integers.

@@ -33,7 +33,7 @@ func (r *reader) unusedStreams(rec *records, d dispatchDir) {
 	count := func(why string, n int64, first string) {
 		in := r.c.Accounting.InputFor(phaseUnit)
 		in.Read += n
-		in.Skip(why, n, first)
+		in.Ignore(why, n, first)
 	}
 	perThread := func(threads []json.RawMessage, why, key string) {
 		for i, th := range threads {
@@ -65,7 +65,7 @@ func (r *reader) unusedDeps(dd *deps, d dispatchDir) {
 		if c.n > 0 {
 			in := r.c.Accounting.InputFor(depsUnit)
 			in.Read += c.n
-			in.Skip(c.why, c.n, d.label()+"/deps.json")
+			in.Ignore(c.why, c.n, d.label()+"/deps.json")
 		}
 	}
 }
@@ -94,6 +94,6 @@ func (r *reader) otherFiles(d dispatchDir) {
 		}
 		in := r.c.Accounting.InputFor(otherFilesUnit)
 		in.Read++
-		in.Skip(why, 1, filepath.Join(d.label(), name))
+		in.Ignore(why, 1, filepath.Join(d.label(), name))
 	}
 }

@@ -35,7 +35,7 @@ func sampleCapture() fixture {
 	other := c.AddKernel(capture.Kernel{Program: p2, Name: "copy", Resolved: true, Category: "memcpy"})
 	in := c.Accounting.InputFor("lines")
 	in.Read, in.Used = 12, 11
-	in.Skip("not a trace line", 1, "line 3")
+	in.Ignore("not a trace line", 1, "line 3")
 	g := c.Accounting.Gap(capture.UnfinishedDispatch, "p1")
 	g.Summary = "1 dispatch was launched and never finished <b>not bold</b>"
 	g.Add(capture.Item{What: "launched", Program: "p1", Kernel: xssName, Time: capture.TimeOf(9000), LastCompleted: "fam:matmul"})

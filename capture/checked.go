@@ -1,0 +1,62 @@
+package capture
+
+// Checked wraps a sink so that every dispatch is held to the model's rules
+// before it is passed on, for every reader alike:
+//
+//   - a dispatch that breaks the tables (CheckDispatch) is a reader bug: the
+//     first is kept in Err and none is passed on;
+//   - a dispatch with impossible times (ImpossibleTime) is an invalid_event
+//     gap with its figures, and is not passed on: it never reads as a
+//     measurement;
+//   - a dispatch whose record key (Dispatch.Key) was seen before is a
+//     duplicate_event gap, and only the first is passed on.
+//
+// Gaps are collected here and added to the capture by Finish, once the
+// reader has returned it.
+type Checked struct {
+	Next Sink
+	// Err is the first violation of the model; Bad counts every dispatch
+	// that broke it.
+	Err error
+	Bad int64
+	// Ceiling is the longest device or launch interval accepted as
+	// measured, in ns (0: MaxDuration). Programs timed in ticks are held to
+	// no ceiling: their tick length is unknown.
+	Ceiling int64
+
+	invalid    map[ProgramID]*pendingGap
+	duplicates map[ProgramID]*pendingGap
+	keys       keySets
+}
+
+// Dispatch checks d and forwards it when it holds.
+func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
+	if err := c.CheckDispatch(d); err != nil {
+		if s.Err == nil {
+			s.Err = err
+		}
+		s.Bad++
+		return
+	}
+	if why, ok := ImpossibleTime(d, s.ceiling(c, d)); !ok {
+		s.invalidEvent(c, d, why)
+		return
+	}
+	if d.Key.Set {
+		if first := s.keys.add(d.Key); !first {
+			s.duplicate(c, d)
+			return
+		}
+	}
+	s.Next.Dispatch(c, d)
+}
+
+func (s *Checked) ceiling(c *Capture, d *Dispatch) int64 {
+	if c.ProgramClock(d.Program).Unit != "ns" {
+		return 0
+	}
+	if s.Ceiling > 0 {
+		return s.Ceiling
+	}
+	return MaxDuration
+}

@@ -1,0 +1,61 @@
+package all
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// npu-prof: the two profilers an NPU engine log holds. Every record is an
+// aggregate; the fixtures give each one launch (per-family rows) or one
+// call (NPU_PROFILE lines n=1, 2), so "one dispatch fewer" is one record.
+// The engine's stderr has no end marker: the no_end_marker note comes from
+// another branch, so the cut arm fails until it is merged.
+func init() {
+	rows := []string{
+		"[prof] dec QKV 1 1 0.05 0.10 1.200 0.020 1.370",
+		"[prof] dec O 1 1 0.05 0.10 2.200 0.020 2.370",
+	}
+	gemm := []string{
+		"[prof] npu_gemm n=1 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=2048)",
+		"[prof] npu_gemm n=2 pack=0.0 quant+launch=0.2 wait=4.0 readback=0.1 ms (N=2048)",
+	}
+	promiseFixtures["npu-prof"] = append(promiseFixtures["npu-prof"],
+		promiseFixture{
+			variant:    "rows",
+			base:       npuLog(rows...),
+			unreadable: npuLog(rows[0], "[prof] dec O 1 1 0.05 0.10 2.2x0 0.020 2.370"),
+			impossible: npuLog(rows[0], "[prof] dec O 1 1 0.05 0.10 4000000.000 0.020 4000000.170"),
+			// A row carries no identity: the engine prints each kernel
+			// once per window, so a row repeated reads as the next
+			// window's row of that kernel (docs/formats/npuprof.md).
+			noIdentity: "per-family rows carry no id: a repeated row is the next window's row of the same kernel",
+			cut:        npuLog(rows[0]),
+			endMarker:  false,
+		},
+		promiseFixture{
+			variant:    "npu_gemm",
+			base:       npuLog(gemm...),
+			unreadable: npuLog(gemm[0], "[prof] npu_gemm n=2 pack=0.0 quant+launch=0.2 wait=4.x readback=0.1 ms (N=2048)"),
+			impossible: npuLog(gemm[0], "[prof] npu_gemm n=2 pack=0.0 quant+launch=0.2 wait=-4.0 readback=0.1 ms (N=2048)"),
+			// A line's identity is its run and n.
+			repeated:   npuLog(gemm[0], gemm[1], gemm[1]),
+			repeatKind: capture.DuplicateEvent,
+			cut:        npuLog(gemm[0]),
+			endMarker:  false,
+		})
+}
+
+func npuLog(lines ...string) func(t *testing.T, dir string) string {
+	return func(t *testing.T, dir string) string {
+		t.Helper()
+		p := filepath.Join(dir, "engine.log")
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}

@@ -1,0 +1,219 @@
+package all
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/render"
+)
+
+// The promise's rules, held against every registered reader: a device unit
+// made unreadable, an impossible time, a repeated record and a cut at the
+// last record boundary each leave a gap (or, for a cut a format cannot
+// show, the no_end_marker note and a verdict that says so) — never a
+// complete report with less in it.
+//
+// Each reader supplies its inputs in promise_<reader>_test.go by adding to
+// promiseFixtures from an init function; a reader without fixtures fails
+// this test, so a new reader cannot be added without them.
+
+// promiseFixture makes the inputs of one reader (or one variant of a
+// reader that reads several layouts, e.g. rocprof CSV and JSON). Each
+// function writes its input under dir and returns its path (a file, or a
+// directory for a directory reader).
+type promiseFixture struct {
+	// variant names the layout, for messages ("csv", "json"); may be "".
+	variant string
+	// base is a small input the reader reads completely: at least two
+	// dispatches, no gap (notes allowed).
+	base func(t *testing.T, dir string) string
+	// unreadable is base with one dispatch's record made unreadable (a
+	// NULL time, an unknown kind, a field that does not parse, an id the
+	// file never defined): one dispatch fewer and a gap.
+	unreadable func(t *testing.T, dir string) string
+	// impossible is base with one dispatch's time made impossible (a
+	// negative start, an end of the int64 maximum): one dispatch fewer and
+	// an invalid_event gap.
+	impossible func(t *testing.T, dir string) string
+	// repeated is base with one dispatch record written twice. Where the
+	// format's records carry identity, the repeat is a repeatKind gap and
+	// the tables hold base's dispatches. Where they carry none, repeated is
+	// nil and noIdentity says why (the format's doc says so too).
+	repeated   func(t *testing.T, dir string) string
+	repeatKind capture.Kind
+	noIdentity string
+	// cut is base cut at its last record boundary (the last whole record
+	// or line dropped, nothing cut mid-record). When the format has an end
+	// marker (endMarker), that is a gap; when it has none, the capture
+	// carries the no_end_marker note and the verdict says so.
+	cut       func(t *testing.T, dir string) string
+	endMarker bool
+	// cutIsError: the cut input is refused with a positioned *format.Error
+	// (a database file cut at a page boundary) — never a report.
+	cutIsError bool
+	// opts, when set, are the options every input is read with (e.g. the
+	// hrx kernel manifests, without which every kernel is unresolved).
+	opts *format.Options
+}
+
+var promiseFixtures = map[string][]promiseFixture{}
+
+// promiseRead reads path with detection (as a user would) and returns the
+// capture, its tables and the dispatch count.
+func promiseRead(t *testing.T, reader, path string, opts *format.Options) (*capture.Capture, *analysis.Tables) {
+	t.Helper()
+	agg := analysis.NewAggregator()
+	c, err := format.ReadPath(path, "", opts, agg)
+	if err != nil {
+		t.Fatalf("%s: read: %v", path, err)
+	}
+	if c.Source.Format != reader {
+		t.Fatalf("%s: detected as %s, want %s", path, c.Source.Format, reader)
+	}
+	if err := c.CheckValid(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c, agg.Tables(c)
+}
+
+func gapKinds(c *capture.Capture) string {
+	var ks []string
+	for _, g := range c.Accounting.Gaps {
+		if g.Count > 0 {
+			k := string(g.Kind)
+			if g.Note {
+				k += "(note)"
+			}
+			ks = append(ks, k)
+		}
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ",")
+}
+
+func verdict(t *testing.T, c *capture.Capture, tb *analysis.Tables) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := render.Text(&buf, c, tb, render.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "COMPLETE") || strings.HasPrefix(line, "INCOMPLETE") {
+			return line
+		}
+	}
+	t.Fatalf("no verdict line in:\n%s", buf.String())
+	return ""
+}
+
+func TestPromiseFixturesCoverEveryReader(t *testing.T) {
+	for _, f := range format.Formats() {
+		if len(promiseFixtures[f.Name]) == 0 {
+			t.Errorf("reader %s has no promise fixture: add promise_%s_test.go (see promise_test.go)", f.Name, strings.ReplaceAll(f.Name, "-", ""))
+		}
+	}
+}
+
+func TestPromise(t *testing.T) {
+	names := make([]string, 0, len(promiseFixtures))
+	for n := range promiseFixtures {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, reader := range names {
+		for _, fx := range promiseFixtures[reader] {
+			t.Run(strings.Trim(reader+"/"+fx.variant, "/"), func(t *testing.T) { checkPromise(t, reader, fx) })
+		}
+	}
+}
+
+func checkPromise(t *testing.T, reader string, fx promiseFixture) {
+	dir := t.TempDir()
+	sub := func(name string) string {
+		d := filepath.Join(dir, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	base, baseTables := promiseRead(t, reader, fx.base(t, sub("base")), fx.opts)
+	n := baseTables.Dispatches()
+	if n < 2 {
+		t.Fatalf("base holds %d dispatches, want at least 2", n)
+	}
+	if !base.Accounting.Complete() {
+		t.Fatalf("base is incomplete: gaps %s", gapKinds(base))
+	}
+	for _, in := range base.Accounting.Input {
+		if in.LostTotal() != 0 {
+			t.Fatalf("base loses %d %s", in.LostTotal(), in.Unit)
+		}
+	}
+
+	t.Run("unreadable", func(t *testing.T) {
+		c, tb := promiseRead(t, reader, fx.unreadable(t, sub("unreadable")), fx.opts)
+		if got := tb.Dispatches(); got != n-1 {
+			t.Errorf("dispatches = %d, want %d (base less the unreadable one)", got, n-1)
+		}
+		if c.Accounting.Complete() {
+			t.Errorf("a dispatch record made unreadable reads complete (gaps: %s)", gapKinds(c))
+		}
+	})
+	t.Run("impossible", func(t *testing.T) {
+		c, tb := promiseRead(t, reader, fx.impossible(t, sub("impossible")), fx.opts)
+		if got := tb.Dispatches(); got != n-1 {
+			t.Errorf("dispatches = %d, want %d (the impossible one is not a measurement)", got, n-1)
+		}
+		if c.Accounting.CountOf(capture.InvalidEvent) == 0 || c.Accounting.Complete() {
+			t.Errorf("impossible time: gaps %s, want invalid_event", gapKinds(c))
+		}
+	})
+	t.Run("repeated", func(t *testing.T) {
+		if fx.repeated == nil {
+			if fx.noIdentity == "" {
+				t.Fatal("no repeated input and no reason why the format has no record identity")
+			}
+			t.Skipf("no record identity: %s", fx.noIdentity)
+		}
+		c, tb := promiseRead(t, reader, fx.repeated(t, sub("repeated")), fx.opts)
+		if got := tb.Dispatches(); got != n {
+			t.Errorf("dispatches = %d, want %d (a repeat is counted once)", got, n)
+		}
+		if c.Accounting.CountOf(fx.repeatKind) == 0 || c.Accounting.Complete() {
+			t.Errorf("repeated record: gaps %s, want %s", gapKinds(c), fx.repeatKind)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		if fx.cutIsError {
+			path := fx.cut(t, sub("cut"))
+			_, err := format.ReadPath(path, "", fx.opts, nil)
+			var fe *format.Error
+			if !errors.As(err, &fe) {
+				t.Errorf("cut input: err %v, want a positioned *format.Error", err)
+			}
+			return
+		}
+		c, tb := promiseRead(t, reader, fx.cut(t, sub("cut")), fx.opts)
+		v := verdict(t, c, tb)
+		if fx.endMarker {
+			if c.Accounting.Complete() {
+				t.Errorf("cut at the last record boundary reads complete (gaps: %s)", gapKinds(c))
+			}
+			return
+		}
+		if c.Accounting.CountOf(capture.NoEndMarker) == 0 {
+			t.Errorf("a format without an end marker lacks the no_end_marker note (gaps: %s)", gapKinds(c))
+		}
+		if v == "COMPLETE: every input unit is accounted for and no gap was found" || strings.HasPrefix(v, "COMPLETE: ") {
+			t.Errorf("verdict %q: a bare COMPLETE for a format that cannot show a cut", v)
+		}
+	})
+}
