@@ -57,11 +57,12 @@ type activity struct {
 // repeats reports whether a is the row before it (prev) again: the same
 // process, correlation id, category, times, device, stream, name and grid
 // id. nsys correlation ids are not a row's identity (graph kernels traced
-// as nodes share their launch's), but a kernel's gridId is unique, and two
-// copies or sets of one launch never share a stream and both times; so a
-// row equal in all of these is one record written twice. Untimed rows
-// (start = end = 0) without a grid id carry nothing to tell them apart
-// and are never called repeats.
+// as nodes share their launch's), but a kernel's gridId is unique per
+// execution, and a stream runs one operation at a time, so two distinct
+// timed rows of one stream never share both times: a row equal in all of
+// these is one record written twice. Untimed rows (start = end = 0)
+// without a grid id carry nothing to tell them apart and are never called
+// repeats.
 func (a *activity) repeats(prev *activity) bool {
 	if *a != *prev {
 		return false
