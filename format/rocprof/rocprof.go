@@ -9,8 +9,9 @@
 //
 // A dispatch's queue is its (agent, queue); its program is the ROCTx
 // marker range around it where the input has one (rocpd), else the whole
-// capture. Rows kept out of the tables are counted and listed: end before
-// start (never swapped), repeated dispatch ids, rows that do not parse.
+// capture. Rows kept out of the tables are lost input, counted and listed
+// in a gap: missing or impossible times (never swapped or clamped),
+// repeated dispatch ids, rows of an unknown kind, rows that do not parse.
 package rocprof
 
 import (
