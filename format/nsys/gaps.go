@@ -62,6 +62,7 @@ func (r *reader) gaps() {
 			g.SetFigure("graph_launches", r.graphLaunch.n)
 			g.Add(capture.Item{What: fmt.Sprintf("%d cudaGraphLaunch calls without kernels, first at %d ns", r.graphLaunch.n, r.graphLaunch.first), Time: capture.TimeOf(r.graphLaunch.first)})
 			g.Count = r.graphLaunch.n
+			r.rtRows.Lose(g, "graph launch whose kernels are not in the export", r.graphLaunch.n, "")
 		}
 		if n, ok := g.Figure("graph_executions"); ok && g.Count == 0 {
 			g.Count = n
@@ -92,6 +93,7 @@ func (r *reader) gaps() {
 			st := r.unlaunched[n]
 			g.Count += st.n - 1
 			g.Add(capture.Item{What: fmt.Sprintf("%d calls between %d and %d ns", st.n, st.first, st.last), Kernel: n, Time: capture.TimeOf(st.first)})
+			r.rtRows.Lose(g, "launch without GPU work in the export", st.n, "")
 		}
 	}
 	if r.multi.launches > 0 {
@@ -114,6 +116,6 @@ func (r *reader) gaps() {
 		nv := r.c.Accounting.InputFor("NVTX rows")
 		nv.Read = r.nvtx.read
 		nv.Used = r.nvtx.all
-		nv.SkipUnclassified("marks, domain rows and ranges without an end", r.nvtx.marks, "")
+		nv.Ignore("marks, domain rows and ranges without an end", r.nvtx.marks, "") // host annotations
 	}
 }

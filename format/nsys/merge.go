@@ -30,16 +30,44 @@ func (r *reader) activityQuery() (string, bool) {
 		case 1:
 			name = r.db.Col("a", t, "copyKind")
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %d AS cat, a.start AS s, a."end" AS e, %s AS dev, %s AS stream, %s AS corr, %s AS gpid, %s AS name FROM %s a`,
-			cat, r.db.Col("a", t, "deviceId"), r.db.Col("a", t, "streamId"), r.db.Col("a", t, "correlationId"), r.db.Col("a", t, "globalPid"), name, t))
+		grid := "NULL"
+		if cat == 0 {
+			grid = r.db.Col("a", t, "gridId")
+		}
+		parts = append(parts, fmt.Sprintf(`SELECT %d AS cat, a.start AS s, a."end" AS e, %s AS dev, %s AS stream, %s AS corr, %s AS gpid, %s AS name, %s AS grid FROM %s a`,
+			cat, r.db.Col("a", t, "deviceId"), r.db.Col("a", t, "streamId"), r.db.Col("a", t, "correlationId"), r.db.Col("a", t, "globalPid"), name, grid, t))
 	}
 	if len(parts) == 0 {
 		// No device table: still walk the runtime rows, to count the
 		// launches (graph launches above all) that have no device work.
-		return `SELECT 0, 0, 0, 0, 0, 0, 0, 0 WHERE 0`, true
+		return `SELECT 0, 0, 0, 0, 0, 0, 0, 0, 0 WHERE 0`, true
 	}
-	return `SELECT cat, s, e, dev, stream, corr, gpid, name FROM (` + strings.Join(parts, " UNION ALL ") +
-		`) ORDER BY (gpid >> 24), corr, s`, true
+	// Ordered by every column read, so that a row repeated in the export
+	// comes right after its first copy (see repeat).
+	return `SELECT cat, s, e, dev, stream, corr, gpid, name, grid FROM (` + strings.Join(parts, " UNION ALL ") +
+		`) ORDER BY (gpid >> 24), corr, s, e, cat, dev, stream, name, grid, gpid`, true
+}
+
+// activity is one device row as read.
+type activity struct {
+	cat                                       int8
+	s, e, dev, stream, corr, gpid, name, grid sql.NullInt64
+}
+
+// repeats reports whether a is the row before it (prev) again: the same
+// process, correlation id, category, times, device, stream, name and grid
+// id. nsys correlation ids are not a row's identity (graph kernels traced
+// as nodes share their launch's), but a kernel's gridId is unique per
+// execution, and a stream runs one operation at a time, so two distinct
+// timed rows of one stream never share both times: a row equal in all of
+// these is one record written twice. Untimed rows (start = end = 0)
+// without a grid id carry nothing to tell them apart and are never called
+// repeats.
+func (a *activity) repeats(prev *activity) bool {
+	if *a != *prev {
+		return false
+	}
+	return a.grid.Valid || !(a.s.Int64 == 0 && a.e.Int64 == 0)
 }
 
 // rtCursor is a cursor over the runtime rows in (process, correlation) order.
@@ -103,13 +131,19 @@ func (r *reader) merge() error {
 	defer rows.Close()
 	var lastPid, lastCorr int64 = -1, -1
 	var perLaunch int64
-	var cat int8
-	var s, e, dev, stream, corr, gpid, name sql.NullInt64
+	var a, prev activity
+	havePrev := false
 	for rows.Next() {
-		if err := rows.Scan(&cat, &s, &e, &dev, &stream, &corr, &gpid, &name); err != nil {
+		if err := rows.Scan(&a.cat, &a.s, &a.e, &a.dev, &a.stream, &a.corr, &a.gpid, &a.name, &a.grid); err != nil {
 			return r.db.QueryError(kernelTable, err)
 		}
 		r.rows.Read++
+		if havePrev && a.repeats(&prev) {
+			r.repeat(&a)
+			continue
+		}
+		prev, havePrev = a, true
+		cat, s, e, dev, stream, corr, gpid, name := a.cat, a.s, a.e, a.dev, a.stream, a.corr, a.gpid, a.name
 		pid := gpid.Int64 >> 24
 		if !gpid.Valid {
 			pid = -1
@@ -144,7 +178,9 @@ func (r *reader) merge() error {
 			lastPid, lastCorr = pid, c
 		}
 		if !s.Valid || !e.Valid {
-			r.rows.SkipUnclassified("no start or end", 1, "")
+			g := r.invalid()
+			g.Add(capture.Item{What: "start or end is NULL", Where: categoryTable[cat]})
+			r.rows.Lose(g, "no start or end", 1, "")
 			continue
 		}
 		r.dispatch(cat, s.Int64, e.Int64, pid, dev.Int64, stream.Int64, c, name, launched, rt)
@@ -165,22 +201,42 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 	p, inst := r.program(rt.tid, rt.start, launched)
 	k := r.kernel(p, cat, name.Int64, name.Valid)
 	q := r.queue(pid, dev, stream)
-	if end < start {
-		g := r.c.Accounting.Gap(capture.InvalidEvent, "")
-		g.Summary = "device rows whose end is before their start: not in the tables"
-		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", end, start), Kernel: r.c.Kernels[k].Name, Time: capture.TimeOf(start)})
-		r.rows.SkipUnclassified("end before start", 1, "")
+	d := &r.d
+	*d = capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: inst, Index: -1, Ordinal: -1, Link: capture.LinkNoLaunch}
+	if !(start == 0 && end == 0) {
+		// start = end = 0: CUPTI could not time it; never a 0 ns kernel.
+		d.Device = capture.Interval{Begin: start, End: end, Valid: true}
+	}
+	if launched {
+		d.Link = capture.LinkLaunched
+		if rt.end >= rt.start {
+			d.Launch = capture.Interval{Begin: rt.start, End: rt.end, Valid: true}
+		}
+	}
+	// capture.Checked's rules, held here so that such a row is accounted
+	// as lost input and never reaches the early, order and orphan figures.
+	if why, ok := capture.ImpossibleTime(d, r.ceiling); !ok {
+		g := r.invalid()
+		it := capture.Item{What: why, Where: categoryTable[cat], Kernel: r.c.Kernels[k].Name, Queue: capture.QueueOf(q)}
+		if d.Device.Valid {
+			it.Time = capture.TimeOf(start)
+		}
+		g.Add(it)
+		reason := "longer than the ceiling"
+		switch {
+		case d.Device.Valid && end < start:
+			reason = "end before start"
+		case start < 0 || end < 0 || (d.Launch.Valid && (d.Launch.Begin < 0 || d.Launch.End < 0)):
+			reason = "negative time"
+		}
+		r.rows.Lose(g, reason, 1, "")
 		return
 	}
 	r.rows.Used++
 	r.byCat[cat]++
-	d := &r.d
-	*d = capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: inst, Index: -1, Ordinal: -1, Link: capture.LinkNoLaunch}
-	if start == 0 && end == 0 {
-		// CUPTI: no timing could be collected; never a 0 ns kernel.
+	if !d.Device.Valid {
 		r.untimed++
 	} else {
-		d.Device = capture.Interval{Begin: start, End: end, Valid: true}
 		r.early.add(start, r.sessionStart, r.sessionCmp, true)
 		qs := &r.qstate[q]
 		if corr > qs.lastCorr && start < qs.lastStart {
@@ -190,12 +246,7 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 			qs.lastCorr, qs.lastStart = corr, start
 		}
 	}
-	if launched {
-		d.Link = capture.LinkLaunched
-		if rt.end >= rt.start {
-			d.Launch = capture.Interval{Begin: rt.start, End: rt.end, Valid: true}
-		}
-	} else {
+	if !launched {
 		r.orphans.n++
 		r.orphans.byCat[cat]++
 		if d.Device.Valid {
@@ -209,6 +260,34 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 	r.sink.Dispatch(r.c, d)
 }
 
+// categoryTable names the table of each category, for gap items.
+var categoryTable = [...]string{kernelTable, memcpyTable, memsetTable}
+
+// invalid is the gap of device rows whose times are missing or impossible.
+func (r *reader) invalid() *capture.Gap {
+	g := r.c.Accounting.Gap(capture.InvalidEvent, "")
+	g.Summary = "device rows whose times are missing (NULL), negative, reversed or longer than the ceiling for one dispatch, or whose launch call's are: not in the tables, never timed"
+	return g
+}
+
+// repeat counts a device row that repeats the row before it (see
+// activity.repeats): the first is in the tables, the repeat is not.
+func (r *reader) repeat(a *activity) {
+	g := r.c.Accounting.Gap(capture.DuplicateEvent, "")
+	g.Summary = "device rows identical to another in every column tally reads (process, correlation id, times, device, stream, name, grid id): one record written twice, counted once"
+	it := capture.Item{What: fmt.Sprintf("correlation id %d, start %d, end %d, device %d, stream %d: again", a.corr.Int64, a.s.Int64, a.e.Int64, a.dev.Int64, a.stream.Int64), Where: categoryTable[a.cat]}
+	if a.s.Valid {
+		it.Time = capture.TimeOf(a.s.Int64)
+	}
+	g.Add(it)
+	if a.s.Valid && a.e.Valid && a.e.Int64 >= a.s.Int64 {
+		g.SetFigure("repeated_ns", capture.SatAdd(figure(g, "repeated_ns"), a.e.Int64-a.s.Int64))
+	}
+	r.rows.Lose(g, "repeats the row before it", 1, "")
+}
+
+func figure(g *capture.Gap, name string) int64 { v, _ := g.Figure(name); return v }
+
 // unmatched accounts for a runtime row no device row joined.
 func (r *reader) unmatched(rt *rtCursor) {
 	if rt.matched {
@@ -220,10 +299,12 @@ func (r *reader) unmatched(rt *rtCursor) {
 	if rt.name.Valid {
 		name = r.names[rt.name.Int64]
 	}
+	// A launch call without its device rows is device work the export
+	// lacks: gaps() accounts for these rows as lost, under the gap it
+	// counts them in.
 	switch launchKind(name) {
 	case "graph":
 		r.graphLaunch.add(rt.start)
-		r.rtRows.SkipUnclassified("graph launch whose kernels are not in the export", 1, "")
 	case "launch":
 		base := versionSuffix.ReplaceAllString(name, "")
 		st := r.unlaunched[base]
@@ -232,9 +313,8 @@ func (r *reader) unmatched(rt *rtCursor) {
 			r.unlaunched[base] = st
 		}
 		st.add(rt.start)
-		r.rtRows.SkipUnclassified("launch without GPU work in the export", 1, "")
 	default:
-		r.rtRows.SkipUnclassified("not a launch call", 1, "")
+		r.rtRows.Ignore("not a launch call", 1, "")
 	}
 }
 

@@ -51,7 +51,7 @@ func Sniff(head []byte) format.Confidence {
 }
 
 // Read reads an nsys SQLite export.
-func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	db, err := sqlitein.Open(in)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,10 @@ func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capt
 		// Given as --format nsys.
 		return nil, format.FileError(in.Path, nil, "read it with --format rocpd", "this is a rocprofv3 rocpd database, not an Nsight Systems export")
 	}
-	r := &reader{db: db, sink: sink, c: &capture.Capture{}}
+	r := &reader{db: db, sink: sink, c: &capture.Capture{}, ceiling: capture.MaxDuration}
+	if opts != nil && opts.MaxDuration > 0 {
+		r.ceiling = int64(opts.MaxDuration) // --max-duration, as capture.Checked holds it
+	}
 	return r.read()
 }
 

@@ -10,13 +10,14 @@ import (
 )
 
 // What the profiler says about itself and about times it could not place
-// in the session: rows timed before the session start (or negative),
-// DIAGNOSTIC_EVENT warnings and errors, and the profiler's own overhead.
+// in the session: rows timed before the session start, DIAGNOSTIC_EVENT
+// warnings and errors, and the profiler's own overhead.
 
 const (
-	// BeforeSession notes rows timed before ANALYSIS_DETAILS.startTime or
-	// negative: real work (NCCL init before cudaProfilerStart, say), in the
-	// tables, but writers that drop negative times must shift them.
+	// BeforeSession notes rows timed before ANALYSIS_DETAILS.startTime:
+	// real work (NCCL init before cudaProfilerStart, say), in the tables.
+	// A negative time is never a measurement: such rows are invalid_event
+	// gaps, not in the tables, and not counted here.
 	BeforeSession capture.Kind = "before_session"
 	// ProfilerOverhead notes the profiler's own cost, by type.
 	ProfilerOverhead capture.Kind = "profiler_overhead"
@@ -24,16 +25,16 @@ const (
 
 func init() { capture.RegisterNote(BeforeSession, ProfilerOverhead) }
 
-// early counts rows timed before the session start or below zero.
+// early counts rows timed at or after zero and before the session start.
 type early struct {
-	device, runtime, negative int64
-	first                     int64
+	device, runtime int64
+	first           int64
 }
 
 // add counts a row starting at start; untimed rows (start = end = 0) are
-// counted elsewhere and never here.
+// counted elsewhere and never here, negative ones are invalid.
 func (e *early) add(start int64, session int64, hasSession bool, device bool) {
-	if start >= 0 && (!hasSession || start >= session) {
+	if start < 0 || !hasSession || start >= session {
 		return
 	}
 	if e.device+e.runtime == 0 || start < e.first {
@@ -44,9 +45,6 @@ func (e *early) add(start int64, session int64, hasSession bool, device bool) {
 	} else {
 		e.runtime++
 	}
-	if start < 0 {
-		e.negative++
-	}
 }
 
 func (r *reader) earlyGap() {
@@ -55,14 +53,9 @@ func (r *reader) earlyGap() {
 		return
 	}
 	g := r.c.Accounting.Gap(BeforeSession, "")
-	g.Summary = "rows timed before the session start"
-	if r.hasSession {
-		g.Summary += fmt.Sprintf(" (ANALYSIS_DETAILS.startTime %d ns)", r.sessionStart)
-	}
-	g.Summary += " or negative: activity before profiling began (for example NCCL set-up before cudaProfilerStart); they are in the tables as timed, and a writer that drops negative times (Perfetto) must shift them"
+	g.Summary = fmt.Sprintf("rows timed before the session start (ANALYSIS_DETAILS.startTime %d ns): activity before profiling began (for example NCCL set-up before cudaProfilerStart); they are in the tables as timed. Rows at negative times are invalid_event, not in the tables", r.sessionStart)
 	g.SetFigure("device_rows", e.device)
 	g.SetFigure("runtime_rows", e.runtime)
-	g.SetFigure("negative", e.negative)
 	g.Add(capture.Item{What: fmt.Sprintf("earliest at %d ns", e.first), Time: capture.TimeOf(e.first)})
 	g.Count = e.device + e.runtime // Add counted the item
 }

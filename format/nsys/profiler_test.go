@@ -7,14 +7,14 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
-// earlyRows counts, from the raw tables, timed rows starting before the
-// session start (or below zero when before is false).
+// earlyRows counts, from the raw tables, timed rows starting at or after
+// zero and before the session start, and those starting below zero.
 func earlyRows(t *testing.T, path string, before int64) (device, runtime, negative int64) {
 	t.Helper()
 	db := openRaw(t, path)
 	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"} {
 		var n, neg int64
-		err := db.QueryRow(`SELECT count(*), coalesce(sum(start < 0), 0) FROM `+tb+` WHERE start < ? AND NOT (start = 0 AND "end" = 0) AND "end" >= start`, before).Scan(&n, &neg)
+		err := db.QueryRow(`SELECT coalesce(sum(start >= 0 AND start < ?), 0), coalesce(sum(start < 0), 0) FROM `+tb+` WHERE NOT (start = 0 AND "end" = 0) AND "end" >= start`, before).Scan(&n, &neg)
 		if err != nil {
 			if strings.Contains(err.Error(), "no such table") {
 				continue
@@ -31,6 +31,9 @@ func earlyRows(t *testing.T, path string, before int64) (device, runtime, negati
 	return
 }
 
+// TestBeforeSession: rows timed before the session start are a note and
+// stay in the tables; rows at negative times are never measurements
+// (capture's rule): invalid_event, lost input, not in the tables.
 func TestBeforeSession(t *testing.T) {
 	path := genDB(t, genOpts{kernels: 10, preSession: 4, untimedRows: 2})
 	r := readPath(t, path)
@@ -39,43 +42,65 @@ func TestBeforeSession(t *testing.T) {
 		t.Fatal(gapText(r.c))
 	}
 	dev, rt, neg := earlyRows(t, path, 1000)
-	if dev != 4 || neg != 2 {
-		t.Fatalf("independent count: %d device rows, %d negative", dev, neg)
+	if dev != 2 || neg != 2 {
+		t.Fatalf("independent count: %d early device rows, %d negative; want 2 and 2", dev, neg)
 	}
-	for name, want := range map[string]int64{"device_rows": dev, "runtime_rows": rt, "negative": neg} {
+	for name, want := range map[string]int64{"device_rows": dev, "runtime_rows": rt} {
 		if got, _ := g.Figure(name); got != want {
-			t.Errorf("%s: %d, want %d\n%s", name, got, want, gapText(r.c))
+			t.Errorf("%s: got %d, want %d\n%s", name, got, want, gapText(r.c))
 		}
+	}
+	if _, has := g.Figure("negative"); has {
+		t.Errorf("the note counts negative rows: they are invalid_event\n%s", gapText(r.c))
 	}
 	// A note (the rows are in the tables); the untimed rows (0, 0) are
 	// not early, they are untimed.
 	if g.Count != dev+rt || !g.Note || r.c.Accounting.CountOf(capture.UntimedInput) != 2 {
-		t.Errorf("count %d note %v\n%s", g.Count, g.Note, gapText(r.c))
+		t.Errorf("count %d note %v, want %d and a note\n%s", g.Count, g.Note, dev+rt, gapText(r.c))
 	}
-	// Kept in the tables as timed.
-	n := 0
+	// The early rows are in the tables as timed; the negative ones are not.
+	n, negIn := 0, 0
 	for _, d := range r.disp {
 		if d.Device.Valid && d.Device.Begin < 1000 {
 			n++
 		}
+		if d.Device.Valid && d.Device.Begin < 0 {
+			negIn++
+		}
 	}
-	if n != 4 {
-		t.Errorf("%d early dispatches in the tables, want 4", n)
+	if int64(n) != dev || negIn != 0 {
+		t.Errorf("%d early and %d negative dispatches in the tables, want %d and 0", n, negIn, dev)
 	}
+	checkNegative(t, r, neg)
 
-	// Negative arm: a normalised export's times are on another timeline
-	// than ANALYSIS_DETAILS, so only negative times count.
+	// A normalised export's times are on another timeline than
+	// ANALYSIS_DETAILS: nothing is early, and negative times are invalid
+	// all the same.
 	path = genDB(t, genOpts{kernels: 10, preSession: 4, normalized: true})
 	r = readPath(t, path)
 	_, _, neg = earlyRows(t, path, 0)
-	if g := r.c.Accounting.Find(BeforeSession); g == nil || g.Count != neg || neg != 2 {
-		t.Errorf("normalised: want %d negative rows\n%s", neg, gapText(r.c))
+	if g := r.c.Accounting.Find(BeforeSession); g != nil || neg != 2 {
+		t.Errorf("normalised: got before_session %v and %d negative rows, want none and 2\n%s", g != nil, neg, gapText(r.c))
 	}
+	checkNegative(t, r, neg)
 	// And the sample, all inside its session, has none.
 	r = readPath(t, sample)
-	dev, rt, _ = earlyRows(t, sample, 35255823190)
-	if dev+rt != 0 || r.c.Accounting.Find(BeforeSession) != nil {
-		t.Errorf("sample: %d+%d early rows\n%s", dev, rt, gapText(r.c))
+	dev, rt, neg = earlyRows(t, sample, 35255823190)
+	if dev+rt+neg != 0 || r.c.Accounting.Find(BeforeSession) != nil || r.c.Accounting.Find(capture.InvalidEvent) != nil {
+		t.Errorf("sample: %d+%d early rows, %d negative\n%s", dev, rt, neg, gapText(r.c))
+	}
+}
+
+// checkNegative requires the negative rows to be invalid_event items and
+// lost activity rows.
+func checkNegative(t *testing.T, r result, neg int64) {
+	t.Helper()
+	if got := r.c.Accounting.CountOf(capture.InvalidEvent); got != neg {
+		t.Errorf("invalid_event count: got %d, want %d (the negative rows)\n%s", got, neg, gapText(r.c))
+	}
+	s := findSkip(r.c, "activity rows", "negative time")
+	if s == nil || s.Count != neg || s.Class != capture.DeviceWorkLost || s.Gap != capture.InvalidEvent {
+		t.Errorf("activity rows skipped for a negative time: got %+v, want %d lost under invalid_event", s, neg)
 	}
 }
 

@@ -33,7 +33,8 @@ type reader struct {
 	graphMode    string
 	sessionStart int64
 	hasSession   bool
-	sessionCmp   bool // compare times with sessionStart (same timeline: not normalised)
+	sessionCmp   bool  // compare times with sessionStart (same timeline: not normalised)
+	ceiling      int64 // longest interval accepted as measured, ns
 
 	nvtx     nvtxRanges
 	names    map[int64]string // StringIds values of the ids used

@@ -22,27 +22,27 @@ func apiPath(kernelPath string) string { return sideFile(kernelPath, apiFiles...
 // does not parse is counted and, as it only loses a link, listed in no gap
 // (its dispatch shows as gpu_event_without_launch).
 func loadAPI(path string, l *linker, c *capture.Capture) error {
-	return readSideFile(path, nil, c.Accounting.InputFor("API lines"), apiColumns, l.apiRow)
+	return readSideFile(path, nil, c.Accounting.InputFor("API lines"), false, apiColumns, l.apiRow)
 }
 
 func readAPI(r io.Reader, l *linker, rows *capture.InputCount) error {
-	return readSide(r, "hip_api_trace.csv", nil, rows, apiColumns, l.apiRow)
+	return readSide(r, "hip_api_trace.csv", nil, rows, false, apiColumns, l.apiRow)
 }
 
 var apiColumns = []string{"domain", "function", "correlation_id", "start_timestamp", "end_timestamp"}
 
-func (l *linker) apiRow(f [][]byte, col map[string]int, _ int64) (string, bool) {
+func (l *linker) apiRow(f [][]byte, col map[string]int, _ int64) (string, *capture.Gap) {
 	if !bytes.HasPrefix(f[col["domain"]], []byte("HIP_")) {
-		return "not a HIP API row", false
+		return "not a HIP API row", nil
 	}
 	corr, ok1 := parseUint(f[col["correlation_id"]])
 	start, ok2 := parseInt(f[col["start_timestamp"]])
 	end, ok3 := parseInt(f[col["end_timestamp"]])
 	if !ok1 || !ok2 || !ok3 {
-		return "correlation id or time is not an integer", false
+		return "correlation id or time is not an integer", nil
 	}
 	if !l.addAPI(corr, string(f[col["function"]]), start, end) {
-		return "correlation id 0 (none)", false
+		return "correlation id 0 (none)", nil
 	}
-	return "", false
+	return "", nil
 }

@@ -24,6 +24,7 @@ type builder struct {
 	qkey      []byte
 
 	ids        idSet
+	ceiling    int64 // longest interval accepted as measured, ns (setCeiling)
 	dispatches int64 // kernel dispatches in the tables
 	copies     int64 // memory copies in the tables
 	d          capture.Dispatch
@@ -48,11 +49,19 @@ func newBuilder(c *capture.Capture, sink capture.Sink, unit string) *builder {
 		sink = capture.Discard
 	}
 	return &builder{
-		c: c, sink: sink, unit: c.Accounting.InputFor(unit),
+		c: c, sink: sink, unit: c.Accounting.InputFor(unit), ceiling: capture.MaxDuration,
 		progs:   map[string]capture.ProgramID{},
 		kernels: map[kkey]capture.KernelID{},
 		queues:  map[string]capture.QueueID{},
 		link:    newLinker(),
+	}
+}
+
+// setCeiling sets the longest interval accepted as measured, in ns
+// (--max-duration); 0 keeps capture.MaxDuration.
+func (b *builder) setCeiling(ns int64) {
+	if ns > 0 {
+		b.ceiling = ns
 	}
 }
 
@@ -169,21 +178,22 @@ type pos struct {
 func (p pos) String() string { return p.what + " " + strconv.FormatInt(p.n, 10) }
 
 // emit checks r and streams it, or keeps it out of the tables with a
-// reason.
-func (b *builder) emit(r *row, at pos) {
-	if r.end < r.start {
-		g := b.c.Accounting.Gap(capture.InvalidEvent, "")
-		g.Summary = "dispatches whose end is before their start: not in the tables, never swapped (rocprofv3 itself swaps them before writing, so such rows come from another writer or an edited file)"
-		g.Add(capture.Item{What: fmt.Sprintf("end %d before start %d", r.end, r.start), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
-		b.unit.SkipUnclassified("end before start", 1, at.String())
-		return
+// reason and returns the gap that lists it (nil when r is in the tables).
+func (b *builder) emit(r *row, at pos) *capture.Gap {
+	if r.end < r.start || r.start < 0 || r.end-r.start > b.ceiling {
+		reason, what := b.badTimes(r)
+		g := b.invalid()
+		g.Add(capture.Item{What: what, Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name, Time: capture.TimeOf(r.start)})
+		b.unit.Lose(g, reason, 1, at.String())
+		return g
 	}
 	if r.hasDispatchID && b.ids.add(r.dispatchID) {
+		// rocprof's repeat gap: its duplicate_event, by dispatch id.
 		g := b.c.Accounting.Gap(capture.DuplicateDispatchID, "")
 		g.Summary = "rows repeating a dispatch id already seen: the first row is in the tables, the repeats are not (rocpd's writer drops them the same way)"
 		g.Add(capture.Item{What: fmt.Sprintf("dispatch id %d again", r.dispatchID), Where: at.String(), Kernel: b.c.Kernels[r.kernel].Name})
-		b.unit.SkipUnclassified("duplicate dispatch id", 1, at.String())
-		return
+		b.unit.Lose(g, "duplicate dispatch id", 1, at.String())
+		return g
 	}
 	b.unit.Used++
 	if r.copy {
@@ -203,6 +213,47 @@ func (b *builder) emit(r *row, at pos) {
 		Launch: r.launch, Link: r.link,
 	}
 	b.sink.Dispatch(b.c, &b.d)
+	return nil
+}
+
+// badTimes says why r's interval cannot be a measurement (emit's test),
+// as a skip reason and an item text. These are capture.ImpossibleTime's
+// rules, held here too so that such a row is accounted as lost input and
+// never reaches the overlap and linkage figures (an end of 2^63-1 would
+// overlap every later row on its queue).
+func (b *builder) badTimes(r *row) (reason, what string) {
+	switch {
+	case r.end < r.start:
+		return "end before start", fmt.Sprintf("end %d before start %d", r.end, r.start)
+	case r.start < 0:
+		return "negative time", fmt.Sprintf("starts at %d, a negative time", r.start)
+	}
+	return "longer than the ceiling", fmt.Sprintf("lasts %d ns, longer than the %d ns ceiling for one dispatch (--max-duration)", r.end-r.start, b.ceiling)
+}
+
+// invalid is the gap of rows whose times are missing or impossible.
+func (b *builder) invalid() *capture.Gap {
+	g := b.c.Accounting.Gap(capture.InvalidEvent, "")
+	g.Summary = "dispatches whose times are missing, negative, reversed or longer than the ceiling for one dispatch: not in the tables, never swapped or clamped (rocprofv3 swaps a reversed start and end itself before writing, so such rows come from another writer, an edited or a damaged file)"
+	return g
+}
+
+// noTimes loses a row (of unit in) with a NULL start or end: device work
+// ran, and when is unknown.
+func (b *builder) noTimes(in *capture.InputCount, where string) {
+	g := b.invalid()
+	g.Add(capture.Item{What: "start or end is NULL", Where: where})
+	in.Lose(g, "no start or end", 1, where)
+}
+
+// unknownKind lists a record of a kind the reader does not read where
+// dispatches are written: it may be a dispatch under a name this reader
+// does not know, so it is lost, never ignored.
+func (b *builder) unknownKind(kind, where string) *capture.Gap {
+	g := b.c.Accounting.Gap(capture.UnknownInput, "")
+	g.Summary = "records of a kind this reader does not know where rocprof writes dispatches and copies (kernel_trace.csv and memory_copy_trace.csv Kind, a JSON record's kind and operation): they may be device work under a new name, and are not in the tables"
+	g.Add(capture.Item{What: "kind " + kind, Where: where})
+	return g
 }
 
 // finish adds the capture-wide gaps: no dispatch at all, and same-queue

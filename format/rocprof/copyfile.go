@@ -23,23 +23,27 @@ var copyColumns = []string{"direction", "source_agent_id", "destination_agent_id
 // unit "copy lines". A file without the needed columns is an error the
 // caller reports as a note.
 func (cr *csvReader) readCopies(path string) error {
-	return readSideFile(path, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(filepath.Base(path)))
+	return readSideFile(path, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), true, copyColumns, cr.copyRow(filepath.Base(path)))
 }
 
 func (cr *csvReader) copies(r io.Reader, name string) error {
-	return readSide(r, name, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), copyColumns, cr.copyRow(name))
+	return readSide(r, name, cr.b.c, cr.b.c.Accounting.InputFor("copy lines"), true, copyColumns, cr.copyRow(name))
 }
 
 func (cr *csvReader) copyRow(name string) sideRow {
 	b := cr.b
-	return func(f [][]byte, col map[string]int, line int64) (string, bool) {
+	return func(f [][]byte, col map[string]int, line int64) (string, *capture.Gap) {
+		at := pos{name + " line", line}
 		if k, has := col["kind"]; has && !bytes.EqualFold(f[k], []byte("MEMORY_COPY")) {
-			return "kind " + string(f[k]), false
+			// The file holds MEMORY_COPY rows only: another kind may be a
+			// copy under a new name.
+			return "kind " + string(f[k]), b.unknownKind(string(f[k])+" in "+name, at.String())
 		}
 		start, ok1 := parseInt(f[col["start_timestamp"]])
 		end, ok2 := parseInt(f[col["end_timestamp"]])
 		if !ok1 || !ok2 {
-			return "start or end is not an integer", true
+			const why = "start or end is not an integer"
+			return why, badSideRow(b.c, name, line, why)
 		}
 		r := row{queue: capture.NoQueue, start: start, end: end, copy: true}
 		if c, has := col["correlation_id"]; has {
@@ -54,16 +58,16 @@ func (cr *csvReader) copyRow(name string) sideRow {
 		r.kernel = b.kernel(r.prog, append([]byte("memory copy "), f[col["direction"]]...), 0, false, "memcpy")
 		// emit counts a row it keeps out of the tables as skipped in
 		// b.unit; readSide accounts the copy lines, so emit counts into a
-		// probe and its verdict is returned.
+		// probe and its verdict and gap are returned.
 		unit := b.unit
 		var probe capture.InputCount
 		b.unit = &probe
-		b.emit(&r, pos{name + " line", line})
+		g := b.emit(&r, at)
 		b.unit = unit
-		if len(probe.Skipped) > 0 {
-			return probe.Skipped[0].Reason, false // emit listed it in a gap
+		if g != nil {
+			return probe.Skipped[0].Reason, g
 		}
-		return "", false
+		return "", nil
 	}
 }
 

@@ -114,15 +114,17 @@ type csvReader struct {
 	noEOL   bool
 	cut     error // the stream ended early (a cut gzip file)
 	bad     *capture.Gap
+	rowUsed bool // the current row is in the tables
 	lastID  uint64
 	hasLast bool
 	marks   *markerSet
 	api     string // the HIP API trace read beside the file, or ""
 }
 
-func readCSV(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
+func readCSV(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
 	cr := &csvReader{path: path, br: bufio.NewReaderSize(r, 1<<20), b: newBuilder(c, sink, "lines")}
+	cr.b.setCeiling(ceiling)
 	if err := cr.header(); err != nil {
 		return nil, err
 	}
@@ -273,27 +275,33 @@ func (cr *csvReader) rows() error {
 			return nil
 		}
 		cr.b.unit.Read++
-		used := cr.b.unit.Used
-		cr.row(kernelDispatch)
+		lost := cr.row(kernelDispatch)
 		if n := cr.span - 1; n > 0 {
 			// A quoted field over several lines (or an unterminated quote,
-			// which runs to the end of the file): every line is counted.
+			// which runs to the end of the file): every line is counted,
+			// as its row was.
 			cr.b.unit.Read += n
-			if cr.b.unit.Used > used {
+			switch {
+			case cr.rowUsed:
 				cr.b.unit.Used += n
-			} else {
-				cr.b.unit.SkipUnclassified("further lines of a skipped row", n, cr.where())
+			case lost != nil:
+				cr.b.unit.Lose(lost, "further lines of a lost row", n, cr.where())
+			default:
+				cr.b.unit.Ignore("further lines of a skipped row", n, cr.where())
 			}
 		}
 	}
 }
 
-// row reads the current record.
-func (cr *csvReader) row(kernelDispatch []byte) {
+// row reads the current record. It returns the gap that lists it when
+// the row was device work kept out of the tables (nil otherwise) and sets
+// rowUsed when the row is in the tables.
+func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
+	cr.rowUsed = false
 	rec := trimEOL(cr.rec)
 	if len(rec) == 0 {
-		cr.b.unit.SkipUnclassified("blank line", 1, cr.where())
-		return
+		cr.b.unit.Ignore("blank line", 1, cr.where())
+		return nil
 	}
 	var good bool
 	cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
@@ -302,34 +310,35 @@ func (cr *csvReader) row(kernelDispatch []byte) {
 		if good {
 			why = fmt.Sprintf("%d fields, the header has %d", len(cr.fields), cr.lay.fields)
 		}
-		cr.badRow(why)
-		return
+		return cr.badRow(why)
 	}
 	f := cr.fields
 	if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
-		cr.b.unit.SkipUnclassified("kind "+strconv.Quote(string(f[cr.lay.kind])), 1, cr.where())
-		return
+		// kernel_trace.csv holds KERNEL_DISPATCH rows only: another kind
+		// may be a dispatch under a new name.
+		kind := strconv.Quote(string(f[cr.lay.kind]))
+		g := cr.b.unknownKind(kind, cr.where())
+		cr.b.unit.Lose(g, "kind "+kind, 1, cr.where())
+		return g
 	}
 	start, ok1 := parseInt(f[cr.lay.start])
 	end, ok2 := parseInt(f[cr.lay.end])
 	if !ok1 || !ok2 {
-		cr.badRow("start or end is not an integer")
-		return
+		return cr.badRow("start or end is not an integer")
 	}
 	r := row{prog: cr.prog, queue: capture.NoQueue, start: start, end: end}
 	if cr.lay.dispatch >= 0 {
 		r.dispatchID, r.hasDispatchID = parseUint(f[cr.lay.dispatch])
 		if !r.hasDispatchID {
-			cr.badRow("dispatch id is not an integer")
-			return
+			return cr.badRow("dispatch id is not an integer")
 		}
 	}
 	if cr.lay.counters && r.hasDispatchID {
 		// Counter rows of one dispatch follow each other: the first
 		// is the dispatch, the others add nothing to its time.
 		if cr.hasLast && r.dispatchID == cr.lastID {
-			cr.b.unit.SkipUnclassified("another counter row of the same dispatch", 1, cr.where())
-			return
+			cr.b.unit.Ignore("another counter row of the same dispatch", 1, cr.where())
+			return nil
 		}
 		cr.lastID, cr.hasLast = r.dispatchID, true
 	}
@@ -353,7 +362,9 @@ func (cr *csvReader) row(kernelDispatch []byte) {
 		r.corr, _ = parseUint(f[cr.lay.corr]) // not a number: no correlation
 	}
 	r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
-	cr.b.emit(&r, pos{"line", cr.line})
+	g := cr.b.emit(&r, pos{"line", cr.line})
+	cr.rowUsed = g == nil
+	return g
 }
 
 func (cr *csvReader) where() string {
@@ -363,21 +374,24 @@ func (cr *csvReader) where() string {
 	return "line " + strconv.FormatInt(cr.line, 10)
 }
 
-// badRow counts a row that does not parse; a bad last row without a line
-// ending is a cut file.
-func (cr *csvReader) badRow(why string) {
-	cr.b.unit.SkipUnclassified("row does not parse", 1, cr.where())
+// badRow counts a row that does not parse — it may have been a dispatch,
+// so it is lost — and returns the gap that lists it; a bad last row
+// without a line ending is a cut file.
+func (cr *csvReader) badRow(why string) *capture.Gap {
+	var g *capture.Gap
 	if cr.noEOL {
-		g := cr.b.c.Accounting.Gap(capture.TruncatedInput, "")
+		g = cr.b.c.Accounting.Gap(capture.TruncatedInput, "")
 		g.Summary = "the file ends inside a row: it was cut (disk full, process killed while writing, incomplete copy); the rows before it are in the tables"
-		g.Add(capture.Item{What: why, Where: cr.where()})
-		return
+	} else {
+		if cr.bad == nil {
+			cr.bad = cr.b.c.Accounting.Gap(capture.SkippedInput, "")
+			cr.bad.Summary = "rows that do not parse: not in the tables"
+		}
+		g = cr.bad
 	}
-	if cr.bad == nil {
-		cr.bad = cr.b.c.Accounting.Gap(capture.SkippedInput, "")
-		cr.bad.Summary = "rows that do not parse: not in the tables"
-	}
-	cr.bad.Add(capture.Item{What: why, Where: cr.where()})
+	g.Add(capture.Item{What: why, Where: cr.where()})
+	cr.b.unit.Lose(g, "row does not parse", 1, cr.where())
+	return g
 }
 
 func (cr *csvReader) finish() {

@@ -32,7 +32,7 @@ func FuzzCSV(f *testing.F) {
 			data = append([]byte(hdr), body...)
 		}
 		var col capture.Collect
-		c, err := readCSV(bytes.NewReader(data), "fuzz.csv", &col)
+		c, err := readCSV(bytes.NewReader(data), "fuzz.csv", &col, 0)
 		if err != nil {
 			var fe *format.Error
 			if !errorsAs(err, &fe) {
@@ -96,7 +96,7 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"hip_api": [{"kind": 99, "operation": 7, "correlation_id": {"internal": 3}, "start_timestamp": 1, "end_timestamp": 0}], "memory_copy": [{"kind": -1, "start_timestamp": 5, "end_timestamp": 1}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var col capture.Collect
-		c, err := readJSON(bytes.NewReader(data), "fuzz.json", &col)
+		c, err := readJSON(bytes.NewReader(data), "fuzz.json", &col, 0)
 		if err != nil {
 			var fe *format.Error
 			if !errorsAs(err, &fe) || fe.Offset < 0 {

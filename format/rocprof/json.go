@@ -108,10 +108,11 @@ type jsonReader struct {
 	copyRec  int64
 }
 
-func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, error) {
+func readJSON(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
 	cnt := &format.CountingReader{R: r}
 	jr := &jsonReader{path: path, cnt: cnt, dec: json.NewDecoder(cnt), b: newBuilder(c, sink, "records"), other: map[string]int64{}}
+	jr.b.setCeiling(ceiling)
 	jr.dec.UseNumber()
 	err := jr.document()
 	stop := jr.dec.InputOffset()
@@ -134,7 +135,16 @@ func readJSON(r io.Reader, path string, sink capture.Sink) (*capture.Capture, er
 	in := c.Accounting.InputFor("bytes")
 	in.Read = cnt.N
 	in.Used = min(stop, cnt.N)
-	in.SkipUnclassified("after the point where reading stopped", cnt.N-in.Used, "byte "+strconv.FormatInt(in.Used, 10))
+	if rest := cnt.N - in.Used; rest > 0 {
+		// After a cut or malformed point the bytes may hold dispatches:
+		// lost, under the truncation gap. After a whole document, only
+		// white space can remain.
+		if g := c.Accounting.Find(capture.TruncatedInput); g != nil {
+			in.Lose(g, "after the point where reading stopped", rest, "byte "+strconv.FormatInt(in.Used, 10))
+		} else {
+			in.Ignore("white space after the document", rest, "byte "+strconv.FormatInt(in.Used, 10))
+		}
+	}
 	jr.b.finish("the file's kernel_dispatch arrays are empty or absent: kernel tracing was not enabled (--kernel-trace), produced nothing, or the process exited before its buffers were flushed")
 	s := capture.Section{Title: "rocprofv3 JSON"}
 	s.Add("processes", jr.procs)
@@ -359,14 +369,11 @@ func (jr *jsonReader) dispatch() error {
 		return err
 	}
 	if bad != nil {
-		jr.b.unit.SkipUnclassified("record does not match the schema", 1, jr.where(jr.rec))
-		g := jr.b.c.Accounting.Gap(capture.SkippedInput, "")
-		g.Summary = "records that do not match rocprofv3's schema: not in the tables"
-		g.Add(capture.Item{What: bad.Error(), Where: jr.where(jr.rec)})
+		jr.schemaMismatch(bad, "record does not match the schema", jr.where(jr.rec))
 		return nil
 	}
 	if d.Start == nil || d.End == nil {
-		jr.b.unit.SkipUnclassified("no start or end timestamp", 1, jr.where(jr.rec))
+		jr.noTimes("no start or end timestamp", jr.where(jr.rec))
 		return nil
 	}
 	if !jr.haveSyms {
@@ -375,6 +382,23 @@ func (jr *jsonReader) dispatch() error {
 	}
 	jr.emit(&d, jr.rec)
 	return nil
+}
+
+// schemaMismatch loses a dispatch or copy record whose fields have the
+// wrong types: it may have been device work.
+func (jr *jsonReader) schemaMismatch(bad error, reason, where string) {
+	g := jr.b.c.Accounting.Gap(capture.SkippedInput, "")
+	g.Summary = "records that do not match rocprofv3's schema: not in the tables"
+	g.Add(capture.Item{What: bad.Error(), Where: where})
+	jr.b.unit.Lose(g, reason, 1, where)
+}
+
+// noTimes loses a dispatch or copy record without a start or end time: it
+// ran, and when is unknown.
+func (jr *jsonReader) noTimes(reason, where string) {
+	g := jr.b.invalid()
+	g.Add(capture.Item{What: "no start_timestamp or end_timestamp", Where: where})
+	jr.b.unit.Lose(g, reason, 1, where)
 }
 
 func (jr *jsonReader) where(n int64) string {
@@ -398,7 +422,10 @@ func (jr *jsonReader) emit(d *jDispatch, n int64) {
 			op = k.Operations[d.Operation]
 		}
 		if k.Kind != "KERNEL_DISPATCH" || (op != "" && op != "KERNEL_DISPATCH_COMPLETE") {
-			jr.b.unit.SkipUnclassified("kind "+k.Kind+" "+op, 1, jr.where(n))
+			// In the kernel_dispatch array, another kind may be a dispatch
+			// under a name this reader does not know.
+			g := jr.b.unknownKind(k.Kind+" "+op, jr.where(n))
+			jr.b.unit.Lose(g, "kind "+k.Kind+" "+op, 1, jr.where(n))
 			return
 		}
 	}
@@ -446,13 +473,15 @@ func (jr *jsonReader) api() error {
 		return err
 	}
 	where := "hip_api record " + strconv.FormatInt(jr.apiRec, 10)
+	// A host call: losing one only loses a dispatch's link (the dispatch
+	// then shows as gpu_event_without_launch).
 	if bad != nil || a.Start == nil || a.End == nil {
-		in.SkipUnclassified("record does not match the schema", 1, where)
+		in.Ignore("record does not match the schema", 1, where)
 		return nil
 	}
 	_, name := jr.opName(a.Kind, a.Operation)
 	if !jr.b.link.addAPI(a.CorrelationID.Internal, name, *a.Start, *a.End) {
-		in.SkipUnclassified("correlation id 0 (none)", 1, where)
+		in.Ignore("correlation id 0 (none)", 1, where)
 		return nil
 	}
 	in.Used++
@@ -472,8 +501,12 @@ func (jr *jsonReader) copy() error {
 		return err
 	}
 	at := pos{"memory_copy record", jr.copyRec}
-	if bad != nil || m.Start == nil || m.End == nil {
-		jr.b.unit.SkipUnclassified("memory_copy record does not match the schema", 1, at.String())
+	if bad != nil {
+		jr.schemaMismatch(bad, "memory_copy record does not match the schema", at.String())
+		return nil
+	}
+	if m.Start == nil || m.End == nil {
+		jr.noTimes("memory_copy record without start or end timestamp", at.String())
 		return nil
 	}
 	if !jr.progSet {
@@ -485,7 +518,8 @@ func (jr *jsonReader) copy() error {
 		dir = "operation " + strconv.FormatInt(m.Operation, 10)
 	}
 	if kind != "" && kind != "MEMORY_COPY" {
-		jr.b.unit.SkipUnclassified("kind "+kind+" in memory_copy", 1, at.String())
+		g := jr.b.unknownKind(kind+" in memory_copy", at.String())
+		jr.b.unit.Lose(g, "kind "+kind+" in memory_copy", 1, at.String())
 		return nil
 	}
 	r := row{

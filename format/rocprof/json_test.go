@@ -110,7 +110,7 @@ func TestJSONGaps(t *testing.T) {
 func readJSONString(t testing.TB, s string) result {
 	t.Helper()
 	var col capture.Collect
-	c, err := readJSON(strings.NewReader(s), "mem.json", &col)
+	c, err := readJSON(strings.NewReader(s), "mem.json", &col, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestCutJSON(t *testing.T) {
 	for _, frac := range []float64{0.05, 0.3, 0.5, 0.77, 0.9999} {
 		o := int(float64(len(data)) * frac)
 		var col capture.Collect
-		c, err := readJSON(bytes.NewReader(data[:o]), "cut.json", &col)
+		c, err := readJSON(bytes.NewReader(data[:o]), "cut.json", &col, 0)
 		if err != nil {
 			t.Fatalf("cut at %d: %v", o, err)
 		}
@@ -136,7 +136,7 @@ func TestCutJSON(t *testing.T) {
 		checkModel(t, c, col.Dispatches)
 	}
 	// Not JSON at all: a positioned error.
-	if _, err := readJSON(strings.NewReader("{]"), "x.json", nil); err == nil || !strings.Contains(err.Error(), "x.json: byte") {
+	if _, err := readJSON(strings.NewReader("{]"), "x.json", nil, 0); err == nil || !strings.Contains(err.Error(), "x.json: byte") {
 		t.Fatalf("%v", err)
 	}
 }

@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"bytes"
+	"path/filepath"
 	"sort"
 
 	"github.com/tallyprof/tally/capture"
@@ -36,9 +37,10 @@ func markerPath(kernelPath string) string { return sideFile(kernelPath, "marker_
 func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 	m := &markerSet{path: path, rows: c.Accounting.InputFor("marker lines")}
 	var rows []markerRow
-	err := readSideFile(path, c, m.rows, []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"}, func(f [][]byte, col map[string]int, _ int64) (string, bool) {
+	name := filepath.Base(path)
+	err := readSideFile(path, c, m.rows, false, []string{"domain", "function", "thread_id", "start_timestamp", "end_timestamp"}, func(f [][]byte, col map[string]int, line int64) (string, *capture.Gap) {
 		if !bytes.Equal(f[col["domain"]], []byte("MARKER_CORE_API")) {
-			return "not a ROCTx range", false
+			return "not a ROCTx range", nil
 		}
 		tid, ok1 := parseInt(f[col["thread_id"]])
 		start, ok2 := parseInt(f[col["start_timestamp"]])
@@ -46,14 +48,16 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 		switch {
 		case !ok1 || !ok2 || !ok3:
 			// A range lost: its dispatches fall under another program.
-			return "thread id or time is not an integer", true
+			const why = "thread id or time is not an integer"
+			return why, badSideRow(c, name, line, why)
 		case end < start:
-			return "range ends before it starts", true
+			const why = "range ends before it starts"
+			return why, badSideRow(c, name, line, why)
 		case end == start:
-			return "a mark, not a range (start = end)", false
+			return "a mark, not a range (start = end)", nil
 		}
 		rows = append(rows, markerRow{tid, start, end, markerName(string(f[col["function"]]))})
-		return "", false
+		return "", nil
 	})
 	if err != nil {
 		return nil, err

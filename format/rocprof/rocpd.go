@@ -79,7 +79,7 @@ type rocpdReader struct {
 }
 
 // ReadRocpd reads a rocpd SQLite database.
-func ReadRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+func ReadRocpd(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	db, err := sqlitein.Open(in)
 	if err != nil {
 		return nil, err
@@ -87,6 +87,7 @@ func ReadRocpd(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 	defer db.Close()
 	c := &capture.Capture{Clock: boottimeClock}
 	rr := &rocpdReader{db: db, b: newBuilder(c, sink, "dispatch rows"), dropped: map[string]int64{}}
+	rr.b.setCeiling(ceilingOf(opts))
 	rs := runs(db)
 	var suffixes []string
 	for s, m := range rs {
@@ -220,7 +221,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 			}
 		}
 		if !start.Valid || !end.Valid {
-			rr.b.unit.SkipUnclassified("no start or end", 1, at.String())
+			rr.b.noTimes(rr.b.unit, at.String())
 			continue
 		}
 		prog, inst := rr.program(tid, start.Int64)
@@ -278,12 +279,13 @@ func (rr *rocpdReader) loadAPI(t map[string]string) error {
 			return rr.db.QueryError(rg, err)
 		}
 		in.Read++
+		// A host call: without its id or times it only links nothing.
 		if !corr.Valid || corr.Int64 <= 0 || !start.Valid || !end.Valid {
-			in.SkipUnclassified("no correlation id or times", 1, "")
+			in.Ignore("no correlation id or times", 1, "")
 			continue
 		}
 		if !rr.b.link.addAPI(uint64(corr.Int64), name.String, start.Int64, end.Int64) {
-			in.SkipUnclassified("no correlation id or times", 1, "")
+			in.Ignore("no correlation id or times", 1, "")
 			continue
 		}
 		in.Used++

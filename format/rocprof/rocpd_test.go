@@ -249,3 +249,28 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A database is written whole: one cut cleanly between pages is refused at
+// the byte it ends (from its header's page count), never read as a
+// smaller, complete run.
+func TestRocpdCutAtPageBoundary(t *testing.T) {
+	path := genRocpd(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := int(data[16])<<8 | int(data[17])
+	cut := filepath.Join(t.TempDir(), "cut.db")
+	if err := os.WriteFile(cut, data[:len(data)-page], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = format.ReadFile(cut, "", nil, nil)
+	var fe *format.Error
+	if !errorsAs(err, &fe) || fe.Offset != int64(len(data)-page) || !strings.Contains(err.Error(), "the database is cut") {
+		t.Fatalf("got %v, want a format.Error at byte %d saying the database is cut", err, len(data)-page)
+	}
+	// Negative arm: the whole database is read.
+	if r := readPath(t, path, ""); len(r.disp) != 90 {
+		t.Fatalf("whole database: got %d dispatches, want 90", len(r.disp))
+	}
+}

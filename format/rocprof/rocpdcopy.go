@@ -62,7 +62,7 @@ func (rr *rocpdReader) copies(t map[string]string) error {
 		in.Read++
 		at := pos{mc + " row", n}
 		if !start.Valid || !end.Valid {
-			in.SkipUnclassified("no start or end", 1, at.String())
+			b.noTimes(in, at.String())
 			continue
 		}
 		label := func(idx sql.NullInt64, nm sql.NullString, id sql.NullInt64) string {

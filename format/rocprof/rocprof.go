@@ -9,8 +9,9 @@
 //
 // A dispatch's queue is its (agent, queue); its program is the ROCTx
 // marker range around it where the input has one (rocpd), else the whole
-// capture. Rows kept out of the tables are counted and listed: end before
-// start (never swapped), repeated dispatch ids, rows that do not parse.
+// capture. Rows kept out of the tables are lost input, counted and listed
+// in a gap: missing or impossible times (never swapped or clamped),
+// repeated dispatch ids, rows of an unknown kind, rows that do not parse.
 package rocprof
 
 import (
@@ -76,7 +77,7 @@ func Sniff(head []byte) format.Confidence {
 }
 
 // Read reads a rocprofv3 or rocprof v1 CSV, or a rocprofv3 JSON.
-func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capture, error) {
+func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, format.FileError(in.Path, err, "is it a complete .gz file?", "cannot decompress: %v", err)
@@ -87,7 +88,17 @@ func Read(in *format.Input, _ *format.Options, sink capture.Sink) (*capture.Capt
 	}
 	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
 	if len(h) > 0 && h[0] == '{' {
-		return readJSON(r, in.Path, sink)
+		return readJSON(r, in.Path, sink, ceilingOf(opts))
 	}
-	return readCSV(r, in.Path, sink)
+	return readCSV(r, in.Path, sink, ceilingOf(opts))
+}
+
+// ceilingOf is the longest interval accepted as measured (ns; 0 for the
+// default, capture.MaxDuration): the same ceiling capture.Checked holds
+// every reader to.
+func ceilingOf(opts *format.Options) int64 {
+	if opts == nil {
+		return 0
+	}
+	return int64(opts.MaxDuration)
 }

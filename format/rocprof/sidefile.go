@@ -38,46 +38,59 @@ func sideFile(kernelPath string, names ...string) string {
 
 // sideRow handles one data row of a side file (its fields, the header's
 // columns by lower-case name, its line number) and returns "" when the row
-// is used, else why it is skipped; malformed says the row held data (a
-// copy, a launch, a marker range) that is lost, not a row of another kind.
-type sideRow func(f [][]byte, col map[string]int, line int64) (skip string, malformed bool)
+// is used, else why it is skipped and the gap that lists the row when what
+// it held (a copy, a marker range) is lost; nil for a row of another kind.
+type sideRow func(f [][]byte, col map[string]int, line int64) (skip string, listed *capture.Gap)
 
 // readSideFile opens path and reads it with readSide.
-func readSideFile(path string, c *capture.Capture, rows *capture.InputCount, need []string, fn sideRow) error {
+func readSideFile(path string, c *capture.Capture, rows *capture.InputCount, device bool, need []string, fn sideRow) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return readSide(f, filepath.Base(path), c, rows, need, fn)
+	return readSide(f, filepath.Base(path), c, rows, device, need, fn)
 }
 
 // badSideRow lists a side-file row that does not parse in a gap, as the
 // kernel file's own bad rows are: what it held is not in the tables (or,
 // for a marker range, its dispatches are under another program), so the
 // capture cannot read as complete. c is nil for a file whose rows add
-// nothing to the tables (the HIP API trace).
-func badSideRow(c *capture.Capture, name string, line int64, why string) {
+// nothing to the tables (the HIP API trace): then nothing is listed and
+// the result is nil.
+func badSideRow(c *capture.Capture, name string, line int64, why string) *capture.Gap {
 	if c == nil {
-		return
+		return nil
 	}
 	g := c.Accounting.Gap(capture.SkippedInput, "")
 	if g.Summary == "" {
 		g.Summary = "rows that do not parse: not in the tables"
 	}
 	g.Add(capture.Item{What: why, Where: name + " line " + itoa(line)})
+	return g
 }
 
 // readSide reads a side CSV (name: its file name, for positions): a header
 // holding the need columns, then rows of the header's width, each passed to
 // fn; every line is counted in rows, and every malformed row listed.
-func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputCount, need []string, fn sideRow) error {
+// device says the rows are device work (copies): a row kept out of the
+// tables is lost, under the gap that lists it. Marker and API rows are
+// host events: skipped rows are not device work, even when a gap lists
+// them (a lost marker range moves dispatches to another program).
+func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputCount, device bool, need []string, fn sideRow) error {
 	br := bufio.NewReader(r)
 	var fields [][]byte
 	var scratch []byte
 	col := map[string]int{}
 	nfields := 0 // the header's field count (names may repeat)
 	line := int64(0)
+	skip := func(why, where string, listed *capture.Gap) {
+		if device && listed != nil {
+			rows.Lose(listed, why, 1, where)
+		} else {
+			rows.Ignore(why, 1, where)
+		}
+	}
 	for {
 		raw, err := br.ReadBytes('\n')
 		if len(raw) == 0 && err != nil {
@@ -101,7 +114,9 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 			}
 			for _, n := range need {
 				if _, has := col[n]; !has {
-					rows.SkipUnclassified("the header lacks a needed column", 1, "line 1")
+					// The header line itself held no data; the file's
+					// rows, never read, are the caller's failed_input gap.
+					rows.Ignore("the header lacks a needed column", 1, "line 1")
 					return errors.New("no " + n + " column")
 				}
 			}
@@ -111,16 +126,12 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 		where := "line " + itoa(line)
 		switch {
 		case len(rec) == 0:
-			rows.SkipUnclassified("blank line", 1, where)
+			rows.Ignore("blank line", 1, where)
 		case !ok || len(fields) != nfields:
-			rows.SkipUnclassified("row does not parse", 1, where)
-			badSideRow(c, name, line, "row does not parse")
+			skip("row does not parse", where, badSideRow(c, name, line, "row does not parse"))
 		default:
-			if why, bad := fn(fields, col, line); why != "" {
-				rows.SkipUnclassified(why, 1, where)
-				if bad {
-					badSideRow(c, name, line, why)
-				}
+			if why, listed := fn(fields, col, line); why != "" {
+				skip(why, where, listed)
 			} else {
 				rows.Used++
 			}

@@ -7,6 +7,7 @@ package sqlitein
 import (
 	"bytes"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -84,11 +85,18 @@ func open(name, path string) (*DB, error) {
 	if err != nil {
 		return nil, format.FileError(name, err, "", "%v", err)
 	}
-	var magic [16]byte
-	n, _ := io.ReadFull(f, magic[:])
+	var head [100]byte
+	n, _ := io.ReadFull(f, head[:])
+	st, serr := f.Stat()
 	f.Close()
-	if !IsSQLite(magic[:n]) {
+	if !IsSQLite(head[:n]) {
 		return nil, format.ByteError(name, 0, hint, "not an SQLite database (no \"SQLite format 3\" header)")
+	}
+	if serr == nil {
+		if want, ok := headerSize(head[:n]); ok && st.Size() < want {
+			return nil, format.ByteError(name, st.Size(), "the file was cut (an incomplete copy or download, a full disk): copy or export it again",
+				"the database is cut: its header says %d bytes, the file ends at byte %d", want, st.Size())
+		}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -108,6 +116,29 @@ func open(name, path string) (*DB, error) {
 		return nil, format.FileError(name, err, "the file is damaged or was cut while being copied; export it again", "cannot read the database schema: %v", err)
 	}
 	return d, nil
+}
+
+// headerSize is the database size an SQLite 3 header records (page size ×
+// page count), when the header says it is current: SQLite keeps the count
+// at offset 28 valid exactly when the "version-valid-for" number at offset
+// 92 equals the change counter at offset 24 (every writer since 3.7.0).
+// A database is written whole, so a file shorter than this was cut —
+// however cleanly, at a page boundary — and rows of its last pages are
+// missing. SQLite refuses such a file as "malformed"; this says what
+// happened, and at which byte.
+func headerSize(h []byte) (int64, bool) {
+	if len(h) < 100 {
+		return 0, false
+	}
+	page := int64(binary.BigEndian.Uint16(h[16:18]))
+	if page == 1 {
+		page = 65536
+	}
+	pages := int64(binary.BigEndian.Uint32(h[28:32]))
+	if page < 512 || page&(page-1) != 0 || pages == 0 || binary.BigEndian.Uint32(h[24:28]) != binary.BigEndian.Uint32(h[92:96]) {
+		return 0, false
+	}
+	return page * pages, true
 }
 
 // Close closes the database and removes its temporary copy, if any.
