@@ -105,8 +105,8 @@ func TestByteSkipClassification(t *testing.T) {
 }
 
 // A device event written twice (same stream, start, duration, name and
-// correlation) is one event: a duplicate_event, counted once, neither a
-// contained event nor a graph replay of its launch.
+// correlation) is one event: a duplicate_event, counted once, not a
+// contained event, nor a graph replay of its launch.
 func TestRepeatedDeviceEvent(t *testing.T) {
 	k := kernel("gemm", "1", "20", "5")
 	r := readT(t, trace([]string{call("cudaLaunchKernel", "1", "10", "2"), k, k, call("cudaLaunchKernel", "2", "30", "2"), kernel("add", "2", "40", "1")}))

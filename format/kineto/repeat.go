@@ -13,8 +13,10 @@ import (
 // one piece of work at a time, so two device events on the same stream
 // with the same start, the same positive duration, the same category and
 // name and the same correlation are one event written twice. The repeat is
-// not handed on (it never reaches the linkage, which would take it for a
-// graph replay, nor the tables) and is a duplicate_event gap.
+// not handed on (it never reaches the linkage, which would link it to its
+// original's launch call a second time, nor the tables) and is a
+// duplicate_event gap; unchecked, it reads as contained_events and its time
+// counts twice.
 //
 // Times the writer may have clamped or rounded to 0 (ts 0, dur 0) are no
 // identity: distinct sub-µs kernels of a graph do share them.
