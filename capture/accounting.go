@@ -206,7 +206,7 @@ func (a *Accounting) CheckValid() error {
 // capture incomplete.
 func (a *Accounting) checkSkip(unit string, s *Skip) error {
 	switch s.Class {
-	case NotDeviceWork, "": // TRANSITION: "" until SkipUnclassified is gone
+	case NotDeviceWork:
 		return nil
 	case DeviceWorkLost:
 		for _, g := range a.Gaps {

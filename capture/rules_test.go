@@ -38,9 +38,6 @@ func TestSkipClassification(t *testing.T) {
 		t.Fatal("lost unit accounted for by a note: accepted, want an error")
 	}
 	// An unclassified skip (built by hand) is refused.
-	if transitionSkips {
-		return
-	}
 	var u Accounting
 	uin := u.InputFor("rows")
 	uin.Read = 1
@@ -187,7 +184,3 @@ func BenchmarkKeySetsSequential(b *testing.B) {
 		b.Fatalf("%d ranges", s.ranges)
 	}
 }
-
-// transitionSkips is true while SkipUnclassified exists. TRANSITION: delete
-// with it.
-const transitionSkips = true

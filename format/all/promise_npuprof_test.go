@@ -10,14 +10,15 @@ import (
 )
 
 // npu-prof: the two profilers an NPU engine log holds. Every record is an
-// aggregate; the fixtures give each one launch (per-family rows) or one
-// call (NPU_PROFILE lines n=1, 2), so "one dispatch fewer" is one record.
-// The engine's stderr has no end marker: the no_end_marker note comes from
-// another branch, so the cut arm fails until it is merged.
+// aggregate: a per-family row stands for its window's launches (100 here),
+// an NPU_PROFILE line for one call (n=1, 2). The engine's stderr has no end
+// marker: a cut at a window boundary is the no_end_marker note.
 func init() {
+	// Two whole windows of W = 100 launches, one row each: a row stands
+	// for 100 dispatches.
 	rows := []string{
-		"[prof] dec QKV 1 1 0.05 0.10 1.200 0.020 1.370",
-		"[prof] dec O 1 1 0.05 0.10 2.200 0.020 2.370",
+		"[prof] dec QKV 1 100 0.05 0.10 1.200 0.020 1.370",
+		"[prof] dec O 1 100 0.05 0.10 2.200 0.020 2.370",
 	}
 	gemm := []string{
 		"[prof] npu_gemm n=1 pack=0.0 quant+launch=0.2 wait=3.8 readback=0.0 ms (N=2048)",
@@ -25,10 +26,11 @@ func init() {
 	}
 	promiseFixtures["npu-prof"] = append(promiseFixtures["npu-prof"],
 		promiseFixture{
-			variant:    "rows",
-			base:       npuLog(rows...),
-			unreadable: npuLog(rows[0], "[prof] dec O 1 1 0.05 0.10 2.2x0 0.020 2.370"),
-			impossible: npuLog(rows[0], "[prof] dec O 1 1 0.05 0.10 4000000.000 0.020 4000000.170"),
+			variant:        "rows",
+			base:           npuLog(rows...),
+			unreadable:     npuLog(rows[0], "[prof] dec O 1 100 0.05 0.10 2.2x0 0.020 2.370"),
+			impossible:     npuLog(rows[0], "[prof] dec O 1 100 0.05 0.10 4000000.000 0.020 4000000.170"),
+			unitDispatches: 100,
 			// A row carries no identity: the engine prints each kernel
 			// once per window, so a row repeated reads as the next
 			// window's row of that kernel (docs/formats/npuprof.md).

@@ -116,6 +116,40 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportMetric(float64(hs.peak)/(1<<20), "peak-heap-MiB")
 }
 
+// BenchmarkReadChecked is BenchmarkRead through format.ReadInput, as `tally
+// report` reads: with the model check, whose duplicate check keeps every
+// dispatch's event id (as ranges).
+//
+//	go test -run '^$' -bench 'BenchmarkRead(Checked)?$' -benchtime 5x ./format/ireeprof/
+func BenchmarkReadChecked(b *testing.B) {
+	path, st := bigBundle(b)
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	in := &format.Input{Path: path, ReaderAt: f, Size: st.Bytes}
+	b.SetBytes(st.Bytes)
+	b.ReportAllocs()
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := analysis.NewAggregator()
+		c, err := format.ReadInput(in, Name, nil, agg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.StopTimer()
+			if r := agg.Tables(c); r.Dispatches() != st.Events || !c.Accounting.Complete() {
+				b.Fatalf("read %d dispatches of %d; complete %v", r.Dispatches(), st.Events, c.Accounting.Complete())
+			}
+			b.StartTimer()
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
 // TestGeneratedTotals checks a generated bundle end to end: every event is
 // a dispatch, and each kernel's total is its ticks × 10 ns exactly.
 func TestGeneratedTotals(t *testing.T) {

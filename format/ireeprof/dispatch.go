@@ -18,6 +18,10 @@ type chunkCtx struct {
 	qid        capture.QueueID
 	fit        *fit // nil: no fit, times stay in ticks
 	knownQueue bool
+	// keyed: the chunk's events carry identity (identity.go); scope is
+	// their stream's.
+	keyed bool
+	scope uint64
 
 	prog   *progState
 	progCB uint64
@@ -42,15 +46,15 @@ func (r *reader) pass2() error {
 				t.open[h.sessionID] = st[:len(st)-1]
 			}
 		case recChunk:
-			s, _ := t.find(h)
+			s, amb := t.find(h)
 			if s == nil {
 				return nil
 			}
 			switch h.ct {
 			case ctDispatch:
-				return r.dispatchChunk(s, h)
+				return r.dispatchChunk(s, h, !amb)
 			case ctHostExecution:
-				return r.hostChunk(s, h)
+				return r.hostChunk(s, h, !amb)
 			}
 		}
 		return nil
@@ -59,9 +63,11 @@ func (r *reader) pass2() error {
 }
 
 // dispatchChunk decodes a dispatch-events chunk. The events carry no device
-// or queue: those come from the chunk's record header (spec §7).
-func (r *reader) dispatchChunk(s *session, h *recHeader) error {
-	cx := &chunkCtx{s: s, dev: h.device, queue: h.queue}
+// or queue: those come from the chunk's record header (spec §7). keyed says
+// their ids are an identity (not so in an ambiguous session).
+func (r *reader) dispatchChunk(s *session, h *recHeader, keyed bool) error {
+	cx := &chunkCtx{s: s, dev: h.device, queue: h.queue, keyed: keyed}
+	cx.scope = r.scope(scopeKey{session: s.occ, device: h.device, queue: h.queue, stream: h.streamID})
 	cx.qid = r.queue(s, h.device, h.queue)
 	cx.knownQueue = s.queues[queueKey{device: h.device, queue: h.queue, stream: h.streamID}]
 	if d := s.devices[h.device]; d != nil && d.fit.ok {
@@ -190,6 +196,7 @@ func (r *reader) emitDispatch(cx *chunkCtx, ev *dispatchEvent) {
 	d.Program, d.Queue, d.Kernel, d.Instance = p.id, cx.qid, kid, p.run(ev.submissionID)
 	d.List, d.Index, d.Ordinal = "", index, -1
 	d.Launch, d.Device, d.Link = capture.Interval{}, iv, capture.LinkNone
+	d.Key = key(cx.keyed, cx.scope, ev.eventID)
 	r.sink.Dispatch(r.c, d)
 	r.events.Used++
 	s.dispatches++
@@ -205,8 +212,9 @@ func (r *reader) invalid(s *session, p *progState, kid capture.KernelID, eventID
 	} else {
 		s.invalid++
 	}
-	skip(in, reason, func() string { return fmt.Sprintf("%s event %d", s.label(), eventID) })
-	addItem(r.gap(capture.InvalidEvent, p.name), func() capture.Item {
+	g := r.gap(capture.InvalidEvent, p.name)
+	lose(in, g, reason, func() string { return fmt.Sprintf("%s event %d", s.label(), eventID) })
+	addItem(g, func() capture.Item {
 		return capture.Item{
 			What:    fmt.Sprintf("event %d (submission %d): %s", eventID, sub, why),
 			Where:   fmt.Sprintf("device %s queue %s", ordinal(dev), ordinal(queue)),
@@ -220,13 +228,13 @@ func (r *reader) invalid(s *session, p *progState, kid capture.KernelID, eventID
 // timed on IREE's host clock. Spans of type dispatch become dispatches of
 // the command buffer's "(host execution)" program; the others (command
 // buffer executes, copies, fills, …) are counted and not tabled.
-func (r *reader) hostChunk(s *session, h *recHeader) error {
+func (r *reader) hostChunk(s *session, h *recHeader, keyed bool) error {
 	if r.hostEvents == nil {
 		r.hostEvents = r.c.Accounting.InputFor("host execution events")
 	}
 	var ev hostExecution
 	var cx chunkCtx
-	cx.s = s
+	cx.s, cx.keyed = s, keyed
 	_, err := r.decodeLoop(s, h, func(b []byte) {
 		decodeHostExecution(b, &ev)
 		r.emitHost(&cx, &ev)
@@ -239,7 +247,7 @@ func (r *reader) emitHost(cx *chunkCtx, ev *hostExecution) {
 	s.hostSpans++
 	r.hostEvents.Read++
 	if ev.opType != opDispatch {
-		skip(r.hostEvents, "not a dispatch span (command-buffer execute, copy, fill, …)", func() string { return fmt.Sprintf("%s event %d", s.label(), ev.eventID) })
+		ignore(r.hostEvents, "not a dispatch span (command-buffer execute, copy, fill, …)", func() string { return fmt.Sprintf("%s event %d", s.label(), ev.eventID) })
 		return
 	}
 	p := cx.prog
@@ -271,8 +279,11 @@ func (r *reader) emitHost(cx *chunkCtx, ev *hostExecution) {
 	if ev.commandIndex != noOrdinal {
 		index = int64(ev.commandIndex)
 	}
+	// Host spans carry their own stream (spec §7).
+	scope := r.scope(scopeKey{session: s.occ, host: true, device: ev.device, queue: ev.queue, stream: ev.streamID})
 	r.d = capture.Dispatch{Program: p.id, Queue: r.queue(s, ev.device, ev.queue), Kernel: kid, Instance: p.run(ev.submissionID),
-		Index: index, Ordinal: -1, Device: capture.Interval{Begin: ev.start, End: ev.end, Valid: true}}
+		Index: index, Ordinal: -1, Device: capture.Interval{Begin: ev.start, End: ev.end, Valid: true},
+		Key: key(cx.keyed, scope, ev.eventID)}
 	r.sink.Dispatch(r.c, &r.d)
 	r.hostEvents.Used++
 	s.hostDispatches++

@@ -30,8 +30,8 @@ func (r *reader) finish() {
 
 // headerCut is the capture of a file that ends inside its 24-byte header.
 func (r *reader) headerCut() {
-	r.bytes.SkipUnclassified("cut file header", r.hdr.present, at(0))
 	g := r.gap(capture.TruncatedInput, "")
+	r.bytes.Lose(g, "cut file header", r.hdr.present, at(0))
 	g.Summary = fmt.Sprintf("the file ends after %d of the 24 bytes of the bundle header, so nothing after the header was recorded or kept: copy the whole file, or let the program finish writing it.", r.hdr.present)
 	g.Add(itemAt(fmt.Sprintf("file header cut: %d of 24 bytes present", r.hdr.present), 0))
 	r.noDispatches()
@@ -55,18 +55,19 @@ func (r *reader) stopGaps() {
 		}
 	}
 	if e.kind == stopMalformed {
-		r.records.SkipUnclassified("malformed record", 1, where)
-		r.bytes.SkipUnclassified("malformed record (rest of file not parsed)", e.present, at(e.at))
-		r.gap(MalformedRecord, "").Add(itemAt(fmt.Sprintf("%s #%d: %s; the remaining %d bytes were not parsed", what, e.index, e.why, e.present), e.at))
+		g := r.gap(MalformedRecord, "")
+		r.records.Lose(g, "malformed record", 1, where)
+		r.bytes.Lose(g, "malformed record (rest of file not parsed)", e.present, at(e.at))
+		g.Add(itemAt(fmt.Sprintf("%s #%d: %s; the remaining %d bytes were not parsed", what, e.index, e.why, e.present), e.at))
 		return
 	}
-	r.records.SkipUnclassified("cut at end of file", 1, where)
-	r.bytes.SkipUnclassified("cut record at end of file", e.present, at(e.at))
+	g := r.gap(capture.TruncatedInput, "")
+	r.records.Lose(g, "cut at end of file", 1, where)
+	r.bytes.Lose(g, "cut record at end of file", e.present, at(e.at))
 	bound := "the file ends inside it"
 	if r.end < r.size {
 		bound = fmt.Sprintf("it extends past the logical end (file_length %d)", r.end)
 	}
-	g := r.gap(capture.TruncatedInput, "")
 	var item string
 	switch {
 	case e.kind == stopCutHeader && e.length > uint64(e.present):
@@ -117,8 +118,9 @@ func (r *reader) lengthGaps() {
 		return
 	}
 	stale := r.size - int64(h.fileLength)
-	r.bytes.SkipUnclassified("beyond file_length", stale, at(int64(h.fileLength)))
+	// They may hold an unended session's dispatches (describeStale).
 	g := r.gap(capture.StaleBytes, "")
+	r.bytes.Lose(g, "beyond file_length", stale, at(int64(h.fileLength)))
 	g.SetFigure("bytes", stale)
 	g.Summary = fmt.Sprintf("%d bytes after the bundle's logical end (file_length %d) were ignored: they are stale storage, or the records of a session that was still running when an earlier one ended and never ended itself.", stale, h.fileLength)
 	g.Add(itemAt(r.describeStale(), int64(h.fileLength)))

@@ -1,10 +1,14 @@
 package ireeprof
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 	gen "github.com/tallyprof/tally/internal/gen/ireeprofgen"
 )
 
@@ -56,6 +60,34 @@ func FuzzRead(f *testing.F) {
 			if in.Unit == "bytes" && in.Read != int64(len(data)) {
 				t.Fatalf("bytes read %d, file %d", in.Read, len(data))
 			}
+		}
+	})
+}
+
+// FuzzReadJSONL: iree-profile JSONL of any content ends in a valid capture
+// or an error, never a panic, and no dispatch breaks the model.
+func FuzzReadJSONL(f *testing.F) {
+	for _, name := range samples {
+		if b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl")); err == nil {
+			f.Add(b)
+			f.Add(append(append([]byte{}, b...), b...)) // every row twice
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		chk := &capture.Checked{Next: capture.Discard}
+		c, err := ReadJSONL(&format.Input{Path: "test.jsonl", ReaderAt: bytes.NewReader(data), Size: int64(len(data))}, nil, chk)
+		if err != nil {
+			if c != nil {
+				t.Fatal("both a capture and an error")
+			}
+			return
+		}
+		chk.Finish(c)
+		if msg := checkCapture(c); msg != "" {
+			t.Fatal(msg)
+		}
+		if chk.Err != nil {
+			t.Fatal(chk.Err)
 		}
 	})
 }

@@ -71,6 +71,8 @@ var summaries = map[capture.Kind]string{
 		"(RESOURCE_EXHAUSTED: an event ring filled and the submitting call failed): rerun with less work per profile.",
 	NoClockFit: "device ticks could not be converted to ns for these devices, so their programs report device ticks: " +
 		"durations are exact in ticks but unavailable in ns.",
+	capture.DuplicateEvent: "rows that repeat one already read (the same event id on the same stream, with the same times and dispatch) were counted once; " +
+		"the repeats are not in the tables: iree-profile prints each event once, so the bundle holds a record twice or the output was concatenated — run tally on the .ireeprof bundle.",
 	ClockExtrapolated: "these dispatches lie outside the tick range of their session's clock samples, so their host times are " +
 		"extrapolated from the fit (durations are unaffected).",
 }
@@ -102,15 +104,27 @@ func addItem(g *capture.Gap, item func() capture.Item) {
 	g.ItemsOmitted++
 }
 
-// skip counts one skipped unit, building the "first" position only once.
-func skip(in *capture.InputCount, reason string, first func() string) {
+// lose counts one skipped unit that held device work, accounted for by g
+// (which the caller counts), building the "first" position only once.
+func lose(in *capture.InputCount, g *capture.Gap, reason string, first func() string) {
 	for _, s := range in.Skipped {
-		if s.Reason == reason {
-			s.Count++
+		if s.Reason == reason && s.Class == capture.DeviceWorkLost && s.Gap == g.Kind && s.GapProgram == g.Program {
+			s.Count = capture.SatAdd(s.Count, 1)
 			return
 		}
 	}
-	in.SkipUnclassified(reason, 1, first())
+	in.Lose(g, reason, 1, first())
+}
+
+// ignore counts one skipped unit that held no device work.
+func ignore(in *capture.InputCount, reason string, first func() string) {
+	for _, s := range in.Skipped {
+		if s.Reason == reason && s.Class == capture.NotDeviceWork {
+			s.Count = capture.SatAdd(s.Count, 1)
+			return
+		}
+	}
+	in.Ignore(reason, 1, first())
 }
 
 func plural(n int64, one, many string) string {

@@ -65,7 +65,7 @@ func TestTruncatedInput(t *testing.T) {
 	if !strings.Contains(res.items(capture.TruncatedInput), "608 bytes long, 558 present, 50 missing") {
 		t.Errorf("item: %s", res.items(capture.TruncatedInput))
 	}
-	if res.skipped("bytes", "cut record at end of file") != 558 || res.skipped("records", "cut at end of file") != 1 {
+	if res.lost("bytes", "cut record at end of file", capture.TruncatedInput) != 558 || res.lost("records", "cut at end of file", capture.TruncatedInput) != 1 {
 		t.Errorf("accounting %+v", res.c.Accounting.Input)
 	}
 	if len(res.sink.Dispatches) != 3 {
@@ -91,6 +91,9 @@ func TestHeaderCut(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "smoke")[:10])
 	if res.gap(capture.TruncatedInput) == nil || res.gap(capture.EmptyCapture) == nil || res.c.Accounting.Complete() {
 		t.Errorf("header cut: %+v", res.c.Accounting.Gaps)
+	}
+	if got := res.lost("bytes", "cut file header", capture.TruncatedInput); got != 10 {
+		t.Errorf("cut header: %d bytes lost to truncated_input, want 10", got)
 	}
 }
 
@@ -214,7 +217,7 @@ func TestInvalidEvent(t *testing.T) {
 	if !strings.Contains(items, "event 4 (submission 0): start tick 1900, end tick 1800") || !strings.Contains(items, "event 5 (submission 0): start tick 0") {
 		t.Errorf("items %s", items)
 	}
-	if res.skipped("dispatch events", "invalid (zero or reversed ticks)") != 2 {
+	if res.lost("dispatch events", "invalid (zero or reversed ticks)", capture.InvalidEvent) != 2 {
 		t.Errorf("accounting %+v", res.c.Accounting.Input)
 	}
 	if mustRead(t, build(good())).gap(capture.InvalidEvent) != nil {
@@ -257,7 +260,7 @@ func TestStaleBytes(t *testing.T) {
 	if g == nil || res.c.Accounting.Complete() {
 		t.Fatalf("stale_bytes %+v", g)
 	}
-	if n, _ := g.Figure("bytes"); n != 100 || res.skipped("bytes", "beyond file_length") != 100 {
+	if n, _ := g.Figure("bytes"); n != 100 || res.lost("bytes", "beyond file_length", capture.StaleBytes) != 100 {
 		t.Errorf("stale %d, skipped %d", n, res.skipped("bytes", "beyond file_length"))
 	}
 	if len(res.sink.Dispatches) != 3 {
@@ -428,7 +431,7 @@ func TestRecordsOutsideSession(t *testing.T) {
 	b.Chunk(gen.Meta(5), "devices", "x", gen.Device(0, 1)) // before any begin
 	good().session(b)
 	res := mustRead(t, b.Bytes())
-	if res.count(RecordsOutsideSession) != 1 || res.skipped("records", "outside any session") != 1 {
+	if res.count(RecordsOutsideSession) != 1 || res.lost("records", "outside any session", RecordsOutsideSession) != 1 || res.lost("bytes", "outside any session", RecordsOutsideSession) == 0 {
 		t.Fatalf("records_outside_session: %+v", res.c.Accounting)
 	}
 	if len(res.sink.Dispatches) != 3 {
@@ -445,7 +448,7 @@ func TestMalformedRecord(t *testing.T) {
 	sp.session(b)
 	b.End(1, "amdgpu", 0)
 	res := mustRead(t, b.Bytes())
-	if res.count(MalformedRecord) != 1 || res.skipped("records", "malformed record") != 1 || len(res.sink.Dispatches) != 3 {
+	if res.count(MalformedRecord) != 1 || res.lost("records", "malformed record", MalformedRecord) != 1 || len(res.sink.Dispatches) != 3 {
 		t.Fatalf("malformed: %s / %+v", res.items(MalformedRecord), res.c.Accounting.Input)
 	}
 	// record_length below the header size: the walk stops there.
@@ -455,7 +458,7 @@ func TestMalformedRecord(t *testing.T) {
 	b.Record(gen.Header{Type: gen.Chunk, SessionID: 1, RecordLength: 50}, gen.ContentPrefix+"devices", "", nil)
 	b.SetFileLength(uint64(b.Len()))
 	res = mustRead(t, b.Bytes())
-	if !strings.Contains(res.items(MalformedRecord), "shorter than the 104-byte record header") || res.skipped("bytes", "malformed record (rest of file not parsed)") != int64(b.Len()-n) {
+	if !strings.Contains(res.items(MalformedRecord), "shorter than the 104-byte record header") || res.lost("bytes", "malformed record (rest of file not parsed)", MalformedRecord) != int64(b.Len()-n) {
 		t.Errorf("short record: %s", res.items(MalformedRecord))
 	}
 }
@@ -476,7 +479,7 @@ func TestBadTypedRecord(t *testing.T) {
 	if len(res.sink.Dispatches) != 1 || !strings.Contains(res.items(MalformedRecord), "typed record 1: record_length 50") {
 		t.Fatalf("bad typed record: %d dispatches, %s", len(res.sink.Dispatches), res.items(MalformedRecord))
 	}
-	if res.skipped("bytes", "malformed typed record (rest of its chunk)") != 176 {
+	if res.lost("bytes", "malformed typed record (rest of its chunk)", MalformedRecord) != 176 {
 		t.Errorf("accounting %+v", res.c.Accounting.Input[0])
 	}
 }
@@ -492,6 +495,10 @@ func TestUnknownRecord(t *testing.T) {
 	items := res.items(UnknownRecord)
 	if res.count(UnknownRecord) != 2 || !strings.Contains(items, "frobnications") || !strings.Contains(items, "record type 9") {
 		t.Fatalf("unknown_record: %s", items)
+	}
+	// Either may have held dispatches: lost, to unknown_record.
+	if res.lost("records", "unknown content type", UnknownRecord) != 1 || res.lost("records", "unknown record type", UnknownRecord) != 1 {
+		t.Errorf("unknown records not lost to unknown_record: %+v", res.c.Accounting.Input)
 	}
 	if mustRead(t, build(good())).gap(UnknownRecord) != nil {
 		t.Error("unknown_record on known records")

@@ -40,6 +40,7 @@ func readBundle(t testing.TB, data []byte) (*result, error) {
 	c, err := r.read()
 	res.c = c
 	if err == nil {
+		chk.Finish(c) // as format.ReadInput does: Checked's gaps are the capture's
 		c.Accounting.SortGaps()
 		if verr := checkCapture(c); verr != "" {
 			t.Fatal(verr)
@@ -107,6 +108,27 @@ func (r *result) skipped(unit, reason string) int64 {
 		}
 	}
 	return 0
+}
+
+// lost counts the units of unit skipped for reason as lost device work
+// accounted for by a gap of kind; a skip of another class counts 0.
+func (r *result) lost(unit, reason string, kind capture.Kind) int64 {
+	return lostIn(r.c, unit, reason, kind)
+}
+
+func lostIn(c *capture.Capture, unit, reason string, kind capture.Kind) int64 {
+	var n int64
+	for _, in := range c.Accounting.Input {
+		if in.Unit != unit {
+			continue
+		}
+		for _, s := range in.Skipped {
+			if s.Reason == reason && s.Class == capture.DeviceWorkLost && s.Gap == kind {
+				n += s.Count
+			}
+		}
+	}
+	return n
 }
 
 func inputOf(data []byte) *format.Input {

@@ -2,6 +2,8 @@ package ireeprof
 
 import (
 	"fmt"
+
+	"github.com/tallyprof/tally/capture"
 )
 
 // maxName caps the bytes of a name (producer, function) tally keeps.
@@ -65,16 +67,17 @@ func (r *reader) pass1() error {
 			return r.indexChunk(s, h)
 		default:
 			r.recordTypes[0]++
-			r.skipRecord(h, "unknown record type")
 			g := r.gap(UnknownRecord, "")
+			r.skipRecord(h, "unknown record type", g)
 			g.Add(itemAt(fmt.Sprintf("record #%d has record type %d, which tally does not know", h.index, h.recType), h.off))
 		}
 		return nil
 	}, func(h *recHeader, why string) error {
 		r.records.Read++
 		r.malformed++
-		r.skipRecord(h, "malformed record")
-		r.gap(MalformedRecord, "").Add(itemAt(fmt.Sprintf("record #%d (%d bytes) skipped: %s", h.index, h.length, why), h.off))
+		g := r.gap(MalformedRecord, "")
+		r.skipRecord(h, "malformed record", g)
+		g.Add(itemAt(fmt.Sprintf("record #%d (%d bytes) skipped: %s", h.index, h.length, why), h.off))
 		return nil
 	})
 	if err != nil {
@@ -91,15 +94,18 @@ func (r *reader) use(h *recHeader) {
 	r.bytes.Used += int64(h.length)
 }
 
-func (r *reader) skipRecord(h *recHeader, reason string) {
-	r.records.SkipUnclassified(reason, 1, fmt.Sprintf("record #%d, byte %d", h.index, h.off))
-	r.bytes.SkipUnclassified(reason, int64(h.length), at(h.off))
+// skipRecord skips a whole record. Every record skipped may have held
+// dispatches, so it is lost, and g (which the caller counts) accounts for it.
+func (r *reader) skipRecord(h *recHeader, reason string, g *capture.Gap) {
+	r.records.Lose(g, reason, 1, fmt.Sprintf("record #%d, byte %d", h.index, h.off))
+	r.bytes.Lose(g, reason, int64(h.length), at(h.off))
 }
 
 func (r *reader) outside(h *recHeader, what string) {
 	r.outsideRecords++
-	r.skipRecord(h, "outside any session")
-	r.gap(RecordsOutsideSession, "").Add(itemAt(fmt.Sprintf("record #%d (session id %d): %s", h.index, h.sessionID, what), h.off))
+	g := r.gap(RecordsOutsideSession, "")
+	r.skipRecord(h, "outside any session", g)
+	g.Add(itemAt(fmt.Sprintf("record #%d (session id %d): %s", h.index, h.sessionID, what), h.off))
 }
 
 func (r *reader) unknownChunk(h *recHeader, s *session) error {
@@ -118,8 +124,9 @@ func (r *reader) unknownChunk(h *recHeader, s *session) error {
 	if !known && len(r.unknownCTs) < maxUnknownCTs {
 		r.unknownCTs = append(r.unknownCTs, ct)
 	}
-	r.skipRecord(h, "unknown content type")
-	r.gap(UnknownRecord, "").Add(itemAt(fmt.Sprintf("%s: chunk #%d of content type %q skipped", s.label(), h.index, ct), h.off))
+	g := r.gap(UnknownRecord, "")
+	r.skipRecord(h, "unknown content type", g)
+	g.Add(itemAt(fmt.Sprintf("%s: chunk #%d of content type %q skipped", s.label(), h.index, ct), h.off))
 	return nil
 }
 
@@ -252,8 +259,9 @@ func (r *reader) badTyped(s *session, h *recHeader, n int, off, end int64, why s
 	s.ct[h.ct].badRecords++
 	skipped := end - off
 	r.bytes.Used -= skipped
-	r.bytes.SkipUnclassified("malformed typed record (rest of its chunk)", skipped, at(off))
-	r.gap(MalformedRecord, "").Add(itemAt(fmt.Sprintf("%s: %s chunk #%d, typed record %d: %s; the last %d bytes of the chunk were skipped",
+	g := r.gap(MalformedRecord, "")
+	r.bytes.Lose(g, "malformed typed record (rest of its chunk)", skipped, at(off))
+	g.Add(itemAt(fmt.Sprintf("%s: %s chunk #%d, typed record %d: %s; the last %d bytes of the chunk were skipped",
 		s.label(), h.ct, h.index, n, why, skipped), off))
 }
 

@@ -129,6 +129,8 @@ type jsonlReader struct {
 	progs    []*jsonProgram
 	queues   map[queueRef]capture.QueueID
 
+	repeats rowRepeats // rows printed twice (jsonl_repeat.go)
+
 	summary   *jsonRow
 	rows      int64 // dispatch_event rows
 	hostRows  int64
@@ -272,31 +274,33 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 	j.lines.Read++
 	where := fmt.Sprintf("line %d", n)
 	if len(bytes.TrimSpace(line)) == 0 {
-		j.lines.SkipUnclassified("blank line", 1, where)
+		j.lines.Ignore("blank line", 1, where)
 		return
 	}
 	row, ok := parseRow(line)
 	if !ok {
 		switch {
 		case last:
-			j.cutLast = true
-			j.lines.SkipUnclassified("cut last line", 1, where)
+			j.cutLast = true // endGaps counts the gap
+			j.lines.Lose(gapOf(j.c, capture.TruncatedInput, ""), "cut last line", 1, where)
 		case toolError.Match(line):
-			j.lines.SkipUnclassified("iree-profile error message", 1, where)
+			// A message, not a row; the rows it stopped are tool_error's.
+			j.lines.Ignore("iree-profile error message", 1, where)
 			gapOf(j.c, ToolError, "").Add(capture.Item{What: string(truncate(line, 300)), Where: where})
 		default:
-			j.lines.SkipUnclassified("not JSON", 1, where)
-			gapOf(j.c, capture.SkippedInput, "").Add(capture.Item{What: "not a JSON object: " + string(truncate(line, 120)), Where: where})
+			g := gapOf(j.c, capture.SkippedInput, "")
+			j.lines.Lose(g, "not JSON", 1, where)
+			g.Add(capture.Item{What: "not a JSON object: " + string(truncate(line, 120)), Where: where})
 		}
 		return
 	}
 	switch row.Type {
 	case "dispatch_event":
 		j.lines.Used++
-		j.deviceRow(row, where)
+		j.deviceRow(row, n, where)
 	case "host_dispatch_event":
 		j.lines.Used++
-		j.hostRow(row, where)
+		j.hostRow(row, n, where)
 	case "dispatch_summary":
 		j.lines.Used++
 		if j.summary == nil {
@@ -304,10 +308,13 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 		}
 	case "dispatch_group", "host_dispatch_group":
 		j.aggregate++
-		j.lines.SkipUnclassified("aggregate row (per-kernel totals, no per-dispatch times)", 1, where)
+		// Totals of dispatches that are not in the tables: endGaps counts
+		// the skipped_input gap for them.
+		j.lines.Lose(gapOf(j.c, capture.SkippedInput, ""), "aggregate row (per-kernel totals, no per-dispatch times)", 1, where)
 	default:
-		j.lines.SkipUnclassified("not a dispatch row", 1, where)
-		gapOf(j.c, capture.SkippedInput, "").Add(capture.Item{What: fmt.Sprintf("row of type %q is not a dispatch row", truncate([]byte(row.Type), 60)), Where: where})
+		g := gapOf(j.c, capture.SkippedInput, "")
+		j.lines.Lose(g, "not a dispatch row", 1, where)
+		g.Add(capture.Item{What: fmt.Sprintf("row of type %q is not a dispatch row", truncate([]byte(row.Type), 60)), Where: where})
 	}
 }
 
@@ -372,7 +379,7 @@ func (j *jsonlReader) kernel(p *jsonProgram, row *jsonRow) capture.KernelID {
 	return id
 }
 
-func (j *jsonlReader) deviceRow(row *jsonRow, where string) {
+func (j *jsonlReader) deviceRow(row *jsonRow, line int64, where string) {
 	j.rows++
 	j.events.Read++
 	p := j.program(row.Device, row.CommandBuffer, false)
@@ -406,11 +413,14 @@ func (j *jsonlReader) deviceRow(row *jsonRow, where string) {
 		j.invalidRow(p, kid, row, why, where, j.events)
 		return
 	}
+	if j.repeat(p, kid, row, iv, false, line, j.events) {
+		return
+	}
 	j.send(p, kid, row, iv)
 	j.events.Used++
 }
 
-func (j *jsonlReader) hostRow(row *jsonRow, where string) {
+func (j *jsonlReader) hostRow(row *jsonRow, line int64, where string) {
 	if j.host == nil {
 		j.host = j.c.Accounting.InputFor("host dispatch rows")
 	}
@@ -425,7 +435,11 @@ func (j *jsonlReader) hostRow(row *jsonRow, where string) {
 		j.invalidRow(p, kid, row, fmt.Sprintf("host times %d..%d ns, valid %v", row.StartHostNS, row.EndHostNS, row.Valid), where, j.host)
 		return
 	}
-	j.send(p, kid, row, capture.Interval{Begin: row.StartHostNS, End: row.EndHostNS, Valid: true})
+	iv := capture.Interval{Begin: row.StartHostNS, End: row.EndHostNS, Valid: true}
+	if j.repeat(p, kid, row, iv, true, line, j.host) {
+		return
+	}
+	j.send(p, kid, row, iv)
 	j.host.Used++
 }
 
@@ -440,8 +454,9 @@ func (j *jsonlReader) send(p *jsonProgram, kid capture.KernelID, row *jsonRow, i
 }
 
 func (j *jsonlReader) invalidRow(p *jsonProgram, kid capture.KernelID, row *jsonRow, why, where string, in *capture.InputCount) {
-	skip(in, "invalid (zero or reversed ticks)", func() string { return where })
-	addItem(gapOf(j.c, capture.InvalidEvent, p.name), func() capture.Item {
+	g := gapOf(j.c, capture.InvalidEvent, p.name)
+	lose(in, g, "invalid (zero or reversed ticks)", func() string { return where })
+	addItem(g, func() capture.Item {
 		return capture.Item{
 			What:    fmt.Sprintf("event %d (submission %d): %s", row.EventID, row.Submission, why),
 			Where:   fmt.Sprintf("device %s queue %s, %s", ordinal(row.Device), ordinal(row.Queue), where),

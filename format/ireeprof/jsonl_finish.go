@@ -77,11 +77,12 @@ func (j *jsonlReader) endGaps() {
 			g := gapOf(c, capture.TruncatedInput, "")
 			g.Add(capture.Item{What: "no dispatch_summary row: iree-profile prints one after the last dispatch row"})
 		}
-	} else {
-		if s.Mode == "aggregate" || j.aggregate > 0 {
-			g := gapOf(c, capture.SkippedInput, "")
-			g.Add(capture.Item{What: fmt.Sprintf("%d aggregate rows (per kernel totals): rerun iree-profile with --dispatch_events for per-dispatch rows", j.aggregate)})
-		}
+	}
+	if j.aggregate > 0 || s != nil && s.Mode == "aggregate" {
+		g := gapOf(c, capture.SkippedInput, "")
+		g.Add(capture.Item{What: fmt.Sprintf("%d aggregate rows (per kernel totals): rerun iree-profile with --dispatch_events for per-dispatch rows", j.aggregate)})
+	}
+	if s != nil {
 		if s.Filter != "" && s.Filter != "*" || s.Matched < s.Total || s.MatchedHost < s.TotalHost {
 			g := gapOf(c, capture.SkippedInput, "")
 			g.Add(capture.Item{What: fmt.Sprintf("iree-profile was run with filter %q: it matched %d of %d dispatch events and %d of %d host dispatches", s.Filter, s.Matched, s.Total, s.MatchedHost, s.TotalHost)})

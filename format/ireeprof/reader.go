@@ -30,8 +30,9 @@ type reader struct {
 	unknownCTChunks int64
 	beginsWhileOpen int64
 
-	res resolver
-	d   capture.Dispatch // reused for every dispatch sent to the sink
+	res    resolver
+	d      capture.Dispatch    // reused for every dispatch sent to the sink
+	scopes map[scopeKey]uint64 // event streams, for record keys (identity.go)
 
 	// onEvent, when set (tests only), sees every dispatch event decoded.
 	onEvent func(*eventRow)

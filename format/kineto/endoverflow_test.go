@@ -34,17 +34,27 @@ func TestEndOverflow(t *testing.T) {
 }
 
 // A relative time plus baseTimeNanoseconds that passes the int64 ns range
-// keeps the relative times, says so, and breaks no interval.
+// keeps the relative times, says so, and breaks no interval. The event
+// whose end passes it lasts 8e18 ns: an impossible time, so it is an
+// invalid_event (capture.Checked) and not in the tables; the ordinary
+// kernel beside it stays, on the file's relative clock.
 func TestBaseOverflow(t *testing.T) {
-	data := trace([]string{kernel("long", "1", "1000", "8000000000000000")}, `"baseTimeNanoseconds": 1751410836000000000`)
+	data := trace([]string{kernel("long", "1", "1000", "8000000000000000"), kernel("short", "2", "2000", "5")}, `"baseTimeNanoseconds": 1751410836000000000`)
 	r := readT(t, data)
-	if len(r.disp) != 1 || r.disp[0].Device.Begin != 1_000_000 {
-		t.Fatalf("dispatches %+v", r.disp)
+	if len(r.disp) != 1 || r.c.Kernels[r.disp[0].Kernel].Name != "short" || r.disp[0].Device.Begin != 2_000_000 || r.disp[0].Device.End != 2_005_000 {
+		t.Fatalf("dispatches %+v, want only \"short\" at 2000000..2005000 ns (relative, the base not added)", r.disp)
 	}
 	if r.c.Clock.Domain != "trace-relative" {
-		t.Errorf("clock %+v", r.c.Clock)
+		t.Errorf("clock %+v, want trace-relative", r.c.Clock)
 	}
 	mustGap(t, r.c, capture.InconsistentTrace)
+	g := mustGap(t, r.c, capture.InvalidEvent)
+	if got := fig(t, g, "claimed_ns"); got != 8e18 {
+		t.Errorf("invalid_event claimed_ns = %d, want 8e18 (the long event's duration)", got)
+	}
+	if got := r.tables.Dispatches(); got != 1 {
+		t.Errorf("tables hold %d dispatches, want 1", got)
+	}
 	// The negative arm: a base that fits is added.
 	r = readT(t, trace([]string{kernel("k", "1", "1000", "5")}, `"baseTimeNanoseconds": 1751410836000000000`))
 	if r.disp[0].Device.Begin != 1751410836001000000 || r.c.Clock.Domain != "unix-epoch" {

@@ -61,6 +61,10 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	ov := overlaps{window: overlapWindow(len(r.queues)), waits: newWaits(r.waitNS)}
 	var d capture.Dispatch
 	add := tb.add
+	ceiling := r.ceiling
+	if ceiling <= 0 {
+		ceiling = capture.MaxDuration
+	}
 	windowLen := int64(-1)
 	if r.window.has {
 		windowLen = r.window.end - r.window.start
@@ -85,13 +89,31 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			Program: pd.id, Queue: capture.QueueID(rec.queue), Kernel: kid, Instance: inst,
 			Index: -1, Ordinal: -1,
 			Device: capture.Interval{Begin: rec.ts + add, End: rec.ts + rec.dur + add, Valid: true},
+			Link:   capture.LinkNoLaunch,
 		}
-		st.totalNS = capture.SatAdd(st.totalNS, rec.dur)
 		switch rec.state {
 		case stLaunched, stGraph:
 			d.Link = capture.LinkLaunched
 			if rec.state == stGraph {
 				d.Link = capture.LinkGraph
+			}
+			if rec.ldur >= 0 {
+				d.Launch = capture.Interval{Begin: rec.lts + add, End: rec.lts + rec.ldur + add, Valid: true}
+			}
+		case stLaunchedNoTime:
+			d.Link = capture.LinkLaunched
+		}
+		sink.Dispatch(c, &d)
+		if _, ok := capture.ImpossibleTime(&d, ceiling); !ok {
+			// The model check makes it an invalid_event and keeps it out
+			// of the tables: it is left out of the figures and gaps below
+			// too (a 2 h "kernel" would contain the rest of its stream).
+			return
+		}
+		st.totalNS = capture.SatAdd(st.totalNS, rec.dur)
+		switch rec.state {
+		case stLaunched, stGraph:
+			if rec.state == stGraph {
 				g := r.link.graphs[rec.corr]
 				g.kernels++
 				g.ns = capture.SatAdd(g.ns, rec.dur)
@@ -99,20 +121,14 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 				st.graphNS = capture.SatAdd(st.graphNS, rec.dur)
 				pd.graph++
 			}
-			if rec.ldur >= 0 {
-				d.Launch = capture.Interval{Begin: rec.lts + add, End: rec.lts + rec.ldur + add, Valid: true}
-			}
 			if rec.call != noCall {
 				r.calls[rec.call].linked++
 			}
 		case stLaunchedNoTime:
-			d.Link = capture.LinkLaunched
 		default:
-			d.Link = capture.LinkNoLaunch
 			pd.noLaunch++
 			r.orphan(st, rec, add)
 		}
-		sink.Dispatch(c, &d)
 
 		lend := int64(-1)
 		if (rec.state == stLaunched || rec.state == stGraph) && rec.ldur >= 0 {
@@ -284,17 +300,23 @@ func (r *reader) accounting(c *capture.Capture) {
 		if f := r.stats.skipFirst[why]; f > 0 {
 			first = fmt.Sprintf("byte %d", f-1)
 		}
-		ev.SkipUnclassified(reasonText[why], r.stats.skip[why], first)
+		switch k := reasonGap[why]; {
+		case r.stats.skip[why] == 0:
+		case k != "":
+			ev.Lose(c.Accounting.Gap(k, ""), reasonText[why], r.stats.skip[why], first)
+		default:
+			ev.Ignore(reasonText[why], r.stats.skip[why], first)
+		}
 	}
 	by := c.Accounting.InputFor("bytes")
 	by.Read = r.s.read()
 	switch {
 	case r.stop != nil:
 		by.Used = r.lastGood
-		by.SkipUnclassified("after the last complete event: the input is cut or malformed there", by.Read-r.lastGood, fmt.Sprintf("byte %d", r.lastGood))
+		by.Lose(c.Accounting.Gap(capture.TruncatedInput, ""), "after the last complete event: the input is cut or malformed there", by.Read-r.lastGood, fmt.Sprintf("byte %d", r.lastGood))
 	case r.top.hasTrailing:
 		by.Used = r.top.trailing
-		by.SkipUnclassified("after the end of the JSON document", by.Read-r.top.trailing, fmt.Sprintf("byte %d", r.top.trailing))
+		by.Lose(c.Accounting.Gap(capture.SkippedInput, ""), "after the end of the JSON document", by.Read-r.top.trailing, fmt.Sprintf("byte %d", r.top.trailing))
 	default:
 		by.Used = by.Read
 	}
@@ -304,6 +326,6 @@ func (r *reader) accounting(c *capture.Capture) {
 		cb := c.Accounting.InputFor("compressed bytes")
 		cb.Read = capture.SatAdd(t.Offset, t.N)
 		cb.Used = t.Offset
-		cb.SkipUnclassified("after the end of the gzip stream: not gzip data", t.N, fmt.Sprintf("compressed byte %d", t.Offset))
+		cb.Lose(c.Accounting.Gap(capture.SkippedInput, ""), "after the end of the gzip stream: not gzip data", t.N, fmt.Sprintf("compressed byte %d", t.Offset))
 	}
 }

@@ -14,6 +14,7 @@ import (
 func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *overlaps) {
 	a := &c.Accounting
 	r.truncationGap(a)
+	r.notObjectGap(a)
 	r.emptyGap(a)
 	r.orphanGap(a, st)
 	r.launchGap(a, tb)
@@ -22,6 +23,7 @@ func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *over
 	r.overlapGap(a, ov)
 	r.waitGap(a, ov.waits, tb.add)
 	r.invalidGap(a, st)
+	r.repeatGap(a, tb)
 	r.unknownGap(a)
 	r.producerGap(a)
 	r.inconsistentGap(a, tb)
@@ -73,6 +75,26 @@ func (r *reader) truncationGap(a *capture.Accounting) {
 		g.Add(capture.Item{What: "traceEvents is not an array"})
 		g.Summary = "traceEvents is not an array, so no event could be read: the file is not a trace as Kineto writes it."
 	}
+}
+
+// notObjectGap reports values in traceEvents that are not event objects:
+// they were not read, and a tool that wrote events as strings or nested
+// arrays would have its events there.
+func (r *reader) notObjectGap(a *capture.Accounting) {
+	n := r.stats.skip[rsNotObject]
+	if n == 0 {
+		return
+	}
+	first := r.stats.skipFirst[rsNotObject] - 1
+	values := plural(n, "value that is", "values that are")
+	g := a.Gap(capture.SkippedInput, "")
+	g.Add(capture.Item{What: values + " not an event object, in traceEvents", Where: fmt.Sprintf("byte %d", first)})
+	g.SetFigure("not_event_objects", n)
+	s := fmt.Sprintf("traceEvents holds %s not an event object (the first at byte %d): not read, so any events written inside them are missing; check the tool that wrote this file.", values, first)
+	if g.Summary != "" {
+		s = g.Summary + " Also: " + s
+	}
+	g.Summary = s
 }
 
 // looksKineto tells a Kineto file (which always ends with the marker) from

@@ -28,11 +28,12 @@ func readWith(t testing.TB, data string, opts *format.Options, cfg config) *resu
 	}
 	agg := analysis.NewAggregator()
 	var col capture.Collect
-	chk := &capture.Checked{Next: capture.Tee{agg, &col}}
+	chk := &capture.Checked{Next: capture.Tee{agg, &col}, Ceiling: int64(opts.MaxDuration)}
 	c, err := readFrom(strings.NewReader(data), "test.json", opts, chk, cfg)
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
+	chk.Finish(c) // as format.ReadInput does: Checked's gaps are the capture's
 	if chk.Err != nil {
 		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
 	}

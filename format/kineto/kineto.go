@@ -89,6 +89,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	}
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
+	r.ceiling = opts.MaxDuration.Nanoseconds()
 	if err := r.scan(); err != nil {
 		r.log.close()
 		return nil, err

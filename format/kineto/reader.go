@@ -19,9 +19,13 @@ type reader struct {
 	path   string
 	mode   programMode
 	waitNS int64 // unrecorded_device_work threshold (0: default)
-	s      *scanner
-	ev     event
-	keyBuf []byte
+	// ceiling is the longest dispatch the model check accepts (0:
+	// capture.MaxDuration); longer ones are left out of the reader's own
+	// figures, as they are out of the tables.
+	ceiling int64
+	s       *scanner
+	ev      event
+	keyBuf  []byte
 
 	top   topLevel
 	stats eventStats
@@ -38,8 +42,9 @@ type reader struct {
 	// threadIdx interns host threads of launch calls (stream capture).
 	threadIdx map[threadKey]uint32
 
-	link *linker
-	log  *dlog
+	link    *linker
+	log     *dlog
+	repeats repeats // device events written twice (repeat.go)
 
 	anns       []annotation
 	annNames   []string
@@ -87,6 +92,7 @@ const (
 	rsUnknownPhase
 	rsBadDevice
 	rsNotObject
+	rsRepeat
 	numReasons
 )
 
@@ -101,6 +107,18 @@ var reasonText = [numReasons]string{
 	rsUnknownPhase: "phase Kineto does not write",
 	rsBadDevice:    "device-side event without usable ts/dur",
 	rsNotObject:    "not an event object",
+	rsRepeat:       "repeats a device event already read (same stream, start, duration, name and correlation)",
+}
+
+// reasonGap classifies each reason (capture.InputCount.Ignore or Lose):
+// the gap that accounts for the events skipped for it, or "" for events
+// that held no device work.
+var reasonGap = [numReasons]capture.Kind{
+	rsUnknownCat:   capture.UnknownInput,
+	rsUnknownPhase: capture.UnknownInput,
+	rsBadDevice:    capture.InvalidEvent,
+	rsNotObject:    capture.SkippedInput,
+	rsRepeat:       capture.DuplicateEvent,
 }
 
 // use is what a used event served for.
@@ -364,7 +382,12 @@ func (r *reader) device() {
 		return
 	}
 	q := r.queueOf(e)
-	d := drec{ts: e.ts, dur: e.dur, corr: e.corr, off: e.off, kname: r.internKname(e.cat, e.name), queue: q, call: noCall}
+	kn := r.internKname(e.cat, e.name)
+	if r.repeatOf(q, kn) {
+		r.skip(rsRepeat)
+		return
+	}
+	d := drec{ts: e.ts, dur: e.dur, corr: e.corr, off: e.off, kname: kn, queue: q, call: noCall}
 	if err := r.link.device(r.log, d, e.hasCorr, e.badCorr); err != nil {
 		panic(fatalError{err})
 	}

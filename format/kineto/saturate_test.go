@@ -5,25 +5,29 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 )
 
 // Durations are the file's: sums of absurd ones stop at math.MaxInt64
-// instead of wrapping negative.
+// instead of wrapping negative. Such durations are impossible times under
+// the default ceiling (TestImpossibleLeftOut); raised to the int64 maximum
+// (--max-duration), they are dispatches and reach every sum.
 func TestSumsSaturate(t *testing.T) {
 	const huge = "9000000000000000" // µs: 9e18 ns, fits alone, not twice
+	noCeiling := &format.Options{MaxDuration: math.MaxInt64}
 	t.Run("gpu_event_without_launch", func(t *testing.T) {
-		r := readT(t, trace([]string{kernel("a", "1", "1", huge), kernel("b", "2", "2", huge)}))
+		r := readOpts(t, trace([]string{kernel("a", "1", "1", huge), kernel("b", "2", "2", huge)}), noCeiling)
 		if v := fig(t, mustGap(t, r.c, capture.GPUEventWithoutLaunch), "total_ns"); v != math.MaxInt64 {
 			t.Errorf("total_ns %d, want %d", v, int64(math.MaxInt64))
 		}
 		noNegative(t, r.c)
 	})
 	t.Run("contained_events", func(t *testing.T) {
-		r := readT(t, trace([]string{
+		r := readOpts(t, trace([]string{
 			call("cudaLaunchKernel", "1", "0", "1"), kernel("outer", "1", "1", "9200000000000000"),
 			call("cudaLaunchKernel", "2", "0", "1"), kernel("in1", "2", "2", huge),
 			call("cudaLaunchKernel", "3", "0", "1"), kernel("in2", "3", "3", huge),
-		}))
+		}), noCeiling)
 		if v := fig(t, mustGap(t, r.c, capture.ContainedEvents), "total_ns"); v != math.MaxInt64 {
 			t.Errorf("total_ns %d, want %d", v, int64(math.MaxInt64))
 		}

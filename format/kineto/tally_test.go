@@ -17,7 +17,7 @@ import (
 
 const tallyBlockV2 = `{"schema":"tally.kineto/v2","source":{"path":"run.kept","format":"hrx-serial","bytes":100},` +
 	`"clock":{"domain":"monotonic","unit":"ns","timed":true,"description":"ns on the test's monotonic clock"},"complete":false,` +
-	`"input":[{"unit":"lines","read":10,"used":9,"skipped":[{"reason":"not a trace line","count":1,"first":"line 1"}]}],` +
+	`"input":[{"unit":"lines","read":10,"used":9,"skipped":[{"reason":"not a trace line","count":1,"first":"line 1","class":"not_device_work"}]}],` +
 	`"gaps":[{"kind":"unfinished_dispatch","program":"p2","count":2,"summary":"launched, never finished","items":[{"what":"launched","where":"line 9","program":"p2","kernel":"b","queue":0,"time":5000900}],"items_omitted":1},` +
 	`{"kind":"device_fault","count":1,"summary":"a sync never ended","figures":[{"name":"syncs","count":1}],"items":[{"what":"sync","where":"line 10"}]}],` +
 	`"programs":[{"name":"p1","instances":1,"notes":["main list 2"],"events":2,"not_written":0},` +

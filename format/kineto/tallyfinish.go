@@ -231,7 +231,9 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 
 	r.accounting(c)
 	if t.markers > 0 {
-		c.Accounting.InputFor("events").Skip("tally's marker of an unfinished dispatch (its unfinished_dispatch gap is carried from the tally block)", t.markers, fmt.Sprintf("byte %d", t.markersFirst))
+		// The dispatch it marks is listed by the carried unfinished_dispatch
+		// gap; the marker itself is tally's bookkeeping.
+		c.Accounting.InputFor("events").Ignore("tally's marker of an unfinished dispatch (its unfinished_dispatch gap is carried from the tally block)", t.markers, fmt.Sprintf("byte %d", t.markersFirst))
 	}
 	// The inventory describes this file: its own queues (c.Queues are the
 	// exported input's).
@@ -363,8 +365,12 @@ func (r *reader) tallySection() capture.Section {
 func (r *reader) tallyNotUsed(c *capture.Capture) {
 	if r.tb != nil {
 		// Set before the issue was found: its markers were set aside.
-		if r.tb.markers > 0 {
-			c.Accounting.InputFor("events").Skip("tally's marker of an unfinished dispatch (its unfinished_dispatch gap is carried from the tally block)", r.tb.markers, fmt.Sprintf("byte %d", r.tb.markersFirst))
+		// Its dispatch is not reported when the block is not used: lost,
+		// under the skipped_input gap that says why.
+		if r.tb.markers > 0 && r.tbIssue != nil {
+			c.Accounting.InputFor("events").Lose(c.Accounting.Gap(capture.SkippedInput, ""), "tally's marker of an unfinished dispatch (the tally block was not used)", r.tb.markers, fmt.Sprintf("byte %d", r.tb.markersFirst))
+		} else if r.tb.markers > 0 {
+			c.Accounting.InputFor("events").Ignore("tally's marker of an unfinished dispatch (its unfinished_dispatch gap is carried from the tally block)", r.tb.markers, fmt.Sprintf("byte %d", r.tb.markersFirst))
 		}
 		r.tb.log.close()
 	}

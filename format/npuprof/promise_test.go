@@ -77,7 +77,7 @@ func TestSkipClasses(t *testing.T) {
 		t.Errorf("skipped_input %d, want 2 (the bad row and the long tagged line)", n)
 	}
 	// A cut last line that is not an engine line held nothing.
-	r = readLog(t, "[prof] dec D 1 1 0.05 0.10 1.200 0.020 1.370\nengine chat")
+	r = readLog(t, "[prof] dec D 1 100 0.05 0.10 1.200 0.020 1.370\nengine chat")
 	checkClasses(t, r.c.Accounting.InputFor("lines"), map[string]string{"partial last line (not an engine line)": "not_device_work"})
 	if !r.c.Accounting.Complete() {
 		t.Errorf("a cut untagged line made the log incomplete: %+v", r.c.Accounting.Gaps)

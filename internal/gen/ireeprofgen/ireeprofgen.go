@@ -119,6 +119,16 @@ func AppendRecord(dst []byte, h Header, contentType, name string, payload []byte
 	return append(dst, payload...)
 }
 
+// Repeat appends again the record that starts at off (as Record and Chunk
+// return it), as a producer or a copy that wrote one record twice, and
+// returns the offset of the copy.
+func (b *Bundle) Repeat(off int) int {
+	end := off + int(le.Uint64(b.buf[off:]))
+	at := len(b.buf)
+	b.buf = append(b.buf, b.buf[off:end]...)
+	return at
+}
+
 // Begin appends a SESSION_BEGIN.
 func (b *Bundle) Begin(session uint64, producer string) int {
 	return b.Record(Header{Type: SessionBegin, SessionID: session, Device: None, Queue: None}, ContentPrefix+"session", producer, nil)
