@@ -1,5 +1,7 @@
 package capture
 
+import "math"
+
 // Checked wraps a sink so that every dispatch is held to the model's rules
 // before it is passed on, for every reader alike:
 //
@@ -20,8 +22,11 @@ type Checked struct {
 	Err error
 	Bad int64
 	// Ceiling is the longest device or launch interval accepted as
-	// measured, in ns (0: MaxDuration). Programs timed in ticks are held to
-	// no ceiling: their tick length is unknown.
+	// measured, in ns (0: MaxDuration). A program whose clock is not (or
+	// not yet) stated in ns — device ticks of unknown length, or a reader
+	// that states its clock only when the read ends — is held to
+	// TicksPerNs times it: no device clock ticks faster than 10 GHz, so that
+	// many ticks are at least as long as the ceiling.
 	Ceiling int64
 
 	invalid    map[ProgramID]*pendingGap
@@ -52,11 +57,19 @@ func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
 }
 
 func (s *Checked) ceiling(c *Capture, d *Dispatch) int64 {
-	if c.ProgramClock(d.Program).Unit != "ns" {
-		return 0
-	}
+	ceil := MaxDuration
 	if s.Ceiling > 0 {
-		return s.Ceiling
+		ceil = s.Ceiling
 	}
-	return MaxDuration
+	if c.ProgramClock(d.Program).Unit == "ns" {
+		return ceil
+	}
+	if ceil > math.MaxInt64/TicksPerNs {
+		return math.MaxInt64
+	}
+	return ceil * TicksPerNs
 }
+
+// TicksPerNs bounds the tick rate of any device clock (10 GHz): the ceiling
+// in ticks of unknown length is this many times the ns ceiling.
+const TicksPerNs = 10

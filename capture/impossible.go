@@ -32,7 +32,7 @@ func ImpossibleTime(d *Dispatch, ceiling int64) (string, bool) {
 		case iv.i.End < iv.i.Begin:
 			return fmt.Sprintf("%s interval ends (%d) before it begins (%d)", iv.name, iv.i.End, iv.i.Begin), false
 		case ceiling > 0 && iv.i.End-iv.i.Begin > ceiling:
-			return fmt.Sprintf("%s interval lasts %d ns, longer than the %d ns ceiling", iv.name, iv.i.End-iv.i.Begin, ceiling), false
+			return fmt.Sprintf("%s interval lasts %d, longer than the ceiling of %d", iv.name, iv.i.End-iv.i.Begin, ceiling), false
 		}
 	}
 	return "", true

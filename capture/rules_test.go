@@ -68,7 +68,7 @@ func TestImpossibleTimes(t *testing.T) {
 		{"int64 end", iv(10, math.MaxInt64), Interval{}, MaxDuration, "ceiling"},
 		{"just over", iv(0, MaxDuration+1), Interval{}, MaxDuration, "ceiling"},
 		{"at ceiling", iv(0, MaxDuration), Interval{}, MaxDuration, ""},
-		{"no ceiling (ticks)", iv(10, math.MaxInt64), Interval{}, 0, ""},
+		{"no ceiling", iv(10, math.MaxInt64), Interval{}, 0, ""},
 		{"bad launch", iv(10, 20), iv(5, 1), MaxDuration, "launch interval"},
 	} {
 		d := &Dispatch{Device: tc.dev, Launch: tc.lnch}
@@ -126,22 +126,29 @@ func TestCheckedGaps(t *testing.T) {
 	}
 }
 
-// Ticks programs have no ceiling (their tick length is unknown), but
-// negative and reversed times are still refused.
+// Ticks of unknown length (and clocks a reader states only at the end of
+// its read) are held to ten times the ns ceiling: no device clock ticks
+// faster than 10 GHz. Negative and reversed times are refused whatever the
+// unit.
 func TestCheckedTicks(t *testing.T) {
-	c, d := validCapture()
-	c.Clock = Clock{Unit: "ticks", Timed: true}
-	var got Collect
-	s := &Checked{Next: &got}
-	long := *d
-	long.Device = Interval{Begin: 1, End: 1 << 62, Valid: true}
-	s.Dispatch(c, &long)
-	rev := *d
-	rev.Device = Interval{Begin: 10, End: 9, Valid: true}
-	s.Dispatch(c, &rev)
-	s.Finish(c)
-	if len(got.Dispatches) != 1 || c.Accounting.CountOf(InvalidEvent) != 1 {
-		t.Fatalf("passed %d, invalid %d; want 1 and 1", len(got.Dispatches), c.Accounting.CountOf(InvalidEvent))
+	for _, unit := range []string{"ticks", ""} {
+		c, d := validCapture()
+		c.Clock = Clock{Unit: unit, Timed: unit != ""}
+		var got Collect
+		s := &Checked{Next: &got}
+		long := *d // 1.5 h at 1 GHz, 9 min at 10 GHz: possible
+		long.Device = Interval{Begin: 1, End: 1 + 54e11, Valid: true}
+		s.Dispatch(c, &long)
+		huge := *d // past 10 × the ceiling: over an hour at any rate
+		huge.Device = Interval{Begin: 1, End: 2 + 10*MaxDuration, Valid: true}
+		s.Dispatch(c, &huge)
+		rev := *d
+		rev.Device = Interval{Begin: 10, End: 9, Valid: true}
+		s.Dispatch(c, &rev)
+		s.Finish(c)
+		if len(got.Dispatches) != 1 || c.Accounting.CountOf(InvalidEvent) != 2 {
+			t.Fatalf("unit %q: passed %d, invalid %d; want 1 and 2", unit, len(got.Dispatches), c.Accounting.CountOf(InvalidEvent))
+		}
 	}
 }
 
