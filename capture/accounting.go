@@ -197,6 +197,9 @@ func (a *Accounting) CheckValid() error {
 		if g.Count < 0 {
 			return fmt.Errorf("accounting: gap %s has negative count", g.Kind)
 		}
+		if err := checkSized(g); err != nil {
+			return fmt.Errorf("accounting: %w", err)
+		}
 	}
 	return nil
 }
