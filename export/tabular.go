@@ -10,6 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 // table writes rows of one kind as CSV (header first; null is an empty
@@ -37,6 +38,11 @@ func (t *table) write(v any, cells func([]string) []string) error {
 		return t.json.Encode(v)
 	}
 	t.rec = cells(t.rec[:0])
+	// CSV quoting keeps a cell's commas and newlines, but `cat` of the
+	// file would still run a name's escape sequences: escape controls.
+	for i, c := range t.rec {
+		t.rec[i] = safetext.Escape(c)
+	}
 	return t.csv.Write(t.rec)
 }
 
