@@ -36,12 +36,17 @@ func CutName(s string) (string, bool) {
 // to a UTF-8 boundary so that the marker fits in MaxName, then
 // "…[truncated from N bytes]". kept may be longer than MaxName.
 func CutPrefix(kept string, full int64) string {
-	marker := "…[truncated from " + strconv.FormatInt(full, 10) + " bytes]"
+	marker := CutMarker(full)
 	n := min(len(kept), MaxName-len(marker))
 	for n > 0 && n < len(kept) && !utf8.RuneStart(kept[n]) {
 		n--
 	}
 	return kept[:n] + marker
+}
+
+// CutMarker is what ends a name cut from full bytes.
+func CutMarker(full int64) string {
+	return "…[truncated from " + strconv.FormatInt(full, 10) + " bytes]"
 }
 
 // Name returns CutName(s) and, when s was cut, counts it in the capture's
