@@ -24,9 +24,9 @@ type nvtxRanges struct {
 	names  []string
 	index  map[string]int32
 	acct   *capture.Accounting // where names cut at capture.MaxName are counted
-	read   int64 // NVTX rows read
-	all    int64 // ranges among them (kept or not)
-	marks  int64 // rows that are not ranges (marks, domain creation, no end)
+	read   int64               // NVTX rows read
+	all    int64               // ranges among them (kept or not)
+	marks  int64               // rows that are not ranges (marks, domain creation, no end)
 }
 
 func (n *nvtxRanges) name(s string) int32 {
