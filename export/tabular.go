@@ -41,7 +41,12 @@ func (t *table) write(v any, cells func([]string) []string) error {
 	// CSV quoting keeps a cell's commas and newlines, but `cat` of the
 	// file would still run a name's escape sequences: escape controls.
 	for i, c := range t.rec {
-		t.rec[i] = safetext.Escape(c)
+		for j := 0; j < len(c); j++ { // printable ASCII (nearly every cell) needs no call
+			if b := c[j]; b < 0x20 || b >= 0x7f {
+				t.rec[i] = safetext.Escape(c)
+				break
+			}
+		}
 	}
 	return t.csv.Write(t.rec)
 }
