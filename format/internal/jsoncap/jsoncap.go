@@ -192,10 +192,13 @@ func (r *Reader) emit(c byte) bool {
 		}
 		return true
 	}
-	if r.escLeft > 0 { // inside an escape: no place to cut, and not its end
+	if r.escLeft > 0 && (!r.inHex || hexVal(c) >= 0) {
+		// Inside an escape: no place to cut, and not the string's end.
 		r.escape(c)
 		return r.content(r.buf[r.i-1 : r.i])
 	}
+	r.escLeft, r.inHex = 0, false // a \u escape cut short (malformed): c is read as itself
+
 	if c == '"' {
 		r.inStr = false
 		if !r.dropping {
@@ -252,6 +255,7 @@ func (r *Reader) escape(c byte) {
 	}
 }
 
+// hexVal is c's value as a hex digit, -1 when it is not one.
 func hexVal(c byte) rune {
 	switch {
 	case c >= '0' && c <= '9':
@@ -261,7 +265,7 @@ func hexVal(c byte) rune {
 	case c >= 'A' && c <= 'F':
 		return rune(c-'A') + 10
 	}
-	return 0
+	return -1
 }
 
 // Offset returns the input offset of output offset out (a decoder's

@@ -168,3 +168,42 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReader: whatever the text, short strings pass through unchanged
+// (a cut is the only change), and malformed escapes do not derail the
+// tracking of where strings end.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{`{"a": "b"}`, `"\u12"x"`, `"\`, `["\ud83d\ude00", "\"", 1]`, `"a\u00"}"`, "\"\xff\xfe\"", `""""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := &Reader{R: iotest.HalfReader(strings.NewReader(in))}
+		cuts := 0
+		r.OnCut = func(int64, int64, []byte) { cuts++ }
+		out, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cuts == 0 && string(out) != in {
+			t.Fatalf("no cut, yet the output %q differs from the input %q", out, in)
+		}
+		if r.Offset(int64(len(out))) != int64(len(in)) && cuts == 0 {
+			t.Fatalf("Offset(end) = %d, want %d", r.Offset(int64(len(out))), len(in))
+		}
+	})
+}
+
+// A long string after a malformed \u escape: the escape ends at the
+// first byte that is not a hex digit, so the quote there closes its
+// string and the long string after it is the one cut.
+func TestMalformedEscapeThenLong(t *testing.T) {
+	long := strings.Repeat("w", capture.MaxName+10)
+	in := `["\u12", "` + long + `"]`
+	out, _, fulls := filter(t, in, false)
+	if len(fulls) != 1 || fulls[0] != int64(len(long)) {
+		t.Errorf("cuts %v, want the long string's length [%d]", fulls, len(long))
+	}
+	if !strings.HasPrefix(out, `["\u12", "www`) {
+		t.Errorf("output starts %q, want the malformed string unchanged", out[:20])
+	}
+}
