@@ -143,6 +143,7 @@ func (in *InputCount) SkippedTotal() int64 {
 // Gap returns the gap of this kind (and program scope, "" for the whole
 // capture), creating it with summary on first use.
 func (a *Accounting) Gap(kind Kind, program string) *Gap {
+	program, _ = CutName(program) // as AddProgram cut it
 	for _, g := range a.Gaps {
 		if g.Kind == kind && g.Program == program {
 			return g

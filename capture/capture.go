@@ -142,20 +142,27 @@ func (c *Capture) ProgramClock(p ProgramID) Clock {
 	return c.Clock
 }
 
-// AddProgram appends a program and returns its id.
+// AddProgram appends a program and returns its id. A name longer than
+// MaxName is cut (Name); gaps scoped to it find it by its full name too
+// (Accounting.Gap cuts the scope the same way).
 func (c *Capture) AddProgram(p Program) ProgramID {
+	p.Name = c.Name(p.Name)
 	c.Programs = append(c.Programs, p)
 	return ProgramID(len(c.Programs) - 1)
 }
 
-// AddQueue appends a queue and returns its id.
+// AddQueue appends a queue and returns its id; names longer than MaxName
+// are cut (Name).
 func (c *Capture) AddQueue(q Queue) QueueID {
+	q.Name, q.Device, q.Rank = c.Name(q.Name), c.Name(q.Device), c.Name(q.Rank)
 	c.Queues = append(c.Queues, q)
 	return QueueID(len(c.Queues) - 1)
 }
 
-// AddKernel appends a kernel and returns its id.
+// AddKernel appends a kernel and returns its id; a name longer than
+// MaxName is cut (Name).
 func (c *Capture) AddKernel(k Kernel) KernelID {
+	k.Name = c.Name(k.Name)
 	c.Kernels = append(c.Kernels, k)
 	return KernelID(len(c.Kernels) - 1)
 }

@@ -139,6 +139,7 @@ type Item struct {
 func (g *Gap) Add(it Item) {
 	g.AddN(1)
 	if len(g.Items) < MaxItems {
+		it.cutNames()
 		g.Items = append(g.Items, it)
 	} else {
 		g.ItemsOmitted++

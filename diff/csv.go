@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 // CSVHeader is the first line `tally diff --csv` writes; docs/diff-json.md
@@ -44,7 +46,9 @@ func (r *Result) WriteCSV(w io.Writer) error {
 }
 
 func csvRow(program, kernel, list string, st Status, changes, quantity, unit string, m *Metric) []string {
-	row := []string{program, kernel, list, string(st), changes, quantity, unit}
+	// Names come from the inputs: controls escaped, so `cat` of the CSV
+	// cannot run an escape sequence (CSV quoting keeps newlines, not this).
+	row := []string{safetext.Escape(program), safetext.Escape(kernel), safetext.Escape(list), string(st), changes, quantity, unit}
 	row = append(row, csvSummary(m.A)...)
 	row = append(row, csvSummary(m.B)...)
 	var delta, p, sig, exact string

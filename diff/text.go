@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
@@ -41,7 +42,9 @@ func (r *Result) WriteText(w io.Writer) error {
 // writes are dropped and Flush returns it.
 type printer struct{ w *bufio.Writer }
 
-func (p *printer) f(format string, args ...any) { fmt.Fprintf(p.w, format, args...) }
+// f prints with every string argument escaped (safetext): names and
+// gap text come from the inputs.
+func (p *printer) f(format string, args ...any) { safetext.Fprintf(p.w, format, args...) }
 
 // writeSideHeader states each input of the side: what was read, its
 // clock, and every gap (the items are in `tally report` and --json).
@@ -112,12 +115,12 @@ func writeProgram(p *printer, pr *Program) {
 	tw := tabwriter.NewWriter(p.w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "  \ttime/dispatch A\tB\tvs A\tdispatches/run A\tB\tvs A\ttime/run A\tB\tvs A\t  change\t  kernel\n")
 	unit := pr.Unit
-	fmt.Fprintf(tw, "  \t\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t  %s\n",
+	safetext.Fprintf(tw, "  \t\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t  %s\n",
 		count(pr.Dispatches.A), count(pr.Dispatches.B), vs(&pr.Dispatches),
 		timeCell(pr.Total.A, unit), timeCell(pr.Total.B, unit), vs(&pr.Total), strings.Join(pr.Changes(), ", "), "(all kernels)")
 	for i := range pr.Kernels {
 		k := &pr.Kernels[i]
-		fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t  %s\n",
+		safetext.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t  %s\n",
 			timeCell(k.PerDispatch.A, unit), timeCell(k.PerDispatch.B, unit), vs(&k.PerDispatch),
 			count(k.Dispatches.A), count(k.Dispatches.B), vs(&k.Dispatches),
 			timeCell(k.PerRun.A, unit), timeCell(k.PerRun.B, unit), vs(&k.PerRun),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 // table writes rows of one kind as CSV (header first; null is an empty
@@ -54,7 +55,18 @@ func (t *table) write(v any, cells func([]string) []string) error {
 		_, err := t.bw.WriteString("\"}\n")
 		return err
 	}
-	t.rec = append(cells(t.rec[:0]), t.id)
+	t.rec = cells(t.rec[:0])
+	// CSV quoting keeps a cell's commas and newlines, but `cat` of the
+	// file would still run a name's escape sequences: escape controls.
+	for i, c := range t.rec {
+		for j := 0; j < len(c); j++ { // printable ASCII (nearly every cell) needs no call
+			if b := c[j]; b < 0x20 || b >= 0x7f {
+				t.rec[i] = safetext.Escape(c)
+				break
+			}
+		}
+	}
+	t.rec = append(t.rec, t.id)
 	return t.csv.Write(t.rec)
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 // WriteJSON writes the report as tally.layers/v1.
@@ -21,7 +23,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // change, what was not written or is malformed, and the verdict.
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	// Paths, file names and problems come from the inputs: escaped.
+	p := func(format string, args ...any) { safetext.Fprintf(bw, format, args...) }
 	p("ref:  %s (%d files matching %s)\n", r.Ref.Path, r.Ref.Files, r.Ref.Pattern)
 	p("ours: %s (%d files matching %s)\n", r.Ours.Path, r.Ours.Files, r.Ours.Pattern)
 	p("figures over pairs where both values are finite; rel L2 = ‖ours−ref‖/‖ref‖\n\n")
@@ -37,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			if ly.Status == "not_written" {
 				status = "NOT WRITTEN (" + strings.Join(ly.NotWritten, ", ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t  %s\n", name, status)
+			safetext.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t  %s\n", name, status)
 			continue
 		}
 		m := ly.Metrics
@@ -64,7 +67,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				status = "LOG DIFFERS"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t%s\t%d/%d\t%d/%d\t%s\t  %s\n", name, shape, num(m.Cosine, "%.6f"), rowMin,
+		safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t%s\t%d/%d\t%d/%d\t%s\t  %s\n", name, shape, num(m.Cosine, "%.6f"), rowMin,
 			m.MaxAbsDiff, num(m.RelL2, "%.3g"), ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf, log, status)
 	}
 	tw.Flush()

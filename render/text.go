@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 )
 
@@ -65,11 +66,14 @@ type printer struct {
 	err error
 }
 
+// f prints with every string argument escaped (safetext): names, paths
+// and gap text come from the input, and none may start a line of its own
+// or send the terminal an escape sequence.
 func (p *printer) f(format string, args ...any) {
 	if p.err != nil {
 		return
 	}
-	_, p.err = fmt.Fprintf(p.w, format, args...)
+	_, p.err = safetext.Fprintf(p.w, format, args...)
 }
 
 func clockLine(k capture.Clock) string {
@@ -195,9 +199,9 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 				disp = fmt.Sprintf("%d (%d timed)", k.Dispatches, k.Timed)
 			}
 			if launches {
-				fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
+				safetext.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
 			} else {
-				fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, kernelLabel(k))
+				safetext.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, kernelLabel(k))
 			}
 		}
 		tw.Flush()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -39,9 +40,9 @@ func (m *Multi) WriteText(w io.Writer, asJSON bool, opt render.TextOptions) erro
 	}
 	fmt.Fprintf(bw, "tally report: %d inputs (%d read, %d failed), %d files skipped\n", len(run.Results), len(run.Results)-failed, failed, len(run.Skipped))
 	for i, r := range run.Results {
-		fmt.Fprintf(bw, "\n== input %d/%d: %s ==\n", i+1, len(run.Results), r.Label())
+		safetext.Fprintf(bw, "\n== input %d/%d: %s ==\n", i+1, len(run.Results), r.Label())
 		if r.Err != nil {
-			fmt.Fprintf(bw, "FAILED: %v\n", r.Err)
+			safetext.Fprintf(bw, "FAILED: %v\n", r.Err)
 			continue
 		}
 		if err := render.Text(bw, r.Capture, r.Tables, opt); err != nil {

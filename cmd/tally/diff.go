@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/diff"
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 const diffUsage = `Usage: tally diff [flags] A B                  (each a file or a directory)
@@ -81,7 +82,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	for _, s := range []*diff.Side{res.A, res.B} {
 		for _, c := range s.Captures {
 			if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
-				fmt.Fprintf(stderr, "tally diff: side %s: %s holds no dispatch event: nothing to compare it with\n", s.Label, c.Source.Path)
+				safetext.Fprintf(stderr, "tally diff: side %s: %s holds no dispatch event: nothing to compare it with\n", s.Label, c.Source.Path)
 			}
 		}
 	}

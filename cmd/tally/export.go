@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/export"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/report"
 )
 
@@ -39,7 +40,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, sk := range res.Skipped {
-		fmt.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
+		safetext.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
 	}
 	exportSummary(stderr, *to, *out, res)
 	switch {
@@ -60,7 +61,7 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 		records += in.Written.Records
 		acct := &in.Capture.Accounting
 		if g := acct.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
-			fmt.Fprintf(stderr, "tally export: NO DISPATCH RECORDED in %s: %s\n", in.Path, g.Summary)
+			safetext.Fprintf(stderr, "tally export: NO DISPATCH RECORDED in %s: %s\n", in.Path, g.Summary)
 		}
 		if !acct.Complete() {
 			incomplete++

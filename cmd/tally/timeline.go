@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/report"
 	"github.com/tallyprof/tally/timeline"
 )
@@ -52,7 +53,7 @@ Flags:
 		return 2
 	}
 	for _, e := range sum.Empty {
-		fmt.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
+		safetext.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
 	}
 	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d launches, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Launches, sum.Stats.Tracks, sum.Verdict)
 	switch {

@@ -148,7 +148,11 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		s.untracedCommands++
 		return
 	case !c.kernel:
-		p.nonKernel[string(c.d.kind)]++
+		if len(c.d.kind) > capture.MaxName { // keys are kept: cut, as names are
+			p.nonKernel[s.c.Name(string(c.d.kind))]++
+		} else {
+			p.nonKernel[string(c.d.kind)]++
+		}
 		s.nonKernelCommands++
 		return
 	}

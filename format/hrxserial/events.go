@@ -39,7 +39,11 @@ func (s *state) event(ev event, ph phase, phaseName, det []byte, t uint64, timed
 			return false
 		}
 	case phUnknown:
-		s.unknownPhases[string(phaseName)]++
+		if len(phaseName) > capture.MaxName { // keys are kept: cut, as names are
+			s.unknownPhases[s.c.Name(string(phaseName))]++
+		} else {
+			s.unknownPhases[string(phaseName)]++
+		}
 	default:
 		if !isSync {
 			return false

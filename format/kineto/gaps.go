@@ -28,6 +28,11 @@ func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *over
 	r.producerGap(a)
 	r.inconsistentGap(a, tb)
 	r.graphGap(a, st)
+	// Strings the scanner cut at capture.MaxName (longStr): the names
+	// that reached the model were cut there, so nothing else counts them.
+	if g := r.names.Find(capture.LongName); g != nil {
+		a.Gaps = append(a.Gaps, g)
+	}
 }
 
 // ns formats a duration for summaries as the text report does.

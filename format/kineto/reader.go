@@ -59,6 +59,9 @@ type reader struct {
 	window    windowInfo
 	captures  captureBrackets
 
+	// names counts the strings the scanner cut (capture.LongName).
+	names capture.Accounting
+
 	// Occurrences found while scanning, reported as gaps at the end.
 	invalid     []capture.Item
 	invalidN    int64
@@ -172,6 +175,9 @@ func newReader(r io.Reader, path string, mode programMode, bufSize, logRecords i
 		threadIdx:  make(map[threadKey]uint32),
 		annNameIdx: make(map[string]uint32),
 		log:        newDlog(logRecords, tmpDir),
+	}
+	rd.s.onLong = func(off, full int64, head []byte) {
+		rd.names.LongName(full, string(head), "byte "+itoa(off))
 	}
 	rd.stats.unknownCats = make(map[string]int64)
 	rd.link = newLinker(&rd.calls)

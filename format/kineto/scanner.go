@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+
+	"github.com/tallyprof/tally/capture"
 )
 
 // scanner is a streaming JSON tokenizer specialised for trace files: it
@@ -33,6 +35,10 @@ type scanner struct {
 	drained int64
 	keyCopy []byte
 	stack   []byte // open brackets while skipping
+	// long holds a string longer than capture.MaxName, cut (longStr);
+	// onLong, when set, is told of each such cut.
+	long   []byte
+	onLong func(off, full int64, head []byte)
 }
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -291,6 +297,11 @@ func (s *scanner) str() (raw []byte, esc bool) {
 	for {
 		j, closed, e := s.scanStr(i)
 		esc = esc || e
+		if j-start > capture.MaxName {
+			// Longer than tally keeps, whether it closed in this buffer
+			// or not: the cut never depends on the buffer size.
+			return s.longStr(start, j, closed)
+		}
 		if closed {
 			s.pos = j + 1
 			return s.buf[start:j], esc

@@ -216,17 +216,21 @@ func (s *state) apply(b []byte) {
 	}
 }
 
+// program and kernel key their maps by the name as the model holds it
+// (cut at capture.MaxName); Add* cut and count a long name once.
 func (s *state) program(name string) capture.ProgramID {
-	if id, ok := s.programs[name]; ok {
+	key, _ := capture.CutName(name)
+	if id, ok := s.programs[key]; ok {
 		return id
 	}
 	id := s.c.AddProgram(capture.Program{Name: name})
-	s.programs[name] = id
+	s.programs[key] = id
 	return id
 }
 
 func (s *state) kernel(p capture.ProgramID, name string) capture.KernelID {
-	key := kernelKey{p, name}
+	cut, _ := capture.CutName(name)
+	key := kernelKey{p, cut}
 	if id, ok := s.kernels[key]; ok {
 		return id
 	}

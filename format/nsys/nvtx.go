@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"sort"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/internal/ranges"
 )
 
@@ -22,9 +23,10 @@ type nvtxRanges struct {
 	ranges []int32 // per kept range id: its program name index
 	names  []string
 	index  map[string]int32
-	read   int64 // NVTX rows read
-	all    int64 // ranges among them (kept or not)
-	marks  int64 // rows that are not ranges (marks, domain creation, no end)
+	acct   *capture.Accounting // where names cut at capture.MaxName are counted
+	read   int64               // NVTX rows read
+	all    int64               // ranges among them (kept or not)
+	marks  int64               // rows that are not ranges (marks, domain creation, no end)
 }
 
 func (n *nvtxRanges) name(s string) int32 {
@@ -32,8 +34,13 @@ func (n *nvtxRanges) name(s string) int32 {
 	if s == "" {
 		s = "(unnamed NVTX range)"
 	}
+	full := s
+	s, cut := capture.CutName(s) // the index holds names as the model does
 	if i, ok := n.index[s]; ok {
 		return i
+	}
+	if cut { // counted once per name
+		n.acct.LongName(int64(len(full)), full[:200], "NVTX_EVENTS text")
 	}
 	i := int32(len(n.names))
 	n.names = append(n.names, s)
@@ -45,6 +52,7 @@ func (n *nvtxRanges) name(s string) int32 {
 func (r *reader) loadNVTX() error {
 	n := &r.nvtx
 	n.index = map[string]int32{}
+	n.acct = &r.c.Accounting
 	const t = "NVTX_EVENTS"
 	if !r.db.Has(t) || !r.db.HasColumn(t, "start") || !r.db.HasColumn(t, "globalTid") {
 		return nil

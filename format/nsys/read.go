@@ -119,11 +119,22 @@ func (r *reader) read() (*capture.Capture, error) {
 
 // strings looks ids up in StringIds (only the ids in use: the table can
 // hold millions of strings).
+//
+// A value longer than capture.MaxName is cut here and counted once
+// (long_name): the SQLite driver reads it whole (up to SQLite's own limit
+// of 1e9 bytes a value), but the map keeps only the cut form.
 func (r *reader) strings(ids []int64) (map[int64]string, error) {
 	if !r.db.Has("StringIds") {
 		return map[int64]string{}, nil
 	}
-	return r.db.Strings("StringIds", "id", "value", ids)
+	m, err := r.db.Strings("StringIds", "id", "value", ids)
+	for id, v := range m {
+		if cut, ok := capture.CutName(v); ok {
+			r.c.Accounting.LongName(int64(len(v)), v[:min(len(v), 200)], "StringIds id "+itoa(id))
+			m[id] = cut
+		}
+	}
+	return m, err
 }
 
 func (r *reader) distinct(table, col string) ([]int64, error) {

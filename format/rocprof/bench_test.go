@@ -2,13 +2,17 @@ package rocprof
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 )
 
@@ -121,5 +125,29 @@ func TestCSVMemoryFlat(t *testing.T) {
 	small, large := alloc(4<<20), alloc(16<<20)
 	if large > small+small/2 {
 		t.Fatalf("allocations grow with the file: %d bytes for 4 MB, %d for 16 MB", small, large)
+	}
+}
+
+// BenchmarkJSON reads the rocprofv3 JSON sample (decompressed, from memory).
+func BenchmarkJSON(b *testing.B) {
+	f, err := os.Open("testdata/tracelens__rocprofv3_908_results.json.gz")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := readJSON(bytes.NewReader(data), "bench.json", capture.Discard, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

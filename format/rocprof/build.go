@@ -73,11 +73,12 @@ func (b *builder) linkDone(inv *capture.Section, source string) {
 // program returns the program called name, creating it on first use (so
 // no program is ever listed without a dispatch).
 func (b *builder) program(name string) capture.ProgramID {
-	if p, ok := b.progs[name]; ok {
+	key, _ := capture.CutName(name) // as the model holds it
+	if p, ok := b.progs[key]; ok {
 		return p
 	}
 	p := b.c.AddProgram(capture.Program{Name: name, Instances: 1})
-	b.progs[name] = p
+	b.progs[key] = p
 	return p
 }
 
@@ -85,10 +86,11 @@ func (b *builder) program(name string) capture.ProgramID {
 // instance per distinct range (key) that holds a dispatch — and the
 // range's instance ordinal, the dispatch's Instance.
 func (b *builder) rangeProgram(name string, key int64) (capture.ProgramID, int64) {
-	p, ok := b.progs[name]
+	pkey, _ := capture.CutName(name) // as the model holds it
+	p, ok := b.progs[pkey]
 	if !ok {
 		p = b.c.AddProgram(capture.Program{Name: name})
-		b.progs[name] = p
+		b.progs[pkey] = p
 	}
 	if b.rangeSeen == nil {
 		b.rangeSeen = map[int64]int64{}
@@ -141,10 +143,17 @@ func (b *builder) kernel(p capture.ProgramID, name []byte, id uint64, hasID bool
 		}
 		name = []byte(label)
 	}
+	full := name
+	if len(name) > capture.MaxName {
+		// The map holds names as the model does: cut (AddKernel counts
+		// the cut once, from the full name).
+		cut, _ := capture.CutName(string(name))
+		name = []byte(cut)
+	}
 	if k, ok := b.kernels[kkey{p, string(name), cat}]; ok {
 		return k
 	}
-	k := b.c.AddKernel(capture.Kernel{Program: p, Name: string(name), ID: id, HasID: hasID, Resolved: resolved, Category: cat})
+	k := b.c.AddKernel(capture.Kernel{Program: p, Name: string(full), ID: id, HasID: hasID, Resolved: resolved, Category: cat})
 	b.kernels[kkey{p, string(name), cat}] = k
 	if !resolved {
 		g := b.c.Accounting.Gap(capture.UnresolvedName, b.c.Programs[p].Name)

@@ -111,6 +111,11 @@ type csvReader struct {
 	fields  [][]byte
 	scratch []byte
 	bytes   int64
+	// dropped counts the bytes of the current record past maxRecord, not
+	// kept; quotes counts the record's quotes, kept or not, so it ends
+	// where a quote-aware reader ends it (and each byte is counted once).
+	dropped int64
+	quotes  int
 	noEOL   bool
 	cut     error // the stream ended early (a cut gzip file)
 	bad     *capture.Gap
@@ -181,11 +186,12 @@ func sideNotRead(c *capture.Capture, path, what string, err error) {
 // It returns false at the end of the input.
 func (cr *csvReader) next() (bool, error) {
 	cr.rec = cr.rec[:0]
+	cr.dropped, cr.quotes = 0, 0
 	first := true
 	for {
 		chunk, err := cr.br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
-			cr.rec = append(cr.rec, chunk...)
+			cr.add(chunk)
 			chunk, err = cr.br.ReadSlice('\n')
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -211,14 +217,15 @@ func (cr *csvReader) next() (bool, error) {
 		if len(cr.rec) == 0 && err == nil {
 			// The common case: the whole record in the buffer, no copy.
 			cr.rec = chunk
+			cr.quotes += bytes.Count(chunk, []byte{'"'})
 		} else {
-			cr.rec = append(cr.rec, chunk...)
+			cr.add(chunk)
 		}
 		if err == io.EOF {
 			cr.noEOL = len(cr.rec) > 0
 			return true, nil
 		}
-		if !openQuote(cr.rec) {
+		if cr.quotes%2 == 0 { // no quoted field left open
 			return true, nil
 		}
 		// A quoted field continues on the next line; the record owns a copy.
@@ -226,6 +233,25 @@ func (cr *csvReader) next() (bool, error) {
 			cr.rec = append([]byte(nil), chunk...)
 		}
 	}
+}
+
+// maxRecord bounds the memory of one record: a longer one (a name of
+// megabytes, an unterminated quote) is read to its end without keeping
+// more, and skipped.
+const maxRecord = 4 << 20
+
+// add appends b to the current record, up to maxRecord bytes; what does
+// not fit is counted (dropped). Its quotes are counted either way.
+func (cr *csvReader) add(b []byte) {
+	cr.quotes += bytes.Count(b, []byte{'"'})
+	if room := maxRecord - len(cr.rec); cr.dropped == 0 && room >= len(b) {
+		cr.rec = append(cr.rec, b...)
+		return
+	} else if cr.dropped == 0 && room > 0 {
+		cr.rec = append(cr.rec, b[:room]...)
+		b = b[room:]
+	}
+	cr.dropped += int64(len(b))
 }
 
 func trimEOL(b []byte) []byte {
@@ -298,6 +324,15 @@ func (cr *csvReader) rows() error {
 // rowUsed when the row is in the tables.
 func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
 	cr.rowUsed = false
+	if cr.dropped > 0 {
+		if cr.bad == nil {
+			cr.bad = cr.b.c.Accounting.Gap(capture.SkippedInput, "")
+			cr.bad.Summary = "rows that do not parse: not in the tables"
+		}
+		cr.bad.Add(capture.Item{What: fmt.Sprintf("a row of %d bytes, longer than the %d MiB tally holds (a name of megabytes, or a quote never closed): skipped", int64(len(cr.rec))+cr.dropped, maxRecord>>20), Where: cr.where()})
+		cr.b.unit.Lose(cr.bad, "row longer than 4 MiB", 1, cr.where())
+		return cr.bad
+	}
 	rec := trimEOL(cr.rec)
 	if len(rec) == 0 {
 		cr.b.unit.Ignore("blank line", 1, cr.where())

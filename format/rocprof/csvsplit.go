@@ -65,9 +65,3 @@ func splitFields(rec []byte, dst [][]byte, scratch []byte) (fields [][]byte, buf
 		rec = rec[c+1:]
 	}
 }
-
-// openQuote reports whether rec ends inside a quoted field, i.e. the
-// record continues on the next line.
-func openQuote(rec []byte) bool {
-	return bytes.Count(rec, []byte{'"'})%2 == 1
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/jsoncap"
 )
 
 // rocprofv3 JSON (`--output-format json`) is one object
@@ -111,11 +112,16 @@ type jsonReader struct {
 func readJSON(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
 	cnt := &format.CountingReader{R: r}
-	jr := &jsonReader{path: path, cnt: cnt, dec: json.NewDecoder(cnt), b: newBuilder(c, sink, "records"), other: map[string]int64{}}
+	// encoding/json holds a string token whole: strings are cut to
+	// capture.MaxName before it sees them, and positions mapped back.
+	capped := &jsoncap.Reader{R: cnt, OnCut: func(off, full int64, head []byte) {
+		c.Accounting.LongName(full, string(head), "byte "+strconv.FormatInt(off, 10))
+	}}
+	jr := &jsonReader{path: path, cnt: cnt, dec: json.NewDecoder(capped), b: newBuilder(c, sink, "records"), other: map[string]int64{}}
 	jr.b.setCeiling(ceiling)
 	jr.dec.UseNumber()
 	err := jr.document()
-	stop := jr.dec.InputOffset()
+	stop := capped.Offset(jr.dec.InputOffset())
 	if err != nil {
 		if jr.procs == 0 && jr.b.dispatches == 0 && jr.rec == 0 && !isCut(err) {
 			return nil, format.ByteError(path, stop, "is this a rocprofv3 JSON file (--output-format json)?", "%v", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -70,6 +71,24 @@ func badSideRow(c *capture.Capture, name string, line int64, why string) *captur
 	return g
 }
 
+// readLine appends the next line to buf, up to maxRecord bytes, and
+// returns it with the count of bytes past that, read and not kept.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, int64, error) {
+	var dropped int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := maxRecord - len(buf); room >= len(chunk) {
+			buf = append(buf, chunk...)
+		} else {
+			buf = append(buf, chunk[:max(room, 0)]...)
+			dropped += int64(len(chunk) - max(room, 0))
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, dropped, err
+		}
+	}
+}
+
 // readSide reads a side CSV (name: its file name, for positions): a header
 // holding the need columns, then rows of the header's width, each passed to
 // fn; every line is counted in rows, and every malformed row listed.
@@ -91,8 +110,11 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 			rows.Ignore(why, 1, where)
 		}
 	}
+	var raw []byte
 	for {
-		raw, err := br.ReadBytes('\n')
+		var dropped int64
+		var err error
+		raw, dropped, err = readLine(br, raw[:0])
 		if len(raw) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -101,6 +123,11 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 		}
 		line++
 		rows.Read++
+		if dropped > 0 && line > 1 {
+			why := fmt.Sprintf("a line of %d bytes, longer than the %d MiB tally holds: skipped", int64(len(raw))+dropped, maxRecord>>20)
+			skip("line longer than 4 MiB", "line "+itoa(line), badSideRow(c, name, line, why))
+			continue
+		}
 		rec := trimEOL(raw)
 		var ok bool
 		fields, scratch, ok = splitFields(rec, fields[:0], scratch)

@@ -208,11 +208,12 @@ func taskLabel(token uint64) string {
 
 // program returns (creating) the capture program of name.
 func (r *reader) program(name string) capture.ProgramID {
-	if id, ok := r.progIDs[name]; ok {
+	key, _ := capture.CutName(name) // as the model holds it; AddProgram counts a cut once
+	if id, ok := r.progIDs[key]; ok {
 		return id
 	}
 	id := r.c.AddProgram(capture.Program{Name: name})
-	r.progIDs[name] = id
+	r.progIDs[key] = id
 	return id
 }
 
