@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 )
 
@@ -244,4 +245,46 @@ func checkSized(g *Gap) error {
 		return fmt.Errorf("gap kind %s has no sizing rule: register it with capture.RegisterKind (or RegisterNote)", g.Kind)
 	}
 	return nil
+}
+
+// Kinds lists the registered kinds with their rules, sorted by name.
+func Kinds() []Kind {
+	rulesMu.RLock()
+	defer rulesMu.RUnlock()
+	out := make([]Kind, 0, len(rules))
+	for k := range rules {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Describe is the rule in the words docs/report-json.md's table uses.
+func (r Rule) Describe() string {
+	var s string
+	switch r.Measure {
+	case SizeUnknown:
+		s = "unknown"
+	case TouchesNone:
+		s = "none"
+	case MissingTime:
+		s = "missing"
+	case UnattributedTime:
+		s = "unattributed"
+	}
+	switch {
+	case r.Derive == DeriveUnresolved:
+		s += " (tables: unnamed kernels)"
+	case r.Derive == DeriveNoLaunch:
+		s += " (tables: no-launch dispatches)"
+	case r.Figure != "":
+		s += " (`" + r.Figure + "`)"
+	}
+	switch r.Lost {
+	case LostCount:
+		s += "; lost = count"
+	case LostFigure:
+		s += "; lost = `" + r.LostFigure + "`"
+	}
+	return s
 }

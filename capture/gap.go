@@ -74,7 +74,7 @@ const (
 // notes are kinds that describe the capture without making it incomplete.
 var (
 	notesMu sync.RWMutex
-	notes   = map[Kind]bool{GraphLaunch: true, DuplicatesUnchecked: true, NoEndMarker: true, OverlappingEvents: true}
+	notes   = map[Kind]bool{GraphLaunch: true, DuplicatesUnchecked: true, NoEndMarker: true, OverlappingEvents: true, SkippedFile: true}
 )
 
 // RegisterNote declares reader-defined kinds as notes: informational, never
