@@ -23,6 +23,7 @@ type acc struct {
 	launched   int64 // dispatches with a launch time
 	launch     int64
 	links      [4]int64 // by capture.Link
+	noLaunch   int64    // device time of the dispatches linked no-launch
 	aggregated int64    // dispatches known only through aggregated records
 }
 
@@ -58,6 +59,9 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	if dur, ok := d.Device.Duration(); ok {
 		s.timed++
 		s.total = SatAdd(s.total, dur)
+		if d.Link == capture.LinkNoLaunch {
+			s.noLaunch = SatAdd(s.noLaunch, dur)
+		}
 		if dur < s.min {
 			s.min = dur
 		}
@@ -82,6 +86,9 @@ func (a *Aggregator) aggregate(s *acc, d *capture.Dispatch, ag *capture.Aggregat
 	if ag.DeviceValid {
 		s.timed = SatAdd(s.timed, ag.Count)
 		s.total = SatAdd(s.total, ag.Device)
+		if d.Link == capture.LinkNoLaunch {
+			s.noLaunch = SatAdd(s.noLaunch, ag.Device)
+		}
 	}
 	if ag.LaunchValid {
 		s.launched = SatAdd(s.launched, ag.Count)

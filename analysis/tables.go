@@ -51,10 +51,15 @@ type KernelRow struct {
 	LaunchMean  float64
 	// Links counts dispatches by how they were linked to a launch.
 	Links map[string]int64
+	// NoLaunchTotal is the device time of the dispatches whose launch call
+	// is not in the trace (link no-launch): in the tables, not attributed.
+	NoLaunchTotal int64
 }
 
 // Tables builds the tables for capture c from what the aggregator saw.
-// Kernels are ordered by total time, then dispatches, then name.
+// Kernels are ordered by total time, then dispatches, then name. It also
+// sizes c's gaps (Size): how much of the tables each touches is known only
+// once the tables are.
 func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 	r := &Tables{Programs: make([]ProgramTable, len(c.Programs))}
 	for i, p := range c.Programs {
@@ -70,7 +75,7 @@ func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 			continue
 		}
 		row := KernelRow{ID: capture.KernelID(k), Kernel: kern, Dispatches: s.dispatches, Timed: s.timed,
-			Total: s.total, Launched: s.launched, LaunchTotal: s.launch, Aggregated: s.aggregated}
+			Total: s.total, Launched: s.launched, LaunchTotal: s.launch, Aggregated: s.aggregated, NoLaunchTotal: s.noLaunch}
 		if s.timed > 0 {
 			row.Mean = float64(s.total) / float64(s.timed)
 			if s.aggregated == 0 {
@@ -97,6 +102,7 @@ func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 	for i := range r.Programs {
 		r.Programs[i].Order()
 	}
+	Size(c, r)
 	return r
 }
 

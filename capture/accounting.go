@@ -14,6 +14,9 @@ type Accounting struct {
 	Input []*InputCount `json:"input"`
 	// Gaps, in the order they were first met.
 	Gaps []*Gap `json:"gaps"`
+	// Affected sums what the gaps touch over the tables' device time; nil
+	// until the tables are built (analysis sizes the gaps then).
+	Affected *AffectedTotals `json:"-"`
 	// CutUnit is set, with a no_end_marker note, when the input's format
 	// has no end marker: a cut between two of these units ("line", "row")
 	// reads like a complete input, so a complete capture is complete only
@@ -197,6 +200,9 @@ func (a *Accounting) CheckValid() error {
 		}
 		if g.Count < 0 {
 			return fmt.Errorf("accounting: gap %s has negative count", g.Kind)
+		}
+		if err := checkSized(g); err != nil {
+			return fmt.Errorf("accounting: %w", err)
 		}
 	}
 	return nil

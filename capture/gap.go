@@ -74,7 +74,7 @@ const (
 // notes are kinds that describe the capture without making it incomplete.
 var (
 	notesMu sync.RWMutex
-	notes   = map[Kind]bool{GraphLaunch: true, DuplicatesUnchecked: true, NoEndMarker: true}
+	notes   = map[Kind]bool{GraphLaunch: true, DuplicatesUnchecked: true, NoEndMarker: true, OverlappingEvents: true, SkippedFile: true}
 )
 
 // RegisterNote declares reader-defined kinds as notes: informational, never
@@ -110,6 +110,9 @@ type Gap struct {
 	Note bool `json:"note,omitempty"`
 	// Figures are named numbers that qualify the gap (e.g. "total_ns").
 	Figures []Count `json:"figures,omitempty"`
+	// Affected is how much of the capture the gap touches; nil until sized
+	// (analysis sizes every gap when it builds the tables).
+	Affected *Affected `json:"-"`
 	// Items are the first MaxItems occurrences; ItemsOmitted the rest.
 	Items        []Item `json:"items"`
 	ItemsOmitted int64  `json:"items_omitted,omitempty"`

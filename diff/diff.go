@@ -9,6 +9,7 @@ package diff
 import (
 	"errors"
 	"fmt"
+	"github.com/tallyprof/tally/analysis"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -85,7 +86,8 @@ func readSide(label string, args []string, opt Options) (*Side, error) {
 // format.ReadInput runs on every file.
 func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
 	var col collector
-	chk := &capture.Checked{Next: &col}
+	agg := analysis.NewAggregator() // sizes the capture's gaps (the side's header states them)
+	chk := &capture.Checked{Next: capture.Tee{&col, agg}}
 	c, err := read(chk)
 	if err != nil {
 		return err
@@ -97,6 +99,7 @@ func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
 	if err := c.CheckValid(); err != nil {
 		return fmt.Errorf("%s: %w", c.Source.Path, err)
 	}
+	agg.Tables(c)
 	s.add(c, &col)
 	return nil
 }

@@ -51,10 +51,16 @@ func (p *printer) f(format string, args ...any) { safetext.Fprintf(p.w, format, 
 func writeSideHeader(p *printer, s *Side) {
 	for _, c := range s.Captures {
 		verdict := "COMPLETE"
+		if c.Accounting.CutUnit != "" {
+			verdict = "COMPLETE up to the last " + c.Accounting.CutUnit + " (no end marker)"
+		}
 		if !c.Accounting.Complete() {
 			verdict = "INCOMPLETE"
 		}
 		p.f("%s: %s: %s\n", s.Label, verdict, render.InputLine(c))
+		if cl := render.AffectedClause(c); cl != "" && !c.Accounting.Complete() {
+			p.f("   the gaps touch: %s\n", cl)
+		}
 		p.f("   times: %s\n", render.ClockLine(c.Clock))
 		for _, g := range c.Accounting.Gaps {
 			if g.Count == 0 {
@@ -288,7 +294,13 @@ func writeSummary(p *printer, r *Result) {
 	}
 	for _, s := range []*Side{r.A, r.B} {
 		if s.Complete() {
-			p.f("%s: COMPLETE\n", s.Label)
+			upTo := ""
+			for _, c := range s.Captures {
+				if c.Accounting.CutUnit != "" {
+					upTo = " up to the last line or row of its inputs without an end marker (a cut there cannot be seen)"
+				}
+			}
+			p.f("%s: COMPLETE%s\n", s.Label, upTo)
 		} else {
 			p.f("%s: INCOMPLETE: its gaps (above) are not in the tables; --strict fails on them\n", s.Label)
 		}

@@ -31,9 +31,19 @@ type GapRow struct {
 	Note    bool   `parquet:"note" json:"note"`
 	First   string `parquet:"first" json:"first"`
 	Summary string `parquet:"summary" json:"summary"`
+	// How much of the input a gap touches (record "gap", not notes; null
+	// elsewhere): whether its size is known, and the figure family of
+	// docs/report-json.md in the input's unit (ns, or ticks for programs
+	// timed in ticks).
+	SizeKnown           *bool  `parquet:"size_known,optional" json:"size_known"`
+	MissingDeviceTime   *int64 `parquet:"missing_device_time,optional" json:"missing_device_time"`
+	UnattributedDevTime *int64 `parquet:"unattributed_device_time,optional" json:"unattributed_device_time"`
+	LostDispatches      *int64 `parquet:"lost_dispatches,optional" json:"lost_dispatches"`
+	AffectedBasis       string `parquet:"affected_basis" json:"affected_basis"`
 }
 
-var gapColumns = []string{"input", "path", "rank", "record", "kind", "program", "count", "used", "unit", "note", "first", "summary"}
+var gapColumns = []string{"input", "path", "rank", "record", "kind", "program", "count", "used", "unit", "note", "first", "summary",
+	"size_known", "missing_device_time", "unattributed_device_time", "lost_dispatches", "affected_basis"}
 
 // gapRows is the whole accounting of input in, in a fixed order.
 func gapRows(in *Input) []GapRow {
@@ -59,6 +69,11 @@ func gapRows(in *Input) []GapRow {
 		r.Program, r.Count, r.Note, r.Summary = g.Program, g.Count, g.Note, g.Summary
 		if len(g.Items) > 0 {
 			r.First = itemText(g.Items[0], c.Clock.Unit)
+		}
+		if af := g.Affected; af != nil && !g.Note {
+			known := af.Known
+			miss, unattr, lost := capture.SatAdd(af.MissingNs, af.MissingTicks), capture.SatAdd(af.UnattributedNs, af.UnattributedTicks), af.LostDispatches
+			r.SizeKnown, r.MissingDeviceTime, r.UnattributedDevTime, r.LostDispatches, r.AffectedBasis = &known, &miss, &unattr, &lost, af.Basis
 		}
 		rows = append(rows, r)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/render"
 )
 
 // Kineto JSON layout constants (docs/export.md, "Kineto JSON").
@@ -466,7 +467,9 @@ func (k *kinetoWriter) info() []string {
 		lines = append(lines, fmt.Sprintf("this file holds rank %s of %s, which holds %d ranks (one rank-R.json each, beside this file); the accounting (\"tally\", the lines below) is the whole input's", k.rank, k.in.Path, k.ranks))
 	}
 	if !c.Accounting.Complete() {
-		lines = append(lines, "INCOMPLETE capture: the gaps below happened and are not in the kernels of this file")
+		lines = append(lines, "INCOMPLETE capture: the gaps below happened and are not in the kernels of this file; "+render.ShortVerdict(c))
+	} else if c.Accounting.CutUnit != "" {
+		lines = append(lines, render.ShortVerdict(c))
 	}
 	for _, g := range c.Accounting.Gaps {
 		label := "GAP"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/render"
 )
 
 // pprof sample values, in SampleType order.
@@ -272,10 +273,7 @@ func ppComments(ins []*Input) []string {
 	out := []string{"tally export: gpu_time is device time in ns; dispatches counts every dispatch, aggregated records by their count; unfinished dispatches count 1 dispatch, 1 unfinished and no time (status=unfinished)"}
 	for _, in := range ins {
 		c := in.Capture
-		complete := "complete"
-		if !c.Accounting.Complete() {
-			complete = "INCOMPLETE"
-		}
+		complete := render.ShortVerdict(c)
 		out = append(out, fmt.Sprintf("input %d: %s (%s, %d bytes), rank %s (from %s): %s", in.Index, in.Path, c.Source.Format, c.Source.Bytes, in.InputRank(c), in.RankFrom(), complete))
 		out = append(out, fmt.Sprintf("input %d clock: %s [%s, %s]", in.Index, c.Clock.Description, c.Clock.Domain, c.Clock.Unit))
 		if s := readSummary(c); s != "" {

@@ -226,8 +226,13 @@ func (r *KernelRow) cells(rec []string) []string {
 }
 
 func (r *GapRow) cells(rec []string) []string {
+	known := ""
+	if r.SizeKnown != nil {
+		known = strconv.FormatBool(*r.SizeKnown)
+	}
 	return append(rec, strconv.Itoa(int(r.Input)), r.Path, r.Rank, r.Record, r.Kind, r.Program, itoa(r.Count),
-		itoa(r.Used), r.Unit, strconv.FormatBool(r.Note), r.First, r.Summary)
+		itoa(r.Used), r.Unit, strconv.FormatBool(r.Note), r.First, r.Summary,
+		known, optI(r.MissingDeviceTime), optI(r.UnattributedDevTime), optI(r.LostDispatches), r.AffectedBasis)
 }
 
 func optI(v *int64) string {

@@ -137,6 +137,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 	}
 	run.Tables = &analysis.Tables{Programs: tables}
 	run.account(ok, empty)
+	analysis.Size(w, run.Tables)
 	return run
 }
 
@@ -166,6 +167,7 @@ func (a *kacc) add(k *analysis.KernelRow) {
 	r.Aggregated = analysis.SatAdd(r.Aggregated, k.Aggregated)
 	r.Launched = analysis.SatAdd(r.Launched, k.Launched)
 	r.LaunchTotal = analysis.SatAdd(r.LaunchTotal, k.LaunchTotal)
+	r.NoLaunchTotal = analysis.SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
@@ -234,6 +236,7 @@ func (run *Run) account(ok, empty int) {
 			g := a.Gap(capture.IncompleteInput, "")
 			g.Summary = "inputs whose own accounting has gaps (see each input's section): the merged tables hold only what they showed"
 			g.Add(capture.Item{What: strings.Join(kinds, ", "), Where: r.Label()})
+			addInputAffected(g, r.Capture.Accounting.Affected)
 		}
 	}
 	for _, s := range run.Skipped {
@@ -255,4 +258,54 @@ func (run *Run) account(ok, empty int) {
 		g.AddN(1)
 	}
 	a.SortGaps()
+}
+
+// addInputAffected sizes the whole's incomplete_input gap as the sum of
+// what each incomplete input's own gaps touch (sized with its tables).
+func addInputAffected(g *capture.Gap, t *capture.AffectedTotals) {
+	if g.Affected == nil {
+		g.Affected = &capture.Affected{Known: true, Basis: "the sum of what each incomplete input's own gaps touch (see its section)"}
+	}
+	af := g.Affected
+	if t == nil {
+		af.Known = false
+		return
+	}
+	af.MissingNs = capture.SatAdd(af.MissingNs, t.MissingNs)
+	af.UnattributedNs = capture.SatAdd(af.UnattributedNs, t.UnattributedNs)
+	af.MissingTicks = capture.SatAdd(af.MissingTicks, t.MissingTicks)
+	af.UnattributedTicks = capture.SatAdd(af.UnattributedTicks, t.UnattributedTicks)
+	af.LostDispatches = capture.SatAdd(af.LostDispatches, t.LostDispatches)
+	if len(t.Unknown) > 0 {
+		af.Known = false
+		var ks []string
+		for _, k := range t.Unknown {
+			ks = append(ks, string(k))
+		}
+		af.Basis = addUnknownKinds(af.Basis, ks)
+	}
+}
+
+// addUnknownKinds names, in basis, the input gap kinds whose size is
+// unknown, each once.
+func addUnknownKinds(basis string, kinds []string) string {
+	const lead = "; unknown size: "
+	have := map[string]bool{}
+	base, list, found := strings.Cut(basis, lead)
+	if found {
+		for _, k := range strings.Split(list, ", ") {
+			have[k] = true
+		}
+	}
+	var all []string
+	if found {
+		all = strings.Split(list, ", ")
+	}
+	for _, k := range kinds {
+		if !have[k] {
+			have[k] = true
+			all = append(all, k)
+		}
+	}
+	return base + lead + strings.Join(all, ", ")
 }

@@ -76,6 +76,8 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 		p.f("%s\n", CompleteVerdict(c))
 	} else if a.Complete() {
 		p.f("COMPLETE: nothing is missing that tally can detect\n")
+	} else if cl := AffectedClause(c); cl != "" {
+		p.f("INCOMPLETE: missing or doubtful data follows — %s\n", cl)
 	} else {
 		p.f("INCOMPLETE: missing or doubtful data follows\n")
 	}

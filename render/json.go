@@ -84,18 +84,24 @@ type JSONAccounting struct {
 	CutUnit   string                `json:"cut_unit,omitempty"`
 	Input     []*capture.InputCount `json:"input"`
 	Gaps      []JSONGap             `json:"gaps"`
+	// Affected (added within v1) sums what the gaps touch over the device
+	// time in the tables; absent when the gaps were not sized.
+	Affected *JSONTotals `json:"affected,omitempty"`
 }
 
 // JSONGap is one gap; items is never null.
 type JSONGap struct {
-	Kind         capture.Kind    `json:"kind"`
-	Program      string          `json:"program,omitempty"`
-	Count        int64           `json:"count"`
-	Note         bool            `json:"note"`
-	Summary      string          `json:"summary"`
-	Figures      []capture.Count `json:"figures,omitempty"`
-	Items        []capture.Item  `json:"items"`
-	ItemsOmitted int64           `json:"items_omitted"`
+	Kind    capture.Kind    `json:"kind"`
+	Program string          `json:"program,omitempty"`
+	Count   int64           `json:"count"`
+	Note    bool            `json:"note"`
+	Summary string          `json:"summary"`
+	Figures []capture.Count `json:"figures,omitempty"`
+	// Affected (added within v1): how much of the capture the gap touches;
+	// absent for notes.
+	Affected     *JSONAffected  `json:"affected,omitempty"`
+	Items        []capture.Item `json:"items"`
+	ItemsOmitted int64          `json:"items_omitted"`
 }
 
 // BuildJSON assembles the JSON document.
@@ -139,8 +145,9 @@ func Accounting(c *capture.Capture) JSONAccounting {
 			items = []capture.Item{}
 		}
 		a.Gaps = append(a.Gaps, JSONGap{Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
-			Summary: g.Summary, Figures: g.Figures, Items: items, ItemsOmitted: g.ItemsOmitted})
+			Summary: g.Summary, Figures: g.Figures, Affected: jsonAffected(g), Items: items, ItemsOmitted: g.ItemsOmitted})
 	}
+	a.Affected = jsonTotals(c.Accounting.Affected)
 	return a
 }
 

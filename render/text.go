@@ -268,6 +268,9 @@ func writeGap(p *printer, c *capture.Capture, g *capture.Gap, indent, unit strin
 		}
 		p.f("%s    %s\n", indent, strings.Join(parts, " "))
 	}
+	if line := GapTouches(c, g); line != "" {
+		p.f("%s    %s\n", indent, line)
+	}
 	for i, it := range g.Items {
 		if i == opt.Items {
 			break
@@ -336,15 +339,7 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 		}
 		p.f("\n")
 	} else {
-		p.f("INCOMPLETE: %d gap", gaps)
-		if gaps != 1 {
-			p.f("s")
-		}
-		p.f(": what they list happened or was in the input, and is not in the tables")
-		if scoped > 0 {
-			p.f(" (%d listed under their program above)", scoped)
-		}
-		p.f("\n")
+		p.f("%s\n", IncompleteVerdict(c, gaps, scoped))
 	}
 	for _, g := range global {
 		if g.Program != "" {

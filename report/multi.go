@@ -79,14 +79,17 @@ func (m *Multi) writeJSON(w io.Writer) error {
 
 // ExitCode is the status `tally report` ends with: 2 when no input could be
 // read or none holds a dispatch event, 1 under --strict when anything is
-// missing, else 0.
-func (m *Multi) ExitCode(strict bool) int {
+// missing or when the affected check fails (with its reasons), else 0.
+func (m *Multi) ExitCode(g Gate) (int, []string) {
 	run := m.Run
 	if run.Whole.Accounting.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Results)) == run.Whole.Accounting.CountOf(capture.FailedInput) {
-		return ExitEmpty
+		return ExitEmpty, nil
 	}
-	if strict && !run.Complete() {
-		return ExitIncomplete
+	if g.Strict && !run.Complete() {
+		return ExitIncomplete, nil
 	}
-	return ExitOK
+	if why := g.failuresOfMany(m); len(why) > 0 {
+		return ExitIncomplete, why
+	}
+	return ExitOK, nil
 }

@@ -93,13 +93,17 @@ const (
 	ExitEmpty      = 2 // usage or input error, or a capture without a single dispatch event
 )
 
-// ExitCode is the status `tally report` ends with for this result.
-func (r *Result) ExitCode(strict bool) int {
+// ExitCode is the status `tally report` ends with for this result under
+// the gate; the reasons the affected check failed come with it.
+func (r *Result) ExitCode(g Gate) (int, []string) {
 	if r.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
-		return ExitEmpty
+		return ExitEmpty, nil
 	}
-	if strict && !r.Capture.Accounting.Complete() {
-		return ExitIncomplete
+	if g.Strict && !r.Capture.Accounting.Complete() {
+		return ExitIncomplete, nil
 	}
-	return ExitOK
+	if why := g.Failures(&r.Capture.Accounting); len(why) > 0 {
+		return ExitIncomplete, why
+	}
+	return ExitOK, nil
 }

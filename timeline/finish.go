@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"github.com/tallyprof/tally/render"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -201,6 +202,9 @@ func (in *Input) verdict() string {
 			}
 		}
 		why = append(why, fmt.Sprintf("%d gap kinds", n))
+		if cl := render.AffectedClause(in.c); cl != "" {
+			why = append(why, cl)
+		}
 	}
 	for _, nd := range in.notDrawn() {
 		if nd.Name != "overlap_lanes" && nd.Name != "launches_not_drawn" { // layout only: every dispatch is drawn
@@ -208,6 +212,9 @@ func (in *Input) verdict() string {
 		}
 	}
 	if len(why) == 0 {
+		if in.c != nil && in.c.Accounting.CutUnit != "" {
+			return "complete up to the last " + in.c.Accounting.CutUnit + " (no end marker)"
+		}
 		return "complete"
 	}
 	return "incomplete: " + strings.Join(why, ", ")
@@ -233,7 +240,7 @@ func (w *Writer) verdict() string {
 	}
 	n := 0
 	for _, in := range w.inputs {
-		if in.finished && in.verdict() != "complete" {
+		if in.finished && !strings.HasPrefix(in.verdict(), "complete") {
 			n++
 		}
 	}

@@ -56,7 +56,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 // inputs hold no dispatch event or have gaps: an export's exit status alone
 // (2, 1) would leave the user to guess why.
 func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
-	var records, incomplete int64
+	var records, incomplete, upTo int64
 	for _, in := range res.Inputs {
 		records += in.Written.Records
 		acct := &in.Capture.Accounting
@@ -65,12 +65,17 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 		}
 		if !acct.Complete() {
 			incomplete++
+		} else if acct.CutUnit != "" {
+			upTo++
 		}
 	}
 	if out == "-" {
 		out = "standard output"
 	}
 	verdict := "complete"
+	if upTo > 0 {
+		verdict = fmt.Sprintf("complete up to the last line or row of %d inputs without an end marker (a cut there cannot be seen)", upTo)
+	}
 	if incomplete > 0 {
 		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Inputs))
 	}

@@ -27,7 +27,7 @@ func many(pos []string) bool {
 	return conf < format.Likely
 }
 
-func reportMany(pos []string, opt report.Options, rep reportOutputs, strict bool, stdout, stderr io.Writer) int {
+func reportMany(pos []string, opt report.Options, rep reportOutputs, gate report.Gate, stdout, stderr io.Writer) int {
 	// One timeline per input: inputs are read in parallel.
 	var (
 		mu  sync.Mutex
@@ -54,5 +54,6 @@ func reportMany(pos []string, opt report.Options, rep reportOutputs, strict bool
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
-	return m.ExitCode(strict)
+	code, why := m.ExitCode(gate)
+	return gateExit(stderr, code, why)
 }

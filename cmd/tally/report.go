@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tallyprof/tally/capture"
 	"io"
 	"time"
 
@@ -67,8 +68,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
+	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
+	var accept multiFlag
+	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
+		return 2
+	}
+	gate, err := reportGate(*strict, *failAffected, accept)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
 	if len(pos) == 0 {
@@ -81,7 +90,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
 	if many(pos) {
-		return reportMany(pos, rf.options(), rep, *strict, stdout, stderr)
+		return reportMany(pos, rf.options(), rep, gate, stdout, stderr)
 	}
 	opt := rf.options()
 	var tl *htmlreport.Timeline
@@ -101,7 +110,37 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
-	return res.ExitCode(*strict)
+	code, why := res.ExitCode(gate)
+	return gateExit(stderr, code, why)
+}
+
+// reportGate builds the exit gate from --strict, --fail-if-affected and
+// --accept.
+func reportGate(strict bool, failPct float64, accept []string) (report.Gate, error) {
+	g := report.Gate{Strict: strict, MaxAffected: -1}
+	if failPct >= 0 {
+		if failPct > 100 {
+			return g, fmt.Errorf("--fail-if-affected %g: give a percentage from 0 to 100", failPct)
+		}
+		g.MaxAffected = failPct / 100
+	} else if failPct != -1 {
+		return g, fmt.Errorf("--fail-if-affected %g: give a percentage from 0 to 100", failPct)
+	}
+	if len(accept) > 0 && g.MaxAffected < 0 {
+		return g, fmt.Errorf("--accept needs --fail-if-affected: --strict fails on any gap, accepted or not")
+	}
+	var err error
+	g.Accept, err = report.ParseAccept(accept)
+	return g, err
+}
+
+// gateExit prints why the affected check failed, if it did, and returns
+// the exit code.
+func gateExit(stderr io.Writer, code int, why []string) int {
+	for _, w := range why {
+		fmt.Fprintf(stderr, "tally report: --fail-if-affected: %s\n", w)
+	}
+	return code
 }
 
 // reportOutputs are where `tally report` writes: the text or JSON report
@@ -144,7 +183,13 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
 		return 2
 	}
-	c, err := report.Read(pos[0], rf.options(), nil)
+	// Read through the tables so that the gaps are sized (what each touches
+	// is known only against the tables' device time).
+	res, err := report.Run(pos[0], rf.options())
+	var c *capture.Capture
+	if res != nil {
+		c = res.Capture
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
 		return 2

@@ -51,7 +51,7 @@ func TestSize(t *testing.T) {
 
 func TestVerdicts(t *testing.T) {
 	f := sampleCapture()
-	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="incomplete"`) || !strings.Contains(p, "INCOMPLETE: 1 gap:") {
+	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="incomplete"`) || !strings.Contains(p, "INCOMPLETE: 1 gap — ") {
 		t.Fatal("incomplete capture not called incomplete")
 	}
 	f.c.Accounting.Gaps = nil

@@ -80,6 +80,7 @@ type gapView struct {
 	Note         bool
 	Summary      string
 	Figures      []capture.Count
+	Touches      string // how much of the capture the gap touches
 	Items        []itemView
 	ItemsOmitted int64
 }
@@ -175,8 +176,18 @@ func newPage(title string, doc *render.JSONReport, c *capture.Capture, opt Optio
 // start with prefix (unique on the page).
 func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) accountingView {
 	v := accountingView{Counts: ja.Input}
+	var counted []*capture.Gap // the gaps ja lists, in its order
+	for _, g := range c.Accounting.Gaps {
+		if g.Count > 0 {
+			counted = append(counted, g)
+		}
+	}
 	for i, g := range ja.Gaps {
-		v.Gaps = append(v.Gaps, gapOf(fmt.Sprintf("%s%d", prefix, i), g, c.Clock.Unit))
+		gv := gapOf(fmt.Sprintf("%s%d", prefix, i), g, c.Clock.Unit)
+		if i < len(counted) && counted[i].Kind == g.Kind {
+			gv.Touches = render.GapTouches(c, counted[i])
+		}
+		v.Gaps = append(v.Gaps, gv)
 	}
 	gaps, notes := 0, 0
 	for _, g := range v.Gaps {
@@ -198,8 +209,7 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 		}
 	default:
 		v.Verdict = "incomplete"
-		v.Headline = fmt.Sprintf("INCOMPLETE: %s: what they list happened or was in the input, and is not in the tables",
-			units.Plural(int64(gaps), "gap", "gaps"))
+		v.Headline = render.IncompleteVerdict(c, gaps, 0)
 	}
 	return v
 }

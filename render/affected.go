@@ -1,0 +1,120 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// How much the gaps touch, in words: the figure family of capture.Affected,
+// as the text report, the HTML page and other renderers state it.
+
+// timeShare formats an amount of device time and its share of the capture's
+// device time in that unit ("13.700 ms (30.1%)").
+func timeShare(v, whole int64, unit string) string {
+	s := Duration(v, unit)
+	if whole > 0 {
+		s += " (" + Share(float64(v)/float64(whole)) + ")"
+	}
+	return s
+}
+
+// touchedParts lists what an Affected (or the totals) touches, in words.
+func touchedParts(missNs, unattrNs, missTk, unattrTk, lost int64, t *capture.AffectedTotals) []string {
+	var parts []string
+	var devNs, devTk int64
+	if t != nil {
+		devNs, devTk = t.DeviceNs+t.MissingNs, t.DeviceTicks+t.MissingTicks
+	}
+	if missNs > 0 {
+		parts = append(parts, timeShare(missNs, devNs, "ns")+" of device time known missing")
+	}
+	if missTk > 0 {
+		parts = append(parts, timeShare(missTk, devTk, "ticks")+" of device time known missing")
+	}
+	if unattrNs > 0 {
+		parts = append(parts, timeShare(unattrNs, devNs, "ns")+" of device time in the tables, not fully attributed")
+	}
+	if unattrTk > 0 {
+		parts = append(parts, timeShare(unattrTk, devTk, "ticks")+" of device time in the tables, not fully attributed")
+	}
+	if lost > 0 {
+		parts = append(parts, plural(lost, "dispatch", "dispatches")+" lost")
+	}
+	return parts
+}
+
+// GapTouches is the line under a gap that says how much of the capture it
+// touches ("touches: …"), or "" when it is not sized (a note).
+func GapTouches(c *capture.Capture, g *capture.Gap) string {
+	af := g.Affected
+	if af == nil || g.Note {
+		return ""
+	}
+	parts := touchedParts(af.MissingNs, af.UnattributedNs, af.MissingTicks, af.UnattributedTicks, af.LostDispatches, c.Accounting.Affected)
+	switch {
+	case !af.Known && len(parts) == 0:
+		return "touches: an unknown amount — " + af.Basis
+	case !af.Known:
+		return "touches: " + strings.Join(parts, ", ") + ", and an unknown amount more — " + af.Basis
+	case len(parts) == 0:
+		return "touches: no device time of the tables — " + af.Basis
+	}
+	return "touches: " + strings.Join(parts, ", ") + " — " + af.Basis
+}
+
+// AffectedClause is the verdict's figure: how much the capture's gaps touch
+// in all ("13.7 ms (30.1%) of device time …; an unknown amount more:
+// truncated_input"). Empty when the gaps are not sized.
+func AffectedClause(c *capture.Capture) string {
+	t := c.Accounting.Affected
+	if t == nil {
+		return ""
+	}
+	parts := touchedParts(t.MissingNs, t.UnattributedNs, t.MissingTicks, t.UnattributedTicks, t.LostDispatches, t)
+	s := strings.Join(parts, ", ")
+	if s == "" {
+		s = "no device time known to be missing or unattributed"
+	}
+	if len(t.Unknown) > 0 {
+		var ks []string
+		for _, k := range t.Unknown {
+			ks = append(ks, string(k))
+		}
+		s += fmt.Sprintf("; an unknown amount more (%s)", strings.Join(ks, ", "))
+	}
+	return s
+}
+
+// IncompleteVerdict is the verdict line of an incomplete capture: the
+// number of gaps and how much they touch.
+func IncompleteVerdict(c *capture.Capture, gaps, scoped int) string {
+	s := fmt.Sprintf("INCOMPLETE: %s", plural(int64(gaps), "gap", "gaps"))
+	if cl := AffectedClause(c); cl != "" {
+		s += " — " + cl
+	}
+	s += ". What they list happened or was in the input, and is not in the tables"
+	if scoped > 0 {
+		s += fmt.Sprintf(" (%d listed under their program above)", scoped)
+	}
+	return s
+}
+
+// ShortVerdict is a capture's verdict in a phrase, for outputs that state
+// it beside other things (export comments, timeline metadata): "complete",
+// "complete up to the last line (…)", or "INCOMPLETE: " and what the gaps
+// touch.
+func ShortVerdict(c *capture.Capture) string {
+	a := &c.Accounting
+	switch {
+	case !a.Complete():
+		if cl := AffectedClause(c); cl != "" {
+			return "INCOMPLETE: " + cl
+		}
+		return "INCOMPLETE"
+	case a.CutUnit != "":
+		return "complete up to the last " + a.CutUnit + " (no end marker: a cut at a " + a.CutUnit + " boundary cannot be seen)"
+	}
+	return "complete"
+}
