@@ -14,6 +14,8 @@ import (
 type Options struct {
 	// Format forces a reader by name; empty detects it per input.
 	Format string
+	// Reader holds the readers' settings; its Watch is Read's to set (from
+	// Watch and Progress below).
 	Reader format.Options
 	// Workers is how many inputs are read at once; 0 means one per core
 	// (GOMAXPROCS).

@@ -54,17 +54,3 @@ func writeManyJSON(w io.Writer, run *analysis.Run) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
 }
-
-// exitOfMany is ExitCode for many inputs.
-func exitOfMany(run *analysis.Run, g Gate) (int, []string) {
-	if run.Whole.Accounting.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Inputs)) == run.Whole.Accounting.CountOf(capture.FailedInput) {
-		return ExitEmpty, nil
-	}
-	if g.Strict && !run.Complete() {
-		return ExitIncomplete, nil
-	}
-	if why := g.failuresOfMany(run); len(why) > 0 {
-		return ExitIncomplete, why
-	}
-	return ExitOK, nil
-}

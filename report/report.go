@@ -43,17 +43,24 @@ const (
 // be read or none holds a dispatch event, 1 under --strict when anything
 // is missing or when the affected check fails, else 0.
 func ExitCode(run *analysis.Run, g Gate) (int, []string) {
+	var (
+		empty, complete bool
+		why             []string
+	)
 	if run.Many() {
-		return exitOfMany(run, g)
+		a := &run.Whole.Accounting
+		empty = a.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Inputs)) == a.CountOf(capture.FailedInput)
+		complete, why = run.Complete(), g.failuresOfMany(run)
+	} else {
+		a := &run.Inputs[0].Capture.Accounting
+		empty, complete, why = a.CountOf(capture.EmptyCapture) > 0, a.Complete(), g.Failures(a)
 	}
-	a := &run.Inputs[0].Capture.Accounting
-	if a.CountOf(capture.EmptyCapture) > 0 {
+	switch {
+	case empty:
 		return ExitEmpty, nil
-	}
-	if g.Strict && !a.Complete() {
+	case g.Strict && !complete:
 		return ExitIncomplete, nil
-	}
-	if why := g.Failures(a); len(why) > 0 {
+	case len(why) > 0:
 		return ExitIncomplete, why
 	}
 	return ExitOK, nil
