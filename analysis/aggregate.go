@@ -1,6 +1,12 @@
 // Package analysis turns a stream of dispatches into per-program kernel
 // tables. It holds one accumulator per (program, kernel): memory grows with
 // the number of kernels, never with the number of dispatches.
+//
+// An Input is one input read (its capture and tables, or its error); a Run
+// is the inputs of a command merged into one table per program with the
+// accounting of the whole (NewRun), and says whether it is reported as one
+// input or as a run of many (Run.Many). inputs.Read makes them; the
+// renderers and writers consume them.
 package analysis
 
 import (

@@ -4,6 +4,10 @@
 // (Dispatch.Instance) is one sample. Programs are matched by name and
 // kernels by name within their program, never across programs; what one
 // side lacks is listed as added or removed, never dropped.
+//
+// Run reads each side as every command reads its inputs (inputs.Expand,
+// then Read, each input's dispatches also streaming to the side's
+// collector), then Compare pairs programs and kernels across the sides.
 package diff
 
 import (
@@ -61,21 +65,21 @@ func readSide(label string, args []string, opt Options) (*Side, error) {
 	s := NewSide(label)
 	s.Skipped = e.Skipped
 	cols := make([]collector, len(e.Paths))
-	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Watch: opt.Watch},
-		func(i int, _ string) capture.Sink { return &cols[i] })
+	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Watch: opt.Watch,
+		Sink: func(i int, _ string) capture.Sink { return &cols[i] }})
 	var errs []error
-	for i := range res {
-		if res[i].Err != nil {
-			errs = append(errs, res[i].Err)
+	for i, in := range run.Inputs {
+		if in.Err != nil {
+			errs = append(errs, in.Err)
 			continue
 		}
-		s.add(res[i].Capture, &cols[i])
+		s.add(in.Capture, &cols[i])
 	}
 	if len(errs) > 0 {
 		if len(errs) == 1 {
 			return nil, errs[0]
 		}
-		return nil, fmt.Errorf("side %s: %d of %d inputs could not be read:\n%w", label, len(errs), len(res), errors.Join(errs...))
+		return nil, fmt.Errorf("side %s: %d of %d inputs could not be read:\n%w", label, len(errs), len(run.Inputs), errors.Join(errs...))
 	}
 	return s, nil
 }

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/inputs"
 )
 
 // Side is one side of a comparison: the captures given for it (one file, or
@@ -16,7 +16,7 @@ type Side struct {
 	Captures []*capture.Capture
 	// Skipped are the files found in the side's directories that no reader
 	// recognises: listed in the header, not read (as in tally report).
-	Skipped []inputs.Skipped
+	Skipped []analysis.Skipped
 
 	programs map[string]*progSide
 	order    []string // program names in first-seen order

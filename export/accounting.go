@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/inputs"
 )
 
 // GapRow is one line of an export's accounting (OUT.gaps.csv, OUT.gaps.jsonl,
@@ -46,9 +46,9 @@ var gapColumns = []string{"input", "path", "rank", "record", "kind", "program", 
 	"size_known", "missing_device_time", "unattributed_device_time", "lost_dispatches", "affected_basis"}
 
 // gapRows is the whole accounting of input in, in a fixed order.
-func gapRows(in *Input) []GapRow {
+func gapRows(in *input) []GapRow {
 	c := in.Capture
-	base := GapRow{Input: int32(in.Index), Path: in.Path, Rank: in.InputRank(c)}
+	base := GapRow{Input: int32(in.Index), Path: in.Path, Rank: in.inputRank(c)}
 	row := func(record, kind string) GapRow { r := base; r.Record, r.Kind = record, kind; return r }
 	var rows []GapRow
 	r := row("clock", c.Clock.Domain)
@@ -99,7 +99,7 @@ func gapRows(in *Input) []GapRow {
 // allGapRows is the accounting of every input in order, then one
 // "skipped_file" row per file the arguments' directories hold that no
 // reader recognises (input -1: it is no input; as tally report lists them).
-func allGapRows(ins []*Input, skipped []inputs.Skipped) []GapRow {
+func allGapRows(ins []*input, skipped []analysis.Skipped) []GapRow {
 	var rows []GapRow
 	for _, in := range ins {
 		rows = append(rows, gapRows(in)...)
@@ -156,9 +156,9 @@ type InputRow struct {
 	Read                 string `parquet:"read" json:"read"`
 }
 
-func inputRow(in *Input) InputRow {
+func inputRow(in *input) InputRow {
 	c := in.Capture
-	r := InputRow{Input: int32(in.Index), Path: in.Path, Format: c.Source.Format, Rank: in.InputRank(c), RankFrom: in.RankFrom(),
+	r := InputRow{Input: int32(in.Index), Path: in.Path, Format: c.Source.Format, Rank: in.inputRank(c), RankFrom: in.rankFrom(),
 		Bytes: c.Source.Bytes, Compressed: c.Source.Compressed, Complete: c.Accounting.Complete(),
 		Unfinished: c.Accounting.CountOf(capture.UnfinishedDispatch), ClockDomain: c.Clock.Domain, ClockUnit: c.Clock.Unit,
 		Records: in.Written.Records, Dispatches: in.Written.Dispatches,

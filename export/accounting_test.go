@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 )
 
@@ -17,7 +18,7 @@ func TestGapFirstItemNamesLaunchAndLastCompleted(t *testing.T) {
 	g.Add(capture.Item{What: "launched, never finished", Kernel: "mul_mat", Where: "run 5, main[13]", Time: capture.TimeOf(912412097245),
 		LastCompleted: "p41 main[12] flash_attn"})
 	var first string
-	for _, r := range gapRows(&Input{Capture: c}) {
+	for _, r := range gapRows(&input{Input: analysis.Input{Capture: c}}) {
 		if r.Kind == string(capture.UnfinishedDispatch) {
 			first = r.First
 		}

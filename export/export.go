@@ -3,6 +3,10 @@
 // in a format other tools read — pprof, Kineto-compatible JSON, CSV, JSON
 // Lines, or a Parquet dataset — always with the inputs' accounting beside or
 // inside the output, so no exported table looks more complete than its input.
+//
+// Run goes in three steps, each once: check and open the output (a writer
+// per format), read the inputs (inputs.Expand, then Read, each input's
+// dispatches streaming into the writer), write and commit the output.
 package export
 
 import (
@@ -11,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/inputs"
@@ -48,77 +53,54 @@ type Options struct {
 	// it (parquet, pprof, kineto into a directory, --per-kernel); 0 means
 	// one per core.
 	Workers int
-
-	// firstIndex is the position of paths[0] among the inputs (kineto
-	// writes one input at a time into a directory).
-	firstIndex int
-	// kinetoOneRank refuses an input holding several ranks (kineto writing
-	// one file per input into a directory cannot split it further).
-	kinetoOneRank bool
-	// skipped are the files the arguments' directories hold that no reader
-	// recognises: written with the accounting (docs/export.md).
-	skipped []inputs.Skipped
 }
 
 // Result says what an export wrote and what its inputs lacked.
 type Result struct {
-	Inputs []*Input
+	// Run is what was read: every input's capture and tables (an input
+	// that cannot be read fails the export), and the files in the given
+	// directories that no reader recognises — not read, listed in the
+	// output's accounting.
+	Run *analysis.Run
+	// Written is what the export wrote of each input, by index.
+	Written []Written
 	// Complete is false when any input has a gap (see capture.Accounting).
 	Complete bool
 	// Empty is true when an input holds no dispatch event at all.
 	Empty bool
-	// Skipped are the files in the given directories that no reader
-	// recognises: not read, listed in the output's accounting.
-	Skipped []inputs.Skipped
 }
 
-// Run reads the inputs args name and writes the export. Each argument is a
-// file or a directory, expanded as tally report expands them (inputs.Expand:
-// a run directory a reader claims is one input; any other directory is
-// walked, and the files no reader recognises are listed as skipped).
+// Run reads the inputs args name and writes the export, in three steps:
+// the output is checked and opened (temporary files beside it), the inputs
+// are read — each argument a file or a directory, expanded as tally report
+// expands them (inputs.Expand: a run directory a reader claims is one
+// input; any other directory is walked, and the files no reader recognises
+// are listed as skipped) — streaming their dispatches into the output, and
+// the output is written and committed. Nothing is written under the final
+// name unless every input was read.
 func Run(args []string, opt Options) (*Result, error) {
-	if len(args) == 0 {
-		return nil, fmt.Errorf("give at least one input")
-	}
-	if opt.Out == "" {
-		return nil, fmt.Errorf("give the output with -o")
-	}
-	if opt.Out == "-" && opt.To != PProf && opt.To != Kineto {
-		return nil, fmt.Errorf("-o - (standard output) is for pprof and kineto only: %s writes more than one file", opt.To)
-	}
-	if opt.PerKernel && opt.To != CSV && opt.To != JSONL {
-		return nil, fmt.Errorf("--per-kernel applies to csv and jsonl (parquet always has a kernels table)")
-	}
-	if !slices.Contains(Names, opt.To) {
-		return nil, fmt.Errorf("unknown --to %q: give one of %s", opt.To, strings.Join(Names, ", "))
+	if err := opt.check(args); err != nil {
+		return nil, err
 	}
 	e := inputs.Expand(args, opt.Format)
 	if len(e.Paths) == 0 {
 		return nil, fmt.Errorf("no input found in %s: no file there is one a reader recognises (give --format NAME to read them as one)", strings.Join(args, " "))
 	}
-	paths := e.Paths
-	opt.skipped = e.Skipped
-	var (
-		ins []*Input
-		err error
-	)
-	switch opt.To {
-	case CSV, JSONL:
-		ins, err = writeTabular(paths, opt)
-	case Parquet:
-		ins, err = writeParquet(paths, opt)
-	case PProf:
-		ins, err = writePProf(paths, opt)
-	case Kineto:
-		ins, err = writeKineto(paths, opt)
-	default:
-		return nil, fmt.Errorf("unknown --to %q: give one of %s", opt.To, strings.Join(Names, ", "))
-	}
+	w, err := open(opt, len(e.Paths))
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Inputs: ins, Complete: true, Skipped: e.Skipped}
+	defer w.abort()
+	run, ins, err := readInputs(e, opt, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.write(ins, run.Skipped); err != nil {
+		return nil, err
+	}
+	res := &Result{Run: run, Complete: true}
 	for _, in := range ins {
+		res.Written = append(res.Written, in.Written)
 		if !in.Capture.Accounting.Complete() {
 			res.Complete = false
 		}
@@ -128,3 +110,63 @@ func Run(args []string, opt Options) (*Result, error) {
 	}
 	return res, nil
 }
+
+// check refuses options no output can honour, before anything is read.
+func (opt *Options) check(args []string) error {
+	switch {
+	case len(args) == 0:
+		return fmt.Errorf("give at least one input")
+	case opt.Out == "":
+		return fmt.Errorf("give the output with -o")
+	case opt.Out == "-" && opt.To != PProf && opt.To != Kineto:
+		return fmt.Errorf("-o - (standard output) is for pprof and kineto only: %s writes more than one file", opt.To)
+	case opt.PerKernel && opt.To != CSV && opt.To != JSONL:
+		return fmt.Errorf("--per-kernel applies to csv and jsonl (parquet always has a kernels table)")
+	case !slices.Contains(Names, opt.To):
+		return fmt.Errorf("unknown --to %q: give one of %s", opt.To, strings.Join(Names, ", "))
+	}
+	return nil
+}
+
+// writer is one output format. It is opened — the output checked, its
+// temporaries created — before the inputs are read; sink and done see each
+// input while it is read (on its reading goroutine: with workers ≠ 1 they
+// touch only that input's state); write writes what follows the reading
+// and commits the output; abort removes what was not committed.
+type writer interface {
+	// workers is how many inputs may be read at once (1 for writers that
+	// stream into one shared file in input order; 0 means opt.Workers).
+	workers() int
+	sink(in *input) capture.Sink
+	// done is called for every input once read, failed or not; its error
+	// is the input's (in.Err, or the writer's own for that input).
+	done(in *input) error
+	// failed is the error of the inputs that could not be exported.
+	failed(errs []error, n int) error
+	write(ins []*input, skipped []analysis.Skipped) error
+	abort()
+}
+
+// open checks and opens the output of opt.To for n inputs.
+func open(opt Options, n int) (writer, error) {
+	switch opt.To {
+	case CSV, JSONL:
+		return openTabular(opt)
+	case Parquet:
+		return openParquet(opt, n)
+	case PProf:
+		return openPProf(opt, n), nil
+	}
+	if n > 1 {
+		return openKinetoDir(opt, n)
+	}
+	return openKineto(opt)
+}
+
+// readErr is the writer behaviour most formats share: no own state to
+// close when an input was read, and the inputs that failed named together.
+type readErr struct{}
+
+func (readErr) workers() int                     { return 0 }
+func (readErr) done(in *input) error             { return in.Err }
+func (readErr) failed(errs []error, n int) error { return failedInputs(errs, n) }

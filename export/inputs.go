@@ -10,15 +10,11 @@ import (
 	"github.com/tallyprof/tally/inputs"
 )
 
-// Input is one read input: its capture, its kernel tables and what the
+// input is one input as the export writes it: the input read (its index
+// and path from the start, its capture and tables once read) and what the
 // export did with its dispatches.
-type Input struct {
-	// Index is the input's position on the command line (0-based).
-	Index int
-	Path  string
-	// Capture is nil until the input has been read.
-	Capture *capture.Capture
-	Tables  *analysis.Tables
+type input struct {
+	analysis.Input
 	// Written counts what the export wrote for this input (see Written).
 	Written Written
 	// ranks splits the kernel statistics by rank for the kernels and
@@ -80,69 +76,74 @@ func (w *Written) finish(c *capture.Capture) {
 	}
 }
 
-// readInputs reads every input, workers at a time (0: one per core; 1 for
-// writers that stream into one shared file), each with its own reader,
-// aggregator and accounting (inputs.ReadAll). sinkFor returns the sink that
-// receives an input's dispatches; done runs after the input was read. Both
-// run on the goroutine that reads the input, so with workers ≠ 1 they must
-// touch only that input's state. Inputs come back in the order of paths.
-// An input that cannot be read fails the export, naming every such input:
-// no output is written under the final name.
-func readInputs(paths []string, opt Options, workers int, sinkFor func(in *Input) capture.Sink, done func(in *Input) error) ([]*Input, error) {
-	ins := make([]*Input, len(paths))
-	for i, p := range paths {
-		ins[i] = &Input{Index: opt.firstIndex + i, Path: p}
+// readInputs reads every input e names (inputs.Read), w.workers() at a time,
+// each with its own reader, aggregator and accounting, its dispatches
+// streaming to w.sink; w.done sees each as soon as it is read. Inputs come
+// back in the order of e.Paths. An input that cannot be read fails the
+// export, naming every such input (w.failed): no output is written under
+// the final name.
+func readInputs(e *inputs.Expansion, opt Options, w writer) (*analysis.Run, []*input, error) {
+	ins := make([]*input, len(e.Paths))
+	for i, p := range e.Paths {
+		ins[i] = &input{Input: analysis.Input{Index: i, Path: p}}
 	}
-	errs := make([]error, len(paths))
-	inputs.ReadAll(paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers,
-		Done: func(i int, r *inputs.Result) {
-			if r.Err != nil {
-				errs[i] = r.Err
-				return
+	workers := w.workers()
+	if workers == 0 {
+		workers = opt.Workers
+	}
+	errs := make([]error, len(ins))
+	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers,
+		Sink: func(i int, _ string) capture.Sink { return w.sink(ins[i]) },
+		Done: func(r *analysis.Input) {
+			in := ins[r.Index]
+			in.Input = *r
+			if r.Err == nil {
+				in.Written.finish(in.Capture)
 			}
-			in := ins[i]
-			in.Capture, in.Tables = r.Capture, r.Tables
-			in.Written.finish(in.Capture)
-			if done != nil {
-				errs[i] = done(in)
-			}
-		}},
-		func(i int, _ string) capture.Sink { return sinkFor(ins[i]) })
+			errs[r.Index] = w.done(in)
+		}})
 	var failed []error
 	for _, err := range errs {
 		if err != nil {
 			failed = append(failed, err)
 		}
 	}
-	switch {
-	case len(failed) == 1:
-		return nil, failed[0]
-	case len(failed) > 1:
-		return nil, fmt.Errorf("%d of %d inputs could not be exported (nothing was written):\n%w", len(failed), len(paths), errors.Join(failed...))
+	if len(failed) > 0 {
+		return nil, nil, w.failed(failed, len(ins))
 	}
-	return ins, nil
+	return run, ins, nil
 }
 
-// Rank is the rank a dispatch of this input belongs to: its queue's rank,
-// else the input's (capture.Source.Rank), else the input's index on the
-// command line as a decimal number (docs/export.md, "Ranks").
-func (in *Input) Rank(c *capture.Capture, q capture.QueueID) string {
+// failedInputs names the inputs that could not be exported: the one, or
+// how many of n, each on its own line.
+func failedInputs(errs []error, n int) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return fmt.Errorf("%d of %d inputs could not be exported (nothing was written):\n%w", len(errs), n, errors.Join(errs...))
+}
+
+// rankOf is the rank a dispatch of this input belongs to: its queue's
+// rank, else the input's (capture.Source.Rank), else the input's index on
+// the command line as a decimal number (docs/export.md, "Ranks").
+func (in *input) rankOf(c *capture.Capture, q capture.QueueID) string {
 	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
 		return c.Queues[q].Rank
 	}
-	return in.InputRank(c)
+	return in.inputRank(c)
 }
 
-// InputRank is the input's own rank: Source.Rank or its index.
-func (in *Input) InputRank(c *capture.Capture) string {
+// inputRank is the input's own rank: Source.Rank or its index (c is the
+// capture being read: Capture is set only once it is).
+func (in *input) inputRank(c *capture.Capture) string {
 	if c != nil && c.Source.Rank != "" {
 		return c.Source.Rank
 	}
 	return strconv.Itoa(in.Index)
 }
 
-// RankFrom says where InputRank came from: "source" or "input-index".
-func (in *Input) RankFrom() string {
+// rankFrom says where inputRank came from: "source" or "input-index".
+func (in *input) rankFrom() string {
 	if in.Capture != nil && in.Capture.Source.Rank != "" {
 		return "source"
 	}

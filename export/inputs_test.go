@@ -45,11 +45,11 @@ func TestDirectoryInput(t *testing.T) {
 				out += ".json" // two inputs: a directory of that name
 			}
 			res := run(t, []string{dir}, Options{To: to, Out: out, Workers: 2})
-			if len(res.Inputs) != 2 || len(res.Skipped) != 1 || res.Skipped[0].Path != readme {
-				t.Fatalf("inputs %d, skipped %+v", len(res.Inputs), res.Skipped)
+			if len(res.Run.Inputs) != 2 || len(res.Written) != 2 || len(res.Run.Skipped) != 1 || res.Run.Skipped[0].Path != readme {
+				t.Fatalf("got %d inputs (%d written), skipped %+v; want 2, skipped %s", len(res.Run.Inputs), len(res.Written), res.Run.Skipped, readme)
 			}
-			for i, in := range res.Inputs {
-				if in.Index != i || !strings.Contains(in.Path, "rank"+string(rune('0'+i))) || in.Written.Dispatches == 0 {
+			for i, in := range res.Run.Inputs {
+				if in.Index != i || !strings.Contains(in.Path, "rank"+string(rune('0'+i))) || res.Written[i].Dispatches == 0 {
 					t.Errorf("input %d: %+v", i, in)
 				}
 			}
@@ -146,8 +146,8 @@ func TestFailedInputAmongParallel(t *testing.T) {
 func TestRunDirectoryIsOneInput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.csv")
 	res := run(t, []string{"../format/swimlane/testdata/seed"}, Options{To: CSV, Out: out})
-	if len(res.Inputs) != 1 || res.Inputs[0].Capture.Source.Format != "swimlane" || res.Inputs[0].Written.Dispatches == 0 || len(res.Skipped) != 0 {
-		t.Fatalf("inputs %d, skipped %v", len(res.Inputs), res.Skipped)
+	if len(res.Run.Inputs) != 1 || res.Run.Inputs[0].Capture.Source.Format != "swimlane" || res.Written[0].Dispatches == 0 || len(res.Run.Skipped) != 0 {
+		t.Fatalf("got %d inputs, skipped %v; want the swimlane run, nothing skipped", len(res.Run.Inputs), res.Run.Skipped)
 	}
 }
 

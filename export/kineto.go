@@ -11,13 +11,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/render"
 )
@@ -88,115 +86,232 @@ type kinetoSkipped struct {
 	unlinked, unlinkedNS int64
 }
 
-// writeKineto is --to kineto: one Kineto-compatible JSON trace of one rank
-// that HTA and TraceLens load (docs/export.md).
-func writeKineto(paths []string, opt Options) ([]*Input, error) {
-	if len(paths) > 1 {
-		return writeKinetoDir(paths, opt)
+// kinetoFile is --to kineto of one input: one Kineto-compatible JSON trace
+// of one rank that HTA and TraceLens load (docs/export.md), or, for an
+// input holding several ranks, a directory of them (writeKinetoRanks).
+type kinetoFile struct {
+	readErr
+	opt   Options
+	spool *kinetoSpool
+}
+
+func openKineto(opt Options) (*kinetoFile, error) {
+	sp, err := newKinetoSpool(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	return &kinetoFile{opt: opt, spool: sp}, nil
+}
+
+func (w *kinetoFile) workers() int                { return 1 }
+func (w *kinetoFile) sink(in *input) capture.Sink { return w.spool.sink(in) }
+func (w *kinetoFile) abort()                      { w.spool.close() }
+
+func (w *kinetoFile) write(ins []*input, skipped []analysis.Skipped) error {
+	return w.spool.write(ins[0], w.opt, skipped, false)
+}
+
+// kinetoDir is --to kineto of several inputs: one trace per input in the
+// directory OUT (input-NNNNN.json, the layout HTA and TraceLens read a
+// multi-rank run from), built under a temporary name and renamed into
+// place. Each input is its own file: inputs are read and written in
+// parallel, each on its own goroutine with its own spool.
+type kinetoDir struct {
+	opt    Options
+	dir    *checkedfile.PendingDir
+	spools []*kinetoSpool
+	errs   []error // per input: its spool could not be created
+}
+
+func openKinetoDir(opt Options, n int) (*kinetoDir, error) {
+	if opt.Out == "-" {
+		return nil, fmt.Errorf("kineto writes one file per input (one rank per file): give a directory with -o for %d inputs", n)
+	}
+	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
+	if err != nil {
+		return nil, err
+	}
+	return &kinetoDir{opt: opt, dir: dir, spools: make([]*kinetoSpool, n), errs: make([]error, n)}, nil
+}
+
+func (w *kinetoDir) workers() int { return 0 }
+
+// file is input i's trace, under the temporary directory.
+func (w *kinetoDir) file(i int) string {
+	return filepath.Join(w.dir.Temp(), fmt.Sprintf("input-%05d.json", i))
+}
+
+func (w *kinetoDir) sink(in *input) capture.Sink {
+	sp, err := newKinetoSpool(w.file(in.Index))
+	if err != nil {
+		w.errs[in.Index] = err
+		return capture.Discard
+	}
+	w.spools[in.Index] = sp
+	return sp.sink(in)
+}
+
+// done writes input in's file as soon as it is read.
+func (w *kinetoDir) done(in *input) error {
+	sub := w.opt
+	sub.Out = w.file(in.Index)
+	err := w.errs[in.Index]
+	if sp := w.spools[in.Index]; sp != nil {
+		defer sp.close()
+	}
+	switch {
+	case err != nil:
+	case in.Err != nil:
+		err = in.Err
+	default:
+		// The run's skipped files are listed once, in the marker.
+		err = w.spools[in.Index].write(in, sub, nil, true)
+	}
+	if err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), sub.Out, w.dir.Final(sub.Out)))
+	}
+	return nil
+}
+
+func (w *kinetoDir) failed(errs []error, _ int) error { return errors.Join(errs...) }
+
+func (w *kinetoDir) write(ins []*input, skipped []analysis.Skipped) error {
+	rows := make([]InputRow, len(ins))
+	for i, in := range ins {
+		rows[i] = inputRow(in)
+	}
+	if err := writeMarker(w.dir, rows, skipped); err != nil {
+		return err
+	}
+	return w.dir.Commit()
+}
+
+// abort removes the directory being built (nothing once it is committed).
+func (w *kinetoDir) abort() {
+	for _, sp := range w.spools {
+		if sp != nil {
+			sp.close()
+		}
+	}
+	w.dir.Abort()
+}
+
+// kinetoSpool is one input's dispatches spooled while it is read: the
+// events are written after the input has been read, when the time base
+// and the accounting that goes before traceEvents are known.
+type kinetoSpool struct {
+	f  *os.File
+	sw *bufio.Writer
+	// window is per program: its clock is known only at the end; unlinked
+	// counts, per program, the kernels without a launch and their ns.
+	window   map[capture.ProgramID]*[3]int64
+	unlinked map[capture.ProgramID]*[2]int64
+	skipped  kinetoSkipped
+	n        int64
+	werr     error
+	buf      [kinetoRecordSize]byte
+	rankSeen map[string]bool
+	perFile  tallyCounts
+}
+
+// newKinetoSpool creates the spool of output out: beside it (same disk as
+// the result), or in the temporary directory for standard output and
+// devices.
+func newKinetoSpool(out string) (*kinetoSpool, error) {
+	spoolDir := filepath.Dir(out)
+	if st, err := os.Stat(out); out == "-" || err == nil && !st.Mode().IsRegular() {
+		spoolDir = ""
+	}
+	f, err := os.CreateTemp(spoolDir, ".tally-kineto-spool*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a spool file beside %s: %w", out, err)
+	}
+	// Unlinked at once where the system allows it (it is read back through
+	// its descriptor): nothing is left beside OUT even after a SIGKILL.
+	os.Remove(f.Name())
+	return &kinetoSpool{f: f, sw: bufio.NewWriterSize(f, 1<<20), window: map[capture.ProgramID]*[3]int64{},
+		unlinked: map[capture.ProgramID]*[2]int64{}, rankSeen: map[string]bool{}, perFile: tallyCounts{}}, nil
+}
+
+func (k *kinetoSpool) close() { k.f.Close(); os.Remove(k.f.Name()) }
+
+func (k *kinetoSpool) sink(in *input) capture.Sink {
+	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+		in.Written.count(c, d)
+		rank := in.rankOf(c, d.Queue)
+		k.rankSeen[rank] = true
+		if d.Aggregate != nil {
+			k.skipped.aggregated++
+			k.skipped.aggregatedDispatches += d.Aggregate.Count
+			k.perFile.add(rank, d.Program, 0, d.Aggregate.Count)
+			return
+		}
+		if !d.Device.Valid {
+			k.skipped.untimed++
+			k.perFile.add(rank, d.Program, 0, 1)
+			return
+		}
+		k.perFile.add(rank, d.Program, 1, 0)
+		if d.Link == capture.LinkGraph && d.Launch.Valid {
+			k.skipped.graph++
+		}
+		r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
+			launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
+			index: d.Index, ordinal: d.Ordinal}
+		w := k.window[d.Program]
+		if w == nil {
+			w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
+			k.window[d.Program] = w
+		}
+		w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
+		if !r.launch {
+			u := k.unlinked[d.Program]
+			if u == nil {
+				u = &[2]int64{}
+				k.unlinked[d.Program] = u
+			}
+			u[0], u[1] = u[0]+1, u[1]+r.end-r.begin
+		}
+		if r.launch {
+			w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
+		}
+		r.put(k.buf[:])
+		if k.werr == nil {
+			_, k.werr = k.sw.Write(k.buf[:])
+		}
+		k.n++
+	})
+}
+
+// write writes input in, read, to opt.Out: a *.json[.gz] file or standard
+// output for one rank, a directory of rank files for several. oneRank
+// refuses an input of several ranks (a file of a directory of inputs
+// cannot be split further); files are the skipped files the trace lists.
+func (k *kinetoSpool) write(in *input, opt Options, files []analysis.Skipped, oneRank bool) error {
+	if k.werr == nil {
+		k.werr = k.sw.Flush()
+	}
+	if k.werr != nil {
+		return fmt.Errorf("writing the spool file %s: %w", k.f.Name(), k.werr)
 	}
 	// The output's name is checked once the input's ranks are known: one
 	// rank is a *.json file, several are a directory of them.
 	jsonName := strings.HasSuffix(opt.Out, ".json") || strings.HasSuffix(opt.Out, ".json.gz")
-	if st, err := os.Stat(opt.Out); opt.Out != "-" && (err != nil || st.Mode().IsRegular()) && !jsonName && opt.kinetoOneRank {
-		return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
+	if len(k.rankSeen) > 1 && (oneRank || opt.Out == "-" || jsonName) {
+		return fmt.Errorf("%s holds %d ranks: kineto writes one rank per file, as HTA and TraceLens expect; export it alone with -o DIR (one rank-R.json per rank), or as parquet or csv", in.Path, len(k.rankSeen))
 	}
-	// The spool goes beside the output (same disk as the result), or to
-	// the temporary directory for standard output and devices.
-	spoolDir := filepath.Dir(opt.Out)
-	if st, err := os.Stat(opt.Out); opt.Out == "-" || err == nil && !st.Mode().IsRegular() {
-		spoolDir = ""
-	}
-	spool, err := os.CreateTemp(spoolDir, ".tally-kineto-spool*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot create a spool file beside %s: %w", opt.Out, err)
-	}
-	// Unlinked at once where the system allows it (it is read back through
-	// its descriptor): nothing is left beside OUT even after a SIGKILL.
-	os.Remove(spool.Name())
-	defer func() { spool.Close(); os.Remove(spool.Name()) }()
-	sw := bufio.NewWriterSize(spool, 1<<20)
-	var (
-		skipped  kinetoSkipped
-		window   = map[capture.ProgramID]*[3]int64{} // per program: its clock is known only at the end
-		unlinked = map[capture.ProgramID]*[2]int64{} // per program: kernels without a launch, their ns
-		n        int64
-		werr     error
-		buf      [kinetoRecordSize]byte
-		rankSeen = map[string]bool{}
-		perFile  = tallyCounts{}
-	)
-	sinkOf := func(in *Input) capture.Sink {
-		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
-			in.Written.count(c, d)
-			rank := in.Rank(c, d.Queue)
-			rankSeen[rank] = true
-			if d.Aggregate != nil {
-				skipped.aggregated++
-				skipped.aggregatedDispatches += d.Aggregate.Count
-				perFile.add(rank, d.Program, 0, d.Aggregate.Count)
-				return
-			}
-			if !d.Device.Valid {
-				skipped.untimed++
-				perFile.add(rank, d.Program, 0, 1)
-				return
-			}
-			perFile.add(rank, d.Program, 1, 0)
-			if d.Link == capture.LinkGraph && d.Launch.Valid {
-				skipped.graph++
-			}
-			r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
-				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
-				index: d.Index, ordinal: d.Ordinal}
-			w := window[d.Program]
-			if w == nil {
-				w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
-				window[d.Program] = w
-			}
-			w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
-			if !r.launch {
-				u := unlinked[d.Program]
-				if u == nil {
-					u = &[2]int64{}
-					unlinked[d.Program] = u
-				}
-				u[0], u[1] = u[0]+1, u[1]+r.end-r.begin
-			}
-			if r.launch {
-				w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
-			}
-			r.put(buf[:])
-			if werr == nil {
-				_, werr = sw.Write(buf[:])
-			}
-			n++
-		})
-	}
-	ins, err := readInputs(paths, opt, 1, sinkOf, nil)
-	if err != nil {
-		return nil, err
-	}
-	if werr == nil {
-		werr = sw.Flush()
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("writing the spool file %s: %w", spool.Name(), werr)
-	}
-	if len(rankSeen) > 1 && (opt.kinetoOneRank || opt.Out == "-" || jsonName) {
-		return nil, fmt.Errorf("%s holds %d ranks: kineto writes one rank per file, as HTA and TraceLens expect; export it alone with -o DIR (one rank-R.json per rank), or as parquet or csv", paths[0], len(rankSeen))
-	}
-	if len(rankSeen) <= 1 && opt.Out != "-" && !jsonName {
+	if len(k.rankSeen) <= 1 && opt.Out != "-" && !jsonName {
 		if st, err := os.Stat(opt.Out); err != nil || st.Mode().IsRegular() {
-			return nil, fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
+			return fmt.Errorf("cannot write %s: TraceLens loads only files named *.json or *.json.gz; name the output so", opt.Out)
 		}
 	}
-	in := ins[0]
 	c := in.Capture
+	skipped, n := k.skipped, k.n
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for p, w := range window {
+	for p, w := range k.window {
 		if c.ProgramClock(p).Unit == "ns" {
 			lo, hi = min(lo, w[0]), max(hi, w[1])
-			if u := unlinked[p]; u != nil {
+			if u := k.unlinked[p]; u != nil {
 				skipped.unlinked += u[0]
 				skipped.unlinkedNS += u[1]
 			}
@@ -220,11 +335,12 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	if lo > hi {
 		lo, hi = 0, 0
 	}
-	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: opt.skipped, perFile: perFile}
-	if len(rankSeen) > 1 {
-		return ins, writeKinetoRanks(opt, kw, rankSeen, spool)
+	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: files, perFile: k.perFile}
+	spool := k.f
+	if len(k.rankSeen) > 1 {
+		return writeKinetoRanks(opt, kw, k.rankSeen, spool, files)
 	}
-	return ins, writeSingle(opt, func(w io.Writer) error {
+	return writeSingle(opt, func(w io.Writer) error {
 		if _, err := spool.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
@@ -239,76 +355,14 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	})
 }
 
-// writeKinetoDir writes one trace per input into the directory OUT
-// (input-NNNNN.json, the layout HTA and TraceLens read a multi-rank run
-// from), built under a temporary name and renamed into place.
-func writeKinetoDir(paths []string, opt Options) ([]*Input, error) {
-	if opt.Out == "-" {
-		return nil, fmt.Errorf("kineto writes one file per input (one rank per file): give a directory with -o for %d inputs", len(paths))
-	}
-	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Abort() // a no-op once committed: the temporary name is gone
-	// Each input is its own file: inputs are written in parallel, workers
-	// at a time, each reading its input on its own goroutine.
-	ins := make([]*Input, len(paths))
-	errs := make([]error, len(paths))
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(paths)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				sub := opt
-				sub.Out = filepath.Join(dir.Temp(), fmt.Sprintf("input-%05d.json", i))
-				sub.firstIndex = i
-				sub.skipped = nil // listed once, in the marker
-				sub.kinetoOneRank = true
-				in, err := writeKineto([]string{paths[i]}, sub)
-				if err != nil {
-					errs[i] = errors.New(strings.ReplaceAll(err.Error(), sub.Out, dir.Final(sub.Out)))
-					continue
-				}
-				ins[i] = in[0]
-			}
-		}()
-	}
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	rows := make([]InputRow, len(ins))
-	for i, in := range ins {
-		rows[i] = inputRow(in)
-	}
-	if err := writeMarker(dir, rows, opt.skipped); err != nil {
-		return nil, err
-	}
-	if err := dir.Commit(); err != nil {
-		return nil, err
-	}
-	return ins, nil
-}
-
 type kinetoWriter struct {
-	in        *Input
+	in        *input
 	c         *capture.Capture
 	base, end int64
 	n         int64
 	skipped   kinetoSkipped
 	// files are the files of the given directories no reader recognises.
-	files []inputs.Skipped
+	files []analysis.Skipped
 	// devicePID maps a queue's device name to its pid (0, 1, … in order
 	// of first appearance among queues).
 	devicePID map[string]int
@@ -333,7 +387,7 @@ type kinetoWriter struct {
 
 // inRank reports whether queue q belongs to the file being written.
 func (k *kinetoWriter) inRank(q int32) bool {
-	return k.rank == "" || k.in.Rank(k.c, capture.QueueID(q)) == k.rank
+	return k.rank == "" || k.in.rankOf(k.c, capture.QueueID(q)) == k.rank
 }
 
 func (k *kinetoWriter) pidOf(q int32) int {
@@ -422,7 +476,7 @@ func (k *kinetoWriter) header() {
 		fmt.Fprintf(w, "\n    {\"id\": %d, \"name\": %s}", i, jstr(name))
 	}
 	w.WriteString("\n  ],\n")
-	rank, from, name := in.InputRank(c), in.RankFrom(), in.Path
+	rank, from, name := in.inputRank(c), in.rankFrom(), in.Path
 	if k.rank != "" {
 		rank, from, name = k.rank, "queue", in.Path+" (rank "+k.rank+")"
 	}
@@ -635,7 +689,7 @@ func jstr(s string) string {
 // run, a merged trace) as directory OUT with one rank-R.json per rank, each
 // read back from the one spool, built under a temporary name and renamed
 // into place like a multi-input export.
-func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool *os.File) error {
+func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool *os.File, files []analysis.Skipped) error {
 	ranks := make([]string, 0, len(seen))
 	for r := range seen {
 		ranks = append(ranks, r)
@@ -647,7 +701,7 @@ func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool
 	}
 	defer dir.Abort()
 	in := kw.in
-	home := in.InputRank(kw.c)
+	home := in.inputRank(kw.c)
 	if !seen[home] {
 		home = ranks[0]
 	}
@@ -665,7 +719,7 @@ func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool
 			return fmt.Errorf("writing %s: %w", dir.Final(p), err)
 		}
 	}
-	if err := writeMarker(dir, []InputRow{inputRow(in)}, opt.skipped); err != nil {
+	if err := writeMarker(dir, []InputRow{inputRow(in)}, files); err != nil {
 		return err
 	}
 	return dir.Commit()

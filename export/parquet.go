@@ -10,8 +10,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
@@ -38,71 +38,90 @@ func parquetOptions() []parquet.WriterOption {
 	}
 }
 
-// writeParquet is --to parquet: a dataset directory OUT with
+// parquetSet is --to parquet: a dataset directory OUT with
 // dispatches/rank=R/input-NNNNN.parquet (hive-partitioned by rank, one
 // file per input and rank) and the kernels, programs, gaps and inputs
 // tables. It is built under a temporary name and renamed into place.
-func writeParquet(paths []string, opt Options) ([]*Input, error) {
+//
+// Each input writes its own files (one per rank it holds), so inputs are
+// read in parallel: an input's state is touched only by the goroutine
+// reading it. Files of an input that failed midway are closed at the end;
+// the whole temporary directory is then removed.
+type parquetSet struct {
+	readErr
+	out    string
+	dir    *checkedfile.PendingDir
+	states []parquetInput
+}
+
+func openParquet(opt Options, n int) (*parquetSet, error) {
 	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			dir.Abort()
+	return &parquetSet{out: opt.Out, dir: dir, states: make([]parquetInput, n)}, nil
+}
+
+func (w *parquetSet) sink(in *input) capture.Sink {
+	ps := &w.states[in.Index]
+	ps.files = map[string]*parquetFile[DispatchRow]{}
+	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+		in.Written.count(c, d)
+		if ps.err != nil {
+			return
 		}
-	}()
-	// Each input writes its own files (one per rank it holds), so inputs
-	// are read in parallel: an input's state is touched only by the
-	// goroutine reading it. Files of an input that failed midway are
-	// closed at the end; the whole temporary directory is then removed.
-	states := make([]parquetInput, len(paths))
-	sinkOf := func(in *Input) capture.Sink {
-		ps := &states[in.Index-opt.firstIndex]
-		ps.files = map[string]*parquetFile[DispatchRow]{}
-		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
-			in.Written.count(c, d)
-			if ps.err != nil {
+		rank := in.rankOf(c, d.Queue)
+		in.ranks.add(rank, c, d)
+		f := ps.files[rank]
+		if f == nil {
+			p := filepath.Join(w.dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
+			if f, ps.err = createParquet[DispatchRow](p, w.dir.Final(p)); ps.err != nil {
 				return
 			}
-			rank := in.Rank(c, d.Queue)
-			in.ranks.add(rank, c, d)
-			f := ps.files[rank]
-			if f == nil {
-				p := filepath.Join(dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
-				if f, ps.err = createParquet[DispatchRow](p, dir.Final(p)); ps.err != nil {
-					return
-				}
-				ps.files[rank] = f
-			}
-			r, st := f.next()
-			r.fill(in, c, d, st)
-			ps.err = f.flushIfFull()
-		})
-	}
-	done := func(in *Input) error {
-		ps := &states[in.Index-opt.firstIndex]
-		if ps.err != nil {
-			return ps.err
+			ps.files[rank] = f
 		}
-		for rank, f := range ps.files {
-			if err := f.close(); err != nil {
-				return err
-			}
-			delete(ps.files, rank)
-		}
-		return nil
+		r, st := f.next()
+		r.fill(in, c, d, st)
+		ps.err = f.flushIfFull()
+	})
+}
+
+func (w *parquetSet) done(in *input) error {
+	if in.Err != nil {
+		return in.Err
 	}
-	ins, err := readInputs(paths, opt, opt.Workers, sinkOf, done)
-	for i := range states {
-		for _, f := range states[i].files {
+	ps := &w.states[in.Index]
+	if ps.err != nil {
+		return ps.err
+	}
+	for rank, f := range ps.files {
+		if err := f.close(); err != nil {
+			return err
+		}
+		delete(ps.files, rank)
+	}
+	return nil
+}
+
+// abort closes the files of inputs that failed and removes the dataset
+// being built (nothing once it is committed).
+func (w *parquetSet) abort() {
+	for i := range w.states {
+		for _, f := range w.states[i].files {
 			f.abort()
 		}
 	}
-	if err != nil {
-		return nil, err
+	w.dir.Abort()
+}
+
+func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
+	for i := range w.states {
+		for _, f := range w.states[i].files {
+			f.abort()
+		}
+		w.states[i].files = nil
 	}
+	dir := w.dir
 	var (
 		kernels   []KernelRow
 		programs  []ProgramRow
@@ -113,30 +132,26 @@ func writeParquet(paths []string, opt Options) ([]*Input, error) {
 		programs = append(programs, programRows(in)...)
 		inputRows = append(inputRows, inputRow(in))
 	}
-	gaps := allGapRows(ins, opt.skipped)
+	gaps := allGapRows(ins, skipped)
 	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", filepath.Join(opt.Out, "dispatches"), err)
+		return fmt.Errorf("writing %s: %w", filepath.Join(w.out, "dispatches"), err)
 	}
 	if err := writeTable(dir, "kernels.parquet", kernels); err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeTable(dir, "programs.parquet", programs); err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeTable(dir, "gaps.parquet", gaps); err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeTable(dir, "inputs.parquet", inputRows); err != nil {
-		return nil, err
+		return err
 	}
-	if err := writeMarker(dir, inputRows, opt.skipped); err != nil {
-		return nil, err
+	if err := writeMarker(dir, inputRows, skipped); err != nil {
+		return err
 	}
-	if err := dir.Commit(); err != nil {
-		return nil, err
-	}
-	committed = true
-	return ins, nil
+	return dir.Commit()
 }
 
 // parquetInput is one input's dispatch files being written, and its first
@@ -148,7 +163,7 @@ type parquetInput struct {
 
 // writeMarker writes _tally_export.json: the schema name and the inputs, so
 // a dataset says what it is made of even to a reader without Parquet.
-func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []inputs.Skipped) error {
+func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []analysis.Skipped) error {
 	p := filepath.Join(dir.Temp(), datasetMarker)
 	type skip struct {
 		Path   string `json:"path"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/render"
@@ -39,76 +40,84 @@ type ppKey struct {
 	name, progName string
 }
 
-// writePProf is --to pprof: a gzipped profile.proto whose samples are
+// profileWriter is --to pprof: a gzipped profile.proto whose samples are
 // (kernel ← program ← rank/device) stacks with dispatch counts and device
 // time, labelled with queue, list, device, rank, source and status, and
 // whose comments carry every input's accounting (go tool pprof -comments).
-func writePProf(paths []string, opt Options) ([]*Input, error) {
-	// Each input sums into its own maps (read in parallel); the keys hold
-	// the input's index, so merging them is a union.
-	perInput := make([]map[ppKey]*[ppValues]int64, len(paths))
-	windows := make([]map[capture.ProgramID]*[2]int64, len(paths))
-	sinkOf := func(in *Input) capture.Sink {
-		win := map[capture.ProgramID]*[2]int64{}
-		samples := map[ppKey]*[ppValues]int64{}
-		windows[in.Index], perInput[in.Index] = win, samples
-		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
-			in.Written.count(c, d)
-			k := ppKey{input: in.Index, rank: in.Rank(c, d.Queue), program: d.Program, kernel: d.Kernel, queue: d.Queue, list: d.List}
-			if k.list == "" && int(d.Kernel) >= 0 && int(d.Kernel) < len(c.Kernels) {
-				k.list = c.Kernels[d.Kernel].List
-			}
-			// The program's clock is stated only after the input is read:
-			// times are summed now and dropped at the end when it is not ns.
-			var t int64
-			switch {
-			case d.Aggregate != nil:
-				k.status = "aggregated"
-				if d.Aggregate.DeviceValid {
-					t = d.Aggregate.Device
-				} else {
-					k.status = "aggregated-untimed"
-				}
-			case !d.Device.Valid:
-				k.status = "untimed"
-			default:
-				t = d.Device.End - d.Device.Begin
-				k.status = linkStatus(d.Link)
-				w := win[d.Program]
-				if w == nil {
-					w = &[2]int64{math.MaxInt64, math.MinInt64}
-					win[d.Program] = w
-				}
-				w[0], w[1] = min(w[0], d.Device.Begin), max(w[1], d.Device.End)
-			}
-			v := samples[k]
-			if v == nil {
-				v = new([ppValues]int64)
-				samples[k] = v
-			}
-			v[ppDispatches] += d.Count()
-			v[ppGPUTime] += t
-		})
-	}
-	ins, err := readInputs(paths, opt, opt.Workers, sinkOf, nil)
-	if err != nil {
-		return nil, err
-	}
+// Each input sums into its own maps (read in parallel); the keys hold the
+// input's index, so merging them is a union.
+type profileWriter struct {
+	readErr
+	opt      Options
+	perInput []map[ppKey]*[ppValues]int64
+	windows  []map[capture.ProgramID]*[2]int64
+}
+
+func openPProf(opt Options, n int) *profileWriter {
+	return &profileWriter{opt: opt, perInput: make([]map[ppKey]*[ppValues]int64, n), windows: make([]map[capture.ProgramID]*[2]int64, n)}
+}
+
+func (pw *profileWriter) abort() {}
+
+func (pw *profileWriter) sink(in *input) capture.Sink {
+	win := map[capture.ProgramID]*[2]int64{}
 	samples := map[ppKey]*[ppValues]int64{}
-	for _, m := range perInput {
+	pw.windows[in.Index], pw.perInput[in.Index] = win, samples
+	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+		in.Written.count(c, d)
+		k := ppKey{input: in.Index, rank: in.rankOf(c, d.Queue), program: d.Program, kernel: d.Kernel, queue: d.Queue, list: d.List}
+		if k.list == "" && int(d.Kernel) >= 0 && int(d.Kernel) < len(c.Kernels) {
+			k.list = c.Kernels[d.Kernel].List
+		}
+		// The program's clock is stated only after the input is read:
+		// times are summed now and dropped at the end when it is not ns.
+		var t int64
+		switch {
+		case d.Aggregate != nil:
+			k.status = "aggregated"
+			if d.Aggregate.DeviceValid {
+				t = d.Aggregate.Device
+			} else {
+				k.status = "aggregated-untimed"
+			}
+		case !d.Device.Valid:
+			k.status = "untimed"
+		default:
+			t = d.Device.End - d.Device.Begin
+			k.status = linkStatus(d.Link)
+			w := win[d.Program]
+			if w == nil {
+				w = &[2]int64{math.MaxInt64, math.MinInt64}
+				win[d.Program] = w
+			}
+			w[0], w[1] = min(w[0], d.Device.Begin), max(w[1], d.Device.End)
+		}
+		v := samples[k]
+		if v == nil {
+			v = new([ppValues]int64)
+			samples[k] = v
+		}
+		v[ppDispatches] += d.Count()
+		v[ppGPUTime] += t
+	})
+}
+
+func (pw *profileWriter) write(ins []*input, skipped []analysis.Skipped) error {
+	samples := map[ppKey]*[ppValues]int64{}
+	for _, m := range pw.perInput {
 		maps.Copy(samples, m)
 	}
 	for _, in := range ins {
 		addUnfinished(in, samples)
 	}
-	p := buildProfile(ins, samples, windows)
-	for _, sk := range opt.skipped {
+	p := buildProfile(ins, samples, pw.windows)
+	for _, sk := range skipped {
 		p.Comments = append(p.Comments, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
 	}
 	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("building the profile: %w", err)
+		return fmt.Errorf("building the profile: %w", err)
 	}
-	return ins, writeSingle(opt, func(w io.Writer) error { return p.Write(w) })
+	return writeSingle(pw.opt, func(w io.Writer) error { return p.Write(w) })
 }
 
 func linkStatus(l capture.Link) string {
@@ -125,14 +134,14 @@ func linkStatus(l capture.Link) string {
 // one dispatch and one unfinished each, and no time (it is unknown, so it
 // is not added as a short duration). Those a gap counts beyond its listed
 // items are one sample under the frame "(unfinished, not listed)".
-func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
+func addUnfinished(in *input, samples map[ppKey]*[ppValues]int64) {
 	c := in.Capture
 	for _, g := range c.Accounting.Gaps {
 		if g.Kind != capture.UnfinishedDispatch {
 			continue
 		}
 		add := func(program, kernel string, n int64) {
-			k := ppKey{input: in.Index, rank: in.InputRank(c), program: -1, kernel: -1, queue: capture.NoQueue, progName: program, name: kernel, status: "unfinished"}
+			k := ppKey{input: in.Index, rank: in.inputRank(c), program: -1, kernel: -1, queue: capture.NoQueue, progName: program, name: kernel, status: "unfinished"}
 			v := samples[k]
 			if v == nil {
 				v = new([ppValues]int64)
@@ -158,7 +167,7 @@ func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
 	}
 }
 
-func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
+func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "dispatches", Unit: "count"},
@@ -269,12 +278,12 @@ func ppLess(a, b ppKey) bool {
 
 // ppComments is every input's accounting as profile comments, one fact a
 // line (go tool pprof -comments prints them).
-func ppComments(ins []*Input) []string {
+func ppComments(ins []*input) []string {
 	out := []string{"tally export: gpu_time is device time in ns; dispatches counts every dispatch, aggregated records by their count; unfinished dispatches count 1 dispatch, 1 unfinished and no time (status=unfinished)"}
 	for _, in := range ins {
 		c := in.Capture
 		complete := render.ShortVerdict(c)
-		out = append(out, fmt.Sprintf("input %d: %s (%s, %d bytes), rank %s (from %s): %s", in.Index, in.Path, c.Source.Format, c.Source.Bytes, in.InputRank(c), in.RankFrom(), complete))
+		out = append(out, fmt.Sprintf("input %d: %s (%s, %d bytes), rank %s (from %s): %s", in.Index, in.Path, c.Source.Format, c.Source.Bytes, in.inputRank(c), in.rankFrom(), complete))
 		out = append(out, fmt.Sprintf("input %d clock: %s [%s, %s]", in.Index, c.Clock.Description, c.Clock.Domain, c.Clock.Unit))
 		if s := readSummary(c); s != "" {
 			out = append(out, fmt.Sprintf("input %d read: %s", in.Index, s))

@@ -12,9 +12,10 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/report"
+	"github.com/tallyprof/tally/inputs"
 )
 
 // goTool returns the go command of the toolchain running the test.
@@ -35,10 +36,7 @@ func goTool(t *testing.T) string {
 func TestPProfTop(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p.pb.gz")
 	run(t, []string{example}, exampleOpts(PProf, out))
-	res, err := report.Run(example, report.Options{Reader: format.Options{Manifests: []string{manifests}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readOne(t, example, format.Options{Manifests: []string{manifests}})
 	wantTime, wantN := map[string]int64{}, map[string]int64{}
 	for _, pt := range res.Tables.Programs {
 		for _, k := range pt.Kernels {
@@ -151,4 +149,14 @@ func parseProfile(t *testing.T, path string) *profile.Profile {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// readOne reads path as tally report does: its capture and tables.
+func readOne(t *testing.T, path string, ro format.Options) *analysis.Input {
+	t.Helper()
+	run := inputs.Paths(path).Read(inputs.Options{Reader: ro})
+	if err := run.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return &run.Inputs[0]
 }

@@ -53,9 +53,9 @@ type rankProgram struct {
 // program that ran on no rank (no completed dispatch) is listed once, under
 // the input's own rank. An input of one rank — every input that carries no
 // queue ranks — gives exactly its whole-input tables in program order.
-func (in *Input) rankPrograms() []rankProgram {
+func (in *input) rankPrograms() []rankProgram {
 	c := in.Capture
-	home := in.InputRank(c)
+	home := in.inputRank(c)
 	tables := map[string]*analysis.Tables{}
 	for r, a := range in.ranks.aggs {
 		tables[r] = a.Tables(c)

@@ -193,13 +193,13 @@ func TestRankProgramsOrder(t *testing.T) {
 	idle := c.AddProgram(capture.Program{Name: "idle"})
 	k := c.AddKernel(capture.Kernel{Program: ran, Name: "k"})
 	c.AddKernel(capture.Kernel{Program: idle, Name: "never"})
-	in := &Input{Capture: c}
+	in := &input{Input: analysis.Input{Capture: c}}
 	agg := analysis.NewAggregator()
 	for _, q := range []capture.QueueID{0, 1, 2, 1} {
 		d := capture.Dispatch{Program: ran, Queue: q, Kernel: k, Instance: -1, Index: -1, Ordinal: -1,
 			Device: capture.Interval{Begin: 0, End: 10, Valid: true}}
 		agg.Dispatch(c, &d)
-		in.ranks.add(in.Rank(c, q), c, &d)
+		in.ranks.add(in.rankOf(c, q), c, &d)
 	}
 	in.Tables = agg.Tables(c)
 	var got []string

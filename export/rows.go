@@ -41,8 +41,8 @@ var dispatchColumns = []string{"rank", "input", "program", "run", "kernel", "ker
 
 // fill sets r from dispatch d of input in. Pointers in r point into r's
 // own storage (st), so a row is reused without allocating.
-func (r *DispatchRow) fill(in *Input, c *capture.Capture, d *capture.Dispatch, st *rowStore) {
-	*r = DispatchRow{Rank: in.Rank(c, d.Queue), Input: int32(in.Index), Dispatches: d.Count(), Link: d.Link.String()}
+func (r *DispatchRow) fill(in *input, c *capture.Capture, d *capture.Dispatch, st *rowStore) {
+	*r = DispatchRow{Rank: in.rankOf(c, d.Queue), Input: int32(in.Index), Dispatches: d.Count(), Link: d.Link.String()}
 	if int(d.Program) >= 0 && int(d.Program) < len(c.Programs) {
 		r.Program = c.Programs[d.Program].Name
 	}
@@ -124,7 +124,7 @@ var kernelColumns = []string{"rank", "input", "program", "kernel", "kernel_id", 
 
 // kernelRows lists input in's kernel table rows: by rank, then in table
 // order (rankPrograms).
-func kernelRows(in *Input) []KernelRow {
+func kernelRows(in *input) []KernelRow {
 	var rows []KernelRow
 	for _, rp := range in.rankPrograms() {
 		pt := rp.pt
@@ -174,7 +174,7 @@ type ProgramRow struct {
 	Gaps        int64  `parquet:"gaps" json:"gaps"`
 }
 
-func programRows(in *Input) []ProgramRow {
+func programRows(in *input) []ProgramRow {
 	var rows []ProgramRow
 	c := in.Capture
 	for _, rp := range in.rankPrograms() {

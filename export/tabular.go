@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/internal/safetext"
@@ -84,7 +85,7 @@ func (t *table) flush() error {
 // stop between the two renames, as a SIGKILL can).
 var commitAll = checkedfile.CommitAll
 
-// writeTabular is --to csv|jsonl: OUT holds dispatch (or kernel) rows, and
+// tabular is --to csv|jsonl: OUT holds dispatch (or kernel) rows, and
 // OUT.gaps.csv (.jsonl) beside it the accounting of every input. Both are
 // written under temporary names and renamed only when both are complete,
 // the gaps file first: a kill between the renames leaves the gaps file
@@ -92,7 +93,21 @@ var commitAll = checkedfile.CommitAll
 // export id), never a new table beside an old accounting that may call it
 // complete. Every row of both files carries the export id, and the gaps
 // file's last line states the table's rows and bytes (CheckPair).
-func writeTabular(paths []string, opt Options) ([]*Input, error) {
+type tabular struct {
+	readErr
+	opt       Options
+	id        string
+	gapsPath  string
+	out, gaps *checkedfile.Pending
+	outBytes  *countWriter
+	t         *table
+	// Dispatch rows: the row being written and the first write error.
+	row  DispatchRow
+	st   rowStore
+	werr error
+}
+
+func openTabular(opt Options) (*tabular, error) {
 	if err := needRegularFile(opt.Out, opt.To); err != nil {
 		return nil, err
 	}
@@ -100,80 +115,88 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	gapsPath := opt.Out + ".gaps." + opt.To
-	out, err := checkedfile.Create(opt.Out)
-	if err != nil {
+	w := &tabular{opt: opt, id: id, gapsPath: opt.Out + ".gaps." + opt.To}
+	if w.out, err = checkedfile.Create(opt.Out); err != nil {
 		return nil, err
 	}
-	defer out.Abort()
-	outBytes := &countWriter{w: out}
-	gaps, err := checkedfile.Create(gapsPath)
-	if err != nil {
+	w.outBytes = &countWriter{w: w.out}
+	if w.gaps, err = checkedfile.Create(w.gapsPath); err != nil {
+		w.abort()
 		return nil, err
 	}
-	defer gaps.Abort()
-
 	cols := dispatchColumns
 	if opt.PerKernel {
 		cols = kernelColumns
 	}
-	t, err := newTable(outBytes, opt.To, cols, id)
-	if err != nil {
+	if w.t, err = newTable(w.outBytes, opt.To, cols, id); err != nil {
+		w.abort()
 		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	var ins []*Input
-	if opt.PerKernel {
-		// Kernel rows need each input's tables only: read in parallel,
-		// then write in input order.
-		ins, err = readInputs(paths, opt, opt.Workers, func(in *Input) capture.Sink {
-			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
-				in.Written.count(c, d)
-				in.ranks.add(in.Rank(c, d.Queue), c, d)
-			})
-		}, nil)
-		if err != nil {
-			return nil, err
+	return w, nil
+}
+
+func (w *tabular) abort() {
+	if w.gaps != nil {
+		w.gaps.Abort()
+	}
+	w.out.Abort()
+}
+
+// workers: kernel rows need each input's tables only, so inputs are read
+// in parallel and written in input order at the end; dispatch rows stream
+// into the one file as they are read, one input at a time, which keeps
+// each input's rows together and in order.
+func (w *tabular) workers() int {
+	if w.opt.PerKernel {
+		return 0
+	}
+	return 1
+}
+
+func (w *tabular) sink(in *input) capture.Sink {
+	if w.opt.PerKernel {
+		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+			in.Written.count(c, d)
+			in.ranks.add(in.rankOf(c, d.Queue), c, d)
+		})
+	}
+	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+		in.Written.count(c, d)
+		if w.werr != nil {
+			return
 		}
+		w.row.fill(in, c, d, &w.st)
+		w.werr = w.t.write(&w.row, w.row.cells)
+	})
+}
+
+func (w *tabular) done(in *input) error {
+	if in.Err != nil {
+		return in.Err
+	}
+	if w.werr != nil {
+		return fmt.Errorf("writing %s: %w", w.opt.Out, w.werr)
+	}
+	return nil
+}
+
+func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
+	opt, t := w.opt, w.t
+	if opt.PerKernel {
 		for _, in := range ins {
 			for _, r := range kernelRows(in) {
 				if err := t.write(&r, r.cells); err != nil {
-					return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
+					return fmt.Errorf("writing %s: %w", opt.Out, err)
 				}
 			}
-		}
-	} else {
-		// Dispatch rows stream into the one file as they are read: one
-		// input at a time keeps each input's rows together and in order.
-		var (
-			row  DispatchRow
-			st   rowStore
-			werr error
-		)
-		ins, err = readInputs(paths, opt, 1, func(in *Input) capture.Sink {
-			return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
-				in.Written.count(c, d)
-				if werr != nil {
-					return
-				}
-				row.fill(in, c, d, &st)
-				werr = t.write(&row, row.cells)
-			})
-		}, func(*Input) error {
-			if werr != nil {
-				return fmt.Errorf("writing %s: %w", opt.Out, werr)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	if err := t.flush(); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", opt.Out, err)
+		return fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	gt, err := newTable(gaps, opt.To, gapColumns, id)
+	gt, err := newTable(w.gaps, opt.To, gapColumns, w.id)
 	if err == nil {
-		rows := append(allGapRows(ins, opt.skipped), outputRow(opt.Out, t.rows, outBytes.n, id))
+		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.n, w.id))
 		for _, r := range rows {
 			if err = gt.write(&r, r.cells); err != nil {
 				break
@@ -184,12 +207,9 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 		err = gt.flush()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", gapsPath, err)
+		return fmt.Errorf("writing %s: %w", w.gapsPath, err)
 	}
-	if err := commitAll(gaps, out); err != nil {
-		return nil, err
-	}
-	return ins, nil
+	return commitAll(w.gaps, w.out)
 }
 
 // outputRow is the gaps file's last line: the table it belongs to, by

@@ -14,7 +14,6 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/golden"
-	"github.com/tallyprof/tally/report"
 )
 
 const (
@@ -106,10 +105,7 @@ func TestCSVMatchesTables(t *testing.T) {
 	if strings.Join(rows[0], ",") != strings.Join(dispatchColumns, ",")+",export_id" {
 		t.Fatalf("header %v", rows[0])
 	}
-	res, err := report.Run(example, report.Options{Reader: format.Options{Manifests: []string{manifests}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readOne(t, example, format.Options{Manifests: []string{manifests}})
 	type key struct{ program, kernel, list string }
 	sum, n := map[key]int64{}, map[key]int64{}
 	for _, r := range rows[1:] {

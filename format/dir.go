@@ -47,16 +47,17 @@ func DetectDir(path string) (DirFormat, Confidence) {
 	return best, conf
 }
 
-// ReadPath reads path: a directory with the directory reader that claims it
-// (or the one named formatName), anything else with ReadFile.
+// ReadPath reads path — a file, "-" (standard input), or a directory a
+// directory reader claims (or the one named formatName) — streaming
+// dispatches to sink, under opts.Watch. It is the one way tally reads a
+// path; every input of every command comes through it.
 func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	opts = orDefault(opts)
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
-		return ReadFile(path, formatName, opts, sink)
+		return readFile(path, formatName, opts, sink)
 	}
-	if opts == nil {
-		opts = &Options{}
-	}
+	defer opts.watch(path, nil)()
 	if sink == nil {
 		sink = capture.Discard
 	}
@@ -81,28 +82,7 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")
 	}
 	// The same model check as ReadInput: a reader bug is never a table.
-	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
-	c, err := f.ReadDir(path, opts, checked)
-	checked.Finish(c)
-	if c != nil {
-		c.Source.Path = path
-		c.Source.Format = f.Name
-		c.Accounting.SortGaps()
-	}
-	if err != nil {
-		return c, err
-	}
-	bug := func(err error) error {
-		return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input directory", path, ErrModel, f.Name, err)
-	}
-	switch {
-	case c == nil:
-		return nil, bug(fmt.Errorf("the reader returned neither a capture nor an error"))
-	case checked.Err != nil:
-		return nil, bug(fmt.Errorf("%w (%d dispatches broke the model)", checked.Err, checked.Bad))
-	}
-	if err := c.CheckValid(); err != nil {
-		return nil, bug(err)
-	}
-	return c, nil
+	return checked(f.Name, path, "directory", opts, sink,
+		func(s capture.Sink) (*capture.Capture, error) { return f.ReadDir(path, opts, s) },
+		func(*capture.Source) {})
 }

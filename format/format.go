@@ -9,6 +9,11 @@
 // an error that says so, lists the formats and suggests --format NAME,
 // never a reader's empty capture with advice for a format the file is not.
 // --format NAME is the user's word, and counts as evidence.
+//
+// ReadPath is the one read of a path: a file, standard input ("-") or a
+// run directory (RegisterDir), opened once, under the caller's progress
+// watch (Options.Watch), every capture and dispatch checked against the
+// model on the way out, whatever the reader.
 package format
 
 import (
@@ -86,6 +91,25 @@ type Options struct {
 	// ns clock (0: capture.MaxDuration, one hour); longer ones are
 	// invalid_event gaps.
 	MaxDuration time.Duration
+	// Watch, when set, is called by ReadPath as the read of path starts
+	// (a progress bar): in is the opened file, nil for a directory and
+	// for a file that could not be opened; the func it returns is called
+	// when the read ends. Readers do not use it.
+	Watch func(path string, in *Input) (stop func())
+}
+
+func orDefault(opts *Options) *Options {
+	if opts == nil {
+		return &Options{}
+	}
+	return opts
+}
+
+func (o *Options) watch(path string, in *Input) (stop func()) {
+	if o.Watch == nil {
+		return func() {}
+	}
+	return o.Watch(path, in)
 }
 
 var (
@@ -153,22 +177,26 @@ func Detect(head []byte) (Format, Confidence) {
 // recognises the input.
 var ErrUnknownFormat = errors.New("no reader recognises it")
 
-// ReadFile opens path, picks its reader (by name when formatName is set,
-// else by content) and reads it, streaming dispatches to sink.
+// ReadFile reads path as a file (or "-", standard input): ReadPath for a
+// path known not to be a directory.
 func ReadFile(path, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	return readFile(path, formatName, orDefault(opts), sink)
+}
+
+func readFile(path, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
 	in, err := Open(path)
 	if err != nil {
+		defer opts.watch(path, nil)() // a failed input is done all the same
 		return nil, err
 	}
 	defer in.Close()
+	defer opts.watch(path, in)()
 	return ReadInput(in, formatName, opts, sink)
 }
 
-// ReadInput is ReadFile for an already opened input.
+// ReadInput reads an already opened input (ReadPath opens it).
 func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (*capture.Capture, error) {
-	if opts == nil {
-		opts = &Options{}
-	}
+	opts = orDefault(opts)
 	if sink == nil {
 		sink = capture.Discard
 	}
@@ -202,30 +230,42 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 	return c, err
 }
 
-// readChecked runs reader f, names the capture's source and checks the
-// capture and every dispatch against the model.
+// readChecked runs reader f on in, names the capture's source and checks
+// the capture and every dispatch against the model.
 func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
-	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
-	c, err := f.Read(in, opts, checked)
-	checked.Finish(c)
+	return checked(f.Name, in.Path, "file", opts, sink,
+		func(s capture.Sink) (*capture.Capture, error) { return f.Read(in, opts, s) },
+		func(src *capture.Source) { src.Bytes, src.Compressed = in.Size, in.Gzip })
+}
+
+// checked runs read — reader name's, of the file or directory at path —
+// names the capture's source (source adds what the input kind knows) and
+// checks the capture and every dispatch against the model: a reader bug is
+// never a table.
+func checked(name, path, kind string, opts *Options, sink capture.Sink, read func(capture.Sink) (*capture.Capture, error), source func(*capture.Source)) (*capture.Capture, error) {
+	chk := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
+	c, err := read(chk)
+	chk.Finish(c)
 	if c != nil {
-		c.Source.Path = in.Path
-		c.Source.Format = f.Name
-		c.Source.Bytes = in.Size
-		c.Source.Compressed = in.Gzip
+		c.Source.Path = path
+		c.Source.Format = name
+		source(&c.Source)
 		c.Accounting.SortGaps()
 	}
 	if err != nil {
 		return c, err
 	}
-	if c == nil {
-		return nil, modelError(f, in, fmt.Errorf("the reader returned neither a capture nor an error"))
+	bug := func(err error) error {
+		return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input %s", path, ErrModel, name, err, kind)
 	}
-	if checked.Err != nil {
-		return nil, modelError(f, in, fmt.Errorf("%w (%d dispatches broke the model)", checked.Err, checked.Bad))
+	switch {
+	case c == nil:
+		return nil, bug(fmt.Errorf("the reader returned neither a capture nor an error"))
+	case chk.Err != nil:
+		return nil, bug(fmt.Errorf("%w (%d dispatches broke the model)", chk.Err, chk.Bad))
 	}
 	if err := c.CheckValid(); err != nil {
-		return nil, modelError(f, in, err)
+		return nil, bug(err)
 	}
 	return c, nil
 }
@@ -233,12 +273,6 @@ func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*captur
 // ErrModel marks a reader bug: a capture or dispatch that breaks the model's
 // invariants (capture.CheckValid, capture.CheckDispatch).
 var ErrModel = errors.New("internal error")
-
-// modelError reports a reader that broke the model. It is tally's bug, not
-// the input's, and must never become a silently wrong table.
-func modelError(f Format, in *Input, err error) error {
-	return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input file", in.Path, ErrModel, f.Name, err)
-}
 
 // emptyFile is the capture of a zero-byte file, whatever its format: nothing
 // was recorded, which must never read as "nothing happened".

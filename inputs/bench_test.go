@@ -43,9 +43,9 @@ func BenchmarkRanks(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.SetBytes(total)
 			for range b.N {
-				run := Read([]string{dir}, Options{Workers: workers}, nil)
-				if len(run.Results) != 64 || run.Whole.Accounting.CountOf("failed_input") != 0 {
-					b.Fatalf("%d inputs", len(run.Results))
+				run := Expand([]string{dir}, "").Read(Options{Workers: workers})
+				if len(run.Inputs) != 64 || run.Whole.Accounting.CountOf("failed_input") != 0 {
+					b.Fatalf("%d inputs", len(run.Inputs))
 				}
 			}
 		})

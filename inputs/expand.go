@@ -1,8 +1,18 @@
-// Package inputs reads many inputs as one run: the files and directories a
-// command was given (ranks, runs), each read in parallel by its own reader
-// with its own accounting, then merged per program. A failing input is a gap
-// of the whole, never hiding the others. `tally report`, `tally timeline`
-// and other commands that take many inputs share it.
+// Package inputs is how every tally command reads what it was given, one
+// input or many, in two steps:
+//
+//   - Expand turns the arguments (files, "-" for standard input,
+//     directories) into the inputs to read and the files passed over;
+//     Paths names inputs as they are, with no directory walked.
+//   - Expansion.Read reads every input in parallel, each through the one
+//     read function (format.ReadPath) with its own reader, aggregator,
+//     accounting and, optionally, a sink of the caller's (a timeline, an
+//     export), and returns an analysis.Run: each input's capture and
+//     tables, or its error, and the merged view of them all.
+//
+// A failing input is a gap of the whole, never hiding the others; whether
+// the command reports one input or a run of many is the run's to say
+// (analysis.Run.Many), decided here from what the arguments named.
 package inputs
 
 import (
@@ -13,30 +23,29 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/format"
 )
-
-func init() {
-	// A README next to the traces does not make a run incomplete; it is
-	// still listed.
-	capture.RegisterNote(capture.SkippedFile)
-}
-
-// Skipped is a file found in a directory and not read.
-type Skipped struct {
-	Path   string
-	Reason string
-}
 
 // Expansion is what the arguments name: the inputs to read, in order, and
 // the files passed over.
 type Expansion struct {
 	Paths   []string
-	Skipped []Skipped
-	// Dirs is true when an argument was a directory (so even one input is
-	// reported as a run of inputs).
-	Dirs bool
+	Skipped []analysis.Skipped
+	// many: several arguments, or a directory walked for its traces (so
+	// even one input found there is reported as a run of inputs).
+	many bool
+}
+
+// Many reports whether the arguments named a run of inputs (several, or a
+// directory of traces) rather than one input (a file, standard input, or a
+// run directory a directory reader claims).
+func (e *Expansion) Many() bool { return e.many }
+
+// Paths names exactly these inputs, in order: no directory is walked (a
+// directory is read by the directory reader that claims it, or fails).
+func Paths(paths ...string) *Expansion {
+	return &Expansion{Paths: paths, many: len(paths) != 1}
 }
 
 // Expand turns arguments into inputs. A file is an input whatever it holds
@@ -48,18 +57,14 @@ type Expansion struct {
 // path that cannot be opened is still an input: reading it fails, and that
 // failure is a gap of the whole.
 func Expand(args []string, formatName string) *Expansion {
-	e := &Expansion{}
+	e := &Expansion{many: len(args) != 1}
 	for _, a := range args {
 		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
+		if err != nil || !st.IsDir() || isDirInput(a) {
 			e.Paths = append(e.Paths, a)
 			continue
 		}
-		e.Dirs = true
-		if isDirInput(a) {
-			e.Paths = append(e.Paths, a)
-			continue
-		}
+		e.many = true
 		e.walk(a, formatName)
 	}
 	return e
@@ -67,7 +72,7 @@ func Expand(args []string, formatName string) *Expansion {
 
 func (e *Expansion) walk(root, formatName string) {
 	var files []string
-	var other []Skipped
+	var other []analysis.Skipped
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// An unreadable subdirectory: an input that will fail, so it is
@@ -103,7 +108,7 @@ func (e *Expansion) walk(root, formatName string) {
 			files = append(files, p)
 			return nil
 		}
-		other = append(other, Skipped{Path: p, Reason: notRegular(p)})
+		other = append(other, analysis.Skipped{Path: p, Reason: notRegular(p)})
 		return nil
 	})
 	if err != nil {
@@ -112,7 +117,7 @@ func (e *Expansion) walk(root, formatName string) {
 	sort.Strings(files)
 	for _, p := range files {
 		if reason := recognise(p, formatName); reason != "" {
-			e.Skipped = append(e.Skipped, Skipped{Path: p, Reason: reason})
+			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: reason})
 			continue
 		}
 		e.Paths = append(e.Paths, p)

@@ -62,16 +62,16 @@ func TestExpandDirectory(t *testing.T) {
 	dir := runDir(t)
 	e := Expand([]string{dir}, "")
 	want := []string{filepath.Join(dir, "rank0", "host.pt.trace.json.gz"), filepath.Join(dir, "rank1", "host.pt.trace.json.gz")}
-	if !reflect.DeepEqual(e.Paths, want) || !e.Dirs {
-		t.Errorf("paths %v", e.Paths)
+	if !reflect.DeepEqual(e.Paths, want) || !e.Many() {
+		t.Errorf("paths %v, many %v; want %v, many", e.Paths, e.Many(), want)
 	}
 	if len(e.Skipped) != 1 || !strings.HasSuffix(e.Skipped[0].Path, "README.md") {
 		t.Errorf("skipped %+v", e.Skipped)
 	}
 	// A file argument is an input whatever it holds; a missing one too (it fails, visibly).
 	e = Expand([]string{filepath.Join(dir, "README.md"), filepath.Join(dir, "missing")}, "")
-	if len(e.Paths) != 2 || e.Dirs {
-		t.Errorf("file args: %+v", e)
+	if len(e.Paths) != 2 || !e.Many() {
+		t.Errorf("file args: %+v, want 2 paths, many", e)
 	}
 }
 
@@ -79,18 +79,18 @@ func TestMergePerRankAndProgram(t *testing.T) {
 	dir := runDir(t)
 	missing := filepath.Join(dir, "rank2.json")
 	for _, workers := range []int{1, 4} {
-		run := Read([]string{dir, missing}, Options{Workers: workers}, nil)
-		if len(run.Results) != 3 {
-			t.Fatalf("%d results", len(run.Results))
+		run := Expand([]string{dir, missing}, "").Read(Options{Workers: workers})
+		if len(run.Inputs) != 3 || !run.Many() || run.Err() != nil {
+			t.Fatalf("%d inputs, many %v, err %v; want 3, many, no error", len(run.Inputs), run.Many(), run.Err())
 		}
 		// Each input keeps its own capture and accounting, with its rank.
-		for i, r := range run.Results[:2] {
-			if r.Err != nil || r.Capture.Source.Rank != fmt.Sprint(i) || !r.Capture.Accounting.Complete() {
+		for i, r := range run.Inputs[:2] {
+			if r.Index != i || r.Err != nil || r.Capture.Source.Rank != fmt.Sprint(i) || !r.Capture.Accounting.Complete() {
 				t.Fatalf("input %d: %v rank %q", i, r.Err, r.Capture.Source.Rank)
 			}
 		}
 		// The failing input is a gap of the whole and hides nothing.
-		if run.Results[2].Err == nil || run.Whole.Accounting.CountOf(capture.FailedInput) != 1 || run.Complete() {
+		if run.Inputs[2].Err == nil || run.Whole.Accounting.CountOf(capture.FailedInput) != 1 || run.Complete() {
 			t.Errorf("failed input not stated: %+v", run.Whole.Accounting.Gaps)
 		}
 		if run.Whole.Accounting.CountOf(capture.SkippedFile) != 1 {
@@ -125,54 +125,22 @@ func TestMergePerRankAndProgram(t *testing.T) {
 	}
 }
 
-// Programs are matched by name only: two programs' same-named kernels stay
-// in their own programs.
-func TestMergeKeepsProgramsApart(t *testing.T) {
-	mk := func(prog, kern string, total int64) Result {
-		c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-		p := c.AddProgram(capture.Program{Name: prog, Instances: 1})
-		k := c.AddKernel(capture.Kernel{Program: p, Name: kern, Resolved: true})
-		return Result{Path: prog, Capture: c, Tables: newAgg(c, k, total)}
-	}
-	run := Merge([]Result{mk("A", "norm", 10), mk("B", "norm", 20), mk("A", "norm", 5)}, nil)
-	if len(run.Tables.Programs) != 2 {
-		t.Fatalf("%d programs", len(run.Tables.Programs))
-	}
-	for _, pt := range run.Tables.Programs {
-		want := map[string]int64{"A": 15, "B": 20}[pt.Program.Name]
-		if len(pt.Kernels) != 1 || pt.Kernels[0].Total != want || pt.Kernels[0].Share != 1 {
-			t.Errorf("program %s: %+v", pt.Program.Name, pt.Kernels)
-		}
-		if run.Whole.Kernels[pt.Kernels[0].ID].Program != pt.ID {
-			t.Errorf("kernel of program %s points elsewhere", pt.Program.Name)
-		}
-	}
-}
-
 func TestAllEmptyOrNone(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.json"), nil, 0o644)
-	run := Read([]string{dir}, Options{}, nil)
+	run := Expand([]string{dir}, "").Read(Options{})
 	if run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
 		t.Errorf("an all-empty run not stated as empty: %+v", run.Whole.Accounting.Gaps)
 	}
-	run = Read([]string{t.TempDir()}, Options{}, nil)
-	if len(run.Results) != 0 || run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
+	run = Expand([]string{t.TempDir()}, "").Read(Options{})
+	if len(run.Inputs) != 0 || run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
 		t.Errorf("a directory without traces not stated")
 	}
 }
 
-// newAgg builds the tables of a capture with one dispatch of kernel k
-// lasting total.
-func newAgg(c *capture.Capture, k capture.KernelID, total int64) *analysis.Tables {
-	a := analysis.NewAggregator()
-	a.Dispatch(c, &capture.Dispatch{Program: c.Kernels[k].Program, Kernel: k, Queue: capture.NoQueue, Device: capture.Interval{Begin: 0, End: total, Valid: true}})
-	return a.Tables(c)
-}
-
 // Done sees every input once, from its reader, with its result; Watch runs
 // only when inputs are read one at a time.
-func TestReadAllDoneAndWatch(t *testing.T) {
+func TestReadDoneAndWatch(t *testing.T) {
 	dir := runDir(t)
 	e := Expand([]string{dir}, "")
 	var mu sync.Mutex
@@ -184,15 +152,15 @@ func TestReadAllDoneAndWatch(t *testing.T) {
 		mu.Unlock()
 		return func() {}
 	}
-	opt := Options{Workers: 2, Watch: watch, Done: func(i int, r *Result) {
+	opt := Options{Workers: 2, Watch: watch, Done: func(in *analysis.Input) {
 		mu.Lock()
 		defer mu.Unlock()
-		if r.Capture == nil || r.Tables == nil {
-			t.Errorf("input %d: done before it was read", i)
+		if in.Capture == nil || in.Tables == nil {
+			t.Errorf("input %d: done before it was read", in.Index)
 		}
-		seen[i] = r.Path
+		seen[in.Index] = in.Path
 	}}
-	res := ReadAll(e.Paths, opt, nil)
+	res := e.Read(opt).Inputs
 	if len(seen) != len(res) {
 		t.Fatalf("done for %d of %d inputs", len(seen), len(res))
 	}
@@ -205,7 +173,7 @@ func TestReadAllDoneAndWatch(t *testing.T) {
 		t.Errorf("%d bars drawn by parallel reads", watched)
 	}
 	opt.Workers = 1
-	ReadAll(e.Paths, opt, nil)
+	e.Read(opt)
 	if watched != len(e.Paths) {
 		t.Errorf("%d bars for %d inputs read one at a time", watched, len(e.Paths))
 	}
@@ -261,5 +229,102 @@ func TestExpandLinksAndSpecialFiles(t *testing.T) {
 	}
 	if want := []string{"README.md", "rank3.pt.trace.json.gz", "rank4.fifo"}; !reflect.DeepEqual(skipped, want) {
 		t.Errorf("skipped %v, want %v", skipped, want)
+	}
+}
+
+// Whether the arguments are one input or a run of many is decided once,
+// by what they name: a file or a run directory a reader claims is one
+// input; several arguments, or a directory walked for its traces (even one
+// holding a single trace), are many.
+func TestExpandOneOrMany(t *testing.T) {
+	dir := runDir(t)
+	one := t.TempDir()
+	writeGz(t, filepath.Join(one, "rank0.pt.trace.json.gz"), rankTrace(0, []string{"gemm"}, []int{5}))
+	file := filepath.Join(one, "rank0.pt.trace.json.gz")
+	for _, c := range []struct {
+		name string
+		e    *Expansion
+		want bool
+	}{
+		{"a file", Expand([]string{file}, ""), false},
+		{"a missing file", Expand([]string{filepath.Join(dir, "missing")}, ""), false},
+		{"standard input", Expand([]string{"-"}, ""), false},
+		{"two files", Expand([]string{file, file}, ""), true},
+		{"a directory of traces", Expand([]string{dir}, ""), true},
+		{"a directory of one trace", Expand([]string{one}, ""), true},
+		{"a path as given", Paths(dir), false},
+		{"paths as given", Paths(file, file), true},
+	} {
+		if c.e.Many() != c.want {
+			t.Errorf("%s: got many %v, want %v", c.name, c.e.Many(), c.want)
+		}
+		if run := c.e.Read(Options{}); run.Many() != c.want {
+			t.Errorf("%s: got a run with many %v, want %v", c.name, run.Many(), c.want)
+		}
+	}
+	// A directory given as it is is read as one input: no directory reader
+	// claims it, so the run fails with it.
+	run := Paths(dir).Read(Options{})
+	if err := run.Err(); err == nil || !strings.Contains(err.Error(), "no directory reader recognises") {
+		t.Errorf("got %v, want the directory's error", err)
+	}
+	if run := Paths(file).Read(Options{}); run.Err() != nil || run.Inputs[0].Capture.Source.Rank != "0" {
+		t.Errorf("got %v, want rank 0 read", run.Err())
+	}
+}
+
+// Every input's read is watched through the one read function: one bar
+// for the set (Progress), or, for one input, its own bar (Watch) when set.
+// A directory and a file that cannot be opened are watched with no opened
+// input.
+func TestReadWatchesEveryInput(t *testing.T) {
+	dir := runDir(t)
+	missing := filepath.Join(dir, "missing.json")
+	p := &recordProgress{}
+	run := Expand([]string{dir, missing}, "").Read(Options{Progress: p, Watch: func(*format.Input) func() {
+		t.Error("a run of many drew a bar per input")
+		return func() {}
+	}})
+	if len(run.Inputs) != 3 || !reflect.DeepEqual(p.begun, []string{run.Inputs[0].Path, run.Inputs[1].Path, missing}) || !p.ended {
+		t.Errorf("got begin %v, end %v; want every path, then the end", p.begun, p.ended)
+	}
+	if p.opened != 2 || p.unopened != 1 || p.stopped != 3 {
+		t.Errorf("got %d opened, %d not opened, %d stopped; want 2, 1, 3", p.opened, p.unopened, p.stopped)
+	}
+	// One input: its own bar, not the set's.
+	watched := 0
+	p = &recordProgress{}
+	Expand([]string{run.Inputs[0].Path}, "").Read(Options{Progress: p, Watch: func(*format.Input) func() { watched++; return func() {} }})
+	if watched != 1 || p.begun != nil {
+		t.Errorf("one input: got %d bars of its own, set begun with %v; want 1 bar, no set", watched, p.begun)
+	}
+	// One input without a bar of its own: the set's.
+	Expand([]string{missing}, "").Read(Options{Progress: p})
+	if len(p.begun) != 1 || p.unopened != 1 {
+		t.Errorf("one input, set only: got begin %v, %d not opened; want it watched", p.begun, p.unopened)
+	}
+}
+
+type recordProgress struct {
+	mu                        sync.Mutex
+	begun                     []string
+	ended                     bool
+	opened, unopened, stopped int
+}
+
+func (p *recordProgress) Begin(paths []string) { p.begun = append([]string(nil), paths...) }
+func (p *recordProgress) End()                 { p.ended = true }
+func (p *recordProgress) Watch(_ string, in *format.Input) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if in == nil {
+		p.unopened++
+	} else {
+		p.opened++
+	}
+	return func() {
+		p.mu.Lock()
+		p.stopped++
+		p.mu.Unlock()
 	}
 }

@@ -1,7 +1,6 @@
 package inputs
 
 import (
-	"os"
 	"runtime"
 	"sync"
 
@@ -10,26 +9,33 @@ import (
 	"github.com/tallyprof/tally/format"
 )
 
-// Options selects the readers and how many run at once.
+// Options selects the readers, how many run at once, and what else sees
+// each input's dispatches.
 type Options struct {
 	// Format forces a reader by name; empty detects it per input.
 	Format string
+	// Reader holds the readers' settings; its Watch is Read's to set (from
+	// Watch and Progress below).
 	Reader format.Options
 	// Workers is how many inputs are read at once; 0 means one per core
 	// (GOMAXPROCS).
 	Workers int
-	// Done, when not nil, is called with each input's result as soon as it
-	// is read, from the goroutine that read it (so a writer can close that
-	// input's files while the others are still read). Calls for different
-	// inputs may run at once.
-	Done func(i int, r *Result)
+	// Sink, when not nil, gives input i an extra sink (a timeline, an
+	// export's writer) that receives its dispatches too. It is called
+	// before the input is read, from the goroutine that reads it.
+	Sink func(i int, path string) capture.Sink
+	// Done, when not nil, is called with each input as soon as it is read,
+	// from the goroutine that read it (so a writer can close that input's
+	// files while the others are still read). Calls for different inputs
+	// may run at once.
+	Done func(in *analysis.Input)
 	// Watch, when not nil, is called with each opened input file while it
-	// is read (a progress bar, see report.Options.Watch) — only when inputs
-	// are read one at a time: bars of parallel reads would draw over each
-	// other.
+	// is read (a progress bar) — only when inputs are read one at a time:
+	// bars of parallel reads would draw over each other.
 	Watch func(in *format.Input) (stop func())
 	// Progress, when non-nil, watches the reads of the whole set (one
-	// progress bar for all inputs); Watch is then not used.
+	// progress bar for all inputs). Of a single input (not Many), Watch
+	// is used instead when set.
 	Progress Progress
 }
 
@@ -44,44 +50,47 @@ type Progress interface {
 	End()
 }
 
-// Result is one input read: its capture and tables, or why it failed.
-type Result struct {
-	Path    string
-	Capture *capture.Capture
-	Tables  *analysis.Tables
-	// Err is the input's own failure; the other inputs are unaffected.
-	Err error
-}
-
-// ReadAll reads every path (files, or directories a directory reader
-// claims), each with its own reader, aggregator and accounting, Workers at
-// a time. Results come in the order of paths. When sinkFor is not nil it
-// gives each input an extra sink (a timeline) that receives its dispatches
-// too; it is called before the input is read, from the reading goroutine.
-func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) capture.Sink) []Result {
-	res := make([]Result, len(paths))
+// Read reads every input e names (files, standard input, or directories a
+// directory reader claims), each with its own reader, aggregator and
+// accounting, Workers at a time, and merges them into a run. Inputs come
+// in the order of e.Paths; one that cannot be read holds its error and
+// hides none of the others.
+func (e *Expansion) Read(opt Options) *analysis.Run {
+	paths := e.Paths
+	ins := make([]analysis.Input, len(paths))
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(paths))
-	if opt.Progress != nil {
-		opt.Progress.Begin(paths)
-		defer opt.Progress.End()
+	progress := opt.Progress
+	if !e.many && opt.Watch != nil {
+		progress = nil
+	}
+	var watch func(string, *format.Input) func()
+	switch {
+	case progress != nil:
+		watch = progress.Watch
+		progress.Begin(paths)
+		defer progress.End()
+	case opt.Watch != nil && workers == 1:
+		watch = func(_ string, in *format.Input) func() {
+			if in == nil {
+				return func() {}
+			}
+			return opt.Watch(in)
+		}
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	if workers > 1 {
-		opt.Watch = nil
-	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res[i] = readOne(i, paths[i], opt, sinkFor)
+				ins[i] = readOne(i, paths[i], opt, watch)
 				if opt.Done != nil {
-					opt.Done(i, &res[i])
+					opt.Done(&ins[i])
 				}
 			}
 		}()
@@ -91,51 +100,26 @@ func ReadAll(paths []string, opt Options, sinkFor func(i int, path string) captu
 	}
 	close(next)
 	wg.Wait()
-	return res
+	return analysis.NewRun(ins, e.Skipped, e.many)
 }
 
-func readOne(i int, path string, opt Options, sinkFor func(int, string) capture.Sink) Result {
+// readOne reads input i through format.ReadPath, its dispatches going to
+// its own aggregator and to the caller's sink.
+func readOne(i int, path string, opt Options, watch func(string, *format.Input) func()) analysis.Input {
 	agg := analysis.NewAggregator()
 	var sink capture.Sink = agg
-	if sinkFor != nil {
-		if extra := sinkFor(i, path); extra != nil {
+	if opt.Sink != nil {
+		if extra := opt.Sink(i, path); extra != nil {
 			sink = capture.Tee{agg, extra}
 		}
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
-	c, err := readPath(path, opt, &ro, sink)
-	r := Result{Path: path, Err: err}
+	ro.Watch = watch
+	c, err := format.ReadPath(path, opt.Format, &ro, sink)
+	in := analysis.Input{Index: i, Path: path, Err: err}
 	if err == nil && c != nil {
-		r.Capture, r.Tables = c, agg.Tables(c)
+		in.Capture, in.Tables = c, agg.Tables(c)
 	}
-	return r
-}
-
-// readPath reads a file or a directory input, under the set's progress
-// watch (opt.Progress) or else the progress bar of opt.Watch for a file.
-func readPath(path string, opt Options, ro *format.Options, sink capture.Sink) (*capture.Capture, error) {
-	if opt.Watch == nil && opt.Progress == nil {
-		return format.ReadPath(path, opt.Format, ro, sink)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if opt.Progress != nil {
-			defer opt.Progress.Watch(path, nil)()
-		}
-		return format.ReadPath(path, opt.Format, ro, sink)
-	}
-	in, err := format.Open(path)
-	if err != nil {
-		if opt.Progress != nil {
-			defer opt.Progress.Watch(path, nil)() // counted as done all the same
-		}
-		return nil, err
-	}
-	defer in.Close()
-	if opt.Progress != nil {
-		defer opt.Progress.Watch(path, in)()
-	} else {
-		defer opt.Watch(in)()
-	}
-	return format.ReadInput(in, opt.Format, ro, sink)
+	return in
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 )
 
@@ -38,7 +39,7 @@ func (g Gate) Failures(a *capture.Accounting) []string {
 // failuresOfMany checks many inputs as one: each input's own gaps (the
 // whole's incomplete_input stands for them, so it is not counted again)
 // and the whole's other gaps, over the device time of all inputs.
-func (g Gate) failuresOfMany(m *Multi) []string {
+func (g Gate) failuresOfMany(run *analysis.Run) []string {
 	if g.MaxAffected < 0 {
 		return nil
 	}
@@ -46,12 +47,12 @@ func (g Gate) failuresOfMany(m *Multi) []string {
 	for k := range g.Accept {
 		accept[k] = true
 	}
-	whole := m.Run.Whole.Accounting.Totals(0, 0, accept)
+	whole := run.Whole.Accounting.Totals(0, 0, accept)
 	unknown := map[capture.Kind]bool{}
 	for _, k := range whole.Unknown {
 		unknown[k] = true
 	}
-	for _, r := range m.Run.Results {
+	for _, r := range run.Inputs {
 		if r.Capture == nil || r.Capture.Accounting.Affected == nil {
 			continue
 		}

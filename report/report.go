@@ -1,89 +1,34 @@
-// Package report is `tally report` as a library call: read one input with the
-// reader its content calls for, aggregate its dispatches per program and
-// kernel, and write the tables with their accounting.
+// Package report is `tally report` as a library call. What to report comes
+// from inputs.Read, as for every command: an analysis.Run of one input or
+// of many. Write renders it — one input's tables and accounting, or a
+// section per input and then the merged tables per program with the
+// accounting of the whole — as text or JSON (render/htmlreport writes the
+// page), and ExitCode says how `tally report` ends, under the CI gate.
 package report
 
 import (
 	"io"
-	"os"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/render"
 )
 
-// Options selects the reader and its settings.
-type Options struct {
-	// Format forces a reader by name; empty detects it from the content.
-	Format string
-	Reader format.Options
-	// Extra receives every dispatch too (e.g. a timeline), when non-nil.
-	Extra capture.Sink
-	// ExtraFor gives each input of a report of many (RunAll) its own
-	// extra sink, when non-nil: inputs are read in parallel, so one sink
-	// shared by all would be written from several goroutines.
-	ExtraFor func(i int, path string) capture.Sink
-	// Watch, when non-nil, is called with the opened input before it is
-	// read (e.g. to draw a progress bar); the func it returns is called
-	// when the read ends.
-	Watch func(in *format.Input) (stop func())
-	// Progress, when non-nil, watches the reads of a report of many
-	// (RunAll): one bar for the whole set.
-	Progress inputs.Progress
-}
-
-// Result is a read capture and its tables.
-type Result struct {
-	Capture *capture.Capture
-	Tables  *analysis.Tables
-}
-
-// Run reads path and builds its tables.
-func Run(path string, opt Options) (*Result, error) {
-	agg := analysis.NewAggregator()
-	var sink capture.Sink = agg
-	if opt.Extra != nil {
-		sink = capture.Tee{agg, opt.Extra}
+// Write renders the run as text, or as JSON when asJSON (text options are
+// ignored for JSON, which always holds every row). A run of one input is
+// that input's report; it must have been read (run.Err is nil).
+func Write(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptions) error {
+	if run.Many() {
+		if asJSON {
+			return writeManyJSON(w, run)
+		}
+		return writeManyText(w, run, opt)
 	}
-	c, err := Read(path, opt, sink)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Capture: c, Tables: agg.Tables(c)}, nil
-}
-
-// Read reads path with the options' reader, streaming its dispatches to
-// sink, under opt.Watch when set.
-func Read(path string, opt Options, sink capture.Sink) (*capture.Capture, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		// A run directory (swimlane): read by the directory reader that claims it.
-		return format.ReadPath(path, opt.Format, &opt.Reader, sink)
-	}
-	in, err := format.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	if opt.Watch != nil {
-		defer opt.Watch(in)()
-	}
-	return format.ReadInput(in, opt.Format, &opt.Reader, sink)
-}
-
-// Write renders the result as text, or as JSON when asJSON.
-func (r *Result) Write(w io.Writer, asJSON bool) error {
-	return r.WriteText(w, asJSON, render.TextOptions{})
-}
-
-// WriteText is Write with text options (ignored for JSON, which always
-// holds every row).
-func (r *Result) WriteText(w io.Writer, asJSON bool, opt render.TextOptions) error {
+	in := &run.Inputs[0]
 	if asJSON {
-		return render.JSON(w, r.Capture, r.Tables)
+		return render.JSON(w, in.Capture, in.Tables)
 	}
-	return render.Text(w, r.Capture, r.Tables, opt)
+	return render.Text(w, in.Capture, in.Tables, opt)
 }
 
 // Exit codes of `tally report`, documented in --help.
@@ -93,16 +38,29 @@ const (
 	ExitEmpty      = 2 // usage or input error, or a capture without a single dispatch event
 )
 
-// ExitCode is the status `tally report` ends with for this result under
-// the gate; the reasons the affected check failed come with it.
-func (r *Result) ExitCode(g Gate) (int, []string) {
-	if r.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
+// ExitCode is the status `tally report` ends with for the run under the
+// gate, and the reasons the affected check failed: 2 when no input could
+// be read or none holds a dispatch event, 1 under --strict when anything
+// is missing or when the affected check fails, else 0.
+func ExitCode(run *analysis.Run, g Gate) (int, []string) {
+	var (
+		empty, complete bool
+		why             []string
+	)
+	if run.Many() {
+		a := &run.Whole.Accounting
+		empty = a.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Inputs)) == a.CountOf(capture.FailedInput)
+		complete, why = run.Complete(), g.failuresOfMany(run)
+	} else {
+		a := &run.Inputs[0].Capture.Accounting
+		empty, complete, why = a.CountOf(capture.EmptyCapture) > 0, a.Complete(), g.Failures(a)
+	}
+	switch {
+	case empty:
 		return ExitEmpty, nil
-	}
-	if g.Strict && !r.Capture.Accounting.Complete() {
+	case g.Strict && !complete:
 		return ExitIncomplete, nil
-	}
-	if why := g.Failures(&r.Capture.Accounting); len(why) > 0 {
+	case len(why) > 0:
 		return ExitIncomplete, why
 	}
 	return ExitOK, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
 )
 
@@ -130,21 +131,22 @@ func run(c Check, manifest []byte) (problems []string) {
 		}
 		return []string{"read: " + err.Error()}
 	}
-	res := &report.Result{Capture: capt, Tables: agg.Tables(capt)}
-	if err := res.Write(io.Discard, false); err != nil {
+	res := analysis.NewRun([]analysis.Input{{Path: c.Trace, Capture: capt, Tables: agg.Tables(capt)}}, nil, false)
+	if err := report.Write(io.Discard, res, false, render.TextOptions{}); err != nil {
 		problems = append(problems, "text report: "+err.Error())
 	}
-	if err := res.Write(io.Discard, true); err != nil {
+	if err := report.Write(io.Discard, res, true, render.TextOptions{}); err != nil {
 		problems = append(problems, "JSON report: "+err.Error())
 	}
 	if err := capt.Accounting.CheckValid(); err != nil {
 		problems = append(problems, err.Error())
 	}
 	var dev int64
-	for _, p := range res.Tables.Programs {
+	tables := res.Inputs[0].Tables
+	for _, p := range tables.Programs {
 		dev += p.Total
 	}
-	got := Want{Format: capt.Source.Format, Dispatches: res.Tables.Dispatches(), DeviceNS: dev, Timed: capt.Clock.Timed,
+	got := Want{Format: capt.Source.Format, Dispatches: tables.Dispatches(), DeviceNS: dev, Timed: capt.Clock.Timed,
 		Complete: capt.Accounting.Complete(), Exit: exitOf(res)}
 	for _, g := range capt.Accounting.Gaps {
 		if g.Count > 0 && !slices.Contains(got.Gaps, g.Kind) {
@@ -198,7 +200,7 @@ func sameKinds(a, b []capture.Kind) bool {
 	return true
 }
 
-func exitOf(res *report.Result) int {
-	code, _ := res.ExitCode(report.NoGate)
+func exitOf(res *analysis.Run) int {
+	code, _ := report.ExitCode(res, report.NoGate)
 	return code
 }

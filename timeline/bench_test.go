@@ -35,7 +35,7 @@ func BenchmarkStream(b *testing.B) {
 			}
 			cw := &countWriter{}
 			w := New(cw, f)
-			in := w.Input("bench")
+			in := w.Sink("bench")
 			d := capture.Dispatch{Instance: 0, Index: -1, Ordinal: -1, Link: capture.LinkLaunched}
 			var peak uint64
 			var ms runtime.MemStats

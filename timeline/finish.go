@@ -19,7 +19,7 @@ const unfinishedPrefix = "UNFINISHED "
 // each unfinished dispatch as a slice from its launch to the capture's end,
 // each gap as instant events on the input's accounting track, and what the
 // timeline could not draw. c is the capture the reader returned.
-func (in *Input) Finish(c *capture.Capture) {
+func (in *Sink) Finish(c *capture.Capture) {
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -59,7 +59,7 @@ func clockText(k capture.Clock) string {
 // queue's track when the reader knew the queue, else on the input's
 // "unfinished dispatches" track. Lanes place slices in begin order, and the
 // gaps list theirs per program, so the items are drawn sorted by launch.
-func (in *Input) drawUnfinished(c *capture.Capture) {
+func (in *Sink) drawUnfinished(c *capture.Capture) {
 	w := in.w
 	var items []*capture.Item
 	for _, g := range c.Accounting.Gaps {
@@ -99,7 +99,7 @@ func (in *Input) drawUnfinished(c *capture.Capture) {
 
 // unfinishedLanes is the queue's lanes, or, the queue unknown, the input's
 // own track for unfinished dispatches.
-func (in *Input) unfinishedLanes(c *capture.Capture, q *capture.QueueID) *queueLanes {
+func (in *Sink) unfinishedLanes(c *capture.Capture, q *capture.QueueID) *queueLanes {
 	if q != nil && *q >= 0 && int(*q) < len(c.Queues) {
 		return in.queue(c, *q)
 	}
@@ -113,7 +113,7 @@ func (in *Input) unfinishedLanes(c *capture.Capture, q *capture.QueueID) *queueL
 // drawGaps writes a "capture start" and a "capture end" instant, one instant
 // per gap (its count and summary) at the capture's end, and one per gap item
 // that has a time, at that time.
-func (in *Input) drawGaps(c *capture.Capture) {
+func (in *Sink) drawGaps(c *capture.Capture) {
 	w := in.w
 	start, end := in.start, in.end
 	if !in.timed || !w.representable(start) {
@@ -170,7 +170,7 @@ func (in *Input) drawGaps(c *capture.Capture) {
 }
 
 // notDrawn lists what the timeline holds less of than the capture.
-func (in *Input) notDrawn() []capture.Count {
+func (in *Sink) notDrawn() []capture.Count {
 	var out []capture.Count
 	add := func(name string, n int64) {
 		if n > 0 {
@@ -192,7 +192,7 @@ func (in *Input) notDrawn() []capture.Count {
 }
 
 // verdict is "complete" or why not, for this input.
-func (in *Input) verdict() string {
+func (in *Sink) verdict() string {
 	var why []string
 	if in.c != nil && !in.c.Accounting.Complete() {
 		n := 0

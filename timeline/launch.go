@@ -12,7 +12,7 @@ import (
 // BEGIN terminating_flow_ids); 0 when nothing was drawn. A launch the file
 // cannot place (before its base, reversed, or fitting no lane) is left out:
 // the dispatch keeps its launch time as an annotation.
-func (in *Input) launch(c *capture.Capture, d *capture.Dispatch, group *track, kernel string) uint64 {
+func (in *Sink) launch(c *capture.Capture, d *capture.Dispatch, group *track, kernel string) uint64 {
 	w := in.w
 	lb, le := d.Launch.Begin, d.Launch.End
 	if !d.Launch.Valid {

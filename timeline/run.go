@@ -46,9 +46,9 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	e := inputs.Expand(paths, opt.Format)
 	// Registered in argument order, so names and ids do not depend on which
 	// reader finishes first.
-	ins := make([]*Input, len(e.Paths))
+	sinks := make([]*Sink, len(e.Paths))
 	for i, p := range e.Paths {
-		ins[i] = w.Input(p)
+		sinks[i] = w.Sink(p)
 	}
 	workers := opt.Workers
 	if opt.As == Chrome {
@@ -57,20 +57,20 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 		// (and a time before the base is the same input's, every run).
 		workers = 1
 	}
-	res := inputs.ReadAll(e.Paths, inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress},
-		func(i int, _ string) capture.Sink { return ins[i] })
+	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress,
+		Sink: func(i int, _ string) capture.Sink { return sinks[i] }})
 	var empty []string
-	for i, r := range res {
-		if r.Err != nil {
-			w.Failed(r.Path, r.Err)
+	for i, in := range run.Inputs {
+		if in.Err != nil {
+			w.Failed(in.Path, in.Err)
 			continue
 		}
-		ins[i].Finish(r.Capture)
-		if g := r.Capture.Accounting.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
-			empty = append(empty, r.Path+": "+g.Summary)
+		sinks[i].Finish(in.Capture)
+		if g := in.Capture.Accounting.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
+			empty = append(empty, in.Path+": "+g.Summary)
 		}
 	}
-	for _, s := range e.Skipped {
+	for _, s := range run.Skipped {
 		w.Skipped(s.Path, s.Reason)
 	}
 	sum, err := w.summary(w.Close())

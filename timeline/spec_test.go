@@ -254,7 +254,7 @@ func writeWith(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch
 	t.Helper()
 	var buf bytes.Buffer
 	w := New(&buf, f)
-	in := w.Input("run/rank-all.json")
+	in := w.Sink("run/rank-all.json")
 	for i := range ds {
 		in.Dispatch(c, &ds[i])
 	}

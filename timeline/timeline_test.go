@@ -72,7 +72,7 @@ func writeSynthetic(t *testing.T, f Format) ([]byte, *analysis.Tables, *capture.
 	c, ds := synthetic()
 	var buf bytes.Buffer
 	w := New(&buf, f)
-	in := w.Input("run/rank-all.json")
+	in := w.Sink("run/rank-all.json")
 	agg := analysis.NewAggregator()
 	for i := range ds {
 		in.Dispatch(c, &ds[i])

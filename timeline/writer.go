@@ -5,6 +5,11 @@
 // carry the capture's accounting: unfinished dispatches as slices ending at
 // the capture's end, every gap as instant events on an accounting track, the
 // verdict in the trace's metadata (docs/timeline.md).
+//
+// Run is `tally timeline`: it reads the inputs as every command does
+// (inputs.Expand, then Read), each streaming to its own Writer.Sink, then
+// finishes each read input's tracks and states the failed and skipped
+// ones on the whole run's accounting track.
 package timeline
 
 import (
@@ -65,7 +70,7 @@ const maxLanes = 32
 const maxDepth = 64
 
 // Writer writes one timeline file. It is safe for concurrent use by the
-// Inputs it hands out (inputs read in parallel share one file).
+// Sinks it hands out (inputs read in parallel share one file).
 type Writer struct {
 	mu     sync.Mutex
 	bw     *bufio.Writer
@@ -75,7 +80,7 @@ type Writer struct {
 
 	groups   map[string]*track // by group label
 	names    map[string]bool   // track names in use
-	inputs   []*Input
+	inputs   []*Sink
 	whole    *track
 	failures []wholeItem // failed inputs
 	skipped  []wholeItem
@@ -145,9 +150,9 @@ func New(out io.Writer, f Format) *Writer {
 	return w
 }
 
-// Input is one input's view of the Writer; it is the capture.Sink its
-// reader streams to. Each Input keeps its own accounting.
-type Input struct {
+// Sink is one input's view of the Writer: the capture.Sink its reader
+// streams to. Each Sink keeps its input's own accounting.
+type Sink struct {
 	w     *Writer
 	idx   int
 	name  string
@@ -170,11 +175,11 @@ type Input struct {
 	finished          bool
 }
 
-// Input registers an input named name (its path) and returns its sink.
-func (w *Writer) Input(name string) *Input {
+// Sink registers an input named name (its path) and returns its sink.
+func (w *Writer) Sink(name string) *Sink {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	in := &Input{w: w, idx: len(w.inputs), name: name, lanes: map[capture.QueueID]*queueLanes{}}
+	in := &Sink{w: w, idx: len(w.inputs), name: name, lanes: map[capture.QueueID]*queueLanes{}}
 	w.inputs = append(w.inputs, in)
 	return in
 }
@@ -202,7 +207,7 @@ func (w *Writer) Stats() Stats {
 }
 
 // Dispatch draws one completed dispatch as a slice on its queue's track.
-func (in *Input) Dispatch(c *capture.Capture, d *capture.Dispatch) {
+func (in *Sink) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -283,7 +288,7 @@ func position(d *capture.Dispatch) string {
 	return b.String()
 }
 
-func (in *Input) see(b, e int64) {
+func (in *Sink) see(b, e int64) {
 	if !in.timed {
 		in.start, in.end, in.timed = b, e, true
 	}
@@ -312,7 +317,7 @@ func rankOf(c *capture.Capture, q capture.QueueID) string {
 }
 
 // groupFor returns the group of rank (or, rank unknown, of the input).
-func (in *Input) groupFor(rank string) *track {
+func (in *Sink) groupFor(rank string) *track {
 	w := in.w
 	label := "rank " + rank
 	// Groups sort by rank number, then inputs without a rank in argument
@@ -385,7 +390,7 @@ type lane struct {
 	used      bool
 }
 
-func (in *Input) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
+func (in *Sink) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
 	if ql := in.lanes[q]; ql != nil {
 		return ql
 	}
@@ -424,7 +429,7 @@ func queueName(c *capture.Capture, q *capture.QueueID) string {
 
 // place returns the lane track for [b, e]: the first lane where it nests
 // properly, opening an overlap lane when none fits.
-func (in *Input) place(ql *queueLanes, b, e int64) *track {
+func (in *Sink) place(ql *queueLanes, b, e int64) *track {
 	w := in.w
 	if t := in.tryPlace(ql, b, e); t != nil {
 		return t
@@ -436,7 +441,7 @@ func (in *Input) place(ql *queueLanes, b, e int64) *track {
 
 // tryPlace is place without the last resort: nil when no lane fits and no
 // more lanes may be opened.
-func (in *Input) tryPlace(ql *queueLanes, b, e int64) *track {
+func (in *Sink) tryPlace(ql *queueLanes, b, e int64) *track {
 	w := in.w
 	for _, l := range ql.lanes {
 		if l.fit(b, e) {

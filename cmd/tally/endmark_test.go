@@ -112,10 +112,10 @@ func TestCutsAndInterruptionsFailStrict(t *testing.T) {
 // tally record of a command stopped by SIGINT or SIGTERM between two runs:
 // tally exits 128+N, and the report is INCOMPLETE, naming the signal.
 func TestRecordCLIStopped(t *testing.T) {
-	tallyBin, fake := buildTools(t)
+	fake := fakeHRX(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		kept := filepath.Join(t.TempDir(), "run.kept")
-		cmd := exec.Command(tallyBin, "record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "3", "-pause-at", "end phase=command-program")
+		cmd := tallyCommand("record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "3", "-pause-at", "end phase=command-program")
 		var stdout syncWriter
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

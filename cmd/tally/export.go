@@ -39,7 +39,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally export: %v\n", err)
 		return 2
 	}
-	for _, sk := range res.Skipped {
+	for _, sk := range res.Run.Skipped {
 		safetext.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
 	}
 	exportSummary(stderr, *to, *out, res)
@@ -57,8 +57,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 // (2, 1) would leave the user to guess why.
 func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 	var records, incomplete, upTo int64
-	for _, in := range res.Inputs {
-		records += in.Written.Records
+	for i, in := range res.Run.Inputs {
+		records += res.Written[i].Records
 		acct := &in.Capture.Accounting
 		if g := acct.Find(capture.EmptyCapture); g != nil && g.Count > 0 {
 			safetext.Fprintf(stderr, "tally export: NO DISPATCH RECORDED in %s: %s\n", in.Path, g.Summary)
@@ -77,9 +77,9 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 		verdict = fmt.Sprintf("complete up to the last line or row of %d inputs without an end marker (a cut there cannot be seen)", upTo)
 	}
 	if incomplete > 0 {
-		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Inputs))
+		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Run.Inputs))
 	}
-	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Inputs), records, verdict)
+	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Run.Inputs), records, verdict)
 }
 
 // exportCheck is tally export --check OUT.

@@ -17,7 +17,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("TALLY_TEST_MAIN") == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if fake.dir != "" {
+		os.RemoveAll(fake.dir)
+	}
+	os.Exit(code)
 }
 
 // TestInterruptRemovesTemporaries: tally interrupted while it writes an

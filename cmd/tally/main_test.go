@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -218,27 +220,47 @@ func TestSelftestAndFormats(t *testing.T) {
 	}
 }
 
-// buildTools builds tally and the fake hrx program once for the process tests.
-func buildTools(t *testing.T) (tallyBin, fakeBin string) {
+// tallyCommand runs tally as a process: this test binary, which is tally
+// when TALLY_TEST_MAIN=1 (TestMain), so no second binary is linked.
+func tallyCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "TALLY_TEST_MAIN=1")
+	return cmd
+}
+
+// fake is the fake hrx program, built once per test process (removed by
+// TestMain).
+var fake struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// fakeHRX builds the fake hrx program the record tests run, once.
+func fakeHRX(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	tallyBin, fakeBin = filepath.Join(dir, "tally"), filepath.Join(dir, "fakehrx")
-	for _, b := range [][2]string{{tallyBin, "."}, {fakeBin, "../../record/testdata/fakehrx"}} {
-		cmd := exec.Command("go", "build", "-o", b[0], b[1])
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
+	fake.once.Do(func() {
+		if fake.dir, fake.err = os.MkdirTemp("", "tally-test-fakehrx"); fake.err != nil {
+			return
 		}
+		fake.path = filepath.Join(fake.dir, "fakehrx")
+		if out, err := exec.Command("go", "build", "-o", fake.path, "../../record/testdata/fakehrx").CombinedOutput(); err != nil {
+			fake.err = fmt.Errorf("go build ../../record/testdata/fakehrx: %v\n%s", err, out)
+		}
+	})
+	if fake.err != nil {
+		t.Fatal(fake.err)
 	}
-	return tallyBin, fakeBin
+	return fake.path
 }
 
 func TestRecordCLI(t *testing.T) {
-	tallyBin, fake := buildTools(t)
+	fake := fakeHRX(t)
 	dir := t.TempDir()
 	kept := filepath.Join(dir, "run.kept")
 
 	// The command's status is tally's; the report names the unfinished dispatch.
-	cmd := exec.Command(tallyBin, "record", "-o", kept, "--manifests", kernels, "--", fake, "-decode", "2", "-end", "cut")
+	cmd := tallyCommand("record", "-o", kept, "--manifests", kernels, "--", fake, "-decode", "2", "-end", "cut")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -251,13 +273,13 @@ func TestRecordCLI(t *testing.T) {
 	}
 
 	// A clean run passes; --strict only bites an incomplete trace.
-	cmd = exec.Command(tallyBin, "record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "1")
+	cmd = tallyCommand("record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out)
 	}
 
 	// /dev/full: an error that says what was lost, never a silent short file.
-	cmd = exec.Command(tallyBin, "record", "-o", "/dev/full", "--", fake, "-decode", "20", "-slow", "100us")
+	cmd = tallyCommand("record", "-o", "/dev/full", "--", fake, "-decode", "20", "-slow", "100us")
 	out, err := cmd.CombinedOutput()
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "no space left on device") || !strings.Contains(string(out), "lost") {
 		t.Fatalf("/dev/full: %v\n%s", err, out)
@@ -266,9 +288,9 @@ func TestRecordCLI(t *testing.T) {
 
 // Killing tally itself leaves a kept trace with every line flushed before.
 func TestRecordSurvivesKill(t *testing.T) {
-	tallyBin, fake := buildTools(t)
+	fake := fakeHRX(t)
 	kept := filepath.Join(t.TempDir(), "run.kept")
-	cmd := exec.Command(tallyBin, "record", "-o", kept, "--", fake, "-decode", "50", "-slow", "2ms")
+	cmd := tallyCommand("record", "-o", kept, "--", fake, "-decode", "50", "-slow", "2ms")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (p *progressFlag) register(fs *flag.FlagSet) {
 	})
 }
 
-// watch starts the bar for in, when enabled; report.Options.Watch.
+// watch starts the bar for in, when enabled; inputs.Options.Watch.
 func (p *progressFlag) watch(in *format.Input) func() {
 	if !p.mode.Enabled(p.out) || in.IsStream() {
 		return func() {} // a stream's size is unknown until its end

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/record"
+	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
 )
 
@@ -48,22 +50,23 @@ Flags:
 		}
 		return 2
 	}
-	rep, err := report.Run(*kept, report.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
-	if err != nil {
+	run := inputs.Paths(*kept).Read(inputs.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
+	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
 		return 2
 	}
-	res.CutGap(&rep.Capture.Accounting, *kept)
+	c := run.Inputs[0].Capture
+	res.CutGap(&c.Accounting, *kept)
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
 		pos[0], res.ExitCode, res.Lines, res.TraceLines, *kept)
 	if res.PassErr != nil {
 		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %d lines were not shown (they are not trace lines; stderr lines are in the kept trace)\n", res.PassErr, res.Unshown+1)
 	}
-	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return rep.Write(w, *asJSON) }); err != nil {
+	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)
 		return 2
 	}
-	if res.ExitCode == 0 && *strict && !rep.Capture.Accounting.Complete() {
+	if res.ExitCode == 0 && *strict && !c.Accounting.Complete() {
 		return 1
 	}
 	return res.ExitCode

@@ -3,12 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/tallyprof/tally/capture"
 	"io"
 	"time"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/render/htmlreport"
@@ -34,8 +35,8 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 	rf.progress.register(fs)
 }
 
-func (rf *readerFlags) options() report.Options {
-	o := report.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
+func (rf *readerFlags) options() inputs.Options {
+	o := inputs.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
 	o.Reader.ProgramBy = rf.programBy
 	o.Reader.UnrecordedWait = rf.wait
 	o.Reader.NameMaps = rf.nameMaps
@@ -89,28 +90,32 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
-	if many(pos) {
-		return reportMany(pos, rf.options(), rep, gate, stdout, stderr)
-	}
+	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
-	var tl *htmlreport.Timeline
+	var tls []*htmlreport.Timeline
 	if *html != "" {
-		tl = htmlreport.NewTimeline()
-		opt.Extra = tl
+		// One timeline per input: inputs are read in parallel.
+		tls = make([]*htmlreport.Timeline, len(e.Paths))
+		opt.Sink = func(i int, _ string) capture.Sink {
+			tls[i] = htmlreport.NewTimeline()
+			return tls[i]
+		}
 	}
-	res, err := report.Run(pos[0], opt)
-	if err != nil {
+	run := e.Read(opt)
+	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
 	err = rep.write(stdout, func(w io.Writer) error {
-		return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: rep.command, Timeline: tl})
-	}, res.WriteText)
+		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls})
+	}, func(w io.Writer, asJSON bool, topt render.TextOptions) error {
+		return report.Write(w, run, asJSON, topt)
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return 2
 	}
-	code, why := res.ExitCode(gate)
+	code, why := report.ExitCode(run, gate)
 	return gateExit(stderr, code, why)
 }
 
@@ -184,16 +189,14 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Read through the tables so that the gaps are sized (what each touches
-	// is known only against the tables' device time).
-	res, err := report.Run(pos[0], rf.options())
-	var c *capture.Capture
-	if res != nil {
-		c = res.Capture
-	}
-	if err != nil {
+	// is known only against the tables' device time). The one path is read
+	// as given: a directory is a run directory or an error, never walked.
+	run := inputs.Paths(pos[0]).Read(rf.options())
+	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
 		return 2
 	}
+	c := run.Inputs[0].Capture
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
 		if *asJSON {
 			return render.InspectJSON(w, c)

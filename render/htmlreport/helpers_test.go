@@ -87,8 +87,13 @@ func bigCapture(programs, kernels int) fixture {
 func (f fixture) page(t testing.TB) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, f.c, f.t, Options{Command: []string{"tally", "report", "--html", "out.html", "run<1>.kept"}, Timeline: f.tl}); err != nil {
+	if err := Write(&b, oneInput(f.c, f.t), Options{Command: []string{"tally", "report", "--html", "out.html", "run<1>.kept"}, Timelines: []*Timeline{f.tl}}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// oneInput is the run of one read input: capture c and its tables.
+func oneInput(c *capture.Capture, t *analysis.Tables) *analysis.Run {
+	return analysis.NewRun([]analysis.Input{{Path: c.Source.Path, Capture: c, Tables: t}}, nil, false)
 }

@@ -1,8 +1,10 @@
 // Package htmlreport writes the report as one self-contained HTML page: the
 // accounting first, then per program a bar chart and a sortable, filterable
 // kernel table, per queue a timeline strip, and the inputs, clock and command
-// that produced it. Its numbers come from render.BuildJSON, so they are the
-// JSON report's. Every name is untrusted input: the page is built with
+// that produced it. It renders an analysis.Run (inputs.Read) with Write: the
+// page of one input, or of many — the whole's accounting, the merged tables,
+// then each input's own. Its numbers come from render.BuildJSON, so they are
+// the JSON report's. Every name is untrusted input: the page is built with
 // html/template, tables are filled by script through textContent only, and
 // nothing is loaded from the network.
 package htmlreport
@@ -14,7 +16,6 @@ import (
 	"io"
 
 	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
 )
 
 // Options are what the page states besides the capture.
@@ -22,9 +23,10 @@ type Options struct {
 	// Command is the command line that produced the report, one argument
 	// per element, shown on the page.
 	Command []string
-	// Timeline is the dispatch sample the run collected (a Sink given to
-	// the reader); nil when none was collected.
-	Timeline *Timeline
+	// Timelines are the dispatch samples the run collected, by input index
+	// (each a Sink given to its input's reader: inputs read in parallel
+	// never share one); nil or missing where none was collected.
+	Timelines []*Timeline
 	// Rows is how many rows of each kernel table show before "show all"
 	// (default 100): drawing every row of a large capture makes the page
 	// slow to open.
@@ -42,13 +44,28 @@ var (
 	pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(pageText))
 )
 
-// Write renders the page for capture c and its tables to w, returning the
-// first write error.
-func Write(w io.Writer, c *capture.Capture, t *analysis.Tables, opt Options) error {
-	p := build(c, t, opt)
+// Write renders the page of the run to w, returning the first write error.
+// A run of one input (not Many) is that input's page; it must have been
+// read (run.Err is nil).
+func Write(w io.Writer, run *analysis.Run, opt Options) error {
+	var p *page
+	if run.Many() {
+		p = buildMany(run, opt)
+	} else {
+		in := &run.Inputs[0]
+		p = build(in.Capture, in.Tables, opt.timeline(0), opt)
+	}
 	bw := bufio.NewWriter(w)
 	if err := pageTmpl.Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// timeline is input i's dispatch sample, or nil.
+func (o *Options) timeline(i int) *Timeline {
+	if i < len(o.Timelines) {
+		return o.Timelines[i]
+	}
+	return nil
 }

@@ -64,7 +64,7 @@ func TestVerdicts(t *testing.T) {
 	g.Summary = "the file is empty"
 	g.Add(capture.Item{What: "empty file"})
 	var b bytes.Buffer
-	if err := Write(&b, c, analysis.NewAggregator().Tables(c), Options{Timeline: NewTimeline()}); err != nil {
+	if err := Write(&b, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}); err != nil {
 		t.Fatal(err)
 	}
 	p := b.String()
@@ -87,7 +87,7 @@ func TestTimelineBounded(t *testing.T) {
 		t.Fatalf("kept %d of %d, aggregated %d", len(tl.samples), tl.queues[0].seen, tl.aggregated)
 	}
 	var b bytes.Buffer
-	if err := Write(&b, c, f.t, Options{Timeline: tl}); err != nil {
+	if err := Write(&b, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}); err != nil {
 		t.Fatal(err)
 	}
 	p := b.String()
@@ -120,11 +120,11 @@ func (w *failWriter) Write(p []byte) (int, error) {
 func TestWriteErrorReturned(t *testing.T) {
 	f := bigCapture(3, 50)
 	for _, at := range []int{0, 5000, 40000} {
-		if err := Write(&failWriter{n: at}, f.c, f.t, Options{Timeline: f.tl}); err == nil {
+		if err := Write(&failWriter{n: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
 			t.Fatalf("write failing after %d bytes returned nil", at)
 		}
 	}
-	if err := Write(io.Discard, f.c, f.t, Options{}); err != nil {
+	if err := Write(io.Discard, oneInput(f.c, f.t), Options{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -134,7 +134,7 @@ func BenchmarkWrite50x500(b *testing.B) {
 	var n int64
 	for b.Loop() {
 		cw := &countWriter{}
-		if err := Write(cw, f.c, f.t, Options{Timeline: f.tl}); err != nil {
+		if err := Write(cw, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err != nil {
 			b.Fatal(err)
 		}
 		n = cw.n

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
 )
@@ -20,33 +20,25 @@ import (
 // twoRanks reads two real Kineto rank traces and a missing file as one run,
 // each input with its own timeline, and returns the page and the JSON
 // report of the same run.
-func twoRanks(t *testing.T) (page []byte, doc render.JSONReport, tls map[int]*Timeline) {
+func twoRanks(t *testing.T) (page []byte, doc render.JSONReport, tls []*Timeline) {
 	t.Helper()
-	var mu sync.Mutex
-	tls = map[int]*Timeline{}
-	opt := report.Options{ExtraFor: func(i int, _ string) capture.Sink {
-		tl := NewTimeline()
-		mu.Lock()
-		tls[i] = tl
-		mu.Unlock()
-		return tl
-	}}
 	paths := []string{"../../format/kineto/testdata/hta__sampled_rank-0.json.gz", "../../format/kineto/testdata/hta__sampled_rank-1.json.gz",
 		filepath.Join(t.TempDir(), "missing.json")}
-	m := report.RunAll(paths, opt, 2)
+	e := inputs.Expand(paths, "")
+	tls = make([]*Timeline, len(e.Paths))
+	run := e.Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink {
+		tls[i] = NewTimeline()
+		return tls[i]
+	}})
 	var js bytes.Buffer
-	if err := m.WriteText(&js, true, render.TextOptions{}); err != nil {
+	if err := report.Write(&js, run, true, render.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	ins := make([]Input, len(m.Run.Results))
-	for i, r := range m.Run.Results {
-		ins[i] = Input{Path: r.Path, Label: r.Label(), Capture: r.Capture, Tables: r.Tables, Err: r.Err, Timeline: tls[i]}
-	}
 	var b bytes.Buffer
-	if err := WriteMany(&b, m.Run.Whole, m.Run.Tables, ins, Options{Command: append([]string{"tally", "report", "--html", "run.html"}, paths...)}); err != nil {
+	if err := Write(&b, run, Options{Command: append([]string{"tally", "report", "--html", "run.html"}, paths...), Timelines: tls}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes(), doc, tls
@@ -215,9 +207,9 @@ func firstDiff(got, want [][]string) string {
 // page of 64 ranks and fill its tables (the merged ones: the inputs'
 // are drawn when opened).
 func BenchmarkBrowserOpenMany64(b *testing.B) {
-	run, ins := ranks64()
+	run, tls := ranks64()
 	var page bytes.Buffer
-	if err := WriteMany(&page, run.Whole, run.Tables, ins, Options{}); err != nil {
+	if err := Write(&page, run, Options{Timelines: tls}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
@@ -232,9 +224,9 @@ func BenchmarkBrowserOpenMany64(b *testing.B) {
 // TestBrowserManyLazy: on a page of many inputs each input's tables start
 // closed and are drawn when opened.
 func TestBrowserManyLazy(t *testing.T) {
-	run, ins := ranks64()
+	run, tls := ranks64()
 	var page bytes.Buffer
-	if err := WriteMany(&page, run.Whole, run.Tables, ins, Options{}); err != nil {
+	if err := Write(&page, run, Options{Timelines: tls}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := openPage(t, page.Bytes())

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/inputs"
 )
 
 // manyPage renders two copies of the hostile sample capture and an input
@@ -20,13 +19,10 @@ func manyPage(t *testing.T) string {
 	t.Helper()
 	a, b := sampleCapture(), sampleCapture()
 	bad := "<img src=x onerror=alert(1)>.json"
-	res := []inputs.Result{{Path: "a<1>.kept", Capture: a.c, Tables: a.t}, {Path: "b.kept", Capture: b.c, Tables: b.t},
-		{Path: bad, Err: errors.New("open " + bad + ": <b>denied</b>")}}
-	run := inputs.Merge(res, nil)
-	ins := []Input{{Path: res[0].Path, Label: res[0].Label(), Capture: a.c, Tables: a.t, Timeline: a.tl},
-		{Path: res[1].Path, Capture: b.c, Tables: b.t, Timeline: b.tl}, {Path: bad, Err: res[2].Err}}
+	run := analysis.NewRun([]analysis.Input{{Path: "a<1>.kept", Capture: a.c, Tables: a.t}, {Path: "b.kept", Capture: b.c, Tables: b.t},
+		{Path: bad, Err: errors.New("open " + bad + ": <b>denied</b>")}}, nil, true)
 	var out bytes.Buffer
-	if err := WriteMany(&out, run.Whole, run.Tables, ins, Options{Command: []string{"tally", "report", "--html", "-", bad}}); err != nil {
+	if err := Write(&out, run, Options{Command: []string{"tally", "report", "--html", "-", bad}, Timelines: []*Timeline{a.tl, b.tl}}); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -79,9 +75,9 @@ func TestManyEscapedAndUnique(t *testing.T) {
 
 func TestManyWriteErrorReturned(t *testing.T) {
 	a := sampleCapture()
-	run := inputs.Merge([]inputs.Result{{Path: "a", Capture: a.c, Tables: a.t}}, nil)
+	run := analysis.NewRun([]analysis.Input{{Path: "a", Capture: a.c, Tables: a.t}}, nil, true)
 	w := &failWriter{n: 100}
-	if err := WriteMany(w, run.Whole, run.Tables, []Input{{Path: "a", Capture: a.c, Tables: a.t}}, Options{}); err == nil {
+	if err := Write(w, run, Options{}); err == nil {
 		t.Fatal("a failed write was not returned")
 	}
 }
@@ -90,8 +86,8 @@ func TestManyWriteErrorReturned(t *testing.T) {
 // evenly over its queues, and a cut strip says so.
 func TestManyTimelineBudget(t *testing.T) {
 	const n = 40 // inputs: DefaultMax/40 = 250, under minPerInput
-	var res []inputs.Result
-	var ins []Input
+	var ins []analysis.Input
+	var tls []*Timeline
 	for i := range n {
 		c := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("r%d", i)}, Clock: capture.Clock{Unit: "ns", Timed: true}}
 		p := c.AddProgram(capture.Program{Name: "p"})
@@ -104,12 +100,12 @@ func TestManyTimelineBudget(t *testing.T) {
 			tl.Dispatch(c, d)
 		}
 		tb := agg.Tables(c)
-		res = append(res, inputs.Result{Path: c.Source.Path, Capture: c, Tables: tb})
-		ins = append(ins, Input{Path: c.Source.Path, Capture: c, Tables: tb, Timeline: tl})
+		ins = append(ins, analysis.Input{Path: c.Source.Path, Capture: c, Tables: tb})
+		tls = append(tls, tl)
 	}
-	run := inputs.Merge(res, nil)
+	run := analysis.NewRun(ins, nil, true)
 	var b bytes.Buffer
-	if err := WriteMany(&b, run.Whole, run.Tables, ins, Options{}); err != nil {
+	if err := Write(&b, run, Options{Timelines: tls}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -119,7 +115,7 @@ func TestManyTimelineBudget(t *testing.T) {
 	if got := strings.Count(page, "first 250 of 1500 dispatches shown"); got != 2*n {
 		t.Errorf("%d strips say they are cut, want every one of %d", got, 2*n)
 	}
-	if len(ins[0].Timeline.samples) != 3000 {
+	if len(tls[0].samples) != 3000 {
 		t.Error("rendering cut the caller's timeline")
 	}
 }
@@ -127,25 +123,25 @@ func TestManyTimelineBudget(t *testing.T) {
 // BenchmarkWriteMany64 writes the page of 64 ranks of 2 programs × 100
 // kernels each, with their timelines.
 func BenchmarkWriteMany64(b *testing.B) {
-	run, ins := ranks64()
+	run, tls := ranks64()
 	var w countWriter
 	for b.Loop() {
 		w.n = 0
-		if err := WriteMany(&w, run.Whole, run.Tables, ins, Options{}); err != nil {
+		if err := Write(&w, run, Options{Timelines: tls}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(w.n)/(1<<20), "MiB/page")
 }
 
-func ranks64() (*inputs.Run, []Input) {
-	var res []inputs.Result
-	var ins []Input
+func ranks64() (*analysis.Run, []*Timeline) {
+	var ins []analysis.Input
+	var tls []*Timeline
 	for i := range 64 {
 		f := bigCapture(2, 100)
 		f.c.Source.Rank = strconv.Itoa(i)
-		res = append(res, inputs.Result{Path: fmt.Sprintf("rank%d.json", i), Capture: f.c, Tables: f.t})
-		ins = append(ins, Input{Path: res[i].Path, Label: res[i].Label(), Capture: f.c, Tables: f.t, Timeline: f.tl})
+		ins = append(ins, analysis.Input{Path: fmt.Sprintf("rank%d.json", i), Capture: f.c, Tables: f.t})
+		tls = append(tls, f.tl)
 	}
-	return inputs.Merge(res, nil), ins
+	return analysis.NewRun(ins, nil, true), tls
 }

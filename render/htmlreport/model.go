@@ -139,13 +139,13 @@ type column struct {
 	Fmt string `json:"fmt"`
 }
 
-func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
+func build(c *capture.Capture, t *analysis.Tables, tl0 *Timeline, opt Options) *page {
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
 	p.Notes = reportNotes(c)
 	p.Programs = p.programs(doc, "", p.Gaps)
 	tl := timelineBlock{Input: -1}
-	tl.timelineSection = timeline(c, opt.Timeline, &p.Data.Kernels)
+	tl.timelineSection = timeline(c, tl0, &p.Data.Kernels)
 	p.Timelines = []timelineBlock{tl}
 	return p
 }

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tallyprof/tally/capture"
 	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/render"
-	"github.com/tallyprof/tally/report"
 )
 
 // TestBrowserRealTraces renders real captures (an hrx trace cut by a device
@@ -20,16 +21,17 @@ func TestBrowserRealTraces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := NewTimeline()
-			opt := report.Options{Extra: tl}
+			opt := inputs.Options{Sink: func(int, string) capture.Sink { return tl }}
 			if tc.manifests != "" {
 				opt.Reader.Manifests = []string{tc.manifests}
 			}
-			res, err := report.Run(tc.path, opt)
-			if err != nil {
+			run := inputs.Paths(tc.path).Read(opt)
+			if err := run.Err(); err != nil {
 				t.Fatal(err)
 			}
+			res := &run.Inputs[0]
 			var b bytes.Buffer
-			if err := Write(&b, res.Capture, res.Tables, Options{Command: []string{"tally", "report", tc.path}, Timeline: tl}); err != nil {
+			if err := Write(&b, run, Options{Command: []string{"tally", "report", tc.path}, Timelines: []*Timeline{tl}}); err != nil {
 				t.Fatal(err)
 			}
 			ctx := openPage(t, b.Bytes())

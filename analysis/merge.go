@@ -1,43 +1,21 @@
-package inputs
+package analysis
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 )
 
-// Run is many inputs read as one: each input's own result, and the merged
-// view — one table per program (programs matched by name and unit, kernels
-// by name within a program) and the accounting of the whole.
-type Run struct {
-	Results []Result
-	Skipped []Skipped
-	// Whole is the merged capture: its programs and kernels are the merged
-	// tables', its accounting holds the gaps of the whole (failed inputs,
-	// incomplete inputs, skipped files). Each input's own gaps stay in its
-	// Result.
-	Whole  *capture.Capture
-	Tables *analysis.Tables
-}
+// Merging the inputs of a run: programs are matched by name and unit,
+// kernels by list, name and category within a program; the capture model
+// says what adding programs' runs and gap sizes means (capture/merge.go).
 
-// Read expands args, reads every input in parallel and merges them.
-func Read(args []string, opt Options, sinkFor func(i int, path string) capture.Sink) *Run {
-	e := Expand(args, opt.Format)
-	return Merge(ReadAll(e.Paths, opt, sinkFor), e.Skipped)
+func init() {
+	// A README next to the traces does not make a run incomplete; it is
+	// still listed.
+	capture.RegisterNote(capture.SkippedFile)
 }
-
-// Label names an input in a report: its rank when known, and its path.
-func (r *Result) Label() string {
-	if r.Capture != nil && r.Capture.Source.Rank != "" {
-		return "rank " + r.Capture.Source.Rank + " · " + r.Path
-	}
-	return r.Path
-}
-
-// Complete reports whether every input was read and is complete.
-func (run *Run) Complete() bool { return run.Whole.Accounting.Complete() }
 
 type progKey struct{ name, unit string }
 
@@ -47,25 +25,24 @@ type kernKey struct {
 }
 
 type kacc struct {
-	row         analysis.KernelRow
+	row         KernelRow
 	minMaxKnown bool
 	hasMinMax   bool
 }
 
-// Merge builds the merged view of results.
-func Merge(results []Result, skipped []Skipped) *Run {
-	run := &Run{Results: results, Skipped: skipped}
-	w := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("%d inputs", len(results)), Format: "many"}}
+// merge builds the merged view of the run's inputs: Whole and Tables.
+func (run *Run) merge() {
+	w := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("%d inputs", len(run.Inputs)), Format: "many"}}
 	run.Whole = w
 	progs := map[progKey]int{}
 	kerns := map[kernKey]*kacc{}
 	var order []*kacc
-	var tables []analysis.ProgramTable
+	var tables []ProgramTable
 	ok, empty := 0, 0
 	var clock *capture.Clock
 	mixed := false
-	for i := range results {
-		r := &results[i]
+	for i := range run.Inputs {
+		r := &run.Inputs[i]
 		if r.Err != nil || r.Capture == nil {
 			continue
 		}
@@ -78,7 +55,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		if clock == nil {
 			k := c.Clock
 			clock = &k
-		} else if clock.Unit != c.Clock.Unit || clock.Timed != c.Clock.Timed || clock.Domain != c.Clock.Domain {
+		} else if !clock.SameAs(c.Clock) {
 			mixed = true
 		}
 		for _, pt := range r.Tables.Programs {
@@ -89,10 +66,9 @@ func Merge(results []Result, skipped []Skipped) *Run {
 				progs[key] = pi
 				pc := pt.Clock
 				w.AddProgram(capture.Program{Name: pt.Program.Name, Clock: &pc})
-				tables = append(tables, analysis.ProgramTable{ID: capture.ProgramID(pi), Clock: pt.Clock})
+				tables = append(tables, ProgramTable{ID: capture.ProgramID(pi), Clock: pt.Clock})
 			}
-			w.Programs[pi].Instances += pt.Program.Instances
-			w.Programs[pi].InstanceStates = addCounts(w.Programs[pi].InstanceStates, pt.Program.InstanceStates)
+			w.Programs[pi].AddRuns(pt.Program)
 			for _, kr := range pt.Kernels {
 				kk := kernKey{pi, kr.Kernel.List, kr.Kernel.Name, kr.Kernel.Category}
 				a := kerns[kk]
@@ -100,7 +76,7 @@ func Merge(results []Result, skipped []Skipped) *Run {
 					k := kr.Kernel
 					k.Program = capture.ProgramID(pi)
 					id := w.AddKernel(k)
-					a = &kacc{row: analysis.KernelRow{ID: id, Kernel: k}, minMaxKnown: true}
+					a = &kacc{row: KernelRow{ID: id, Kernel: k}, minMaxKnown: true}
 					kerns[kk] = a
 					order = append(order, a)
 				}
@@ -126,19 +102,18 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		a.finish()
 		pt := &tables[a.row.Kernel.Program]
 		pt.Kernels = append(pt.Kernels, a.row)
-		pt.Dispatches = analysis.SatAdd(pt.Dispatches, a.row.Dispatches)
-		pt.Timed = analysis.SatAdd(pt.Timed, a.row.Timed)
-		pt.Total = analysis.SatAdd(pt.Total, a.row.Total)
+		pt.Dispatches = SatAdd(pt.Dispatches, a.row.Dispatches)
+		pt.Timed = SatAdd(pt.Timed, a.row.Timed)
+		pt.Total = SatAdd(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
 		pt.Program = w.Programs[i]
 		pt.Order()
 	}
-	run.Tables = &analysis.Tables{Programs: tables}
+	run.Tables = &Tables{Programs: tables}
 	run.account(ok, empty)
-	analysis.Size(w, run.Tables)
-	return run
+	Size(w, run.Tables)
 }
 
 func unitText(u string) string {
@@ -148,7 +123,7 @@ func unitText(u string) string {
 	return u
 }
 
-func (a *kacc) add(k *analysis.KernelRow) {
+func (a *kacc) add(k *KernelRow) {
 	r := &a.row
 	if k.Timed > 0 {
 		switch {
@@ -161,18 +136,18 @@ func (a *kacc) add(k *analysis.KernelRow) {
 		}
 	}
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
-	r.Dispatches = analysis.SatAdd(r.Dispatches, k.Dispatches)
-	r.Timed = analysis.SatAdd(r.Timed, k.Timed)
-	r.Total = analysis.SatAdd(r.Total, k.Total)
-	r.Aggregated = analysis.SatAdd(r.Aggregated, k.Aggregated)
-	r.Launched = analysis.SatAdd(r.Launched, k.Launched)
-	r.LaunchTotal = analysis.SatAdd(r.LaunchTotal, k.LaunchTotal)
-	r.NoLaunchTotal = analysis.SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
+	r.Dispatches = SatAdd(r.Dispatches, k.Dispatches)
+	r.Timed = SatAdd(r.Timed, k.Timed)
+	r.Total = SatAdd(r.Total, k.Total)
+	r.Aggregated = SatAdd(r.Aggregated, k.Aggregated)
+	r.Launched = SatAdd(r.Launched, k.Launched)
+	r.LaunchTotal = SatAdd(r.LaunchTotal, k.LaunchTotal)
+	r.NoLaunchTotal = SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
 		}
-		r.Links[l] = analysis.SatAdd(r.Links[l], n)
+		r.Links[l] = SatAdd(r.Links[l], n)
 	}
 }
 
@@ -190,30 +165,14 @@ func (a *kacc) finish() {
 	}
 }
 
-func addCounts(into, add []capture.Count) []capture.Count {
-	for _, c := range add {
-		found := false
-		for i := range into {
-			if into[i].Name == c.Name {
-				into[i].Count += c.Count
-				found = true
-			}
-		}
-		if !found {
-			into = append(into, c)
-		}
-	}
-	return into
-}
-
 // account states the whole's accounting: every input read or failed, every
 // input whose own accounting has a gap, every file passed over.
 func (run *Run) account(ok, empty int) {
 	a := &run.Whole.Accounting
 	in := a.InputFor("inputs")
-	in.Read = int64(len(run.Results) + len(run.Skipped))
+	in.Read = int64(len(run.Inputs) + len(run.Skipped))
 	in.Used = int64(ok)
-	for _, r := range run.Results {
+	for _, r := range run.Inputs {
 		if r.Err != nil {
 			g := a.Gap(capture.FailedInput, "")
 			g.Summary = "inputs that could not be read at all: nothing of them is in the tables; the other inputs are reported. Fix or remove the file and run again."
@@ -236,7 +195,7 @@ func (run *Run) account(ok, empty int) {
 			g := a.Gap(capture.IncompleteInput, "")
 			g.Summary = "inputs whose own accounting has gaps (see each input's section): the merged tables hold only what they showed"
 			g.Add(capture.Item{What: strings.Join(kinds, ", "), Where: r.Label()})
-			addInputAffected(g, r.Capture.Accounting.Affected)
+			g.AddAffected(r.Capture.Accounting.Affected, "the sum of what each incomplete input's own gaps touch (see its section)")
 		}
 	}
 	for _, s := range run.Skipped {
@@ -252,60 +211,10 @@ func (run *Run) account(ok, empty int) {
 		g.Summary = "no input holds a single dispatch event"
 		g.AddN(int64(empty))
 	}
-	if len(run.Results) == 0 {
+	if len(run.Inputs) == 0 {
 		g := a.Gap(capture.EmptyCapture, "")
 		g.Summary = "no input found: the directories hold no file a reader recognises"
 		g.AddN(1)
 	}
 	a.SortGaps()
-}
-
-// addInputAffected sizes the whole's incomplete_input gap as the sum of
-// what each incomplete input's own gaps touch (sized with its tables).
-func addInputAffected(g *capture.Gap, t *capture.AffectedTotals) {
-	if g.Affected == nil {
-		g.Affected = &capture.Affected{Known: true, Basis: "the sum of what each incomplete input's own gaps touch (see its section)"}
-	}
-	af := g.Affected
-	if t == nil {
-		af.Known = false
-		return
-	}
-	af.MissingNs = capture.SatAdd(af.MissingNs, t.MissingNs)
-	af.UnattributedNs = capture.SatAdd(af.UnattributedNs, t.UnattributedNs)
-	af.MissingTicks = capture.SatAdd(af.MissingTicks, t.MissingTicks)
-	af.UnattributedTicks = capture.SatAdd(af.UnattributedTicks, t.UnattributedTicks)
-	af.LostDispatches = capture.SatAdd(af.LostDispatches, t.LostDispatches)
-	if len(t.Unknown) > 0 {
-		af.Known = false
-		var ks []string
-		for _, k := range t.Unknown {
-			ks = append(ks, string(k))
-		}
-		af.Basis = addUnknownKinds(af.Basis, ks)
-	}
-}
-
-// addUnknownKinds names, in basis, the input gap kinds whose size is
-// unknown, each once.
-func addUnknownKinds(basis string, kinds []string) string {
-	const lead = "; unknown size: "
-	have := map[string]bool{}
-	base, list, found := strings.Cut(basis, lead)
-	if found {
-		for _, k := range strings.Split(list, ", ") {
-			have[k] = true
-		}
-	}
-	var all []string
-	if found {
-		all = strings.Split(list, ", ")
-	}
-	for _, k := range kinds {
-		if !have[k] {
-			have[k] = true
-			all = append(all, k)
-		}
-	}
-	return base + lead + strings.Join(all, ", ")
 }

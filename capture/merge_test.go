@@ -1,0 +1,46 @@
+package capture
+
+import "testing"
+
+func TestAddRuns(t *testing.T) {
+	p := Program{Name: "p", Instances: 2, InstanceStates: []Count{{"complete", 2}}}
+	p.AddRuns(Program{Name: "p", Instances: 3, InstanceStates: []Count{{"complete", 1}, {"failed", 2}}})
+	if p.Instances != 5 || len(p.InstanceStates) != 2 || p.InstanceStates[0] != (Count{"complete", 3}) || p.InstanceStates[1] != (Count{"failed", 2}) {
+		t.Errorf("got %+v, want 5 runs: complete 3, failed 2", p)
+	}
+}
+
+func TestClockSameAs(t *testing.T) {
+	a := Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "one"}
+	if b := a; !a.SameAs(Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "other"}) || b.Description != "one" {
+		t.Error("got different, want the same clock whatever its description")
+	}
+	for _, d := range []Clock{{Domain: "x", Unit: "ns", Timed: true}, {Domain: "monotonic", Unit: "ticks", Timed: true}, {Domain: "monotonic", Unit: "ns"}} {
+		if a.SameAs(d) {
+			t.Errorf("%+v: got the same clock as %+v, want different", d, a)
+		}
+	}
+}
+
+func TestGapAddAffected(t *testing.T) {
+	var g Gap
+	g.AddAffected(&AffectedTotals{MissingNs: 5, LostDispatches: 1}, "sum")
+	g.AddAffected(&AffectedTotals{MissingNs: 7, UnattributedTicks: 3, Unknown: []Kind{TruncatedInput}}, "sum")
+	g.AddAffected(&AffectedTotals{Unknown: []Kind{TruncatedInput, DeviceFault}}, "sum")
+	af := g.Affected
+	if af.MissingNs != 12 || af.UnattributedTicks != 3 || af.LostDispatches != 1 || af.Known {
+		t.Errorf("got %+v, want 12 ns missing, 3 ticks unattributed, 1 lost, unknown", af)
+	}
+	if want := "sum; unknown size: truncated_input, device_fault"; af.Basis != want {
+		t.Errorf("got basis %q, want %q", af.Basis, want)
+	}
+	var h Gap
+	h.AddAffected(&AffectedTotals{MissingNs: 1}, "sum")
+	if !h.Affected.Known || h.Affected.Basis != "sum" {
+		t.Errorf("got %+v, want known, basis \"sum\"", h.Affected)
+	}
+	h.AddAffected(nil, "sum")
+	if h.Affected.Known {
+		t.Error("an input not sized: got known, want unknown")
+	}
+}
