@@ -24,6 +24,13 @@ var categories = []string{"kernel", "memcpy", "memset"}
 // noKernelTable is the statement issue 11 asks for, word for word.
 const noKernelTable = "no CUDA kernel activity in this export; with CUDA graphs, nsys records their kernels only with --cuda-graph-trace=node"
 
+// sqlOnly makes the reader take the SQL path everywhere; tests compare
+// the two paths with it.
+var sqlOnly bool
+
+// testHookDirect, when set, is told which tables the direct path read.
+var testHookDirect func(merge, nvtx bool)
+
 type reader struct {
 	db   *sqlitein.DB
 	sink capture.Sink
@@ -37,6 +44,8 @@ type reader struct {
 	ceiling      int64 // longest interval accepted as measured, ns
 
 	nvtx     nvtxRanges
+	direct   *plan            // the device and runtime tables are scanned directly (direct.go); nil: through SQL
+	nvDirect bool             // NVTX_EVENTS was scanned directly
 	names    map[int64]string // StringIds values of the ids used
 	copyKind map[int64]string
 
@@ -89,8 +98,25 @@ func (r *reader) read() (*capture.Capture, error) {
 	if err := r.meta(); err != nil {
 		return nil, err
 	}
-	if err := r.loadNVTX(); err != nil {
-		return nil, err
+	// The first pass of the direct scans runs while NVTX loads.
+	var planErr error
+	planned := make(chan struct{})
+	go func() {
+		defer close(planned)
+		if !sqlOnly {
+			r.direct, planErr = r.plan()
+		}
+	}()
+	nvErr := r.loadNVTX()
+	<-planned
+	if nvErr != nil {
+		return nil, nvErr
+	}
+	if planErr != nil {
+		r.direct = nil // read through SQL, which states any damage as SQLite sees it
+	}
+	if testHookDirect != nil {
+		testHookDirect(r.direct != nil, r.nvDirect)
 	}
 	r.progInst = make([]int64, len(r.nvtx.ranges))
 	for i := range r.progInst {
@@ -147,15 +173,22 @@ func (r *reader) distinct(table, col string) ([]int64, error) {
 }
 
 func (r *reader) loadNames() error {
-	k, err := r.distinct(kernelTable, "demangledName")
-	if err != nil {
-		return err
+	var ids []int64
+	if r.direct != nil {
+		ids = r.direct.nameIDs // found by the first pass
+	} else {
+		k, err := r.distinct(kernelTable, "demangledName")
+		if err != nil {
+			return err
+		}
+		rt, err := r.distinct(runtimeTable, "nameId")
+		if err != nil {
+			return err
+		}
+		ids = append(k, rt...)
 	}
-	rt, err := r.distinct(runtimeTable, "nameId")
-	if err != nil {
-		return err
-	}
-	if r.names, err = r.strings(uniq(append(k, rt...))); err != nil {
+	var err error
+	if r.names, err = r.strings(uniq(ids)); err != nil {
 		return err
 	}
 	r.copyKind = map[int64]string{}
