@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,5 +198,15 @@ func TestMutatedDirectMatchesSQL(t *testing.T) {
 	}
 	if both < mutations/4 {
 		t.Errorf("only %d of %d mutated files read: the test compares too little", both, mutations)
+	}
+}
+
+// TestTrimVersion: the written-out suffix rule is the regexp `_v\d+$`.
+func TestTrimVersion(t *testing.T) {
+	re := regexp.MustCompile(`_v\d+$`)
+	for _, s := range []string{"cudaLaunchKernel_v7000", "cuLaunchKernel", "cudaMemcpyAsync_v3020", "x_v", "_v1", "a_v12b", "a_vv1", "v12", "", "a__v0", "cudaGraphLaunch_v10000_v2"} {
+		if got, want := trimVersion(s), re.ReplaceAllString(s, ""); got != want {
+			t.Errorf("trimVersion(%q): got %q, want %q", s, got, want)
+		}
 	}
 }

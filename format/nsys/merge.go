@@ -366,7 +366,7 @@ func (r *reader) unmatched(rt *rtCursor) {
 	case "graph":
 		r.graphLaunch.add(rt.start)
 	case "launch":
-		base := versionSuffix.ReplaceAllString(name, "")
+		base := trimVersion(name)
 		st := r.unlaunched[base]
 		if st == nil {
 			st = &launchStats{}

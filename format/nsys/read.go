@@ -3,7 +3,6 @@ package nsys
 import (
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -298,13 +297,25 @@ func (r *reader) kernel(p capture.ProgramID, cat int8, nameID int64, hasName boo
 	return id
 }
 
-var versionSuffix = regexp.MustCompile(`_v\d+$`)
+// trimVersion drops a call name's version suffix (`_v\d+$`, as in
+// cudaLaunchKernel_v7000); written out, it runs once per unmatched runtime
+// row and costs start-up nothing.
+func trimVersion(name string) string {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i < len(name) && i >= 2 && name[i-2:i] == "_v" {
+		return name[:i-2]
+	}
+	return name
+}
 
 // launchKind classifies a runtime/driver call by its name without the
 // version suffix: "launch" for calls that put work on a stream, "graph"
 // for graph launches, "" for the rest.
 func launchKind(name string) string {
-	n := versionSuffix.ReplaceAllString(name, "")
+	n := trimVersion(name)
 	switch {
 	case strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "cuGraphLaunch"):
 		return "graph"

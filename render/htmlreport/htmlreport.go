@@ -12,6 +12,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -39,7 +40,11 @@ var (
 	//go:embed page.js
 	pageJS string
 
-	pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+	// pageTmpl is parsed on first use, not at start-up: every tally
+	// command links this package, few write a page.
+	pageTmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+	})
 )
 
 // Write renders the page for capture c and its tables to w, returning the
@@ -47,7 +52,7 @@ var (
 func Write(w io.Writer, c *capture.Capture, t *analysis.Tables, opt Options) error {
 	p := build(c, t, opt)
 	bw := bufio.NewWriter(w)
-	if err := pageTmpl.Execute(bw, p); err != nil {
+	if err := pageTmpl().Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -34,7 +34,7 @@ type Input struct {
 func WriteMany(w io.Writer, whole *capture.Capture, merged *analysis.Tables, ins []Input, opt Options) error {
 	p := buildMany(whole, merged, ins, opt)
 	bw := bufio.NewWriter(w)
-	if err := pageTmpl.Execute(bw, p); err != nil {
+	if err := pageTmpl().Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()
