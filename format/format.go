@@ -86,6 +86,12 @@ type Options struct {
 	// ns clock (0: capture.MaxDuration, one hour); longer ones are
 	// invalid_event gaps.
 	MaxDuration time.Duration
+	// SpillLimit bounds what a reader writes to TMPDIR of its own working
+	// data, records beyond its memory budget (the Kineto dispatch log's
+	// spill): bytes, 0 for no limit. Past it the read ends in a
+	// *SpillLimitError. Copies of the input itself (spools) have their own
+	// limit, TALLY_SPOOL_LIMIT (spool.go).
+	SpillLimit int64
 }
 
 var (
