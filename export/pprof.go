@@ -9,8 +9,6 @@ import (
 	"os"
 	"sort"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
@@ -104,10 +102,10 @@ func writePProf(paths []string, opt Options) ([]*Input, error) {
 	for _, sk := range opt.skipped {
 		p.Comments = append(p.Comments, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
 	}
-	if err := p.CheckValid(); err != nil {
+	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("building the profile: %w", err)
 	}
-	return ins, writeSingle(opt, func(w io.Writer) error { return p.Write(w) })
+	return ins, writeSingle(opt, p.write)
 }
 
 func linkStatus(l capture.Link) string {
@@ -157,9 +155,9 @@ func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
 	}
 }
 
-func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{
+func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *ppProfile {
+	p := &ppProfile{
+		SampleType: []ppValueType{
 			{Type: "dispatches", Unit: "count"},
 			{Type: "gpu_time", Unit: "nanoseconds"},
 			{Type: "unfinished", Unit: "count"},
@@ -167,15 +165,15 @@ func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []ma
 		DefaultSampleType: "gpu_time",
 		DocURL:            "https://github.com/tallyprof/tally/blob/main/docs/export.md",
 	}
-	locs := map[string]*profile.Location{}
-	loc := func(name string) *profile.Location {
+	locs := map[string]*ppLocation{}
+	loc := func(name string) *ppLocation {
 		if l := locs[name]; l != nil {
 			return l
 		}
 		// SystemName stays empty: pprof's demangler would otherwise cut
 		// template arguments and merge distinct kernels (docs/export.md).
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+		f := &ppFunction{ID: uint64(len(p.Function) + 1), Name: name}
+		l := &ppLocation{ID: uint64(len(p.Location) + 1), Function: f}
 		p.Function = append(p.Function, f)
 		p.Location = append(p.Location, l)
 		locs[name] = l
@@ -211,8 +209,8 @@ func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []ma
 		if program == "" {
 			prog = "(no program)"
 		}
-		s := &profile.Sample{
-			Location: []*profile.Location{loc(kernel), loc(prog), loc(top)},
+		s := &ppSample{
+			Location: []*ppLocation{loc(kernel), loc(prog), loc(top)},
 			Value:    []int64{v[ppDispatches], t, v[ppUnfinished]},
 			Label:    map[string][]string{"rank": {k.rank}, "status": {status}, "source": {c.Source.Format}},
 		}
