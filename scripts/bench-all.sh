@@ -86,7 +86,7 @@ if [ ! -d "$rankdir" ]; then
 	done
 	mv "$rankdir.tmp" "$rankdir"
 fi
-tiny=$work/tiny.kept
+tiny=$work/tiny-decode1.kept
 [ -f "$tiny" ] || "$bin/hrxgen" -o "$tiny" -decode 1 -prefill 0 2>/dev/null
 for f in "$nsys" "$hrx" "$kineto" "$rankdir"/*; do cat "$f" >/dev/null; done # into the page cache
 
