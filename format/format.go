@@ -96,6 +96,12 @@ type Options struct {
 	// for a file that could not be opened; the func it returns is called
 	// when the read ends. Readers do not use it.
 	Watch func(path string, in *Input) (stop func())
+	// SpillLimit bounds what a reader writes to TMPDIR of its own working
+	// data, records beyond its memory budget (the Kineto dispatch log's
+	// spill): bytes, 0 for no limit. Past it the read ends in a
+	// *SpillLimitError. Copies of the input itself (spools) have their own
+	// limit, TALLY_SPOOL_LIMIT (spool.go).
+	SpillLimit int64
 }
 
 func orDefault(opts *Options) *Options {

@@ -100,14 +100,17 @@ type command struct {
 	Name, Synopsis, Summary string
 }
 
-var usageLine = regexp.MustCompile(`^  (tally ([a-z][a-z0-9-]*)(?: \S+)*?)\s{2,}(\S.*)$`)
+// usageLine is compiled when help is asked for, not at every start.
+var usageLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^  (tally ([a-z][a-z0-9-]*)(?: \S+)*?)\s{2,}(\S.*)$`)
+})
 
 // commands lists the commands the top-level usage names, in its order; a
 // new command's usage line is all it takes to be listed.
 func commands() []command {
 	var out []command
 	for _, line := range strings.Split(usage, "\n") {
-		if m := usageLine.FindStringSubmatch(line); m != nil {
+		if m := usageLine().FindStringSubmatch(line); m != nil {
 			out = append(out, command{Name: m[2], Synopsis: m[1], Summary: m[3]})
 		}
 	}

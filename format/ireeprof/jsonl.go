@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sync"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -103,11 +104,11 @@ func (row *jsonRow) ns() (int64, bool) {
 }
 
 // anonKey matches iree-profile's label for an unnamed function (spec §11).
-var anonKey = regexp.MustCompile(`^(device\d+/)?executable\d+#\d+$`)
+var anonKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(device\d+/)?executable\d+#\d+$`) })
 
 // toolError matches an IREE status line such as
 // "iree/hal/utils/profile_file.c:303: DATA_LOSS; profile record extends past file end".
-var toolError = regexp.MustCompile(`^\S+:\d+: [A-Z_]+;`)
+var toolError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+:\d+: [A-Z_]+;`) })
 
 // maxLine bounds one JSONL line.
 const maxLine = 16 << 20
@@ -283,7 +284,7 @@ func (j *jsonlReader) emit(n int64, line []byte, last bool) {
 		case last:
 			j.cutLast = true // endGaps counts the gap
 			j.lines.Lose(gapOf(j.c, capture.TruncatedInput, ""), "cut last line", 1, where)
-		case toolError.Match(line):
+		case toolError().Match(line):
 			// A message, not a row; the rows it stopped are tool_error's.
 			j.lines.Ignore("iree-profile error message", 1, where)
 			gapOf(j.c, ToolError, "").Add(capture.Item{What: string(truncate(line, 300)), Where: where})
@@ -364,7 +365,7 @@ func (j *jsonlReader) kernel(p *jsonProgram, row *jsonRow) capture.KernelID {
 	if id, ok := p.kernels[key]; ok {
 		return id
 	}
-	resolved := row.Key != "" && !anonKey.MatchString(row.Key)
+	resolved := row.Key != "" && !anonKey().MatchString(row.Key)
 	name := row.Key
 	if name == "" {
 		name = anonymous(row.Device, key.executable, key.function)

@@ -88,6 +88,7 @@ type dlog struct {
 	noSpill bool
 	// onSpill sees each record just before it leaves memory.
 	onSpill func(*drec)
+	budget  *spillBudget // bounds the spill file (--spill-limit)
 	scratch [drecSize]byte
 }
 
@@ -138,6 +139,9 @@ func (l *dlog) spillHalf() error {
 		l.w = bufio.NewWriterSize(f, 1<<20)
 	}
 	half := len(l.mem) / 2
+	if err := l.budget.take(int64(half)*drecSize, l.f.Name()); err != nil {
+		return err
+	}
 	for i := 0; i < half; i++ {
 		r := &l.mem[i]
 		if l.onSpill != nil {

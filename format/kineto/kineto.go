@@ -14,6 +14,7 @@ package kineto
 
 import (
 	"bytes"
+	"errors"
 	"io"
 
 	"github.com/tallyprof/tally/capture"
@@ -90,8 +91,16 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
+	r.log.budget = &spillBudget{limit: opts.SpillLimit}
 	if err := r.scan(); err != nil {
 		r.log.close()
+		if r.tb != nil {
+			r.tb.log.close()
+		}
+		var sl *format.SpillLimitError
+		if errors.As(err, &sl) {
+			return nil, format.FileError(path, err, format.SpillHint, "reading it needs more temporary disk than allowed: %v", err)
+		}
 		return nil, err
 	}
 	if r.stop != nil && !r.stop.eof {

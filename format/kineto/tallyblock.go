@@ -142,6 +142,7 @@ func (r *reader) readTallyBlock() {
 		return
 	}
 	r.tb = &tallyState{blk: blk, log: newTallyLog(r.log.limit, r.log.tmpDir), argOff: -1}
+	r.tb.log.budget = r.log.budget
 }
 
 func (r *reader) tallyProblem(at int64, what string) {

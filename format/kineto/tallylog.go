@@ -20,6 +20,7 @@ type tallyLog struct {
 	f       *os.File
 	w       *bufio.Writer
 	spilled int64
+	budget  *spillBudget // shared with the dispatch log
 	scratch [tallyRecSize]byte
 }
 
@@ -59,6 +60,9 @@ func (l *tallyLog) spill() error {
 		os.Remove(f.Name()) // unlinked at once where the OS allows it
 		l.f = f
 		l.w = bufio.NewWriterSize(f, 1<<20)
+	}
+	if err := l.budget.take(int64(len(l.mem))*tallyRecSize, l.f.Name()); err != nil {
+		return err
 	}
 	for _, r := range l.mem {
 		for i, v := range [5]int64{r.kernel, r.run, r.index, r.ordinal, r.link} {

@@ -1,7 +1,9 @@
 package nsys
 
 import (
+	"database/sql"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,13 +13,27 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/gen/nsysgen"
 )
 
-// BenchmarkRead reads a generated nsys-shaped export (kernels, one runtime
-// launch each, NVTX ranges) into kernel tables and reports rows/s and the
-// peak Go heap seen while reading. Issue 11 asks for 10 M kernel rows; the
-// default is 1 M so that generating the database stays under a minute on
-// a shared 2-core machine. TALLY_NSYS_ROWS sets the count:
+func kernelRows(path string) (int, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow(`SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL`).Scan(&n)
+	return n, err
+}
+
+// BenchmarkRead reads a generated nsys-shaped export (internal/gen/nsysgen:
+// kernels, one runtime launch each, NVTX ranges) into kernel tables and
+// reports rows/s and the peak Go heap seen while reading. Issue 11 asks
+// for 10 M kernel rows; the default is 1 M so that generating the database
+// stays under a minute on a shared 2-core machine. TALLY_NSYS_ROWS sets
+// the count; TALLY_NSYS_DB names an export made already (cmd/nsysgen) to
+// read instead:
 //
 //	TALLY_NSYS_ROWS=10000000 go test -run '^$' -bench Read -benchtime 1x ./format/nsys/
 func BenchmarkRead(b *testing.B) {
@@ -29,7 +45,17 @@ func BenchmarkRead(b *testing.B) {
 		}
 		rows = n
 	}
-	path := genDB(b, genOpts{kernels: rows, nvtx: true})
+	path := os.Getenv("TALLY_NSYS_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "gen.sqlite")
+		if err := nsysgen.Write(path, rows); err != nil {
+			b.Fatal(err)
+		}
+	} else if n, err := kernelRows(path); err != nil {
+		b.Fatal(err)
+	} else {
+		rows = n
+	}
 	st, _ := os.Stat(path)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -72,7 +72,7 @@ func (a *activity) repeats(prev *activity) bool {
 
 // rtCursor is a cursor over the runtime rows in (process, correlation) order.
 type rtCursor struct {
-	rows       *sql.Rows
+	src        func(*rtCursor) (bool, error) // fills the next row; nil: no runtime rows
 	ok         bool
 	pid, corr  int64
 	start, end int64
@@ -83,30 +83,77 @@ type rtCursor struct {
 }
 
 func (rt *rtCursor) next() error {
-	if rt.rows == nil || !rt.rows.Next() {
+	if rt.src == nil {
 		rt.ok = false
-		if rt.rows != nil {
-			return rt.rows.Err()
-		}
 		return nil
 	}
-	var pid, corr, start, end, tid sql.NullInt64
-	if err := rt.rows.Scan(&pid, &corr, &start, &end, &tid, &rt.name); err != nil {
+	ok, err := rt.src(rt)
+	if err != nil || !ok {
+		rt.ok = false
 		return err
 	}
 	rt.ok, rt.matched = true, false
-	rt.pid, rt.hasPid = pid.Int64, pid.Valid
-	rt.corr, rt.start, rt.end, rt.tid = corr.Int64, start.Int64, end.Int64, tid.Int64
-	if !corr.Valid {
-		rt.corr = -1 << 62
-	}
 	return nil
+}
+
+// sqlRuntime reads the runtime query's rows.
+func sqlRuntime(rows *sql.Rows) func(*rtCursor) (bool, error) {
+	return func(rt *rtCursor) (bool, error) {
+		if !rows.Next() {
+			return false, rows.Err()
+		}
+		var pid, corr, start, end, tid sql.NullInt64
+		if err := rows.Scan(&pid, &corr, &start, &end, &tid, &rt.name); err != nil {
+			return false, err
+		}
+		rt.pid, rt.hasPid = pid.Int64, pid.Valid
+		rt.corr, rt.start, rt.end, rt.tid = corr.Int64, start.Int64, end.Int64, tid.Int64
+		if !corr.Valid {
+			rt.corr = -1 << 62
+		}
+		return true, nil
+	}
+}
+
+// directRuntime reads the runtime rows of the direct path, as sqlRuntime
+// would have them.
+func directRuntime(f *feed[rrow]) func(*rtCursor) (bool, error) {
+	return func(rt *rtCursor) (bool, error) {
+		x, err := f.next()
+		if err != nil || x == nil {
+			return false, err
+		}
+		rt.hasPid = x.null&rNullTid == 0
+		rt.pid = 0
+		if rt.hasPid {
+			rt.pid = x.tid >> 24
+		}
+		rt.corr, rt.start, rt.end, rt.tid = x.corr, x.start, x.end, x.tid
+		if x.null&rNullCorr != 0 {
+			rt.corr = -1 << 62
+		}
+		rt.name = sql.NullInt64{Int64: x.name, Valid: x.null&rNullName == 0}
+		return true, nil
+	}
 }
 
 func before(p1, c1, p2, c2 int64) bool { return p1 < p2 || (p1 == p2 && c1 < c2) }
 
 func (r *reader) merge() error {
 	r.rtRows = r.c.Accounting.InputFor("runtime rows")
+	if r.direct != nil {
+		act, rtf := r.startDirect(r.direct)
+		defer act.stop()
+		rt := &rtCursor{}
+		if rtf != nil {
+			defer rtf.stop()
+			rt.src = directRuntime(rtf)
+		}
+		if err := rt.next(); err != nil {
+			return r.db.QueryError(runtimeTable, err)
+		}
+		return r.mergeRows(act.next, rt)
+	}
 	q, ok := r.activityQuery()
 	if !ok {
 		return nil
@@ -119,7 +166,7 @@ func (r *reader) merge() error {
 			return r.db.QueryError(runtimeTable, err)
 		}
 		defer rows.Close()
-		rt.rows = rows
+		rt.src = sqlRuntime(rows)
 	}
 	if err := rt.next(); err != nil {
 		return r.db.QueryError(runtimeTable, err)
@@ -129,13 +176,29 @@ func (r *reader) merge() error {
 		return r.db.QueryError(kernelTable, err)
 	}
 	defer rows.Close()
+	next := func(a *activity) (bool, error) {
+		if !rows.Next() {
+			return false, rows.Err()
+		}
+		return true, rows.Scan(&a.cat, &a.s, &a.e, &a.dev, &a.stream, &a.corr, &a.gpid, &a.name, &a.grid)
+	}
+	return r.mergeRows(next, rt)
+}
+
+// mergeRows joins the device rows (in activityQuery's order) with the
+// runtime rows (in the runtime query's order), rt on its first row.
+func (r *reader) mergeRows(next func(*activity) (bool, error), rt *rtCursor) error {
 	var lastPid, lastCorr int64 = -1, -1
 	var perLaunch int64
 	var a, prev activity
 	havePrev := false
-	for rows.Next() {
-		if err := rows.Scan(&a.cat, &a.s, &a.e, &a.dev, &a.stream, &a.corr, &a.gpid, &a.name, &a.grid); err != nil {
+	for {
+		more, err := next(&a)
+		if err != nil {
 			return r.db.QueryError(kernelTable, err)
+		}
+		if !more {
+			break
 		}
 		r.rows.Read++
 		if havePrev && a.repeats(&prev) {
@@ -184,9 +247,6 @@ func (r *reader) merge() error {
 			continue
 		}
 		r.dispatch(cat, s.Int64, e.Int64, pid, dev.Int64, stream.Int64, c, name, launched, rt)
-	}
-	if err := rows.Err(); err != nil {
-		return r.db.QueryError(kernelTable, err)
 	}
 	for rt.ok {
 		r.unmatched(rt)
@@ -306,7 +366,7 @@ func (r *reader) unmatched(rt *rtCursor) {
 	case "graph":
 		r.graphLaunch.add(rt.start)
 	case "launch":
-		base := versionSuffix.ReplaceAllString(name, "")
+		base := trimVersion(name)
 		st := r.unlaunched[base]
 		if st == nil {
 			st = &launchStats{}

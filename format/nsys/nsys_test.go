@@ -15,6 +15,7 @@ const sample = "testdata/h100_2gpu_1s.sqlite"
 type result struct {
 	c    *capture.Capture
 	disp []capture.Dispatch
+	err  string // readErr: the error the read ended in
 }
 
 func readPath(t testing.TB, path string) result {
@@ -26,7 +27,7 @@ func readPath(t testing.TB, path string) result {
 	}
 	// format.ReadInput has checked the model's invariants
 	// (capture.CheckValid, CheckDispatch) on the way.
-	return result{c, col.Dispatches}
+	return result{c: c, disp: col.Dispatches}
 }
 
 func gapText(c *capture.Capture) string {

@@ -57,6 +57,13 @@ func (r *reader) loadNVTX() error {
 	if !r.db.Has(t) || !r.db.HasColumn(t, "start") || !r.db.HasColumn(t, "globalTid") {
 		return nil
 	}
+	if !sqlOnly {
+		if p, err := r.loadNVTXDirect(); err == nil {
+			r.nvDirect = true
+			return r.nameRanges(p)
+		}
+	}
+	*n = nvtxRanges{index: map[string]int32{}} // start again, through SQL
 	if err := r.db.QueryRow(`SELECT count(*) FROM NVTX_EVENTS`).Scan(&n.read); err != nil {
 		return r.db.QueryError(t, err)
 	}
@@ -71,8 +78,7 @@ func (r *reader) loadNVTX() error {
 		return r.db.QueryError(t, err)
 	}
 	defer rows.Close()
-	var textIDs []int64
-	var pendingText []int32 // global range index waiting for a StringIds name
+	var p pendingNames
 	for rows.Next() {
 		var start, end, tid int64
 		var text sql.NullString
@@ -80,25 +86,50 @@ func (r *reader) loadNVTX() error {
 		if err := rows.Scan(&start, &end, &tid, &text, &textID); err != nil {
 			return r.db.QueryError(t, err)
 		}
-		n.all++
-		if _, kept := n.set.Add(tid, start, end); !kept {
-			continue // inside an earlier range: never the outermost
-		}
-		switch {
-		case text.Valid:
-			n.ranges = append(n.ranges, n.name(text.String))
-		case textID.Valid:
-			n.ranges = append(n.ranges, -1)
-			pendingText = append(pendingText, int32(len(n.ranges)-1))
-			textIDs = append(textIDs, textID.Int64)
-		default:
-			n.ranges = append(n.ranges, n.name(""))
+		if n.offer(tid, start, end) {
+			n.named(&p, text.String, text.Valid, textID.Int64, textID.Valid)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return r.db.QueryError(t, err)
 	}
+	return r.nameRanges(&p)
+}
+
+// pendingNames are kept ranges named by a StringIds id, to look up once.
+type pendingNames struct {
+	textIDs []int64
+	ranges  []int32 // kept range index waiting for a StringIds name
+}
+
+// offer offers one range row, in the order Set.Add needs, and says
+// whether it is kept (a range inside an earlier one never is the
+// outermost); a kept range is then named.
+func (n *nvtxRanges) offer(tid, start, end int64) bool {
+	n.all++
+	_, kept := n.set.Add(tid, start, end)
+	return kept
+}
+
+func (n *nvtxRanges) named(p *pendingNames, text string, hasText bool, textID int64, hasID bool) {
+	switch {
+	case hasText:
+		n.ranges = append(n.ranges, n.name(text))
+	case hasID:
+		n.ranges = append(n.ranges, -1)
+		p.ranges = append(p.ranges, int32(len(n.ranges)-1))
+		p.textIDs = append(p.textIDs, textID)
+	default:
+		n.ranges = append(n.ranges, n.name(""))
+	}
+}
+
+// nameRanges counts the rows that are not ranges and names the ranges
+// named by StringIds ids.
+func (r *reader) nameRanges(p *pendingNames) error {
+	n := &r.nvtx
 	n.marks = n.read - n.all
+	pendingText, textIDs := p.ranges, p.textIDs
 	if len(pendingText) > 0 {
 		strs, err := r.strings(uniq(textIDs))
 		if err != nil {

@@ -3,7 +3,6 @@ package nsys
 import (
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -24,6 +23,13 @@ var categories = []string{"kernel", "memcpy", "memset"}
 // noKernelTable is the statement issue 11 asks for, word for word.
 const noKernelTable = "no CUDA kernel activity in this export; with CUDA graphs, nsys records their kernels only with --cuda-graph-trace=node"
 
+// sqlOnly makes the reader take the SQL path everywhere; tests compare
+// the two paths with it.
+var sqlOnly bool
+
+// testHookDirect, when set, is told which tables the direct path read.
+var testHookDirect func(merge, nvtx bool)
+
 type reader struct {
 	db   *sqlitein.DB
 	sink capture.Sink
@@ -37,6 +43,8 @@ type reader struct {
 	ceiling      int64 // longest interval accepted as measured, ns
 
 	nvtx     nvtxRanges
+	direct   *plan            // the device and runtime tables are scanned directly (direct.go); nil: through SQL
+	nvDirect bool             // NVTX_EVENTS was scanned directly
 	names    map[int64]string // StringIds values of the ids used
 	copyKind map[int64]string
 
@@ -89,8 +97,25 @@ func (r *reader) read() (*capture.Capture, error) {
 	if err := r.meta(); err != nil {
 		return nil, err
 	}
-	if err := r.loadNVTX(); err != nil {
-		return nil, err
+	// The first pass of the direct scans runs while NVTX loads.
+	var planErr error
+	planned := make(chan struct{})
+	go func() {
+		defer close(planned)
+		if !sqlOnly {
+			r.direct, planErr = r.plan()
+		}
+	}()
+	nvErr := r.loadNVTX()
+	<-planned
+	if nvErr != nil {
+		return nil, nvErr
+	}
+	if planErr != nil {
+		r.direct = nil // read through SQL, which states any damage as SQLite sees it
+	}
+	if testHookDirect != nil {
+		testHookDirect(r.direct != nil, r.nvDirect)
 	}
 	r.progInst = make([]int64, len(r.nvtx.ranges))
 	for i := range r.progInst {
@@ -158,15 +183,22 @@ func (r *reader) distinct(table, col string) ([]int64, error) {
 }
 
 func (r *reader) loadNames() error {
-	k, err := r.distinct(kernelTable, "demangledName")
-	if err != nil {
-		return err
+	var ids []int64
+	if r.direct != nil {
+		ids = r.direct.nameIDs // found by the first pass
+	} else {
+		k, err := r.distinct(kernelTable, "demangledName")
+		if err != nil {
+			return err
+		}
+		rt, err := r.distinct(runtimeTable, "nameId")
+		if err != nil {
+			return err
+		}
+		ids = append(k, rt...)
 	}
-	rt, err := r.distinct(runtimeTable, "nameId")
-	if err != nil {
-		return err
-	}
-	if r.names, err = r.strings(uniq(append(k, rt...))); err != nil {
+	var err error
+	if r.names, err = r.strings(uniq(ids)); err != nil {
 		return err
 	}
 	r.copyKind = map[int64]string{}
@@ -276,13 +308,25 @@ func (r *reader) kernel(p capture.ProgramID, cat int8, nameID int64, hasName boo
 	return id
 }
 
-var versionSuffix = regexp.MustCompile(`_v\d+$`)
+// trimVersion drops a call name's version suffix (`_v\d+$`, as in
+// cudaLaunchKernel_v7000); written out, it runs once per unmatched runtime
+// row and costs start-up nothing.
+func trimVersion(name string) string {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i < len(name) && i >= 2 && name[i-2:i] == "_v" {
+		return name[:i-2]
+	}
+	return name
+}
 
 // launchKind classifies a runtime/driver call by its name without the
 // version suffix: "launch" for calls that put work on a stream, "graph"
 // for graph launches, "" for the rest.
 func launchKind(name string) string {
-	n := versionSuffix.ReplaceAllString(name, "")
+	n := trimVersion(name)
 	switch {
 	case strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "cuGraphLaunch"):
 		return "graph"

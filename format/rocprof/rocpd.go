@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -49,7 +50,8 @@ var rocpdTables = []string{
 	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata", "rocpd_memory_copy",
 }
 
-var uuidSuffix = regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`)
+// uuidSuffix is compiled on first use: start-up pays for no regexp.
+var uuidSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`) })
 
 // runs groups the physical tables by run suffix: suffix → logical → name.
 func runs(db *sqlitein.DB) map[string]map[string]string {
@@ -57,7 +59,7 @@ func runs(db *sqlitein.DB) map[string]map[string]string {
 	for t := range db.Tables {
 		for _, l := range rocpdTables {
 			rest, ok := strings.CutPrefix(t, l)
-			if !ok || (rest != "" && !uuidSuffix.MatchString(rest)) {
+			if !ok || (rest != "" && !uuidSuffix().MatchString(rest)) {
 				continue
 			}
 			if out[rest] == nil {

@@ -14,6 +14,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/tallyprof/tally/analysis"
 )
@@ -41,7 +42,11 @@ var (
 	//go:embed page.js
 	pageJS string
 
-	pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+	// pageTmpl is parsed on first use, not at start-up: every tally
+	// command links this package, few write a page.
+	pageTmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+	})
 )
 
 // Write renders the page of the run to w, returning the first write error.
@@ -56,7 +61,7 @@ func Write(w io.Writer, run *analysis.Run, opt Options) error {
 		p = build(in.Capture, in.Tables, opt.timeline(0), opt)
 	}
 	bw := bufio.NewWriter(w)
-	if err := pageTmpl.Execute(bw, p); err != nil {
+	if err := pageTmpl().Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()

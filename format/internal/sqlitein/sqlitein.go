@@ -36,6 +36,7 @@ type DB struct {
 	Views   map[string]bool
 	columns map[string]map[string]bool
 	tmp     string // a temporary copy to remove on Close
+	disk    string // the file SQLite opened (Path, or tmp)
 }
 
 // Open opens in read-only. SQLite opens databases by path, so input that
@@ -110,7 +111,7 @@ func open(name, path string) (*DB, error) {
 	if err != nil {
 		return nil, format.FileError(name, err, "", "opening the database: %v", err)
 	}
-	d := &DB{DB: db, Path: name, Tables: map[string][]string{}, Views: map[string]bool{}, columns: map[string]map[string]bool{}}
+	d := &DB{DB: db, Path: name, disk: abs, Tables: map[string][]string{}, Views: map[string]bool{}, columns: map[string]map[string]bool{}}
 	if err := d.schema(); err != nil {
 		db.Close()
 		return nil, format.FileError(name, err, "the file is damaged or was cut while being copied; export it again", "cannot read the database schema: %v", err)

@@ -1,0 +1,194 @@
+#!/bin/sh
+# Every speed case of issue 24 in one run, each beside its baseline on the
+# same file and machine, printed as the README's speed table: case, tally,
+# baseline, ratio. It generates its inputs (cmd/nsysgen, cmd/hrxgen,
+# cmd/kinetogen) and needs /usr/bin/time; sqlite3, python3 and taskset are
+# used where present (a row without its baseline says why). Not for CI: the
+# default inputs take about 2.5 GB of disk and several minutes.
+#
+#   scripts/bench-all.sh                 # the issue's sizes
+#   BENCH_QUICK=1 scripts/bench-all.sh   # small inputs, a quick check
+#
+# Sizes and rounds (defaults; BENCH_QUICK=1 shrinks them):
+#   BENCH_NSYS_KERNELS=10000000   kernel rows of the nsys export (+ as many launches, NVTX ranges)
+#   BENCH_HRX_SIZE=300MB          hrx kept trace (hrxgen -size)
+#   BENCH_KINETO_SIZE=200MiB      Kineto JSON (kinetogen -size; 200MiB is 209 MB)
+#   BENCH_RANKS=64                Kineto rank traces in one directory,
+#   BENCH_RANK_SIZE=1MiB          each this size
+#   BENCH_STARTUP_RUNS=100        runs of `tally version` timed as one loop
+#   BENCH_ROUNDS=3                runs of every other command; the best wall time is shown
+#   BENCH_DIR=DIR                 keep the generated inputs in DIR (reused when present)
+#
+# Times are wall seconds of the best round, with that round's CPU seconds
+# (user + system) and peak RSS. "one core" runs under taskset -c 0 with
+# GOMAXPROCS=1; other runs use every core. Ratio is tally's wall time over
+# the baseline's (below 1: tally is faster), or, for the core rows, the
+# speed-up of every core over one.
+set -eu
+
+if [ -n "${BENCH_QUICK:-}" ]; then
+	: "${BENCH_NSYS_KERNELS:=200000}" "${BENCH_HRX_SIZE:=20MB}" "${BENCH_KINETO_SIZE:=20MiB}"
+	: "${BENCH_RANKS:=16}" "${BENCH_RANK_SIZE:=256KiB}" "${BENCH_STARTUP_RUNS:=20}" "${BENCH_ROUNDS:=1}"
+fi
+nsys_kernels=${BENCH_NSYS_KERNELS:-10000000}
+hrx_size=${BENCH_HRX_SIZE:-300MB}
+kineto_size=${BENCH_KINETO_SIZE:-200MiB}
+ranks=${BENCH_RANKS:-64}
+rank_size=${BENCH_RANK_SIZE:-1MiB}
+startup_runs=${BENCH_STARTUP_RUNS:-100}
+rounds=${BENCH_ROUNDS:-3}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+work=${BENCH_DIR:-}
+cleanup=
+if [ -z "$work" ]; then
+	work=$(mktemp -d)
+	cleanup=$work
+fi
+mkdir -p "$work"
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
+[ -x /usr/bin/time ] || { echo "bench-all: needs /usr/bin/time (GNU time)" >&2; exit 1; }
+note() { echo "bench-all: $*" >&2; }
+
+pin=
+command -v taskset >/dev/null && pin="taskset -c 0"
+[ -n "$pin" ] || note "no taskset: the one-core rows run with GOMAXPROCS=1 only"
+
+# Tools.
+bin=$work/bin
+mkdir -p "$bin"
+go build -o "$bin/tally" ./cmd/tally
+go build -o "$bin/nsysgen" ./cmd/nsysgen
+go build -o "$bin/hrxgen" ./cmd/hrxgen
+go build -o "$bin/kinetogen" ./cmd/kinetogen
+# The floor of any Go program's start on this machine, for the start-up rows.
+mkdir -p "$work/hello"
+printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >"$work/hello/main.go"
+printf 'module hello\n\ngo 1.21\n' >"$work/hello/go.mod"
+(cd "$work/hello" && GOFLAGS= go build -o "$bin/hello" .)
+
+# Inputs (kept in BENCH_DIR between runs).
+nsys=$work/nsys-$nsys_kernels.sqlite
+[ -f "$nsys" ] || { note "generating $nsys"; "$bin/nsysgen" -kernels "$nsys_kernels" -o "$nsys"; }
+hrx=$work/hrx-$hrx_size.kept
+[ -f "$hrx" ] || { note "generating $hrx"; "$bin/hrxgen" -o "$hrx" -size "$hrx_size" -prefill 2 2>/dev/null; }
+kineto=$work/kineto-$kineto_size.json
+[ -f "$kineto" ] || { note "generating $kineto"; "$bin/kinetogen" -size "$kineto_size" -o "$kineto" >/dev/null; }
+rankdir=$work/ranks-$ranks-$rank_size
+if [ ! -d "$rankdir" ]; then
+	note "generating $ranks rank traces in $rankdir"
+	mkdir -p "$rankdir.tmp"
+	i=0
+	while [ $i -lt "$ranks" ]; do
+		"$bin/kinetogen" -size "$rank_size" -seed $((i + 1)) -o "$rankdir.tmp/rank$i.json" >/dev/null
+		i=$((i + 1))
+	done
+	mv "$rankdir.tmp" "$rankdir"
+fi
+tiny=$work/tiny-decode1.kept
+[ -f "$tiny" ] || "$bin/hrxgen" -o "$tiny" -decode 1 -prefill 0 2>/dev/null
+for f in "$nsys" "$hrx" "$kineto" "$rankdir"/*; do cat "$f" >/dev/null; done # into the page cache
+
+# measure NAME CMD...: runs CMD (stdout to a file) $rounds times and keeps
+# the best wall time with its CPU seconds and peak RSS in $NAME_{wall,cpu,rss}.
+measure() {
+	name=$1
+	shift
+	best=
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >"$work/out.txt" 2>"$work/err.txt" || {
+			note "failed: $*"
+			cat "$work/err.txt" >&2
+			exit 1
+		}
+		line=$(tail -n 1 "$work/time.txt")
+		if [ -z "$best" ] || [ "$(echo "$line $best" | awk '{print ($1 < $5)}')" = 1 ]; then best=$line; fi
+		r=$((r + 1))
+	done
+	eval "${name}_wall=$(echo "$best" | awk '{print $1}')"
+	eval "${name}_cpu=$(echo "$best" | awk '{printf "%.2f", $2 + $3}')"
+	eval "${name}_rss=$(echo "$best" | awk '{printf "%.0f", $4 / 1024}')"
+}
+val() { eval "echo \${$1}"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }'; }
+mb() { awk -v n="$(wc -c <"$1")" 'BEGIN { printf "%.0f MB", n / 1e6 }'; }
+rows=$work/rows.md
+: >"$rows"
+row() { echo "| $1 | $2 | $3 | $4 |" >>"$rows"; }
+t() { echo "$(val "$1_wall") s, $(val "$1_cpu") CPU-s, $(val "$1_rss") MiB"; }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)
+
+# nsys: tally against sqlite3 on the same export.
+note "nsys"
+measure nsys "$bin/tally" report "$nsys"
+if command -v sqlite3 >/dev/null; then
+	measure sqlsum sqlite3 "$nsys" 'SELECT sum("end" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL'
+	measure sqljoin sqlite3 "$nsys" 'SELECT s.value, sum(k."end" - k.start), count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value'
+	row "nsys SQLite, $nsys_kernels kernels (+ as many launches, NVTX ranges), $(mb "$nsys")" "\`tally report\` $(t nsys)" "\`sqlite3\` grouped join on StringIds $(t sqljoin)" "$(ratio "$nsys_wall" "$sqljoin_wall")"
+	row "nsys, the same file" "" "\`sqlite3 'select sum(end-start)'\` $(t sqlsum)" "$(ratio "$nsys_wall" "$sqlsum_wall")"
+else
+	row "nsys SQLite, $nsys_kernels kernels, $(mb "$nsys")" "\`tally report\` $(t nsys)" "no sqlite3 on this machine" "–"
+fi
+
+# hrx: tally against grep -c.
+note "hrx"
+measure hrx "$bin/tally" report --manifests examples/kernels "$hrx"
+measure grep grep -c 'hrx debug serial' "$hrx"
+row "hrx kept trace, $(mb "$hrx")" "\`tally report\` $(t hrx)" "\`grep -c 'hrx debug serial'\` $(t grep)" "$(ratio "$hrx_wall" "$grep_wall")"
+
+# Kineto on one core, against Python's json.load.
+note "kineto"
+measure kin1 env GOMAXPROCS=1 $pin "$bin/tally" report "$kineto"
+kbytes=$(wc -c <"$kineto")
+per_cpu=$(awk -v n="$kbytes" -v c="$kin1_cpu" 'BEGIN { printf "%.0f", n / c / 1e6 }')
+if command -v python3 >/dev/null; then
+	measure py python3 -c 'import json, sys; json.load(open(sys.argv[1], "rb"))' "$kineto"
+	row "Kineto JSON, $(mb "$kineto"), one core" "\`tally report\` $(t kin1): $per_cpu MB per CPU-second" "Python \`json.load\` $(t py)" "$(ratio "$kin1_wall" "$py_wall")"
+else
+	row "Kineto JSON, $(mb "$kineto"), one core" "\`tally report\` $(t kin1): $per_cpu MB per CPU-second" "no python3 on this machine" "–"
+fi
+# The dispatch log's spill to TMPDIR on this file (69 bytes a record).
+"$bin/tally" report --json "$kineto" >"$work/kineto.json"
+spilled=$(awk '/"device records spilled to a temporary file"/ {getline; gsub(/[^0-9]/, ""); print; exit}' "$work/kineto.json")
+spilled=${spilled:-0}
+row "Kineto dispatch log spilled to TMPDIR, the same file" "$spilled records, $(awk -v n="$spilled" 'BEGIN { printf "%.1f MB", n * 69 / 1e6 }') (69 B each past the log's 8 MiB; \`--spill-limit\` bounds it)" "–" "–"
+# One plain Kineto file: every core against one.
+measure kin2 "$bin/tally" report "$kineto"
+row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "$(t kin2)" "one core: $(t kin1)" "$(ratio "$kin1_wall" "$kin2_wall") faster"
+
+# A directory of ranks: every core against one, and the directory against
+# one tally per file.
+note "ranks"
+measure dir2 "$bin/tally" report "$rankdir"
+measure dir1 env GOMAXPROCS=1 $pin "$bin/tally" report "$rankdir"
+row "$ranks Kineto ranks of $rank_size, one directory, $(nproc 2>/dev/null || echo all) cores against one" "$(t dir2)" "one core: $(t dir1)" "$(ratio "$dir1_wall" "$dir2_wall") faster"
+measure loop sh -c 'for f in "$1"/*; do "$2" report "$f" >/dev/null || exit 1; done' sh "$rankdir" "$bin/tally"
+row "the same $ranks ranks, one \`tally report\` per file" "$(t loop)" "the directory at once: $(t dir2)" "$(ratio "$loop_wall" "$dir2_wall")"
+
+# Start-up: per run, from a loop of $startup_runs, against a Go program
+# that only prints.
+note "start-up"
+per_run() { # NAME CMD...: wall and CPU ms per run of a loop
+	name=$1
+	shift
+	measure "$name" sh -c 'i=0; while [ $i -lt "$0" ]; do "$@" >/dev/null || exit 1; i=$((i + 1)); done' "$startup_runs" "$@"
+	eval "${name}_wall=$(awk -v w="$(val "${name}_wall")" -v n="$startup_runs" 'BEGIN { printf "%.1f", w * 1000 / n }')"
+	eval "${name}_cpu=$(awk -v c="$(val "${name}_cpu")" -v n="$startup_runs" 'BEGIN { printf "%.1f", c * 1000 / n }')"
+}
+ms() { echo "$(val "$1_wall") ms, $(val "$1_cpu") CPU-ms"; }
+per_run ver "$bin/tally" version
+per_run rep "$bin/tally" report "$tiny"
+per_run hello "$bin/hello"
+row "start-up: \`tally version\`, per run of $startup_runs" "$(ms ver)" "a Go program that only prints: $(ms hello)" "$(ratio "$ver_cpu" "$hello_cpu") (CPU)"
+row "\`tally report\` of a $(wc -c <"$tiny")-byte hrx trace, per run" "$(ms rep)" "the same Go program" "$(ratio "$rep_cpu" "$hello_cpu") (CPU)"
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)
+cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || uname -m)
+echo "Machine: $(nproc 2>/dev/null || echo '?') CPUs ($cpu), $(uname -sr); load average $load_before before, $load_after after; best of $rounds rounds; $(go version | cut -d' ' -f3)."
+echo
+echo "| case | tally | baseline | ratio |"
+echo "|---|---|---|---|"
+cat "$rows"
