@@ -68,6 +68,10 @@ func flagValues(name string) []string {
 		return []string{"never", "auto", "always"}
 	case "program-by":
 		return []string{"annotation", "gpu-annotation", "stream", "none"}
+	case "order":
+		return []string{"time", "input"}
+	case "names":
+		return []string{"short", "full"}
 	}
 	return nil
 }

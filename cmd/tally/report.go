@@ -67,6 +67,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
+	order := fs.String("order", "time", "text report: print programs by device `time`, costliest first, or in input order (input)")
+	names := fs.String("names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
 	var accept multiFlag
@@ -84,11 +86,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
 		return 2
 	}
+	topt, err := textOptions(*top, *order, *names)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		return 2
+	}
 	if *html == "-" && *out == "-" {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
 		return 2
 	}
-	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
+	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	if many(pos) {
 		return reportMany(pos, rf.options(), rep, gate, stdout, stderr)
 	}
@@ -104,7 +111,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err = rep.write(stdout, func(w io.Writer) error {
-		return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: rep.command, Timeline: tl})
+		return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: rep.command, Timeline: tl, InputOrder: topt.InputOrder, FullNames: topt.FullNames})
 	}, res.WriteText)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
@@ -112,6 +119,27 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	code, why := res.ExitCode(gate)
 	return gateExit(stderr, code, why)
+}
+
+// textOptions builds the text report's options from --top, --order and
+// --names.
+func textOptions(top int, order, names string) (render.TextOptions, error) {
+	o := render.TextOptions{Top: top}
+	switch order {
+	case "time":
+	case "input":
+		o.InputOrder = true
+	default:
+		return o, fmt.Errorf("--order %q: give time (costliest program first) or input (as read)", order)
+	}
+	switch names {
+	case "short":
+	case "full":
+		o.FullNames = true
+	default:
+		return o, fmt.Errorf("--names %q: give short (as nsys shortName, cut to fit) or full (whole)", names)
+	}
+	return o, nil
 }
 
 // reportGate builds the exit gate from --strict, --fail-if-affected and

@@ -60,7 +60,7 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
 	p.OpenInputs = len(ins) <= openInputs
 	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
-	p.Programs = p.programs(doc, "", p.Gaps)
+	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.
 	budget := max(DefaultMax/max(len(ins), 1), minPerInput)
@@ -84,7 +84,7 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 		sec.Clock = render.ClockLine(c.Clock)
 		sec.accountingView = accounting(c, &idoc.Accounting, prefix+"gap-")
 		sec.Notes = reportNotes(c)
-		sec.Programs = p.programs(idoc, prefix, sec.Gaps)
+		sec.Programs = p.programs(idoc, prefix, sec.Gaps, opt)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}
 		tl.timelineSection = timeline(c, in.Timeline.limited(budget), &p.Data.Kernels)
@@ -97,5 +97,6 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 		}
 		p.Timelines = append(p.Timelines, tl)
 	}
+	p.capWholeNames()
 	return p
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const nsysSample = "../../format/nsys/testdata/h100_2gpu_1s.sqlite"
+
+// TestReportOrderAndNames: --order input keeps the input's order, --names
+// full prints names whole; wrong values are usage errors.
+func TestReportOrderAndNames(t *testing.T) {
+	_, out, _ := tally("report", "--manifests", kernels, example)
+	if i, j := strings.Index(out, "program p41:"), strings.Index(out, "program p96:"); i < 0 || j < i {
+		t.Fatalf("default: got p96 (3.4 ms) before p41 (6.0 ms), want the costliest first:\n%s", out)
+	}
+	_, out, _ = tally("report", "--order", "input", "--manifests", kernels, example)
+	if i, j := strings.Index(out, "program p41:"), strings.Index(out, "program p96:"); j < 0 || i < j {
+		t.Fatalf("--order input: got p41 before p96, want input order:\n%s", out)
+	}
+	const long = "loom_libs:ggml_flash_attention_decode_split_f32_f16_wmma_next_q8"
+	if strings.Contains(out, "  "+long+"\n") {
+		t.Fatalf("default names: got %s whole on a row past 120 columns", long)
+	}
+	_, out, _ = tally("report", "--names", "full", "--manifests", kernels, example)
+	if !strings.Contains(out, "  "+long+"\n") {
+		t.Fatalf("--names full: got no whole %s:\n%s", long, out)
+	}
+	for _, args := range [][]string{{"--order", "size"}, {"--names", "long"}} {
+		code, _, errOut := tally(append(append([]string{"report"}, args...), example)...)
+		if code != 2 || !strings.Contains(errOut, args[0]+" \""+args[1]+"\"") {
+			t.Errorf("%v: got exit %d, %q; want exit 2 naming the value", args, code, errOut)
+		}
+	}
+}
+
+// TestNsysFirstScreen: on the real nsys sample (63 programs, names up to
+// 1,000 characters) every table keeps to 120 columns, the summary leads
+// with the costliest program, and JSON keeps the full names.
+func TestNsysFirstScreen(t *testing.T) {
+	code, out, errOut := tally("report", nsysSample)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "    - ") && !strings.HasPrefix(line, "    touches:") && utf8.RuneCountInString(line) > 120 {
+			t.Errorf("got a %d-column table line, want ≤ 120: %q", utf8.RuneCountInString(line), line)
+		}
+	}
+	summary := out[strings.Index(out, "programs by device time"):]
+	if first := strings.SplitN(summary, "\n", 4)[2]; !strings.HasSuffix(first, "(no NVTX range)") {
+		t.Errorf("got summary row %q first, want (no NVTX range), the costliest", first)
+	}
+	if strings.Contains(out, "void at::native::") {
+		t.Errorf("text: got demangled names whole, want short names")
+	}
+	_, js, _ := tally("report", "--json", nsysSample)
+	var doc struct {
+		Programs []struct {
+			Kernels []struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	full := false
+	for _, p := range doc.Programs {
+		for _, k := range p.Kernels {
+			full = full || strings.HasPrefix(k.Name, "void at::native::")
+		}
+	}
+	if !full {
+		t.Errorf("JSON: got no full demangled name, want every name whole")
+	}
+}
