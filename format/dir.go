@@ -80,13 +80,27 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 	if conf < Likely {
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")
 	}
-	// The same model check as ReadInput: a reader bug is never a table.
+	// The same model check and grouping as ReadInput: a reader bug is
+	// never a table.
 	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
-	c, err := f.ReadDir(path, opts, checked)
-	checked.Finish(c)
+	ropts, regroup, err := readerGrouping(Format{Name: f.Name}, opts, checked)
+	if err != nil {
+		return nil, err
+	}
+	var first capture.Sink = checked
+	if regroup != nil {
+		first = regroup
+	}
+	c, err := f.ReadDir(path, ropts, first)
 	if c != nil {
 		c.Source.Path = path
 		c.Source.Format = f.Name
+		if regroup != nil {
+			regroup.finish(c)
+		}
+	}
+	checked.Finish(c)
+	if c != nil {
 		c.Accounting.SortGaps()
 	}
 	if err != nil {

@@ -56,12 +56,21 @@ type Format struct {
 	// line, says whether that line is evidence: the whole-file scan counts
 	// only such lines.
 	Sniff func(head []byte) Confidence
-	// Read reads the whole input, streaming dispatches to sink.
+	// Read reads the whole input, streaming dispatches to sink. The
+	// capture's Programs and Kernels may hold more than the reader added:
+	// --program-by splits programs while the reader runs (regroup.go), so
+	// a reader keeps its own counts and uses the ids AddProgram and
+	// AddKernel return.
 	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
 	// Claims, when set, says whether one line of a program's output (as
 	// printed, unstamped, without '\n') is one this reader uses, so that
 	// `tally record` keeps it (see Claimers).
 	Claims func(line []byte) bool
+	// ProgramBy lists the --program-by values the reader implements
+	// itself (Options.ProgramBy then carries them); the others are done
+	// for it (programby.go). Empty: the reader makes its own programs,
+	// and Options.ProgramBy is "".
+	ProgramBy []string
 }
 
 // Options carries the settings readers may use. Readers ignore the ones that
@@ -72,8 +81,9 @@ type Options struct {
 	Manifests []string
 	// Catalog, when set, is used instead of loading Manifests.
 	Catalog *catalog.Catalog
-	// ProgramBy chooses how Kineto dispatches are grouped into programs:
-	// "annotation" (default), "gpu-annotation", "stream" or "none".
+	// ProgramBy chooses how dispatches are grouped into programs (see
+	// programby.go; "" is auto). A reader sees only a value it lists in
+	// Format.ProgramBy, or "".
 	ProgramBy string
 	// UnrecordedWait is the idle wait of a stream with queued work above
 	// which Kineto reports unrecorded_device_work (0: the default, 1 ms).
@@ -206,13 +216,26 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 // capture and every dispatch against the model.
 func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
 	checked := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
-	c, err := f.Read(in, opts, checked)
-	checked.Finish(c)
+	ropts, regroup, err := readerGrouping(f, opts, checked)
+	if err != nil {
+		return nil, err
+	}
+	var first capture.Sink = checked
+	if regroup != nil {
+		first = regroup
+	}
+	c, err := f.Read(in, ropts, first)
 	if c != nil {
 		c.Source.Path = in.Path
 		c.Source.Format = f.Name
 		c.Source.Bytes = in.Size
 		c.Source.Compressed = in.Gzip
+		if regroup != nil {
+			regroup.finish(c)
+		}
+	}
+	checked.Finish(c)
+	if c != nil {
 		c.Accounting.SortGaps()
 	}
 	if err != nil {
@@ -228,6 +251,24 @@ func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*captur
 		return nil, modelError(f, in, err)
 	}
 	return c, nil
+}
+
+// readerGrouping parses opts.ProgramBy for reader f: the options the
+// reader is given (ProgramBy as it implements it, or "") and the sink
+// that does the rest of the grouping in front of next, nil when none is
+// left to do.
+func readerGrouping(f Format, opts *Options, next capture.Sink) (*Options, regrouper, error) {
+	g, err := ParseProgramBy(opts.ProgramBy)
+	if err != nil {
+		return nil, nil, err
+	}
+	native, rest, err := g.native(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	ropts := *opts
+	ropts.ProgramBy = native
+	return &ropts, newRegroup(rest, next), nil
 }
 
 // ErrModel marks a reader bug: a capture or dispatch that breaks the model's

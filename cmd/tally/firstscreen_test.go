@@ -75,3 +75,62 @@ func TestNsysFirstScreen(t *testing.T) {
 		t.Errorf("JSON: got no full demangled name, want every name whole")
 	}
 }
+
+// TestNsysSplitByDevice: the 2-GPU nsys sample has one program per GPU of
+// each NVTX range by default; --program-by annotation merges them, device
+// makes one per GPU. Totals are the same every way.
+func TestNsysSplitByDevice(t *testing.T) {
+	type prog struct {
+		Name       string
+		Instances  int64
+		Dispatches int64
+		TotalNS    *int64 `json:"total_ns"`
+	}
+	read := func(by string) map[string]prog {
+		t.Helper()
+		code, js, errOut := tally("report", "--json", "--program-by", by, nsysSample)
+		if code != 1 && code != 0 {
+			t.Fatalf("--program-by %s: exit %d: %s", by, code, errOut)
+		}
+		var doc struct{ Programs []prog }
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]prog{}
+		for _, p := range doc.Programs {
+			out[p.Name] = p
+		}
+		return out
+	}
+	sum := func(ps map[string]prog) (n, ns int64) {
+		for _, p := range ps {
+			n += p.Dispatches
+			if p.TotalNS != nil {
+				ns += *p.TotalNS
+			}
+		}
+		return n, ns
+	}
+	auto, merged, dev := read("auto"), read("annotation"), read("device")
+	if len(auto) != 2*len(merged) {
+		t.Errorf("auto: got %d programs, want %d (each of the %d ranges on both GPUs)", len(auto), 2*len(merged), len(merged))
+	}
+	m, g0, g1 := merged["aten::linear"], auto["GPU 0 · aten::linear"], auto["GPU 1 · aten::linear"]
+	if m.Dispatches == 0 || g0.Dispatches+g1.Dispatches != m.Dispatches || g0.Instances+g1.Instances != m.Instances {
+		t.Errorf("aten::linear: got GPU 0 %+v + GPU 1 %+v, want the merged %+v split", g0, g1, m)
+	}
+	for name := range auto {
+		if !strings.HasPrefix(name, "GPU 0 · ") && !strings.HasPrefix(name, "GPU 1 · ") {
+			t.Errorf("auto: got program %q, not named after its GPU", name)
+		}
+	}
+	if len(dev) != 2 || dev["GPU 0"].Dispatches == 0 || dev["GPU 1"].Dispatches == 0 {
+		t.Errorf("device: got %v, want GPU 0 and GPU 1", dev)
+	}
+	an, ans := sum(auto)
+	for by, ps := range map[string]map[string]prog{"annotation": merged, "device": dev} {
+		if n, ns := sum(ps); n != an || ns != ans {
+			t.Errorf("%s: got %d dispatches, %d ns; auto has %d, %d", by, n, ns, an, ans)
+		}
+	}
+}

@@ -28,7 +28,7 @@ type readerFlags struct {
 func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
-	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation` (the innermost GPU annotation, else the ProfilerStep range around the launch call), gpu-annotation (GPU annotations only), stream or none")
+	fs.StringVar(&rf.programBy, "program-by", "auto", "group dispatches into programs: `auto` (the reader's programs, one per device when the capture ran on several), annotation (the reader's programs: NVTX ranges, Kineto annotations, command buffers…), gpu-annotation (Kineto: GPU annotations only), device, stream, none, or annotation,device / annotation,stream")
 	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
 	fs.Var(&rf.nameMaps, "name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program")
 	rf.progress.register(fs)
