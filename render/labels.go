@@ -162,6 +162,14 @@ func differs(names []string, group []int, i int) bool {
 	return false
 }
 
+// The walk of diffPoints is bounded, so that a program of many thousand
+// kernels named alike stays linear: the closest names matter, and a row
+// out of points shows its whole name.
+const (
+	maxWalk   = 256
+	maxPoints = 16
+)
+
 // diffPoints lists for each name the rune indexes where it first differs
 // from the other names (those not equal to it), each once, the closest
 // name's first: the longest common prefix first. In sorted order the
@@ -182,7 +190,7 @@ func diffPoints(names []string) [][]int {
 		seen := map[int]bool{}
 		walk := func(step int) {
 			m := len(names[i])
-			for y := x + step; y >= 0 && y < len(order); y += step {
+			for y, n := x+step, 0; y >= 0 && y < len(order) && n < maxWalk && len(out[i]) < maxPoints; y, n = y+step, n+1 {
 				m = min(m, adj[min(y, y-step)])
 				if names[order[y]] == names[i] {
 					continue

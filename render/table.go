@@ -3,7 +3,7 @@ package render
 import "strings"
 
 // DefaultWidth is the width, in columns, the text report's tables keep to
-// unless told otherwise (TextOptions.Width): names are cut in the middle,
+// unless told otherwise (TextOptions.Width): names are cut (fitNames),
 // marked with an ellipsis, to fit it.
 const DefaultWidth = 120
 

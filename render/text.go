@@ -26,8 +26,11 @@ type TextOptions struct {
 	// default they are shortened (ShortName) and cut to Width.
 	FullNames bool
 	// Width is the tables' width in columns: 0 is DefaultWidth, below 0
-	// no limit. Names are cut in the middle to fit (never with FullNames).
+	// no limit. Names are cut to fit (never with FullNames).
 	Width int
+	// NoLegend leaves out the legend of the columns: a report of several
+	// sections (one per input) states it once, in the first.
+	NoLegend bool
 }
 
 func (o *TextOptions) width() int {
@@ -71,7 +74,9 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 		order = append(order, i)
 	}
 	writeSummary(p, r, order, opt)
-	writeLegend(p, r, order)
+	if !opt.NoLegend {
+		writeLegend(p, r, order)
+	}
 	shown := map[string]bool{} // programs whose gaps were printed under their table
 	for _, i := range order {
 		pt := &r.Programs[i]

@@ -48,6 +48,7 @@ func (m *Multi) WriteText(w io.Writer, asJSON bool, opt render.TextOptions) erro
 		if err := render.Text(bw, r.Capture, r.Tables, opt); err != nil {
 			return err
 		}
+		opt.NoLegend = true // the columns' legend once, in the first section
 	}
 	fmt.Fprintf(bw, "\n== merged over %d inputs: one table per program (by name), kernels by name within a program ==\n", len(run.Results))
 	if err := render.Text(bw, run.Whole, run.Tables, opt); err != nil {

@@ -134,3 +134,15 @@ func TestNsysSplitByDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestLegendOncePerReport: a report of several inputs states the columns'
+// legend once, not once per section.
+func TestLegendOncePerReport(t *testing.T) {
+	_, out, _ := tally("report", "../../format/kineto/testdata/hta__sampled_rank-0.json.gz", "../../format/kineto/testdata/hta__sampled_rank-1.json.gz")
+	if n := strings.Count(out, "\ncolumns: "); n != 1 || !strings.Contains(out, "launch mean: time in the host enqueue call") {
+		t.Fatalf("got the legend %d times, want once:\n%s", n, out)
+	}
+	if i, j := strings.Index(out, "\ncolumns: "), strings.Index(out, "\nprogram "); i > j {
+		t.Errorf("got the legend after the first table, want it before")
+	}
+}
