@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 )
 
 func decodeKineto(t *testing.T, b []byte) ([]kEvent, []string) {
@@ -37,7 +38,10 @@ func TestKinetoGraphLaunchesAndUnfinishedOnStream(t *testing.T) {
 	in := writeSynth(t, dir, "g.synth", synthSpec{N: 12, Kernels: 2, Graph: 8, Unfinished: true, UnfinishedQueue: true,
 		Queues: []capture.Queue{{Name: "7", Device: "GPU 0"}, {Name: "9", Device: "GPU 1"}}, SourceRank: "0"})
 	out := filepath.Join(dir, "g.json")
-	run(t, []string{in}, Options{To: Kineto, Out: out, Format: synthFormat})
+	// The synthetic graphs replay their kernels on both devices: read as
+	// one program (split by device, each device's kernels would have
+	// their own launch event).
+	run(t, []string{in}, Options{To: Kineto, Out: out, Format: synthFormat, Reader: format.Options{ProgramBy: format.ByAnnotation}})
 	evs, info := decodeKineto(t, read(t, out))
 	launches := map[string]kEvent{}
 	kernelsOf := map[string]int{}
@@ -94,7 +98,7 @@ func TestKinetoSplitsAnInputByRank(t *testing.T) {
 	dir := t.TempDir()
 	seed := "../format/swimlane/testdata/seed"
 	out := filepath.Join(dir, "run")
-	run(t, []string{seed}, Options{To: Kineto, Out: out})
+	run(t, []string{seed}, Options{To: Kineto, Out: out, Reader: acrossChips})
 	names := map[string]int{}
 	total := 0
 	for _, rank := range []string{"0", "1"} {

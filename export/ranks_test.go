@@ -20,6 +20,11 @@ import (
 // swimlaneSeed is a run directory holding ranks 0 and 1 (queue ranks).
 const swimlaneSeed = "../format/swimlane/testdata/seed"
 
+// acrossChips reads the seed's programs across its chips, as named in the
+// run (by default a run on several chips has one program per chip): the
+// tests below are about ranks, and want decode on both.
+var acrossChips = format.Options{ProgramBy: format.ByAnnotation}
+
 // rankSums are one (rank, program, kernel)'s or (rank, program)'s sums.
 type rankSums struct {
 	dispatches, timed, device, launched, launch int64
@@ -31,7 +36,7 @@ type rankSums struct {
 func sumsByRank(t *testing.T, path string) (kernels, programs map[string]*rankSums) {
 	t.Helper()
 	var col capture.Collect
-	c, err := format.ReadPath(path, "", nil, &col)
+	c, err := format.ReadPath(path, "", &acrossChips, &col)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +122,7 @@ func checkKernelRows(t *testing.T, what string, rows []KernelRow, kernels, progr
 func TestPerKernelCSVSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "k.csv")
-	run(t, []string{swimlaneSeed}, Options{To: CSV, Out: out, PerKernel: true})
+	run(t, []string{swimlaneSeed}, Options{To: CSV, Out: out, PerKernel: true, Reader: acrossChips})
 	recs, err := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +163,7 @@ func TestPerKernelCSVSplitsRanks(t *testing.T) {
 func TestParquetSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "ds")
-	run(t, []string{swimlaneSeed}, Options{To: Parquet, Out: out})
+	run(t, []string{swimlaneSeed}, Options{To: Parquet, Out: out, Reader: acrossChips})
 	kern, err := parquet.ReadFile[KernelRow](filepath.Join(out, "kernels.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +231,7 @@ func TestRankProgramsOrder(t *testing.T) {
 func TestPProfSplitsRanks(t *testing.T) {
 	kernels, _ := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "p.pb.gz")
-	run(t, []string{swimlaneSeed}, Options{To: PProf, Out: out})
+	run(t, []string{swimlaneSeed}, Options{To: PProf, Out: out, Reader: acrossChips})
 	got := map[string]*rankSums{}
 	for _, s := range parseProfile(t, out).Sample {
 		prog := strings.TrimPrefix(s.Location[1].Line[0].Function.Name, "program ")

@@ -81,8 +81,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 	}
 	perRun := max(s.PerRun, 1)
 	var d capture.Dispatch
+	nk := len(c.Kernels) // its own: --program-by may add kernels while it reads
 	for i := 0; i < s.N; i++ {
-		k := i % len(c.Kernels)
+		k := i % nk
 		q := capture.NoQueue
 		if len(c.Queues) > 0 {
 			q = capture.QueueID(i % len(c.Queues))
@@ -105,7 +106,7 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 	}
 	c.Programs[p].Instances = int64((s.N + perRun - 1) / perRun)
 	if s.Aggregated {
-		for k := range c.Kernels {
+		for k := range nk {
 			d = capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: capture.KernelID(k), Instance: -1, Index: -1, Ordinal: -1,
 				Aggregate: &capture.Aggregate{Count: 10, Device: 1000, DeviceValid: true}}
 			sink.Dispatch(c, &d)

@@ -81,8 +81,9 @@ func ReadPath(path, formatName string, opts *Options, sink capture.Sink) (*captu
 	if conf < Likely {
 		return nil, FileError(path, nil, "give a trace file, or a run directory a reader knows (see 'tally formats')", "is a directory that no directory reader recognises")
 	}
-	// The same model check as ReadInput: a reader bug is never a table.
-	return checked(f.Name, path, "directory", opts, sink,
-		func(s capture.Sink) (*capture.Capture, error) { return f.ReadDir(path, opts, s) },
+	// The same model check and grouping as ReadInput: a reader bug is
+	// never a table.
+	return checked(Format{Name: f.Name}, path, "directory", opts, sink,
+		func(o *Options, s capture.Sink) (*capture.Capture, error) { return f.ReadDir(path, o, s) },
 		func(*capture.Source) {})
 }

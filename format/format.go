@@ -61,12 +61,21 @@ type Format struct {
 	// line, says whether that line is evidence: the whole-file scan counts
 	// only such lines.
 	Sniff func(head []byte) Confidence
-	// Read reads the whole input, streaming dispatches to sink.
+	// Read reads the whole input, streaming dispatches to sink. The
+	// capture's Programs and Kernels may hold more than the reader added:
+	// --program-by splits programs while the reader runs (regroup.go), so
+	// a reader keeps its own counts and uses the ids AddProgram and
+	// AddKernel return.
 	Read func(in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error)
 	// Claims, when set, says whether one line of a program's output (as
 	// printed, unstamped, without '\n') is one this reader uses, so that
 	// `tally record` keeps it (see Claimers).
 	Claims func(line []byte) bool
+	// ProgramBy lists the --program-by values the reader implements
+	// itself (Options.ProgramBy then carries them); the others are done
+	// for it (programby.go). Empty: the reader makes its own programs,
+	// and Options.ProgramBy is "".
+	ProgramBy []string
 }
 
 // Options carries the settings readers may use. Readers ignore the ones that
@@ -77,8 +86,9 @@ type Options struct {
 	Manifests []string
 	// Catalog, when set, is used instead of loading Manifests.
 	Catalog *catalog.Catalog
-	// ProgramBy chooses how Kineto dispatches are grouped into programs:
-	// "annotation" (default), "gpu-annotation", "stream" or "none".
+	// ProgramBy chooses how dispatches are grouped into programs (see
+	// programby.go; "" is auto). A reader sees only a value it lists in
+	// Format.ProgramBy, or "".
 	ProgramBy string
 	// UnrecordedWait is the idle wait of a stream with queued work above
 	// which Kineto reports unrecorded_device_work (0: the default, 1 ms).
@@ -239,30 +249,43 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 // readChecked runs reader f on in, names the capture's source and checks
 // the capture and every dispatch against the model.
 func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
-	return checked(f.Name, in.Path, "file", opts, sink,
-		func(s capture.Sink) (*capture.Capture, error) { return f.Read(in, opts, s) },
+	return checked(f, in.Path, "file", opts, sink,
+		func(o *Options, s capture.Sink) (*capture.Capture, error) { return f.Read(in, o, s) },
 		func(src *capture.Source) { src.Bytes, src.Compressed = in.Size, in.Gzip })
 }
 
-// checked runs read — reader name's, of the file or directory at path —
-// names the capture's source (source adds what the input kind knows) and
-// checks the capture and every dispatch against the model: a reader bug is
-// never a table.
-func checked(name, path, kind string, opts *Options, sink capture.Sink, read func(capture.Sink) (*capture.Capture, error), source func(*capture.Source)) (*capture.Capture, error) {
+// checked runs read — reader f's, of the file or directory at path —
+// with the grouping --program-by asks for, names the capture's source
+// (source adds what the input kind knows) and checks the capture and every
+// dispatch against the model: a reader bug is never a table.
+func checked(f Format, path, kind string, opts *Options, sink capture.Sink, read func(*Options, capture.Sink) (*capture.Capture, error), source func(*capture.Source)) (*capture.Capture, error) {
 	chk := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
-	c, err := read(chk)
-	chk.Finish(c)
+	ropts, regroup, err := readerGrouping(f, opts, chk)
+	if err != nil {
+		return nil, err
+	}
+	var first capture.Sink = chk
+	if regroup != nil {
+		first = regroup
+	}
+	c, err := read(ropts, first)
 	if c != nil {
 		c.Source.Path = path
-		c.Source.Format = name
+		c.Source.Format = f.Name
 		source(&c.Source)
+		if regroup != nil {
+			regroup.finish(c)
+		}
+	}
+	chk.Finish(c)
+	if c != nil {
 		c.Accounting.SortGaps()
 	}
 	if err != nil {
 		return c, err
 	}
 	bug := func(err error) error {
-		return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input %s", path, ErrModel, name, err, kind)
+		return fmt.Errorf("%s: %w: the %s reader broke tally's model: %v. This is a bug in tally: please report it with the input %s", path, ErrModel, f.Name, err, kind)
 	}
 	switch {
 	case c == nil:
@@ -274,6 +297,24 @@ func checked(name, path, kind string, opts *Options, sink capture.Sink, read fun
 		return nil, bug(err)
 	}
 	return c, nil
+}
+
+// readerGrouping parses opts.ProgramBy for reader f: the options the
+// reader is given (ProgramBy as it implements it, or "") and the sink
+// that does the rest of the grouping in front of next, nil when none is
+// left to do.
+func readerGrouping(f Format, opts *Options, next capture.Sink) (*Options, regrouper, error) {
+	g, err := ParseProgramBy(opts.ProgramBy)
+	if err != nil {
+		return nil, nil, err
+	}
+	native, rest, err := g.native(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	ropts := *opts
+	ropts.ProgramBy = native
+	return &ropts, newRegroup(rest, next), nil
 }
 
 // ErrModel marks a reader bug: a capture or dispatch that breaks the model's

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -13,18 +12,41 @@ import (
 	"github.com/tallyprof/tally/internal/units"
 )
 
-// TextOptions tunes the text report.
+// TextOptions tunes the text report. The zero value is the default report.
 type TextOptions struct {
 	// Items caps how many occurrences each gap lists (default 10).
 	Items int
 	// Top caps the kernel rows per program (0: all); the rest are summed
 	// in one line, so nothing drops out of the totals.
 	Top int
+	// InputOrder prints the programs in the order the input showed them;
+	// by default they come costliest first (ProgramOrder).
+	InputOrder bool
+	// FullNames prints kernel names whole, as the input wrote them; by
+	// default they are shortened (ShortName) and cut to Width.
+	FullNames bool
+	// Width is the tables' width in columns: 0 is DefaultWidth, below 0
+	// no limit. Names are cut to fit (never with FullNames).
+	Width int
+	// NoLegend leaves out the legend of the columns: a report of several
+	// sections (one per input) states it once, in the first.
+	NoLegend bool
 }
 
-// Text writes the human report: the clock first, then one table per program,
-// each followed by its own gaps, then the capture-wide accounting. It returns
-// the first write error.
+func (o *TextOptions) width() int {
+	switch {
+	case o.FullNames || o.Width < 0:
+		return 0
+	case o.Width == 0:
+		return DefaultWidth
+	}
+	return o.Width
+}
+
+// Text writes the human report: the clock first, then the programs (a
+// summary, a legend of the columns, one table per program, each followed by
+// its own gaps), then the capture-wide accounting. It returns the first
+// write error.
 func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) error {
 	if opt.Items <= 0 {
 		opt.Items = 10
@@ -43,13 +65,23 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 		p.f("\nNO DISPATCH RECORDED: %s\n", empty.Summary)
 	}
 
-	shown := map[string]bool{} // programs whose gaps were printed under their table
-	for _, pt := range r.Programs {
+	var order []int // the programs shown, in the order shown
+	for _, i := range ProgramOrder(r, opt.InputOrder) {
+		pt := &r.Programs[i]
 		if pt.Dispatches == 0 && len(programGaps(c, pt.Program.Name)) == 0 && empty != nil {
 			continue
 		}
+		order = append(order, i)
+	}
+	writeSummary(p, r, order, opt)
+	if !opt.NoLegend {
+		writeLegend(p, r, order)
+	}
+	shown := map[string]bool{} // programs whose gaps were printed under their table
+	for _, i := range order {
+		pt := &r.Programs[i]
 		p.f("\n")
-		writeProgram(p, c, &pt, opt)
+		writeProgram(p, c, pt, opt)
 		shown[pt.Program.Name] = true
 	}
 
@@ -165,94 +197,19 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		p.f("  note: %s\n", n)
 	}
 	if len(pt.Kernels) > 0 {
-		launches := false // the launch column only where the format records launches
-		for _, k := range pt.Kernels {
-			launches = launches || k.Launched > 0
-		}
-		tw := tabwriter.NewWriter(p, 2, 0, 2, ' ', tabwriter.AlignRight)
-		if launches {
-			fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\tlaunch mean\t  kernel\n")
-		} else {
-			fmt.Fprintf(tw, "  \tdispatches\ttotal\tshare\tmean\tmin\tmax\t  kernel\n")
-		}
-		rows := pt.Kernels
-		if opt.Top > 0 && len(rows) > opt.Top {
-			rows = rows[:opt.Top]
-		}
-		for _, k := range rows {
-			total, share, mean, min, max, launch := "-", "-", "-", "-", "-", "-"
-			if k.Timed > 0 {
-				total = Duration(k.Total, unit)
-				share = Share(k.Share)
-				mean = DurationF(k.Mean, unit)
-				min, max = "unknown", "unknown"
-				if k.MinMaxKnown {
-					min = Duration(k.Min, unit)
-					max = Duration(k.Max, unit)
-				}
-			}
-			if k.Launched > 0 {
-				launch = DurationF(k.LaunchMean, unit)
-			}
-			disp := fmt.Sprint(k.Dispatches)
-			if k.Timed > 0 && k.Timed < k.Dispatches {
-				disp = fmt.Sprintf("%d (%d timed)", k.Dispatches, k.Timed)
-			}
-			if launches {
-				safetext.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, launch, kernelLabel(k))
-			} else {
-				safetext.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", disp, total, share, mean, min, max, kernelLabel(k))
-			}
-		}
-		tw.Flush()
-		if rest := pt.Kernels[len(rows):]; len(rest) > 0 {
-			var n, total int64
-			var share float64
-			for _, k := range rest {
-				n += k.Dispatches
-				total += k.Total
-				share += k.Share
-			}
-			line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), plural(n, "dispatch", "dispatches"))
-			if pt.Timed > 0 {
-				line += fmt.Sprintf(", %s, %s of this program", Duration(total, unit), Share(share))
-			}
-			p.f("%s\n", line)
-		}
+		writeKernels(p, pt, opt)
 	}
 	for _, g := range programGaps(c, prog.Name) {
 		writeGap(p, c, g, "  ", unit, opt)
 	}
 }
 
-func kernelLabel(k analysis.KernelRow) string {
-	s := k.Kernel.Name
-	if k.Kernel.List != "" && k.Kernel.List != "main" {
-		s += " [" + k.Kernel.List + " list]"
-	}
-	if k.Kernel.Category != "" && k.Kernel.Category != "kernel" {
-		s += " [" + k.Kernel.Category + "]"
-	}
-	if len(k.Links) > 0 && (k.Links["no-launch"] > 0 || k.Links["graph"] > 0) {
-		var parts []string
-		for _, l := range []string{"no-launch", "graph"} {
-			if n := k.Links[l]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, l))
-			}
-		}
-		s += " (" + strings.Join(parts, ", ") + ")"
-	}
-	return s
-}
-
-// Write lets tabwriter write through the error-tracking printer.
-func (p *printer) Write(b []byte) (int, error) {
+// raw prints s as it is: text already escaped (a table line).
+func (p *printer) raw(s string) {
 	if p.err != nil {
-		return 0, p.err
+		return
 	}
-	n, err := p.w.Write(b)
-	p.err = err
-	return n, err
+	_, p.err = io.WriteString(p.w, s)
 }
 
 func writeGap(p *printer, c *capture.Capture, g *capture.Gap, indent, unit string, opt TextOptions) {

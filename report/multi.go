@@ -27,6 +27,7 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 		if err := render.Text(bw, r.Capture, r.Tables, opt); err != nil {
 			return err
 		}
+		opt.NoLegend = true // the columns' legend once, in the first section
 	}
 	fmt.Fprintf(bw, "\n== merged over %d inputs: one table per program (by name), kernels by name within a program ==\n", len(run.Inputs))
 	if err := render.Text(bw, run.Whole, run.Tables, opt); err != nil {

@@ -67,7 +67,11 @@ func flagValues(name string) []string {
 	case "progress":
 		return []string{"never", "auto", "always"}
 	case "program-by":
-		return []string{"annotation", "gpu-annotation", "stream", "none"}
+		return format.ProgramByValues
+	case "order":
+		return []string{"time", "input"}
+	case "names":
+		return []string{"short", "full"}
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ type readerFlags struct {
 func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
-	fs.StringVar(&rf.programBy, "program-by", "annotation", "Kineto: group dispatches into programs by `annotation` (the innermost GPU annotation, else the ProfilerStep range around the launch call), gpu-annotation (GPU annotations only), stream or none")
+	fs.StringVar(&rf.programBy, "program-by", "auto", "group dispatches into programs: `auto` (the reader's programs, one per device when the capture ran on several), annotation (the reader's programs: NVTX ranges, Kineto annotations, command buffers…), gpu-annotation (Kineto: GPU annotations only), device, stream, none, or annotation,device / annotation,stream")
 	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
 	fs.Var(&rf.nameMaps, "name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program")
 	rf.progress.register(fs)
@@ -83,6 +83,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
+	order := fs.String("order", "time", "text report: print programs by device `time`, costliest first, or in input order (input)")
+	names := fs.String("names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
 	var accept multiFlag
@@ -100,11 +102,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
 		return 2
 	}
+	topt, err := textOptions(*top, *order, *names)
+	if err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		return 2
+	}
 	if *html == "-" && *out == "-" {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
 		return 2
 	}
-	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
+	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
 	var tls []*htmlreport.Timeline
@@ -122,7 +129,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err = rep.write(stdout, func(w io.Writer) error {
-		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls})
+		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames})
 	}, func(w io.Writer, asJSON bool, topt render.TextOptions) error {
 		return report.Write(w, run, asJSON, topt)
 	})
@@ -132,6 +139,27 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	code, why := report.ExitCode(run, gate)
 	return gateExit(stderr, code, why)
+}
+
+// textOptions builds the text report's options from --top, --order and
+// --names.
+func textOptions(top int, order, names string) (render.TextOptions, error) {
+	o := render.TextOptions{Top: top}
+	switch order {
+	case "time":
+	case "input":
+		o.InputOrder = true
+	default:
+		return o, fmt.Errorf("--order %q: give time (costliest program first) or input (as read)", order)
+	}
+	switch names {
+	case "short":
+	case "full":
+		o.FullNames = true
+	default:
+		return o, fmt.Errorf("--names %q: give short (as nsys shortName, cut to fit) or full (whole)", names)
+	}
+	return o, nil
 }
 
 // reportGate builds the exit gate from --strict, --fail-if-affected and

@@ -32,6 +32,9 @@ func init() {
 		Description: "PyTorch profiler (Kineto) / Chrome-trace JSON, plain or gzipped (.json, .pt.trace.json.gz)",
 		Sniff:       Sniff,
 		Read:        Read,
+		// Its own stream and none keep their names and notes; device and
+		// the splits are done for it (format/programby.go).
+		ProgramBy: []string{"annotation", "gpu-annotation", "stream", "none"},
 	})
 }
 

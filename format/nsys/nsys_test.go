@@ -18,10 +18,13 @@ type result struct {
 	err  string // readErr: the error the read ended in
 }
 
+// readPath reads path into the reader's own programs (NVTX ranges): the
+// split by device that --program-by auto adds is format's, tested there
+// (format/regroup_test.go) and in TestSplitByDevice.
 func readPath(t testing.TB, path string) result {
 	t.Helper()
 	var col capture.Collect
-	c, err := format.ReadFile(path, "", nil, &col)
+	c, err := format.ReadFile(path, "", &format.Options{ProgramBy: format.ByAnnotation}, &col)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

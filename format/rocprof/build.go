@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
 )
@@ -118,13 +119,20 @@ func (b *builder) queue(agent, queue []byte) capture.QueueID {
 
 // copyQueue interns the queue of memory copies from src to dst: the
 // copy records have no queue, so copies between one pair of agents share
-// one, on the destination agent.
-func (b *builder) copyQueue(src, dst string) capture.QueueID {
+// one, on the device agent — the destination, except for a copy to the
+// host (direction DEVICE_TO_HOST), whose device is its source: the host
+// is no device, and a GPU's copies back to it must not read as a second
+// device (--program-by).
+func (b *builder) copyQueue(src, dst, direction string) capture.QueueID {
 	b.qkey = append(append(append(append(b.qkey[:0], "copy\x00"...), src...), 0), dst...)
 	if q, ok := b.queues[string(b.qkey)]; ok {
 		return q
 	}
-	q := b.c.AddQueue(capture.Queue{Name: "copies from " + src, Device: dst})
+	qu := capture.Queue{Name: "copies from " + src, Device: dst}
+	if strings.Contains(strings.ToUpper(direction), "DEVICE_TO_HOST") {
+		qu = capture.Queue{Name: "copies to " + dst, Device: src}
+	}
+	q := b.c.AddQueue(qu)
 	b.queues[string(b.qkey)] = q
 	return q
 }

@@ -41,8 +41,10 @@ func TestMemoryCopyCSV(t *testing.T) {
 			dur, _ := d.Device.Duration()
 			gotNS[k.Name] += dur
 			gotN[k.Name]++
-			if q := r.c.Queues[d.Queue]; q.Name != "copies from "+tc.src && q.Device != tc.src {
-				t.Errorf("%s: queue %+v", tc.copies, q)
+			// Copies are on the GPU agent's queue, both ways: the host
+			// (tc.src, the first copy's source) is no device.
+			if q := r.c.Queues[d.Queue]; q.Device == tc.src || (q.Name != "copies from "+tc.src && q.Name != "copies to "+tc.src) {
+				t.Errorf("%s: got queue %+v, want the GPU agent's, copying from or to %s", tc.copies, q, tc.src)
 			}
 		}
 		if len(gotNS) != len(wantNS) {
@@ -135,8 +137,10 @@ func TestRocpdMemoryCopies(t *testing.T) {
 		v := got[k.Name]
 		got[k.Name] = [2]int64{v[0] + dur, v[1] + 1}
 		q := r.c.Queues[d.Queue]
-		if k.Name == "memory copy MEMORY_COPY_DEVICE_TO_HOST" && (q.Device != "agent 0 (cpu)" || q.Name != "copies from agent 2 (gfx942)") {
-			t.Errorf("queue %+v", q)
+		// A copy to the host is on the GPU it copies from: the host is no
+		// device (--program-by).
+		if k.Name == "memory copy MEMORY_COPY_DEVICE_TO_HOST" && (q.Device != "agent 2 (gfx942)" || q.Name != "copies to agent 0 (cpu)") {
+			t.Errorf("got queue %+v, want agent 2 (gfx942)'s copies to agent 0 (cpu)", q)
 		}
 		if d.Device.Begin == 501000 && (!d.Launch.Valid || d.Launch.Begin != 499000) {
 			t.Errorf("copy 1 launch %+v", d.Launch)

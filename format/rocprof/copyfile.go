@@ -54,7 +54,7 @@ func (cr *csvReader) copyRow(name string) sideRow {
 		} else {
 			r.prog = b.program(wholeCapture)
 		}
-		r.queue = b.copyQueue(agentLabel(f[col["source_agent_id"]]), agentLabel(f[col["destination_agent_id"]]))
+		r.queue = b.copyQueue(agentLabel(f[col["source_agent_id"]]), agentLabel(f[col["destination_agent_id"]]), string(f[col["direction"]]))
 		r.kernel = b.kernel(r.prog, append([]byte("memory copy "), f[col["direction"]]...), 0, false, "memcpy")
 		// emit counts a row it keeps out of the tables as skipped in
 		// b.unit; readSide accounts the copy lines, so emit counts into a

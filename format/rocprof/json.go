@@ -530,7 +530,7 @@ func (jr *jsonReader) copy() error {
 	}
 	r := row{
 		prog:  jr.prog,
-		queue: jr.b.copyQueue(jr.agentLabel(m.Src.Handle), jr.agentLabel(m.Dst.Handle)),
+		queue: jr.b.copyQueue(jr.agentLabel(m.Src.Handle), jr.agentLabel(m.Dst.Handle), dir),
 		start: *m.Start, end: *m.End,
 		corr: m.CorrelationID.Internal, copy: true,
 	}

@@ -74,7 +74,7 @@ func (rr *rocpdReader) copies(t map[string]string) error {
 		prog, inst := rr.program(sql.NullInt64{}, start.Int64)
 		r := row{
 			prog: prog, instance: inst,
-			queue: b.copyQueue(label(srcIdx, srcName, srcID), label(dstIdx, dstName, dstID)),
+			queue: b.copyQueue(label(srcIdx, srcName, srcID), label(dstIdx, dstName, dstID), name.String),
 			start: start.Int64, end: end.Int64, copy: true,
 		}
 		if corr.Valid && corr.Int64 > 0 {

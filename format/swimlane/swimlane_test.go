@@ -23,11 +23,13 @@ type result struct {
 	tables *analysis.Tables
 }
 
+// read reads dir into the reader's own programs (across chips): the split
+// by device that --program-by auto adds is format's (format/regroup_test.go).
 func read(t *testing.T, dir string) *result {
 	t.Helper()
 	agg := analysis.NewAggregator()
 	var col capture.Collect
-	c, err := format.ReadPath(dir, "", nil, capture.Tee{agg, &col})
+	c, err := format.ReadPath(dir, "", &format.Options{ProgramBy: format.ByAnnotation}, capture.Tee{agg, &col})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func readWith(t *testing.T, dir string, maps ...string) (*result, error) {
 	t.Helper()
 	agg := analysis.NewAggregator()
 	var col capture.Collect
-	c, err := format.ReadPath(dir, "", &format.Options{NameMaps: maps}, capture.Tee{agg, &col})
+	c, err := format.ReadPath(dir, "", &format.Options{NameMaps: maps, ProgramBy: format.ByAnnotation}, capture.Tee{agg, &col})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,14 @@ type Options struct {
 	// (default 100): drawing every row of a large capture makes the page
 	// slow to open.
 	Rows int
+	// InputOrder lays the programs out as the input showed them; by
+	// default they come costliest first, as in the text report
+	// (render.ProgramOrder).
+	InputOrder bool
+	// FullNames shows kernel names whole; by default the chart and tables
+	// show them short, as the text report does (render.ShortNames), with
+	// the whole name on hover and in the filter.
+	FullNames bool
 }
 
 var (

@@ -34,7 +34,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
 	p.OpenInputs = len(ins) <= openInputs
 	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
-	p.Programs = p.programs(doc, "", p.Gaps)
+	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.
 	budget := max(DefaultMax/max(len(ins), 1), minPerInput)
@@ -55,7 +55,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 		sec.Clock = render.ClockLine(c.Clock)
 		sec.accountingView = accounting(c, &idoc.Accounting, prefix+"gap-")
 		sec.Notes = reportNotes(c)
-		sec.Programs = p.programs(idoc, prefix, sec.Gaps)
+		sec.Programs = p.programs(idoc, prefix, sec.Gaps, opt)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}
 		tl.timelineSection = timeline(c, opt.timeline(i).limited(budget), &p.Data.Kernels)
@@ -68,5 +68,6 @@ func buildMany(run *analysis.Run, opt Options) *page {
 		}
 		p.Timelines = append(p.Timelines, tl)
 	}
+	p.capWholeNames()
 	return p
 }

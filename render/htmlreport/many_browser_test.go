@@ -175,16 +175,26 @@ func checkProgram(t *testing.T, ctx context.Context, sel string, p *render.JSONP
 	if fmt.Sprint(bars) != fmt.Sprint(want) {
 		t.Errorf("%s bars %q, JSON %q", sel, bars, want)
 	}
+	// Names show short, as in the text report, the whole name on hover.
 	rows := eval[[][]string](t, ctx, `(() => { const s = document.querySelector("`+sel+`");
 		const keys = Array.from(s.querySelectorAll("thead th")).map(t => t.dataset.key);
-		return Array.from(s.querySelectorAll("tbody tr")).map(r => ["name", "dispatches", "total"].map(k => r.cells[keys.indexOf(k)].textContent)); })()`)
+		return Array.from(s.querySelectorAll("tbody tr")).map(r => ["name", "dispatches", "total"].map(k => r.cells[keys.indexOf(k)].textContent).concat([r.cells[keys.indexOf("name")].title])); })()`)
+	var full []string
+	for _, k := range p.Kernels {
+		full = append(full, k.Name)
+	}
+	short := render.ShortNames(full)
 	var wantRows [][]string
-	for _, k := range p.Kernels[:min(len(p.Kernels), 100)] {
+	for i, k := range p.Kernels[:min(len(p.Kernels), 100)] {
 		tot := "-"
 		if k.TotalNS != nil {
 			tot = render.Duration(*k.TotalNS, "ns")
 		}
-		wantRows = append(wantRows, []string{k.Name, fmt.Sprint(k.Dispatches), tot})
+		title := ""
+		if short[i] != k.Name {
+			title = k.Name
+		}
+		wantRows = append(wantRows, []string{short[i], fmt.Sprint(k.Dispatches), tot, title})
 	}
 	if fmt.Sprint(rows) != fmt.Sprint(wantRows) || len(rows) == 0 {
 		t.Errorf("%s: %d rows, JSON %d; first differing shown:\n%s", sel, len(rows), len(wantRows), firstDiff(rows, wantRows))

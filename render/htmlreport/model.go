@@ -103,7 +103,8 @@ type programView struct {
 }
 
 type barView struct {
-	Name     string
+	Name     string // the kernel's whole name
+	Label    string // the name shown: short unless asked whole
 	List     string // the program part (hrx init/main) when kernels are kept apart by it
 	Total    int64
 	TotalStr string
@@ -129,6 +130,9 @@ type tableData struct {
 	Columns []column `json:"columns"`
 	// Rows hold one cell per column (see cell).
 	Rows [][]any `json:"rows"`
+	// Full maps a name cell shown short to the kernel's whole name (the
+	// short names of one program are its own, see render.ShortNames).
+	Full map[string]string `json:"full,omitempty"`
 }
 
 type column struct {
@@ -143,7 +147,8 @@ func build(c *capture.Capture, t *analysis.Tables, tl0 *Timeline, opt Options) *
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
 	p.Notes = reportNotes(c)
-	p.Programs = p.programs(doc, "", p.Gaps)
+	p.Programs = p.programs(doc, "", p.Gaps, opt)
+	p.capWholeNames()
 	tl := timelineBlock{Input: -1}
 	tl.timelineSection = timeline(c, tl0, &p.Data.Kernels)
 	p.Timelines = []timelineBlock{tl}
@@ -230,10 +235,14 @@ func reportNotes(c *capture.Capture) []string {
 
 // programs lays out doc's programs, adding their tables to the page's
 // data; idPrefix keeps section ids unique on the page.
-func (p *page) programs(doc *render.JSONReport, idPrefix string, gaps []gapView) []programView {
+//
+// Programs come in the text report's order (render.JSONProgramOrder);
+// section ids keep the input's numbering, so a link to a program does not
+// move with the order.
+func (p *page) programs(doc *render.JSONReport, idPrefix string, gaps []gapView, opt Options) []programView {
 	var out []programView
-	for i := range doc.Programs {
-		pv, td := program(len(p.Data.Programs), &doc.Programs[i])
+	for _, i := range render.JSONProgramOrder(doc.Programs, opt.InputOrder) {
+		pv, td := program(len(p.Data.Programs), &doc.Programs[i], opt.FullNames)
 		pv.DOMID = fmt.Sprintf("%sprogram-%d", idPrefix, i)
 		for _, g := range gaps {
 			if g.Program == pv.Name && g.Program != "" {
@@ -244,6 +253,29 @@ func (p *page) programs(doc *render.JSONReport, idPrefix string, gaps []gapView)
 		p.Data.Programs = append(p.Data.Programs, td)
 	}
 	return out
+}
+
+// wholeNamesBudget caps the bytes of whole kernel names a page carries
+// beside the short ones it shows (tableData.Full): a page of 25,000
+// kernels must still open.
+const wholeNamesBudget = 1 << 20
+
+// capWholeNames leaves the whole names out of the page when they pass
+// wholeNamesBudget, and says so.
+func (p *page) capWholeNames() {
+	n := 0
+	for _, td := range p.Data.Programs {
+		for short, full := range td.Full {
+			n += len(short) + len(full)
+		}
+	}
+	if n <= wholeNamesBudget {
+		return
+	}
+	for i := range p.Data.Programs {
+		p.Data.Programs[i].Full = nil
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("kernel names are shown short; their whole names (%s) are left out to keep the page small: --names full shows them whole, and the JSON report has them", render.Bytes(int64(n))))
 }
 
 func gapOf(anchor string, g render.JSONGap, unit string) gapView {
@@ -262,7 +294,7 @@ func gapOf(anchor string, g render.JSONGap, unit string) gapView {
 	return v
 }
 
-func program(i int, jp *render.JSONProgram) (programView, tableData) {
+func program(i int, jp *render.JSONProgram, fullNames bool) (programView, tableData) {
 	unit := ""
 	if jp.Unit != nil {
 		unit = *jp.Unit
@@ -294,22 +326,32 @@ func program(i int, jp *render.JSONProgram) (programView, tableData) {
 	if jp.Clock != nil {
 		pv.Clock = render.ClockLine(*jp.Clock)
 	}
-	if pv.Timed {
-		pv.Bars = bars(jp.Kernels, unit)
+	full := make([]string, len(jp.Kernels))
+	for k := range jp.Kernels {
+		full[k] = jp.Kernels[k].Name
 	}
-	return pv, table(jp, unit)
+	shown := full
+	if !fullNames {
+		shown = render.ShortNames(full)
+	}
+	if pv.Timed {
+		pv.Bars = bars(jp.Kernels, shown, unit)
+	}
+	return pv, table(jp, shown, unit)
 }
 
-func bars(ks []render.JSONKernel, unit string) []barView {
+// bars are the chart's bars: the kernels' shown names (short unless
+// asked whole), the whole name on hover.
+func bars(ks []render.JSONKernel, shown []string, unit string) []barView {
 	var out []barView
 	var rest barView
-	for _, k := range ks { // already sorted by total time
+	for i, k := range ks { // already sorted by total time
 		tot, share := kernelTotal(&k)
 		if tot == nil || share == nil {
 			continue
 		}
 		if len(out) < chartBars {
-			out = append(out, barView{Name: k.Name, List: k.List, Total: *tot, Share: *share})
+			out = append(out, barView{Name: k.Name, Label: shown[i], List: k.List, Total: *tot, Share: *share})
 			continue
 		}
 		rest.Others++
@@ -318,6 +360,7 @@ func bars(ks []render.JSONKernel, unit string) []barView {
 	}
 	if rest.Others > 0 {
 		rest.Name = fmt.Sprintf("%d other kernels", rest.Others)
+		rest.Label = rest.Name
 		out = append(out, rest)
 	}
 	for i := range out {
@@ -339,7 +382,7 @@ func kernelTotal(k *render.JSONKernel) (*int64, *float64) {
 // table lays one program's kernels out for the script. Columns that no
 // kernel of the program fills (list, launch, timed) are left out, as the
 // text report does.
-func table(jp *render.JSONProgram, unit string) tableData {
+func table(jp *render.JSONProgram, shown []string, unit string) tableData {
 	var lists, launches, partTimed, cats bool
 	for _, k := range jp.Kernels {
 		lists = lists || k.List != ""
@@ -372,9 +415,19 @@ func table(jp *render.JSONProgram, unit string) tableData {
 		k := &jp.Kernels[i]
 		row := make([]any, 0, len(cols))
 		for _, col := range cols {
+			if col.Key == "name" {
+				row = append(row, shown[i])
+				continue
+			}
 			row = append(row, cell(k, col.Key, unit))
 		}
 		td.Rows = append(td.Rows, row)
+		if shown[i] != k.Name {
+			if td.Full == nil {
+				td.Full = map[string]string{}
+			}
+			td.Full[shown[i]] = k.Name
+		}
 	}
 	return td
 }

@@ -50,6 +50,7 @@
     var status = box.querySelector(".status");
     var more = box.querySelector(".more");
     var state = { key: -1, dir: 0, all: false, rows: td.rows.slice() };
+    var full = td.full || {}; // shown short name → whole name
 
     var tr = document.createElement("tr");
     td.columns.forEach(function (col, i) {
@@ -92,7 +93,10 @@
 
     function draw() {
       var q = filter.value.toLowerCase();
-      var rows = q ? state.rows.filter(function (r) { return String(r[0]).toLowerCase().indexOf(q) >= 0; }) : state.rows;
+      // The filter matches the shown name and, when shown short, the whole one.
+      var rows = q ? state.rows.filter(function (r) {
+        return (String(r[0]) + "\n" + (full[r[0]] || "")).toLowerCase().indexOf(q) >= 0;
+      }) : state.rows;
       var shown = state.all ? rows : rows.slice(0, data.rows);
       var body = document.createElement("tbody");
       shown.forEach(function (r) {
@@ -102,6 +106,7 @@
           var col = td.columns[i];
           cell.className = col.fmt === "text" ? col.key : "n";
           cell.textContent = show(c, col.fmt, td.unit);
+          if (col.key === "name" && full[c]) cell.title = full[c];
           tr.appendChild(cell);
         });
         body.appendChild(tr);

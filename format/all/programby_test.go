@@ -1,0 +1,97 @@
+package all
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+// TestProgramByEveryReader reads every reader's promise base with each
+// --program-by value: the model holds (ReadPath checks it), the tables
+// keep every dispatch and the device time, and a grouping by device or
+// stream either names where dispatches ran or says the reader records
+// none of it. gpu-annotation is Kineto's alone: any other reader refuses
+// it, naming itself.
+func TestProgramByEveryReader(t *testing.T) {
+	names := make([]string, 0, len(promiseFixtures))
+	for n := range promiseFixtures {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, reader := range names {
+		for _, fx := range promiseFixtures[reader] {
+			t.Run(strings.Trim(reader+"/"+fx.variant, "/"), func(t *testing.T) {
+				path := fx.base(t, t.TempDir())
+				read := func(by string) (*capture.Capture, *analysis.Tables, error) {
+					opts := format.Options{}
+					if fx.opts != nil {
+						opts = *fx.opts
+					}
+					opts.ProgramBy = by
+					agg := analysis.NewAggregator()
+					c, err := format.ReadPath(path, "", &opts, agg)
+					if err != nil {
+						return nil, nil, err
+					}
+					return c, agg.Tables(c), nil
+				}
+				base, bt, err := read(format.ByAnnotation)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wantNS := bt.Dispatches(), deviceNS(bt)
+				for _, by := range []string{"auto", "device", "stream", "none", "annotation,device", "annotation,stream"} {
+					c, tb, err := read(by)
+					if err != nil {
+						t.Errorf("--program-by %s: %v", by, err)
+						continue
+					}
+					if got := tb.Dispatches(); got != want || deviceNS(tb) != wantNS {
+						t.Errorf("--program-by %s: got %d dispatches, %d ns; annotation has %d, %d", by, got, deviceNS(tb), want, wantNS)
+					}
+					if err := c.CheckValid(); err != nil {
+						t.Errorf("--program-by %s: %v", by, err)
+					}
+					if by == "device" || by == "stream" {
+						checkWhere(t, c, by, len(base.Queues) > 0)
+					}
+				}
+				_, _, err = read(format.ByGPUAnnotation)
+				if reader == "kineto" && err != nil {
+					t.Errorf("gpu-annotation: %v", err)
+				}
+				if reader != "kineto" && (err == nil || !strings.Contains(err.Error(), "the "+reader+" reader has no GPU annotations")) {
+					t.Errorf("gpu-annotation: got %v, want the %s reader to refuse it", err, reader)
+				}
+			})
+		}
+	}
+}
+
+// checkWhere: every program of a grouping by device or stream is named
+// after where its dispatches ran, or — when the input records no queue —
+// is the one "(no device)"/"(no stream)" program with a note saying so.
+func checkWhere(t *testing.T, c *capture.Capture, by string, queues bool) {
+	t.Helper()
+	for _, p := range c.Programs {
+		unknown := p.Name == "(no "+by+")"
+		if !queues && !unknown {
+			t.Errorf("--program-by %s, no queues: got program %q, want (no %s)", by, p.Name, by)
+		}
+		if unknown && !queues && !strings.Contains(strings.Join(p.Notes, "|"), "records no "+by) {
+			t.Errorf("--program-by %s: program %q has notes %q, want it said that the input records no %s", by, p.Name, p.Notes, by)
+		}
+	}
+}
+
+func deviceNS(t *analysis.Tables) int64 {
+	var ns int64
+	for _, p := range t.Programs {
+		ns += p.Total
+	}
+	return ns
+}
