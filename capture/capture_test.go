@@ -117,6 +117,9 @@ func TestSatAdd(t *testing.T) {
 		{math.MaxInt64 - 1, math.MaxInt64 - 1, math.MaxInt64},
 		{-5, 3, 3},
 		{7, math.MinInt64, 7},
+		{7, -1, 7}, // a negative term never lowers a total
+		{math.MaxInt64, -1, math.MaxInt64},
+		{-1, -1, 0},
 	} {
 		if got := SatAdd(c.a, c.b); got != c.want {
 			t.Errorf("SatAdd(%d, %d) = %d, want %d", c.a, c.b, got, c.want)

@@ -126,9 +126,9 @@ func Merge(results []Result, skipped []Skipped) *Run {
 		a.finish()
 		pt := &tables[a.row.Kernel.Program]
 		pt.Kernels = append(pt.Kernels, a.row)
-		pt.Dispatches = analysis.SatAdd(pt.Dispatches, a.row.Dispatches)
-		pt.Timed = analysis.SatAdd(pt.Timed, a.row.Timed)
-		pt.Total = analysis.SatAdd(pt.Total, a.row.Total)
+		pt.Dispatches = capture.SatAdd(pt.Dispatches, a.row.Dispatches)
+		pt.Timed = capture.SatAdd(pt.Timed, a.row.Timed)
+		pt.Total = capture.SatAdd(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
@@ -161,18 +161,18 @@ func (a *kacc) add(k *analysis.KernelRow) {
 		}
 	}
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
-	r.Dispatches = analysis.SatAdd(r.Dispatches, k.Dispatches)
-	r.Timed = analysis.SatAdd(r.Timed, k.Timed)
-	r.Total = analysis.SatAdd(r.Total, k.Total)
-	r.Aggregated = analysis.SatAdd(r.Aggregated, k.Aggregated)
-	r.Launched = analysis.SatAdd(r.Launched, k.Launched)
-	r.LaunchTotal = analysis.SatAdd(r.LaunchTotal, k.LaunchTotal)
-	r.NoLaunchTotal = analysis.SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
+	r.Dispatches = capture.SatAdd(r.Dispatches, k.Dispatches)
+	r.Timed = capture.SatAdd(r.Timed, k.Timed)
+	r.Total = capture.SatAdd(r.Total, k.Total)
+	r.Aggregated = capture.SatAdd(r.Aggregated, k.Aggregated)
+	r.Launched = capture.SatAdd(r.Launched, k.Launched)
+	r.LaunchTotal = capture.SatAdd(r.LaunchTotal, k.LaunchTotal)
+	r.NoLaunchTotal = capture.SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
 		}
-		r.Links[l] = analysis.SatAdd(r.Links[l], n)
+		r.Links[l] = capture.SatAdd(r.Links[l], n)
 	}
 }
 
