@@ -148,7 +148,7 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 		}
 		head += " (" + strings.Join(parts, ", ") + ")"
 	}
-	head += ", " + plural(pt.Dispatches, "dispatch", "dispatches")
+	head += ", " + units.Plural(pt.Dispatches, "dispatch", "dispatches")
 	if pt.Timed > 0 {
 		head += ", " + Duration(pt.Total, unit) + " in total"
 		if pt.Timed < pt.Dispatches {
@@ -213,7 +213,7 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 				total += k.Total
 				share += k.Share
 			}
-			line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), plural(n, "dispatch", "dispatches"))
+			line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), units.Plural(n, "dispatch", "dispatches"))
 			if pt.Timed > 0 {
 				line += fmt.Sprintf(", %s, %s of this program", Duration(total, unit), Share(share))
 			}
@@ -348,5 +348,3 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 		writeGap(p, c, g, "", c.Clock.Unit, opt)
 	}
 }
-
-func plural(n int64, one, many string) string { return units.Plural(n, one, many) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // inventory describes the bundle for `tally inspect`: the header, each
@@ -133,7 +134,7 @@ func (r *reader) sessionSection(s *session) capture.Section {
 	sec.Add("queues", joinOr(qs, "none"))
 	for _, ord := range s.deviceList {
 		d := s.devices[ord]
-		v := fmt.Sprintf("%s: ", plural(d.samples, "sample", "samples"))
+		v := fmt.Sprintf("%s: ", units.Plural(d.samples, "sample", "samples"))
 		if d.fit.ok {
 			v += fmt.Sprintf("fit over the first and last: %s ns/tick (%d ticks ↔ %d ns)", d.fit.nsPerTick(), d.fit.dTicks, d.fit.dNS)
 		} else {
@@ -148,7 +149,7 @@ func (r *reader) sessionSection(s *session) capture.Section {
 	if s.funcCTs[1] {
 		fct = append(fct, ctExports.String()+" (older name)")
 	}
-	sec.Add("function metadata", fmt.Sprintf("%s: %s", joinOr(fct, "none"), plural(int64(len(s.functions)), "function", "functions")))
+	sec.Add("function metadata", fmt.Sprintf("%s: %s", joinOr(fct, "none"), units.Plural(int64(len(s.functions)), "function", "functions")))
 	sec.Add("executables", s.executables)
 	sec.Add("command buffers", s.commandBuffers)
 	sec.Add("dispatch events", fmt.Sprintf("%d (%d timed dispatches, %d invalid)", s.dispatchEvents, s.dispatches, s.invalid))
@@ -189,9 +190,9 @@ func (r *reader) contentSection() capture.Section {
 		if sum.chunks == 0 {
 			continue
 		}
-		v := fmt.Sprintf("%s, %s", plural(sum.chunks, "chunk", "chunks"), plural(sum.records, "record", "records"))
+		v := fmt.Sprintf("%s, %s", units.Plural(sum.chunks, "chunk", "chunks"), units.Plural(sum.records, "record", "records"))
 		if sum.truncated > 0 {
-			v += fmt.Sprintf(", %d truncated (%s dropped)", sum.truncated, plural(sum.dropped, "record", "records"))
+			v += fmt.Sprintf(", %d truncated (%s dropped)", sum.truncated, units.Plural(sum.dropped, "record", "records"))
 		}
 		if sum.badRecords > 0 {
 			v += fmt.Sprintf(", %d with a bad record length", sum.badRecords)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // inventory describes the file for `tally inspect`; its "report" section
@@ -324,7 +325,7 @@ func (r *reader) reportSection() capture.Section {
 	switch r.mode {
 	case byAnnotation:
 		s.Add("programs", fmt.Sprintf("innermost gpu_user_annotation on the dispatch's stream, else the host ProfilerStep#N range around its launch call (%s attributed by the step range), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step); --program-by gpu-annotation|stream|none regroups",
-			plural(r.byStep, "dispatch", "dispatches")))
+			units.Plural(r.byStep, "dispatch", "dispatches")))
 	case byGPUAnnotation:
 		s.Add("programs", "innermost gpu_user_annotation on the dispatch's stream only (--program-by gpu-annotation), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step)")
 	case byStream:
