@@ -94,6 +94,17 @@ type Queue struct {
 	Rank string `json:"rank,omitempty"`
 }
 
+// QueueRank is the distributed rank the dispatches of queue q belong to:
+// the queue's own (an input holding several ranks sets it per queue), else
+// the input's (Source.Rank); "" when neither is known. q may be NoQueue or
+// out of range: the input's rank then.
+func (c *Capture) QueueRank(q QueueID) string {
+	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
+		return c.Queues[q].Rank
+	}
+	return c.Source.Rank
+}
+
 // Label names the queue for people: its rank, device and name, those that
 // are known, joined by " · " (as timeline tracks and report lines show it).
 func (q Queue) Label() string {

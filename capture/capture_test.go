@@ -126,3 +126,19 @@ func TestSatAdd(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueRank(t *testing.T) {
+	c := &Capture{Source: Source{Rank: "3"}, Queues: []Queue{{Name: "q0", Rank: "7"}, {Name: "q1"}}}
+	for _, tc := range []struct {
+		q    QueueID
+		want string
+	}{{0, "7"}, {1, "3"}, {NoQueue, "3"}, {2, "3"}} {
+		if got := c.QueueRank(tc.q); got != tc.want {
+			t.Errorf("QueueRank(%d) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	c.Source.Rank = ""
+	if got := c.QueueRank(1); got != "" {
+		t.Errorf("QueueRank of a queue without rank in an input without rank = %q, want \"\"", got)
+	}
+}

@@ -127,10 +127,10 @@ func readInputs(paths []string, opt Options, workers int, sinkFor func(in *Input
 // else the input's (capture.Source.Rank), else the input's index on the
 // command line as a decimal number (docs/export.md, "Ranks").
 func (in *Input) Rank(c *capture.Capture, q capture.QueueID) string {
-	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
-		return c.Queues[q].Rank
+	if r := c.QueueRank(q); r != "" {
+		return r
 	}
-	return in.InputRank(c)
+	return strconv.Itoa(in.Index)
 }
 
 // InputRank is the input's own rank: Source.Rank or its index.
