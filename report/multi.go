@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 )
@@ -83,13 +84,13 @@ func (m *Multi) writeJSON(w io.Writer) error {
 func (m *Multi) ExitCode(g Gate) (int, []string) {
 	run := m.Run
 	if run.Whole.Accounting.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Results)) == run.Whole.Accounting.CountOf(capture.FailedInput) {
-		return ExitEmpty, nil
+		return exitcode.Error, nil
 	}
 	if g.Strict && !run.Complete() {
-		return ExitIncomplete, nil
+		return exitcode.Failed, nil
 	}
 	if why := g.failuresOfMany(m); len(why) > 0 {
-		return ExitIncomplete, why
+		return exitcode.Failed, why
 	}
-	return ExitOK, nil
+	return exitcode.OK, nil
 }

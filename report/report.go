@@ -11,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -86,24 +87,17 @@ func (r *Result) WriteText(w io.Writer, asJSON bool, opt render.TextOptions) err
 	return render.Text(w, r.Capture, r.Tables, opt)
 }
 
-// Exit codes of `tally report`, documented in --help.
-const (
-	ExitOK         = 0 // report written; complete, or incomplete without --strict
-	ExitIncomplete = 1 // --strict and the capture has a gap
-	ExitEmpty      = 2 // usage or input error, or a capture without a single dispatch event
-)
-
 // ExitCode is the status `tally report` ends with for this result under
 // the gate; the reasons the affected check failed come with it.
 func (r *Result) ExitCode(g Gate) (int, []string) {
 	if r.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
-		return ExitEmpty, nil
+		return exitcode.Error, nil
 	}
 	if g.Strict && !r.Capture.Accounting.Complete() {
-		return ExitIncomplete, nil
+		return exitcode.Failed, nil
 	}
 	if why := g.Failures(&r.Capture.Accounting); len(why) > 0 {
-		return ExitIncomplete, why
+		return exitcode.Failed, why
 	}
-	return ExitOK, nil
+	return exitcode.OK, nil
 }

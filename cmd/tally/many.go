@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
 )
@@ -52,7 +53,7 @@ func reportMany(pos []string, opt report.Options, rep reportOutputs, gate report
 	}
 	if err := rep.write(stdout, page, m.WriteText); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	code, why := m.ExitCode(gate)
 	return gateExit(stderr, code, why)

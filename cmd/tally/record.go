@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/record"
 	"github.com/tallyprof/tally/report"
 )
@@ -31,11 +32,11 @@ Flags:
 	reportOut := fs.String("report", "", "write the report to `FILE` instead of standard error")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "tally record: give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
-		return 2
+		return exitcode.Error
 	}
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
@@ -46,12 +47,12 @@ Flags:
 		if errors.Is(err, record.ErrWrite) {
 			fmt.Fprintln(stderr, "tally record: the command was stopped; no report is printed from a short trace.")
 		}
-		return 2
+		return exitcode.Error
 	}
 	rep, err := report.Run(*kept, report.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
-		return 2
+		return exitcode.Error
 	}
 	res.CutGap(&rep.Capture.Accounting, *kept)
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
@@ -61,10 +62,10 @@ Flags:
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return rep.Write(w, *asJSON) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if res.ExitCode == 0 && *strict && !rep.Capture.Accounting.Complete() {
-		return 1
+		return exitcode.Failed
 	}
 	return res.ExitCode
 }

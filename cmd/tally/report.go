@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"io"
 	"time"
 
@@ -73,20 +74,20 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	gate, err := reportGate(*strict, *failAffected, accept)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	if *html == "-" && *out == "-" {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
-		return 2
+		return exitcode.Error
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: render.TextOptions{Top: *top}, command: append([]string{"tally", "report"}, args...)}
 	if many(pos) {
@@ -101,14 +102,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	res, err := report.Run(pos[0], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	err = rep.write(stdout, func(w io.Writer) error {
 		return htmlreport.Write(w, res.Capture, res.Tables, htmlreport.Options{Command: rep.command, Timeline: tl})
 	}, res.WriteText)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	code, why := res.ExitCode(gate)
 	return gateExit(stderr, code, why)
@@ -177,11 +178,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time).
@@ -192,7 +193,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
 		if *asJSON {
@@ -202,23 +203,23 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if *strict && !c.Accounting.Complete() {
-		return 1
+		return exitcode.Failed
 	}
-	return 0
+	return exitcode.OK
 }
 
 func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
 	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
-		return 2
+		return exitcode.Error
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
-			return 2
+			return exitcode.Error
 		}
 	}
-	return 0
+	return exitcode.OK
 }
