@@ -7,7 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/internal/ranges"
+	"github.com/tallyprof/tally/internal/intset"
 	"github.com/tallyprof/tally/internal/units"
 )
 
@@ -180,14 +180,14 @@ func (s *state) inventory() {
 
 	if s.statLines > 0 {
 		sec := capture.Section{Title: "layer statistics (NPU_INFER_DUMP_LAYERS)"}
-		seen := ranges.Of(s.layers)
+		seen := intset.Of(s.layers)
 		sec.Add("[L] lines", s.layerLines)
-		sec.Add("layers seen ([L], -1 = embedding)", ranges.String(seen))
-		sec.Add("layers missing between seen ones", ranges.String(ranges.Holes(seen)))
+		sec.Add("layers seen ([L], -1 = embedding)", intset.String(seen))
+		sec.Add("layers missing between seen ones", intset.String(intset.Holes(seen)))
 		sec.Add("caveat", "MoE and MLA layers print no [L] line, so a missing layer number is not by itself a failure")
 		if s.mlaLines > 0 {
 			sec.Add("[mla] layer lines", s.mlaLines)
-			sec.Add("layers seen ([mla] L<l>)", ranges.String(ranges.Of(s.mlaLayers)))
+			sec.Add("layers seen ([mla] L<l>)", intset.String(intset.Of(s.mlaLayers)))
 		}
 		sec.Add("[mla] step lines (final xn, pre-norm x)", s.steps)
 		sec.Add("[G] linear-attention lines", s.linearLines)
