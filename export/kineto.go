@@ -76,6 +76,18 @@ func (r *kinetoRecord) get(b []byte) {
 	}
 }
 
+// programSpan is what the spool pass learns of one program's timed
+// dispatches: the time they span, device and launch intervals together,
+// and how many there are.
+type programSpan struct {
+	lo, hi int64
+	timed  int64
+}
+
+// unlinkedKernels counts one program's kernels written without a launch
+// event, and their device ns.
+type unlinkedKernels struct{ n, ns int64 }
+
 // kinetoSkipped counts the records not written as kernel events, by reason.
 type kinetoSkipped struct {
 	aggregated, aggregatedDispatches int64
@@ -117,8 +129,8 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	sw := bufio.NewWriterSize(spool, 1<<20)
 	var (
 		skipped  kinetoSkipped
-		window   = map[capture.ProgramID]*[3]int64{} // per program: its clock is known only at the end
-		unlinked = map[capture.ProgramID]*[2]int64{} // per program: kernels without a launch, their ns
+		spans    = map[capture.ProgramID]*programSpan{} // per program: its clock is known only at the end
+		unlinked = map[capture.ProgramID]*unlinkedKernels{}
 		n        int64
 		werr     error
 		buf      [kinetoRecordSize]byte
@@ -148,22 +160,22 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 			r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
 				launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
 				index: d.Index, ordinal: d.Ordinal}
-			w := window[d.Program]
-			if w == nil {
-				w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
-				window[d.Program] = w
+			sp := spans[d.Program]
+			if sp == nil {
+				sp = &programSpan{lo: math.MaxInt64, hi: math.MinInt64}
+				spans[d.Program] = sp
 			}
-			w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
+			sp.lo, sp.hi, sp.timed = min(sp.lo, r.begin), max(sp.hi, r.end), sp.timed+1
 			if !r.launch {
 				u := unlinked[d.Program]
 				if u == nil {
-					u = &[2]int64{}
+					u = &unlinkedKernels{}
 					unlinked[d.Program] = u
 				}
-				u[0], u[1] = u[0]+1, u[1]+r.end-r.begin
+				u.n, u.ns = u.n+1, u.ns+r.end-r.begin
 			}
 			if r.launch {
-				w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
+				sp.lo, sp.hi = min(sp.lo, r.lbegin), max(sp.hi, r.lend)
 			}
 			r.put(buf[:])
 			if werr == nil {
@@ -193,17 +205,17 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 	in := ins[0]
 	c := in.Capture
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for p, w := range window {
+	for p, sp := range spans {
 		if c.ProgramClock(p).Unit == "ns" {
-			lo, hi = min(lo, w[0]), max(hi, w[1])
+			lo, hi = min(lo, sp.lo), max(hi, sp.hi)
 			if u := unlinked[p]; u != nil {
-				skipped.unlinked += u[0]
-				skipped.unlinkedNS += u[1]
+				skipped.unlinked += u.n
+				skipped.unlinkedNS += u.ns
 			}
 		} else {
 			// Device ticks: no ns time to place them at (counted in INFO).
-			skipped.untimed += w[2]
-			n -= w[2]
+			skipped.untimed += sp.timed
+			n -= sp.timed
 		}
 	}
 	// Unfinished dispatches with a launch time extend the window: they are
