@@ -80,8 +80,8 @@ func (r *kinetoRecord) get(b []byte) {
 // dispatches: the time they span, device and launch intervals together,
 // and how many there are.
 type programSpan struct {
-	lo, hi int64
-	timed  int64
+	span
+	timed int64
 }
 
 // unlinkedKernels counts one program's kernels written without a launch
@@ -162,10 +162,11 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 				index: d.Index, ordinal: d.Ordinal}
 			sp := spans[d.Program]
 			if sp == nil {
-				sp = &programSpan{lo: math.MaxInt64, hi: math.MinInt64}
+				sp = &programSpan{span: *newSpan()}
 				spans[d.Program] = sp
 			}
-			sp.lo, sp.hi, sp.timed = min(sp.lo, r.begin), max(sp.hi, r.end), sp.timed+1
+			sp.add(r.begin, r.end)
+			sp.timed++
 			if !r.launch {
 				u := unlinked[d.Program]
 				if u == nil {
@@ -175,7 +176,7 @@ func writeKineto(paths []string, opt Options) ([]*Input, error) {
 				u.n, u.ns = u.n+1, u.ns+r.end-r.begin
 			}
 			if r.launch {
-				sp.lo, sp.hi = min(sp.lo, r.lbegin), max(sp.hi, r.lend)
+				sp.add(r.lbegin, r.lend)
 			}
 			r.put(buf[:])
 			if werr == nil {

@@ -47,9 +47,9 @@ func writePProf(paths []string, opt Options) ([]*Input, error) {
 	// Each input sums into its own maps (read in parallel); the keys hold
 	// the input's index, so merging them is a union.
 	perInput := make([]map[ppKey]*[ppValues]int64, len(paths))
-	windows := make([]map[capture.ProgramID]*[2]int64, len(paths))
+	windows := make([]map[capture.ProgramID]*span, len(paths))
 	sinkOf := func(in *Input) capture.Sink {
-		win := map[capture.ProgramID]*[2]int64{}
+		win := map[capture.ProgramID]*span{}
 		samples := map[ppKey]*[ppValues]int64{}
 		windows[in.Index], perInput[in.Index] = win, samples
 		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
@@ -76,10 +76,10 @@ func writePProf(paths []string, opt Options) ([]*Input, error) {
 				k.status = linkStatus(d.Link)
 				w := win[d.Program]
 				if w == nil {
-					w = &[2]int64{math.MaxInt64, math.MinInt64}
+					w = newSpan()
 					win[d.Program] = w
 				}
-				w[0], w[1] = min(w[0], d.Device.Begin), max(w[1], d.Device.End)
+				w.add(d.Device.Begin, d.Device.End)
 			}
 			v := samples[k]
 			if v == nil {
@@ -158,7 +158,7 @@ func addUnfinished(in *Input, samples map[ppKey]*[ppValues]int64) {
 	}
 }
 
-func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
+func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*span) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "dispatches", Unit: "count"},
@@ -231,7 +231,7 @@ func buildProfile(ins []*Input, samples map[ppKey]*[ppValues]int64, windows []ma
 		c := ins[i].Capture
 		for p, w := range ws {
 			if clock := c.ProgramClock(p); clock.Unit == "ns" {
-				lo, hi = min(lo, w[0]), max(hi, w[1])
+				lo, hi = min(lo, w.lo), max(hi, w.hi)
 				epoch = epoch && clock.Domain == "unix-epoch"
 			}
 		}
