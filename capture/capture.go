@@ -1,6 +1,9 @@
 package capture
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Capture is what one recorded run holds, as a reader saw it. Dispatches are
 // not stored here: they stream to a Sink while the reader runs (see Sink).
@@ -20,6 +23,56 @@ type Capture struct {
 	// Inventory is a reader's description of the file's structure for
 	// `tally inspect`: sections of key/value facts in file order.
 	Inventory []Section
+
+	// Comments are what the reader says about how it read the input, for
+	// the head of every report, one "key: value" fact each (as pprof keeps
+	// Profile.Comments): how programs were formed, the clock fit, the rank,
+	// where an exported file came from. The text and HTML reports print
+	// them under the input line; the JSON outputs show them among the
+	// inventory sections (Sections).
+	Comments []Field
+	// CommentsAt is where the JSON outputs show Comments among the
+	// Inventory sections: before Inventory[CommentsAt], after the last
+	// when CommentsAt is len(Inventory) or more.
+	CommentsAt int
+}
+
+// Comment appends a comment: a fact about how the input was read, for the
+// head of every report.
+func (c *Capture) Comment(key string, value any) {
+	c.Comments = append(c.Comments, Field{Key: key, Value: value})
+}
+
+// CommentLines are the comments as reports print them: "key: value".
+func (c *Capture) CommentLines() []string {
+	var out []string
+	for _, f := range c.Comments {
+		out = append(out, fmt.Sprintf("%s: %v", f.Key, f.Value))
+	}
+	return out
+}
+
+// CommentsTitle is the title Comments have among the inventory sections
+// of the JSON outputs.
+const CommentsTitle = "report"
+
+// Sections is the inventory as the JSON outputs (report details, inspect)
+// show it: Inventory, with Comments as the section CommentsTitle at
+// CommentsAt. A reader that sets Comments to an empty, non-nil slice gets an
+// empty section (fields null); nil Comments, none.
+func (c *Capture) Sections() []Section {
+	if c.Comments == nil {
+		return c.Inventory
+	}
+	at := min(max(c.CommentsAt, 0), len(c.Inventory))
+	com := Section{Title: CommentsTitle}
+	if len(c.Comments) > 0 {
+		com.Fields = c.Comments
+	}
+	out := make([]Section, 0, len(c.Inventory)+1)
+	out = append(out, c.Inventory[:at]...)
+	out = append(out, com)
+	return append(out, c.Inventory[at:]...)
 }
 
 // Source identifies the input a capture came from.

@@ -142,3 +142,50 @@ func TestQueueRank(t *testing.T) {
 		t.Errorf("QueueRank of a queue without rank in an input without rank = %q, want \"\"", got)
 	}
 }
+
+func TestSections(t *testing.T) {
+	inv := []Section{{Title: "a"}, {Title: "b"}}
+	titles := func(ss []Section) string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Title)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		comments []Field
+		at       int
+		want     string
+	}{
+		{nil, 0, "a,b"},
+		{[]Field{{Key: "k", Value: "v"}}, 0, "report,a,b"},
+		{[]Field{{Key: "k", Value: "v"}}, 1, "a,report,b"},
+		{[]Field{{Key: "k", Value: "v"}}, 2, "a,b,report"},
+		{[]Field{{Key: "k", Value: "v"}}, 9, "a,b,report"},
+		{[]Field{}, 2, "a,b,report"},
+	} {
+		c := &Capture{Inventory: inv, Comments: tc.comments, CommentsAt: tc.at}
+		if got := titles(c.Sections()); got != tc.want {
+			t.Errorf("comments %v at %d: got sections %s, want %s", tc.comments, tc.at, got, tc.want)
+		}
+	}
+	// An empty, non-nil Comments is an empty section: fields null in JSON,
+	// as readers have always written it for a bundle with nothing to say.
+	c := &Capture{Inventory: inv, Comments: []Field{}, CommentsAt: 2}
+	if got := c.Sections()[2].Fields; got != nil {
+		t.Errorf("empty comments: got fields %#v, want nil", got)
+	}
+	if got := titles(c.Inventory); got != "a,b" {
+		t.Errorf("Sections changed the inventory: got %s, want a,b", got)
+	}
+}
+
+func TestCommentLines(t *testing.T) {
+	var c Capture
+	c.Comment("programs", "one per stream")
+	c.Comment("rank", 3)
+	got := strings.Join(c.CommentLines(), "|")
+	if want := "programs: one per stream|rank: 3"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

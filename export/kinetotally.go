@@ -81,12 +81,7 @@ func (k *kinetoWriter) tallyFields(acct map[string]any) {
 			ks[i].ID = &id
 		}
 	}
-	report := []capture.Field{}
-	for _, s := range c.Inventory {
-		if s.Title == "report" {
-			report = append(report, s.Fields...)
-		}
-	}
+	report := append([]capture.Field{}, c.Comments...)
 	queues := c.Queues
 	if queues == nil {
 		queues = []capture.Queue{}

@@ -34,7 +34,7 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 
 	p.f("times: %s\n", clockLine(c.Clock))
 	p.f("input: %s\n", inputLine(c))
-	for _, note := range headerNotes(c) {
+	for _, note := range c.CommentLines() {
 		p.f("%s\n", note)
 	}
 
@@ -107,21 +107,6 @@ func inputLine(c *capture.Capture) string {
 		}
 	}
 	return s
-}
-
-// headerNotes are the inventory facts a reader marks for the report header
-// (section "report").
-func headerNotes(c *capture.Capture) []string {
-	var out []string
-	for _, s := range c.Inventory {
-		if s.Title != "report" {
-			continue
-		}
-		for _, f := range s.Fields {
-			out = append(out, fmt.Sprintf("%s: %v", f.Key, f.Value))
-		}
-	}
-	return out
 }
 
 func programGaps(c *capture.Capture, program string) []*capture.Gap {

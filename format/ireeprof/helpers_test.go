@@ -79,7 +79,7 @@ func (r *result) items(kind capture.Kind) string {
 }
 
 func (r *result) field(section, key string) any {
-	for _, s := range r.c.Inventory {
+	for _, s := range r.c.Sections() {
 		if s.Title != section {
 			continue
 		}

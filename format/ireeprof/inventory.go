@@ -10,8 +10,8 @@ import (
 )
 
 // inventory describes the bundle for `tally inspect`: the header, each
-// session occurrence, the content types, what is missing, and the lines the
-// text report prints in its header (section "report").
+// session occurrence, the content types and what is missing; and the
+// report's comments, after them.
 func (r *reader) inventory() {
 	c := r.c
 	c.Inventory = append(c.Inventory, r.fileSection())
@@ -21,7 +21,10 @@ func (r *reader) inventory() {
 	if cts := r.contentSection(); len(cts.Fields) > 0 {
 		c.Inventory = append(c.Inventory, cts)
 	}
-	c.Inventory = append(c.Inventory, missingSection(c), r.reportSection())
+	c.Inventory = append(c.Inventory, missingSection(c))
+	// Not nil: a bundle with no session shows an empty section in JSON.
+	c.Comments, c.CommentsAt = []capture.Field{}, len(c.Inventory)
+	r.comments()
 }
 
 func (r *reader) fileSection() capture.Section {
@@ -224,15 +227,15 @@ func missingSection(c *capture.Capture) capture.Section {
 	return sec
 }
 
-// reportSection holds the lines the text report prints under "times:".
-func (r *reader) reportSection() capture.Section {
-	sec := capture.Section{Title: "report"}
+// comments adds the lines the text report prints under "times:".
+func (r *reader) comments() {
+	c := r.c
 	var ss []string
 	for _, s := range r.sessions {
 		ss = append(ss, fmt.Sprintf("%s %s", s.label(), s.endState()))
 	}
 	if len(ss) > 0 {
-		sec.Add("sessions", strings.Join(ss, "; "))
+		c.Comment("sessions", strings.Join(ss, "; "))
 	}
 	for _, s := range r.sessions {
 		devs := s.dispatchDevices
@@ -248,18 +251,17 @@ func (r *reader) reportSection() capture.Section {
 			}
 			d := s.devices[dev]
 			if d != nil && d.fit.ok {
-				sec.Add(key, fmt.Sprintf("device ticks converted to ns by a fit over %d clock samples: %s ns/tick", d.fit.samples, d.fit.nsPerTick()))
+				c.Comment(key, fmt.Sprintf("device ticks converted to ns by a fit over %d clock samples: %s ns/tick", d.fit.samples, d.fit.nsPerTick()))
 				continue
 			}
 			why := "no clock samples"
 			if d != nil {
 				why = d.fit.why
 			}
-			sec.Add(key, fmt.Sprintf("no tick-to-ns fit was possible (%s): times are in device ticks", why))
+			c.Comment(key, fmt.Sprintf("no tick-to-ns fit was possible (%s): times are in device ticks", why))
 		}
 		if s.hostSpans > 0 {
-			sec.Add("host execution", fmt.Sprintf("%s: CPU dispatch spans are in ns on IREE's host clock, in their own \"(host execution)\" programs", s.label()))
+			c.Comment("host execution", fmt.Sprintf("%s: CPU dispatch spans are in ns on IREE's host clock, in their own \"(host execution)\" programs", s.label()))
 		}
 	}
-	return sec
 }

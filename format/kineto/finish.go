@@ -200,6 +200,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	r.accounting(c)
 	r.tallyNotUsed(c)
 	c.Inventory = r.inventory(c, tb, st)
+	c.Comments, c.CommentsAt = r.comments(), len(c.Inventory)
 	return c, nil
 }
 

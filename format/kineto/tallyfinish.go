@@ -244,11 +244,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 		own.Queues[i] = capture.Queue{Name: r.streamName(uint32(i)), Device: r.deviceLabel(uint32(i))}
 	}
 	c.Inventory = r.inventory(&own, tb, st)
-	for i := range c.Inventory {
-		if c.Inventory[i].Title == "report" {
-			c.Inventory[i] = r.tallyReportSection(byBlock)
-		}
-	}
+	c.Comments, c.CommentsAt = r.tallyComments(byBlock), len(c.Inventory)
 	c.Inventory = append(c.Inventory, r.tallySection())
 	return c, nil
 }
@@ -290,19 +286,19 @@ func notWritten(b *tallyBlock) int64 {
 	return n
 }
 
-// tallyReportSection is the report header of a read-back file: where the
-// file came from and that input's accounting, then the header lines the
+// tallyComments are the report's comments for a read-back file: where the
+// file came from and that input's accounting, then the comments the
 // input's own report had.
-func (r *reader) tallyReportSection(byBlock bool) capture.Section {
+func (r *reader) tallyComments(byBlock bool) []capture.Field {
 	b := r.tb.blk
-	s := capture.Section{Title: "report"}
+	var s capture.Section // a builder: its Fields are the comments
 	how := "the programs, kernels, clock and gaps below are that input's (the file's tally block, and args.tally of each kernel event); --program-by gpu-annotation|stream|none regroups"
 	if !byBlock {
 		how = "the clock and gaps below are that input's (the file's tally block), the programs regrouped by --program-by"
 	}
 	s.Add("exported", fmt.Sprintf("written by tally export (%s) from %s: %s", b.Schema, sourceLine(b.Source, b.Input), how))
 	if !byBlock {
-		for _, f := range r.reportSection().Fields {
+		for _, f := range r.comments() {
 			if f.Key == "programs" {
 				s.Fields = append(s.Fields, f)
 			}
@@ -313,7 +309,7 @@ func (r *reader) tallyReportSection(byBlock bool) capture.Section {
 			s.Fields = append(s.Fields, f)
 		}
 	}
-	return s
+	return s.Fields
 }
 
 // sourceLine states an input and its accounting as the report's input line

@@ -121,15 +121,12 @@ func (s *state) finishClock() {
 
 // inventory describes the log for `tally inspect`.
 func (s *state) inventory() {
-	rep := capture.Section{Title: "report"}
+	s.c.CommentsAt = len(s.c.Inventory)
 	if len(s.runs) > 0 {
-		rep.Add("NPU_PROFILE", fmt.Sprintf("%s in %s: cumulative means, differenced per window", units.Plural(s.gemmLines, "[prof] npu_gemm line", "[prof] npu_gemm lines"), units.Plural(int64(len(s.runs)), "run", "runs")))
+		s.c.Comment("NPU_PROFILE", fmt.Sprintf("%s in %s: cumulative means, differenced per window", units.Plural(s.gemmLines, "[prof] npu_gemm line", "[prof] npu_gemm lines"), units.Plural(int64(len(s.runs)), "run", "runs")))
 	}
 	if s.rows > 0 {
-		rep.Add("per-family rows", fmt.Sprintf("%s in %s ([PR] format)", units.Plural(s.rows, "row", "rows"), units.Plural(s.windows, "window", "windows")))
-	}
-	if len(rep.Fields) > 0 {
-		s.c.Inventory = append(s.c.Inventory, rep)
+		s.c.Comment("per-family rows", fmt.Sprintf("%s in %s ([PR] format)", units.Plural(s.rows, "row", "rows"), units.Plural(s.windows, "window", "windows")))
 	}
 
 	if len(s.runs) > 0 {

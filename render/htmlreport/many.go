@@ -83,7 +83,7 @@ func buildMany(whole *capture.Capture, merged *analysis.Tables, ins []Input, opt
 		sec.Rank = c.Source.Rank
 		sec.Clock = render.ClockLine(c.Clock)
 		sec.accountingView = accounting(c, &idoc.Accounting, prefix+"gap-")
-		sec.Notes = reportNotes(c)
+		sec.Notes = c.CommentLines()
 		sec.Programs = p.programs(idoc, prefix, sec.Gaps)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}

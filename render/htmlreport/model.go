@@ -142,7 +142,7 @@ type column struct {
 func build(c *capture.Capture, t *analysis.Tables, opt Options) *page {
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
-	p.Notes = reportNotes(c)
+	p.Notes = c.CommentLines()
 	p.Programs = p.programs(doc, "", p.Gaps)
 	tl := timelineBlock{Input: -1}
 	tl.timelineSection = timeline(c, opt.Timeline, &p.Data.Kernels)
@@ -212,20 +212,6 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 		v.Headline = render.IncompleteVerdict(c, gaps, 0)
 	}
 	return v
-}
-
-// reportNotes are the reader's notes about the report (inventory section
-// "report").
-func reportNotes(c *capture.Capture) []string {
-	var notes []string
-	for _, s := range c.Inventory {
-		if s.Title == "report" {
-			for _, f := range s.Fields {
-				notes = append(notes, fmt.Sprintf("%s: %v", f.Key, f.Value))
-			}
-		}
-	}
-	return notes
 }
 
 // programs lays out doc's programs, adding their tables to the page's
