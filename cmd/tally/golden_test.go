@@ -91,6 +91,6 @@ func TestReadmeOutput(t *testing.T) {
 	}
 	want := strings.Join(block, "\n") + "\n"
 	if out != want {
-		t.Fatalf("README's output block differs from `tally %s` (%s): paste the real output", command, golden.FirstDiff([]byte(want), []byte(out)))
+		t.Fatalf("README's output block differs from `tally %s`: paste the real output\n%s", command, golden.Diff("README.md", "tally "+command, []byte(want), []byte(out)))
 	}
 }
