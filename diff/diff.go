@@ -9,13 +9,13 @@ package diff
 import (
 	"errors"
 	"fmt"
-	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/internal/exitcode"
 	"strings"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 // Options selects the reader and its settings for every input.

@@ -3,14 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/internal/exitcode"
 	"io"
 	"time"
 
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
