@@ -14,6 +14,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/countio"
 	"github.com/tallyprof/tally/internal/safetext"
 )
 
@@ -106,7 +107,7 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 		return nil, err
 	}
 	defer out.Abort()
-	outBytes := &countWriter{w: out}
+	outBytes := &countio.Writer{W: out}
 	gaps, err := checkedfile.Create(gapsPath)
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 	}
 	gt, err := newTable(gaps, opt.To, gapColumns, id)
 	if err == nil {
-		rows := append(allGapRows(ins, opt.skipped), outputRow(opt.Out, t.rows, outBytes.n, id))
+		rows := append(allGapRows(ins, opt.skipped), outputRow(opt.Out, t.rows, outBytes.N, id))
 		for _, r := range rows {
 			if err = gt.write(&r, r.cells); err != nil {
 				break
@@ -197,18 +198,6 @@ func writeTabular(paths []string, opt Options) ([]*Input, error) {
 func outputRow(out string, rows, size int64, id string) GapRow {
 	return GapRow{Input: -1, Path: filepath.Base(out), Record: "export", Kind: OutputKind, Count: rows, Used: size, Unit: "rows", Note: true,
 		Summary: fmt.Sprintf("the table this accounting describes: %d rows, %d bytes, every row with export_id %s; a table beside it that differs is from another export", rows, size, id)}
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (r *DispatchRow) cells(rec []string) []string {

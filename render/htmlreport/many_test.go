@@ -12,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // manyPage renders two copies of the hostile sample capture and an input
@@ -128,14 +129,14 @@ func TestManyTimelineBudget(t *testing.T) {
 // kernels each, with their timelines.
 func BenchmarkWriteMany64(b *testing.B) {
 	run, ins := ranks64()
-	var w countWriter
+	var w countio.Writer
 	for b.Loop() {
-		w.n = 0
+		w.N = 0
 		if err := WriteMany(&w, run.Whole, run.Tables, ins, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(w.n)/(1<<20), "MiB/page")
+	b.ReportMetric(float64(w.N)/(1<<20), "MiB/page")
 }
 
 func ranks64() (*inputs.Run, []Input) {
