@@ -179,3 +179,19 @@ func TestGapOfUnshownProgramPrinted(t *testing.T) {
 		t.Fatalf("gap of an unshown program missing:\n%s", b.String())
 	}
 }
+
+func TestRuns(t *testing.T) {
+	for _, tc := range []struct {
+		n      int64
+		states []capture.Count
+		want   string
+	}{
+		{1, nil, "1 run"},
+		{0, nil, "0 runs"},
+		{3, []capture.Count{{Name: "complete", Count: 2}, {Name: "failed", Count: 1}}, "3 runs (2 complete, 1 failed)"},
+	} {
+		if got := Runs(tc.n, tc.states); got != tc.want {
+			t.Errorf("Runs(%d, %v) = %q, want %q", tc.n, tc.states, got, tc.want)
+		}
+	}
+}

@@ -119,20 +119,24 @@ func programGaps(c *capture.Capture, program string) []*capture.Gap {
 	return out
 }
 
+// Runs states a program's runs and, when the format knows them, their
+// outcomes: "3 runs (2 complete, 1 failed)".
+func Runs(n int64, states []capture.Count) string {
+	s := units.Plural(n, "run", "runs")
+	if len(states) > 0 {
+		var parts []string
+		for _, st := range states {
+			parts = append(parts, fmt.Sprintf("%d %s", st.Count, st.Name))
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
 func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt TextOptions) {
 	prog := pt.Program
 	unit := pt.Clock.Unit
-	head := fmt.Sprintf("program %s: %d run", prog.Name, prog.Instances)
-	if prog.Instances != 1 {
-		head += "s"
-	}
-	if len(prog.InstanceStates) > 0 {
-		var parts []string
-		for _, s := range prog.InstanceStates {
-			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
-		}
-		head += " (" + strings.Join(parts, ", ") + ")"
-	}
+	head := "program " + prog.Name + ": " + Runs(prog.Instances, prog.InstanceStates)
 	head += ", " + units.Plural(pt.Dispatches, "dispatch", "dispatches")
 	if pt.Timed > 0 {
 		head += ", " + Duration(pt.Total, unit) + " in total"

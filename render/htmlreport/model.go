@@ -254,14 +254,7 @@ func program(i int, jp *render.JSONProgram) (programView, tableData) {
 		unit = *jp.Unit
 	}
 	pv := programView{Index: i, Name: jp.Name, Notes: jp.Notes, KernelRows: len(jp.Kernels)}
-	head := units.Plural(jp.Instances, "run", "runs")
-	if len(jp.InstanceStates) > 0 {
-		var parts []string
-		for _, s := range jp.InstanceStates {
-			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
-		}
-		head += " (" + strings.Join(parts, ", ") + ")"
-	}
+	head := render.Runs(jp.Instances, jp.InstanceStates)
 	head += ", " + units.Plural(jp.Dispatches, "dispatch", "dispatches")
 	total := jp.TotalNS
 	if total == nil {
