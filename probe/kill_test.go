@@ -1,7 +1,6 @@
 package probe_test
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/testfile"
 	"github.com/tallyprof/tally/probe"
 )
 
@@ -75,23 +75,7 @@ func child(mode, path string) {
 // startChild runs the child until it is ready.
 func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 	path := filepath.Join(t.TempDir(), "killed.probe")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROBE_CHILD="+mode, "PROBE_PATH="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child: %q %v", line, err)
-	}
-	return cmd, path
+	return testfile.Child(t, "PROBE_CHILD="+mode, "PROBE_PATH="+path), path
 }
 
 // kill -9 after a checkpoint: the file is readable, holds the 1000
