@@ -189,3 +189,25 @@ func TestCommentLines(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestGapSet(t *testing.T) {
+	items := func(n int, what string) []Item {
+		var out []Item
+		for range n {
+			out = append(out, Item{What: what})
+		}
+		return out
+	}
+	var g Gap
+	g.Set(MaxItems+7, items(3, "a"), items(MaxItems, "b"))
+	if g.Count != MaxItems+7 || len(g.Items) != MaxItems || g.ItemsOmitted != 7 {
+		t.Fatalf("got count %d, %d items, %d omitted; want %d, %d, 7", g.Count, len(g.Items), g.ItemsOmitted, MaxItems+7, MaxItems)
+	}
+	if g.Items[0].What != "a" || g.Items[3].What != "b" {
+		t.Errorf("items in order: got %q then %q at 3, want a then b", g.Items[0].What, g.Items[3].What)
+	}
+	g.Set(2, items(2, "c"))
+	if g.Count != 2 || len(g.Items) != 2 || g.ItemsOmitted != 0 {
+		t.Errorf("reset: got count %d, %d items, %d omitted; want 2, 2, 0", g.Count, len(g.Items), g.ItemsOmitted)
+	}
+}

@@ -288,12 +288,7 @@ func (r *reader) unresolvedGap(a *capture.Accounting, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.UnresolvedName, "")
-	g.Count = r.invalidRuns + dev
-	g.Items = append(append([]capture.Item{}, r.invalidRun...), st.badNameItems...)
-	if len(g.Items) > capture.MaxItems {
-		g.Items = g.Items[:capture.MaxItems]
-	}
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(r.invalidRuns+dev, r.invalidRun, st.badNameItems)
 	var parts []string
 	if r.invalidRuns > 0 {
 		g.SetFigure("invalid_runtime_calls", r.invalidRuns)
@@ -319,9 +314,7 @@ func (r *reader) zeroGap(a *capture.Accounting, tb timeBase, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.ZeroDuration, "")
-	g.Count = st.zeroAny
-	g.Items = st.zeroItems
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(st.zeroAny, st.zeroItems)
 	g.SetFigure("dur_0", st.zeroDur)
 	g.SetFigure("ts_0", st.zeroTs)
 	why := "Kineto writes 0 for negative durations and for kernels whose records came back without times (CUPTI range-profiling mode)"
@@ -370,12 +363,7 @@ func (r *reader) invalidGap(a *capture.Accounting, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.InvalidEvent, "")
-	g.Count = r.invalidN + st.longer
-	g.Items = append(append([]capture.Item{}, r.invalid...), st.longerItems...)
-	if len(g.Items) > capture.MaxItems {
-		g.Items = g.Items[:capture.MaxItems]
-	}
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(r.invalidN+st.longer, r.invalid, st.longerItems)
 	var parts []string
 	if r.invalidN > 0 {
 		g.SetFigure("unusable_times", r.invalidN)
