@@ -12,47 +12,47 @@ func TestAccountingInvariant(t *testing.T) {
 	in.Read, in.Used = 10, 7
 	in.Ignore("comment", 2, "line 1")
 	if err := a.CheckValid(); err == nil {
-		t.Fatal("10 read, 7 used + 2 skipped accepted")
+		t.Fatal("10 read, 7 used + 2 skipped: got no error, want the invariant broken")
 	}
 	in.Ignore("comment", 1, "line 9")
 	if err := a.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	if in.Skipped[0].First != "line 1" || in.Skipped[0].Count != 3 || len(in.Skipped) != 1 {
-		t.Fatalf("skips not merged by reason: %+v", in.Skipped[0])
+		t.Fatalf("skips: got %d, first %+v; want one of 3 from line 1 (merged by reason)", len(in.Skipped), in.Skipped[0])
 	}
 	in.Ignore("blank", 0, "") // zero counts are not listed
 	if len(in.Skipped) != 1 {
-		t.Fatal("zero skip listed")
+		t.Fatalf("after a zero skip: got %d skips, want 1 (zero counts are not listed)", len(in.Skipped))
 	}
 }
 
 func TestCompleteAndNotes(t *testing.T) {
 	var a Accounting
 	if !a.Complete() {
-		t.Fatal("empty accounting incomplete")
+		t.Fatal("empty accounting: got incomplete, want complete")
 	}
 	a.Gap(GraphLaunch, "").AddN(3)
 	if !a.Complete() {
-		t.Fatal("a note made the capture incomplete")
+		t.Fatal("with a note: got incomplete, want complete")
 	}
 	g := a.Gap(UnfinishedDispatch, "p1")
 	if a.Complete() != true {
-		t.Fatal("a gap with count 0 counts")
+		t.Fatal("with a gap of count 0: got incomplete, want complete")
 	}
 	g.Add(Item{What: "x"})
 	if a.Complete() {
-		t.Fatal("an unfinished dispatch left the capture complete")
+		t.Fatal("with an unfinished dispatch: got complete, want incomplete")
 	}
 	a.SortGaps()
 	if a.Gaps[0].Kind != UnfinishedDispatch {
-		t.Fatal("notes sorted before gaps")
+		t.Fatalf("first after SortGaps: got %s, want %s (gaps before notes)", a.Gaps[0].Kind, UnfinishedDispatch)
 	}
 	if a.Gap(UnfinishedDispatch, "p1") != g || a.Gap(UnfinishedDispatch, "p2") == g {
-		t.Fatal("gaps not keyed by kind and program")
+		t.Fatal("Gap(kind, program): got the same gap for another program or a new one for the same, want one per kind and program")
 	}
-	if a.CountOf(UnfinishedDispatch) != 1 {
-		t.Fatal("CountOf")
+	if got := a.CountOf(UnfinishedDispatch); got != 1 {
+		t.Fatalf("CountOf: got %d, want 1", got)
 	}
 }
 
@@ -62,32 +62,32 @@ func TestGapItemsCapped(t *testing.T) {
 		g.Add(Item{What: "x"})
 	}
 	if g.Count != MaxItems+5 || len(g.Items) != MaxItems || g.ItemsOmitted != 5 {
-		t.Fatalf("count %d items %d omitted %d", g.Count, len(g.Items), g.ItemsOmitted)
+		t.Fatalf("got count %d, %d items, %d omitted; want %d, %d, 5", g.Count, len(g.Items), g.ItemsOmitted, MaxItems+5, MaxItems)
 	}
 	var a Accounting
 	a.Gaps = append(a.Gaps, &Gap{Kind: InvalidEvent, Count: 1, Items: []Item{{}, {}}})
 	if err := a.CheckValid(); err == nil || !strings.Contains(err.Error(), "lists 2") {
-		t.Fatalf("more items than count accepted: %v", err)
+		t.Fatalf("2 items for a count of 1: got error %v, want one saying it lists 2", err)
 	}
 	g.SetFigure("total_ns", 5)
 	g.SetFigure("total_ns", 7)
 	if v, ok := g.Figure("total_ns"); !ok || v != 7 || len(g.Figures) != 1 {
-		t.Fatal("SetFigure does not replace")
+		t.Fatalf("after SetFigure 5 then 7: got %d (%v) among %d figures, want 7, the only one", v, ok, len(g.Figures))
 	}
 }
 
 func TestIntervalAndClock(t *testing.T) {
 	if _, ok := (Interval{Begin: 1, End: 5}).Duration(); ok {
-		t.Fatal("an invalid interval has a duration")
+		t.Fatal("an invalid interval: got a duration, want none")
 	}
 	if d, ok := (Interval{Begin: 1, End: 5, Valid: true}).Duration(); !ok || d != 4 {
-		t.Fatal("duration")
+		t.Fatalf("duration of [1, 5]: got %d (%v), want 4", d, ok)
 	}
 	c := &Capture{Clock: Clock{Unit: "ns"}}
 	p := c.AddProgram(Program{Name: "a", Clock: &Clock{Unit: "ticks"}})
 	q := c.AddProgram(Program{Name: "b"})
 	if c.ProgramClock(p).Unit != "ticks" || c.ProgramClock(q).Unit != "ns" {
-		t.Fatal("program clock override")
+		t.Fatalf("program clocks: got %q and %q, want ticks (its own) and ns (the capture's)", c.ProgramClock(p).Unit, c.ProgramClock(q).Unit)
 	}
 }
 
@@ -101,12 +101,12 @@ func TestGapCountSaturates(t *testing.T) {
 	g.Add(Item{What: "y"})
 	g.AddN(math.MaxInt64)
 	if g.Count != math.MaxInt64 {
-		t.Fatalf("count %d", g.Count)
+		t.Fatalf("count: got %d, want math.MaxInt64", g.Count)
 	}
 	var a Accounting
 	a.Gaps = append(a.Gaps, g)
 	if a.Complete() {
-		t.Fatal("a saturated gap reads complete")
+		t.Fatal("with a saturated gap: got complete, want incomplete")
 	}
 }
 
