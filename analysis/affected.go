@@ -21,9 +21,9 @@ func Size(c *capture.Capture, t *Tables) {
 			continue
 		}
 		if pt.Clock.Unit == "ns" {
-			ns = SatAdd(ns, pt.Total)
+			ns = capture.SatAdd(ns, pt.Total)
 		} else {
-			ticks = SatAdd(ticks, pt.Total)
+			ticks = capture.SatAdd(ticks, pt.Total)
 		}
 	}
 	tot := c.Accounting.Totals(ns, ticks, nil)
@@ -84,16 +84,16 @@ func derive(d capture.Derivation, program string, t *Tables) (ns, ticks int64) {
 			switch d {
 			case capture.DeriveUnresolved:
 				if !k.Kernel.Resolved && k.Timed > 0 {
-					sum = SatAdd(sum, k.Total)
+					sum = capture.SatAdd(sum, k.Total)
 				}
 			case capture.DeriveNoLaunch:
-				sum = SatAdd(sum, k.NoLaunchTotal)
+				sum = capture.SatAdd(sum, k.NoLaunchTotal)
 			}
 		}
 		if pt.Clock.Unit == "ns" {
-			ns = SatAdd(ns, sum)
+			ns = capture.SatAdd(ns, sum)
 		} else {
-			ticks = SatAdd(ticks, sum)
+			ticks = capture.SatAdd(ticks, sum)
 		}
 	}
 	return ns, ticks

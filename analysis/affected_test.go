@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -106,23 +107,14 @@ func TestSizeEachMeasure(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
-			if !contains(basis, tc.basis) {
-				t.Errorf("basis %q lacks %q", basis, tc.basis)
+			if !strings.Contains(basis, tc.basis) {
+				t.Errorf("basis: got %q, want it to say %q", basis, tc.basis)
 			}
 			if tot := c.Accounting.Affected; tot == nil || tot.DeviceNs != 1000 || tot.DeviceTicks != 80 {
 				t.Errorf("totals %+v, want device 1000 ns and 80 ticks", tot)
 			}
 		})
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // The totals and the gate: 30% missing (300 of 700 + 300) fails a 1%
@@ -145,10 +137,10 @@ func TestTotalsAndGate(t *testing.T) {
 		t.Errorf("share %.3f, want ≈ 0.30", s)
 	}
 	if g := c.Accounting.Find(capture.GraphLaunch); g.Affected != nil {
-		t.Error("a note was sized")
+		t.Errorf("graph_launch (a note): got affected %+v, want none", g.Affected)
 	}
 	if g := c.Accounting.Find(capture.InconsistentTrace); g.Affected.Basis != "the reader's own figure" {
-		t.Error("the reader's own figure was replaced")
+		t.Errorf("inconsistent_trace: got basis %q, want the reader's own figure kept", g.Affected.Basis)
 	}
 	accept := map[capture.Kind]bool{capture.TruncatedInput: true}
 	if why := c.Accounting.Gate(tot.DeviceNs, tot.DeviceTicks, 0.01, accept); len(why) != 1 {

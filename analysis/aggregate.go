@@ -64,9 +64,9 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Device.Duration(); ok {
 		s.timed++
-		s.total = SatAdd(s.total, dur)
+		s.total = capture.SatAdd(s.total, dur)
 		if d.Link == capture.LinkNoLaunch {
-			s.noLaunch = SatAdd(s.noLaunch, dur)
+			s.noLaunch = capture.SatAdd(s.noLaunch, dur)
 		}
 		if dur < s.min {
 			s.min = dur
@@ -77,38 +77,27 @@ func (a *Aggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	}
 	if dur, ok := d.Launch.Duration(); ok {
 		s.launched++
-		s.launch = SatAdd(s.launch, dur)
+		s.launch = capture.SatAdd(s.launch, dur)
 	}
 }
 
 // aggregate adds a record that stands for ag.Count dispatches known only by
 // their sums: counts and totals grow, min and max become unknown.
 func (a *Aggregator) aggregate(s *acc, d *capture.Dispatch, ag *capture.Aggregate) {
-	s.dispatches = SatAdd(s.dispatches, ag.Count)
-	s.aggregated = SatAdd(s.aggregated, ag.Count)
+	s.dispatches = capture.SatAdd(s.dispatches, ag.Count)
+	s.aggregated = capture.SatAdd(s.aggregated, ag.Count)
 	if int(d.Link) < len(s.links) {
-		s.links[d.Link] = SatAdd(s.links[d.Link], ag.Count)
+		s.links[d.Link] = capture.SatAdd(s.links[d.Link], ag.Count)
 	}
 	if ag.DeviceValid {
-		s.timed = SatAdd(s.timed, ag.Count)
-		s.total = SatAdd(s.total, ag.Device)
+		s.timed = capture.SatAdd(s.timed, ag.Count)
+		s.total = capture.SatAdd(s.total, ag.Device)
 		if d.Link == capture.LinkNoLaunch {
-			s.noLaunch = SatAdd(s.noLaunch, ag.Device)
+			s.noLaunch = capture.SatAdd(s.noLaunch, ag.Device)
 		}
 	}
 	if ag.LaunchValid {
-		s.launched = SatAdd(s.launched, ag.Count)
-		s.launch = SatAdd(s.launch, ag.Launch)
+		s.launched = capture.SatAdd(s.launched, ag.Count)
+		s.launch = capture.SatAdd(s.launch, ag.Launch)
 	}
-}
-
-// SatAdd adds two non-negative times or counts, saturating at
-// math.MaxInt64: sums of garbage durations (centuries long) or of garbage
-// aggregated counts must not wrap into negative totals and shares above
-// 100%.
-func SatAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -102,9 +102,9 @@ func (run *Run) merge() {
 		a.finish()
 		pt := &tables[a.row.Kernel.Program]
 		pt.Kernels = append(pt.Kernels, a.row)
-		pt.Dispatches = SatAdd(pt.Dispatches, a.row.Dispatches)
-		pt.Timed = SatAdd(pt.Timed, a.row.Timed)
-		pt.Total = SatAdd(pt.Total, a.row.Total)
+		pt.Dispatches = capture.SatAdd(pt.Dispatches, a.row.Dispatches)
+		pt.Timed = capture.SatAdd(pt.Timed, a.row.Timed)
+		pt.Total = capture.SatAdd(pt.Total, a.row.Total)
 	}
 	for i := range tables {
 		pt := &tables[i]
@@ -136,18 +136,18 @@ func (a *kacc) add(k *KernelRow) {
 		}
 	}
 	r.Kernel.Resolved = r.Kernel.Resolved && k.Kernel.Resolved
-	r.Dispatches = SatAdd(r.Dispatches, k.Dispatches)
-	r.Timed = SatAdd(r.Timed, k.Timed)
-	r.Total = SatAdd(r.Total, k.Total)
-	r.Aggregated = SatAdd(r.Aggregated, k.Aggregated)
-	r.Launched = SatAdd(r.Launched, k.Launched)
-	r.LaunchTotal = SatAdd(r.LaunchTotal, k.LaunchTotal)
-	r.NoLaunchTotal = SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
+	r.Dispatches = capture.SatAdd(r.Dispatches, k.Dispatches)
+	r.Timed = capture.SatAdd(r.Timed, k.Timed)
+	r.Total = capture.SatAdd(r.Total, k.Total)
+	r.Aggregated = capture.SatAdd(r.Aggregated, k.Aggregated)
+	r.Launched = capture.SatAdd(r.Launched, k.Launched)
+	r.LaunchTotal = capture.SatAdd(r.LaunchTotal, k.LaunchTotal)
+	r.NoLaunchTotal = capture.SatAdd(r.NoLaunchTotal, k.NoLaunchTotal)
 	for l, n := range k.Links {
 		if r.Links == nil {
 			r.Links = map[string]int64{}
 		}
-		r.Links[l] = SatAdd(r.Links[l], n)
+		r.Links[l] = capture.SatAdd(r.Links[l], n)
 	}
 }
 

@@ -95,9 +95,9 @@ func (a *Aggregator) Tables(c *capture.Capture) *Tables {
 		}
 		pt := &r.Programs[kern.Program]
 		pt.Kernels = append(pt.Kernels, row)
-		pt.Dispatches = SatAdd(pt.Dispatches, s.dispatches)
-		pt.Timed = SatAdd(pt.Timed, s.timed)
-		pt.Total = SatAdd(pt.Total, s.total)
+		pt.Dispatches = capture.SatAdd(pt.Dispatches, s.dispatches)
+		pt.Timed = capture.SatAdd(pt.Timed, s.timed)
+		pt.Total = capture.SatAdd(pt.Total, s.total)
 	}
 	for i := range r.Programs {
 		r.Programs[i].Order()
@@ -131,7 +131,7 @@ func (pt *ProgramTable) Order() {
 func (r *Tables) Dispatches() int64 {
 	var n int64
 	for _, p := range r.Programs {
-		n = SatAdd(n, p.Dispatches)
+		n = capture.SatAdd(n, p.Dispatches)
 	}
 	return n
 }

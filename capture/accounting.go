@@ -167,6 +167,21 @@ func (a *Accounting) Find(kind Kind) *Gap {
 	return nil
 }
 
+// FindSkip returns the first skip of unit for reason, or nil.
+func (a *Accounting) FindSkip(unit, reason string) *Skip {
+	for _, in := range a.Input {
+		if in.Unit != unit {
+			continue
+		}
+		for _, s := range in.Skipped {
+			if s.Reason == reason {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
 // CountOf sums the counts of every gap of kind (over all program scopes).
 func (a *Accounting) CountOf(kind Kind) int64 {
 	var n int64

@@ -1,6 +1,9 @@
 package capture
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Capture is what one recorded run holds, as a reader saw it. Dispatches are
 // not stored here: they stream to a Sink while the reader runs (see Sink).
@@ -20,6 +23,56 @@ type Capture struct {
 	// Inventory is a reader's description of the file's structure for
 	// `tally inspect`: sections of key/value facts in file order.
 	Inventory []Section
+
+	// Comments are what the reader says about how it read the input, for
+	// the head of every report, one "key: value" fact each (as pprof keeps
+	// Profile.Comments): how programs were formed, the clock fit, the rank,
+	// where an exported file came from. The text and HTML reports print
+	// them under the input line; the JSON outputs show them among the
+	// inventory sections (Sections).
+	Comments []Field
+	// CommentsAt is where the JSON outputs show Comments among the
+	// Inventory sections: before Inventory[CommentsAt], after the last
+	// when CommentsAt is len(Inventory) or more.
+	CommentsAt int
+}
+
+// Comment appends a comment: a fact about how the input was read, for the
+// head of every report.
+func (c *Capture) Comment(key string, value any) {
+	c.Comments = append(c.Comments, Field{Key: key, Value: value})
+}
+
+// CommentLines are the comments as reports print them: "key: value".
+func (c *Capture) CommentLines() []string {
+	var out []string
+	for _, f := range c.Comments {
+		out = append(out, fmt.Sprintf("%s: %v", f.Key, f.Value))
+	}
+	return out
+}
+
+// CommentsTitle is the title Comments have among the inventory sections
+// of the JSON outputs.
+const CommentsTitle = "report"
+
+// Sections is the inventory as the JSON outputs (report details, inspect)
+// show it: Inventory, with Comments as the section CommentsTitle at
+// CommentsAt. A reader that sets Comments to an empty, non-nil slice gets an
+// empty section (fields null); nil Comments, none.
+func (c *Capture) Sections() []Section {
+	if c.Comments == nil {
+		return c.Inventory
+	}
+	at := min(max(c.CommentsAt, 0), len(c.Inventory))
+	com := Section{Title: CommentsTitle}
+	if len(c.Comments) > 0 {
+		com.Fields = c.Comments
+	}
+	out := make([]Section, 0, len(c.Inventory)+1)
+	out = append(out, c.Inventory[:at]...)
+	out = append(out, com)
+	return append(out, c.Inventory[at:]...)
 }
 
 // Source identifies the input a capture came from.
@@ -92,6 +145,17 @@ type Queue struct {
 	// input holding several ranks (a swimlane run) sets it per queue; an
 	// input of one rank may leave it "" and set Source.Rank.
 	Rank string `json:"rank,omitempty"`
+}
+
+// QueueRank is the distributed rank the dispatches of queue q belong to:
+// the queue's own (an input holding several ranks sets it per queue), else
+// the input's (Source.Rank); "" when neither is known. q may be NoQueue or
+// out of range: the input's rank then.
+func (c *Capture) QueueRank(q QueueID) string {
+	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
+		return c.Queues[q].Rank
+	}
+	return c.Source.Rank
 }
 
 // Label names the queue for people: its rank, device and name, those that

@@ -157,6 +157,18 @@ func (g *Gap) AddN(n int64) {
 	g.Count += n
 }
 
+// Set sets the gap's count and items for a reader that gathered them
+// itself: the items are the first MaxItems of lists, in order, and the
+// rest of count is ItemsOmitted.
+func (g *Gap) Set(count int64, lists ...[]Item) {
+	g.Count = count
+	g.Items = nil
+	for _, l := range lists {
+		g.Items = append(g.Items, l[:min(len(l), MaxItems-len(g.Items))]...)
+	}
+	g.ItemsOmitted = count - int64(len(g.Items))
+}
+
 // SetFigure sets (or replaces) a named figure.
 func (g *Gap) SetFigure(name string, v int64) {
 	for i := range g.Figures {

@@ -119,7 +119,7 @@ func TestCheckedGaps(t *testing.T) {
 		t.Fatalf("duplicate_event gap = %+v, want 1 non-note", dup)
 	}
 	if c.Accounting.Complete() {
-		t.Fatal("capture with impossible times reads complete")
+		t.Fatal("capture with impossible times: got complete, want incomplete")
 	}
 	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
@@ -157,12 +157,12 @@ func TestKeySets(t *testing.T) {
 	order := []uint64{5, 6, 7, 1, 3, 2, 4, 100, 99, 101, 50}
 	for _, id := range order {
 		if !s.add(KeyOf(0, id)) {
-			t.Fatalf("id %d reported as a repeat on first sight", id)
+			t.Fatalf("id %d on first sight: got a repeat, want new", id)
 		}
 	}
 	for _, id := range order {
 		if s.add(KeyOf(0, id)) {
-			t.Fatalf("id %d not reported as a repeat", id)
+			t.Fatalf("id %d seen again: got new, want a repeat", id)
 		}
 	}
 	r := s.scopes[0]
@@ -172,11 +172,10 @@ func TestKeySets(t *testing.T) {
 	if s.ranges != 3 {
 		t.Fatalf("ranges counter %d, want 3", s.ranges)
 	}
-	if s.add(KeyOf(0, math.MaxUint64)) != true || s.add(KeyOf(0, math.MaxUint64)) != false {
-		t.Fatal("max id")
-	}
-	if s.add(KeyOf(0, 0)) != true || s.add(KeyOf(0, 0)) != false {
-		t.Fatal("id 0")
+	for _, id := range []uint64{math.MaxUint64, 0} {
+		if first, again := s.add(KeyOf(0, id)), s.add(KeyOf(0, id)); !first || again {
+			t.Fatalf("id %d added twice: got new %v, then %v; want true, then false", id, first, again)
+		}
 	}
 }
 

@@ -24,14 +24,14 @@ func TestCheckedSinkStopsBadDispatches(t *testing.T) {
 	s.Dispatch(c, &bad)
 	s.Dispatch(c, &bad)
 	if len(got.Dispatches) != 1 || s.Bad != 2 || s.Err == nil || !strings.Contains(s.Err.Error(), "1 kernels") {
-		t.Fatalf("passed %d, bad %d, err %v", len(got.Dispatches), s.Bad, s.Err)
+		t.Fatalf("got %d passed, %d bad, error %v; want 1, 2, an error naming the 1 kernels", len(got.Dispatches), s.Bad, s.Err)
 	}
 	if err := c.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	c.Programs[0].Name = ""
 	if err := c.CheckValid(); err == nil {
-		t.Fatal("a program without a name accepted")
+		t.Fatal("a program without a name: got no error, want one")
 	}
 }
 
@@ -81,7 +81,7 @@ func TestItemQueueInRange(t *testing.T) {
 		g := c.Accounting.Gap(UnfinishedDispatch, "p")
 		g.Add(Item{What: "launched, never finished", Queue: tc.q})
 		if err := c.CheckValid(); (err == nil) != tc.ok {
-			t.Errorf("queue %v: err %v", tc.q, err)
+			t.Errorf("item queue %v: got error %v, want valid %v", tc.q, err, tc.ok)
 		}
 	}
 	for _, it := range []Item{{What: "w"}, {What: "w", Queue: QueueOf(0)}} {
@@ -94,7 +94,7 @@ func TestItemQueueInRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		if (back.Queue == nil) != (it.Queue == nil) || back.Queue != nil && *back.Queue != *it.Queue {
-			t.Errorf("%s: queue %v after the round trip", b, back.Queue)
+			t.Errorf("%s: got queue %v after the round trip, want %v", b, back.Queue, it.Queue)
 		}
 	}
 }

@@ -13,12 +13,13 @@ package diff
 import (
 	"errors"
 	"fmt"
-	"github.com/tallyprof/tally/analysis"
 	"strings"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 // Options selects the reader and its settings for every input.
@@ -111,13 +112,6 @@ func (s *Side) Add(read func(capture.Sink) (*capture.Capture, error)) error {
 // Compare compares two filled sides.
 func Compare(a, b *Side) *Result { return compareSides(a, b) }
 
-// Exit codes of `tally diff`, documented in --help.
-const (
-	ExitOK     = 0
-	ExitFailed = 1 // --strict and a side is incomplete, or --fail-if-slower found a slowdown
-	ExitUsage  = 2 // usage or input error, or an input without a single dispatch event
-)
-
 // Complete reports whether every input of the side is complete.
 func (s *Side) Complete() bool {
 	for _, c := range s.Captures {
@@ -161,17 +155,17 @@ func (r *Result) ExitCode(strict bool, failPct float64) int {
 	for _, s := range []*Side{r.A, r.B} {
 		for _, c := range s.Captures {
 			if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
-				return ExitUsage
+				return exitcode.Error
 			}
 		}
 	}
 	if strict && (!r.A.Complete() || !r.B.Complete()) {
-		return ExitFailed
+		return exitcode.Failed
 	}
 	if failPct >= 0 && len(r.Slower(failPct)) > 0 {
-		return ExitFailed
+		return exitcode.Failed
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 func pct(f float64) string  { return fmt.Sprintf("%+.2f%%", 100*f) }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/golden"
 )
 
@@ -164,10 +165,10 @@ func TestIncompleteSide(t *testing.T) {
 	if r.B.Complete() || !r.A.Complete() {
 		t.Fatalf("complete: A %v B %v", r.A.Complete(), r.B.Complete())
 	}
-	if code := r.ExitCode(true, -1); code != ExitFailed {
-		t.Errorf("--strict: exit %d, want %d", code, ExitFailed)
+	if code := r.ExitCode(true, -1); code != exitcode.Failed {
+		t.Errorf("--strict: exit %d, want %d", code, exitcode.Failed)
 	}
-	if code := r.ExitCode(false, -1); code != ExitOK {
+	if code := r.ExitCode(false, -1); code != exitcode.OK {
 		t.Errorf("without --strict: exit %d, want 0", code)
 	}
 	if dec := r.program(t, "decode"); len(dec.GapsB) != 1 || dec.GapsB[0].Kind != capture.UnfinishedDispatch || len(dec.GapsA) != 0 {
@@ -269,13 +270,13 @@ func TestFailIfSlower(t *testing.T) {
 			t.Errorf("flagged %q: a count change or noise is not a slowdown", s)
 		}
 	}
-	if code := r.ExitCode(false, 10); code != ExitFailed {
+	if code := r.ExitCode(false, 10); code != exitcode.Failed {
 		t.Errorf("exit %d, want 1", code)
 	}
 	if s := r.Slower(30); len(s) != 0 {
 		t.Errorf("slower than 30%%: %q (matmul is +20%%)", s)
 	}
-	if code := r.ExitCode(false, 30); code != ExitOK {
+	if code := r.ExitCode(false, 30); code != exitcode.OK {
 		t.Errorf("exit %d at 30%%, want 0", code)
 	}
 	// Not significant: never a failure, however large the delta.
@@ -293,8 +294,8 @@ func TestEmptyCaptureExit(t *testing.T) {
 		return c, nil
 	})
 	r := Compare(a, side("B", 1, changed()))
-	if code := r.ExitCode(false, -1); code != ExitUsage {
-		t.Fatalf("empty side: exit %d, want %d", code, ExitUsage)
+	if code := r.ExitCode(false, -1); code != exitcode.Error {
+		t.Fatalf("empty side: exit %d, want %d", code, exitcode.Error)
 	}
 	for _, p := range r.Programs {
 		if p.Status != Added {

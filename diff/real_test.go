@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/golden"
 )
 
@@ -54,7 +55,7 @@ func TestRealRankPair(t *testing.T) {
 	if r.A.Complete() || r.B.Complete() {
 		t.Error("the sub-sampled files have no end marker: both sides are incomplete")
 	}
-	if code := r.ExitCode(true, -1); code != ExitFailed {
+	if code := r.ExitCode(true, -1); code != exitcode.Failed {
 		t.Errorf("--strict: exit %d", code)
 	}
 	if s := r.Slower(0); len(s) != 0 {

@@ -81,7 +81,7 @@ func writeSideHeader(p *printer, s *Side) {
 		p.f("%s: skipped %s: %s\n", s.Label, sk.Path, sk.Reason)
 	}
 	if n := s.LeftOut(); n > 0 {
-		p.f("%s: %s cut short (failed or never ended) left out of the samples: their sums are partial (their dispatches are in tally report)\n", s.Label, runs(n))
+		p.f("%s: %s cut short (failed or never ended) left out of the samples: their sums are partial (their dispatches are in tally report)\n", s.Label, units.Plural(int64(n), "run", "runs"))
 	}
 }
 
@@ -89,14 +89,14 @@ func writeProgram(p *printer, pr *Program) {
 	head := "program " + pr.Name + ": "
 	switch pr.Status {
 	case Added:
-		head += fmt.Sprintf("ADDED (only in B, %s)", runs(pr.RunsB))
+		head += fmt.Sprintf("ADDED (only in B, %s)", units.Plural(int64(pr.RunsB), "run", "runs"))
 	case Removed:
-		head += fmt.Sprintf("REMOVED (only in A, %s)", runs(pr.RunsA))
+		head += fmt.Sprintf("REMOVED (only in A, %s)", units.Plural(int64(pr.RunsA), "run", "runs"))
 	default:
-		head += fmt.Sprintf("A %s, B %s", runs(pr.RunsA), runs(pr.RunsB))
+		head += fmt.Sprintf("A %s, B %s", units.Plural(int64(pr.RunsA), "run", "runs"), units.Plural(int64(pr.RunsB), "run", "runs"))
 	}
 	if pr.LeftOutA > 0 || pr.LeftOutB > 0 {
-		head += fmt.Sprintf("; left out, cut short: A %s, B %s", runs(pr.LeftOutA), runs(pr.LeftOutB))
+		head += fmt.Sprintf("; left out, cut short: A %s, B %s", units.Plural(int64(pr.LeftOutA), "run", "runs"), units.Plural(int64(pr.LeftOutB), "run", "runs"))
 	}
 	p.f("%s\n", head)
 	if pr.TimeRefused != "" {
@@ -182,13 +182,6 @@ func kernelLabel(k *Kernel) string {
 		s += fmt.Sprintf(" (aggregated records: A %d, B %d dispatches, in counts and time/run only)", k.AggregatedA, k.AggregatedB)
 	}
 	return s
-}
-
-func runs(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
 }
 
 // timeCell is a median with its interval, as benchstat writes it.

@@ -127,8 +127,8 @@ func failedInputs(errs []error, n int) error {
 // rank, else the input's (capture.Source.Rank), else the input's index on
 // the command line as a decimal number (docs/export.md, "Ranks").
 func (in *input) rankOf(c *capture.Capture, q capture.QueueID) string {
-	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
-		return c.Queues[q].Rank
+	if r := c.QueueRank(q); r != "" {
+		return r
 	}
 	return in.inputRank(c)
 }

@@ -74,6 +74,18 @@ func (r *kinetoRecord) get(b []byte) {
 	}
 }
 
+// programSpan is what the spool pass learns of one program's timed
+// dispatches: the time they span, device and launch intervals together,
+// and how many there are.
+type programSpan struct {
+	span
+	timed int64
+}
+
+// unlinkedKernels counts one program's kernels written without a launch
+// event, and their device ns.
+type unlinkedKernels struct{ n, ns int64 }
+
 // kinetoSkipped counts the records not written as kernel events, by reason.
 type kinetoSkipped struct {
 	aggregated, aggregatedDispatches int64
@@ -204,8 +216,8 @@ type kinetoSpool struct {
 	sw *bufio.Writer
 	// window is per program: its clock is known only at the end; unlinked
 	// counts, per program, the kernels without a launch and their ns.
-	window   map[capture.ProgramID]*[3]int64
-	unlinked map[capture.ProgramID]*[2]int64
+	window   map[capture.ProgramID]*programSpan
+	unlinked map[capture.ProgramID]*unlinkedKernels
 	skipped  kinetoSkipped
 	n        int64
 	werr     error
@@ -229,8 +241,8 @@ func newKinetoSpool(out string) (*kinetoSpool, error) {
 	// Unlinked at once where the system allows it (it is read back through
 	// its descriptor): nothing is left beside OUT even after a SIGKILL.
 	os.Remove(f.Name())
-	return &kinetoSpool{f: f, sw: bufio.NewWriterSize(f, 1<<20), window: map[capture.ProgramID]*[3]int64{},
-		unlinked: map[capture.ProgramID]*[2]int64{}, rankSeen: map[string]bool{}, perFile: tallyCounts{}}, nil
+	return &kinetoSpool{f: f, sw: bufio.NewWriterSize(f, 1<<20), window: map[capture.ProgramID]*programSpan{},
+		unlinked: map[capture.ProgramID]*unlinkedKernels{}, rankSeen: map[string]bool{}, perFile: tallyCounts{}}, nil
 }
 
 func (k *kinetoSpool) close() { k.f.Close(); os.Remove(k.f.Name()) }
@@ -258,22 +270,23 @@ func (k *kinetoSpool) sink(in *input) capture.Sink {
 		r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
 			launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
 			index: d.Index, ordinal: d.Ordinal}
-		w := k.window[d.Program]
-		if w == nil {
-			w = &[3]int64{math.MaxInt64, math.MinInt64, 0}
-			k.window[d.Program] = w
+		sp := k.window[d.Program]
+		if sp == nil {
+			sp = &programSpan{span: *newSpan()}
+			k.window[d.Program] = sp
 		}
-		w[0], w[1], w[2] = min(w[0], r.begin), max(w[1], r.end), w[2]+1
+		sp.add(r.begin, r.end)
+		sp.timed++
 		if !r.launch {
 			u := k.unlinked[d.Program]
 			if u == nil {
-				u = &[2]int64{}
+				u = &unlinkedKernels{}
 				k.unlinked[d.Program] = u
 			}
-			u[0], u[1] = u[0]+1, u[1]+r.end-r.begin
+			u.n, u.ns = u.n+1, u.ns+r.end-r.begin
 		}
 		if r.launch {
-			w[0], w[1] = min(w[0], r.lbegin), max(w[1], r.lend)
+			sp.add(r.lbegin, r.lend)
 		}
 		r.put(k.buf[:])
 		if k.werr == nil {
@@ -308,17 +321,17 @@ func (k *kinetoSpool) write(in *input, opt Options, files []analysis.Skipped, on
 	c := in.Capture
 	skipped, n := k.skipped, k.n
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for p, w := range k.window {
+	for p, sp := range k.window {
 		if c.ProgramClock(p).Unit == "ns" {
-			lo, hi = min(lo, w[0]), max(hi, w[1])
+			lo, hi = min(lo, sp.lo), max(hi, sp.hi)
 			if u := k.unlinked[p]; u != nil {
-				skipped.unlinked += u[0]
-				skipped.unlinkedNS += u[1]
+				skipped.unlinked += u.n
+				skipped.unlinkedNS += u.ns
 			}
 		} else {
 			// Device ticks: no ns time to place them at (counted in INFO).
-			skipped.untimed += w[2]
-			n -= w[2]
+			skipped.untimed += sp.timed
+			n -= sp.timed
 		}
 	}
 	// Unfinished dispatches with a launch time extend the window: they are

@@ -76,11 +76,9 @@ func reportText(t *testing.T, r *readResult) string {
 // exportedLines are the report header's provenance lines.
 func exportedLines(c *capture.Capture) []string {
 	var out []string
-	for _, s := range c.Inventory {
-		for _, f := range s.Fields {
-			if s.Title == "report" && f.Key == "exported" {
-				out = append(out, f.Value.(string))
-			}
+	for _, f := range c.Comments {
+		if f.Key == "exported" {
+			out = append(out, f.Value.(string))
 		}
 	}
 	return out

@@ -12,7 +12,9 @@ const TallyKinetoSchema = "tally.kineto/v2"
 // tallyCounts counts each (rank, program)'s timed dispatches (written as
 // events when the program's clock is ns) and those never written
 // (aggregated records, untimed dispatches): O(ranks × programs).
-type tallyCounts map[tallyKey]*[2]int64
+type tallyCounts map[tallyKey]*tallyCount
+
+type tallyCount struct{ timed, never int64 }
 
 type tallyKey struct {
 	rank string
@@ -23,11 +25,11 @@ func (t tallyCounts) add(rank string, p capture.ProgramID, timed, never int64) {
 	k := tallyKey{rank, p}
 	v := t[k]
 	if v == nil {
-		v = &[2]int64{}
+		v = &tallyCount{}
 		t[k] = v
 	}
-	v[0] += timed
-	v[1] += never
+	v.timed += timed
+	v.never += never
 }
 
 // tallyProgram is one program of the block: the capture's program, with
@@ -64,11 +66,11 @@ func (k *kinetoWriter) tallyFields(acct map[string]any) {
 		}
 		p := &progs[key.prog]
 		if c.ProgramClock(key.prog).Unit == "ns" {
-			p.Events += v[0]
-			p.NotWritten += v[1]
-			kernels += v[0]
+			p.Events += v.timed
+			p.NotWritten += v.never
+			kernels += v.timed
 		} else {
-			p.NotWritten += v[0] + v[1] // device ticks: no event (docs/export.md, "Units")
+			p.NotWritten += v.timed + v.never // device ticks: no event (docs/export.md, "Units")
 		}
 	}
 	ks := make([]tallyKernel, len(c.Kernels))
@@ -79,12 +81,7 @@ func (k *kinetoWriter) tallyFields(acct map[string]any) {
 			ks[i].ID = &id
 		}
 	}
-	report := []capture.Field{}
-	for _, s := range c.Inventory {
-		if s.Title == "report" {
-			report = append(report, s.Fields...)
-		}
-	}
+	report := append([]capture.Field{}, c.Comments...)
 	queues := c.Queues
 	if queues == nil {
 		queues = []capture.Queue{}

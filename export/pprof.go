@@ -50,17 +50,17 @@ type profileWriter struct {
 	readErr
 	opt      Options
 	perInput []map[ppKey]*[ppValues]int64
-	windows  []map[capture.ProgramID]*[2]int64
+	windows  []map[capture.ProgramID]*span
 }
 
 func openPProf(opt Options, n int) *profileWriter {
-	return &profileWriter{opt: opt, perInput: make([]map[ppKey]*[ppValues]int64, n), windows: make([]map[capture.ProgramID]*[2]int64, n)}
+	return &profileWriter{opt: opt, perInput: make([]map[ppKey]*[ppValues]int64, n), windows: make([]map[capture.ProgramID]*span, n)}
 }
 
 func (pw *profileWriter) abort() {}
 
 func (pw *profileWriter) sink(in *input) capture.Sink {
-	win := map[capture.ProgramID]*[2]int64{}
+	win := map[capture.ProgramID]*span{}
 	samples := map[ppKey]*[ppValues]int64{}
 	pw.windows[in.Index], pw.perInput[in.Index] = win, samples
 	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
@@ -87,10 +87,10 @@ func (pw *profileWriter) sink(in *input) capture.Sink {
 			k.status = linkStatus(d.Link)
 			w := win[d.Program]
 			if w == nil {
-				w = &[2]int64{math.MaxInt64, math.MinInt64}
+				w = newSpan()
 				win[d.Program] = w
 			}
-			w[0], w[1] = min(w[0], d.Device.Begin), max(w[1], d.Device.End)
+			w.add(d.Device.Begin, d.Device.End)
 		}
 		v := samples[k]
 		if v == nil {
@@ -167,7 +167,7 @@ func addUnfinished(in *input, samples map[ppKey]*[ppValues]int64) {
 	}
 }
 
-func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*[2]int64) *profile.Profile {
+func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []map[capture.ProgramID]*span) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "dispatches", Unit: "count"},
@@ -240,7 +240,7 @@ func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []ma
 		c := ins[i].Capture
 		for p, w := range ws {
 			if clock := c.ProgramClock(p); clock.Unit == "ns" {
-				lo, hi = min(lo, w[0]), max(hi, w[1])
+				lo, hi = min(lo, w.lo), max(hi, w.hi)
 				epoch = epoch && clock.Domain == "unix-epoch"
 			}
 		}

@@ -139,14 +139,13 @@ func TestPProfSamples(t *testing.T) {
 // parseProfile reads a written profile back with pprof's own parser.
 func parseProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := profile.ParseData(data)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return p
 }

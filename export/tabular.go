@@ -15,6 +15,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/countio"
 	"github.com/tallyprof/tally/internal/safetext"
 )
 
@@ -99,7 +100,7 @@ type tabular struct {
 	id        string
 	gapsPath  string
 	out, gaps *checkedfile.Pending
-	outBytes  *countWriter
+	outBytes  *countio.Writer
 	t         *table
 	// Dispatch rows: the row being written and the first write error.
 	row  DispatchRow
@@ -119,7 +120,7 @@ func openTabular(opt Options) (*tabular, error) {
 	if w.out, err = checkedfile.Create(opt.Out); err != nil {
 		return nil, err
 	}
-	w.outBytes = &countWriter{w: w.out}
+	w.outBytes = &countio.Writer{W: w.out}
 	if w.gaps, err = checkedfile.Create(w.gapsPath); err != nil {
 		w.abort()
 		return nil, err
@@ -196,7 +197,7 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	}
 	gt, err := newTable(w.gaps, opt.To, gapColumns, w.id)
 	if err == nil {
-		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.n, w.id))
+		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id))
 		for _, r := range rows {
 			if err = gt.write(&r, r.cells); err != nil {
 				break
@@ -217,18 +218,6 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 func outputRow(out string, rows, size int64, id string) GapRow {
 	return GapRow{Input: -1, Path: filepath.Base(out), Record: "export", Kind: OutputKind, Count: rows, Used: size, Unit: "rows", Note: true,
 		Summary: fmt.Sprintf("the table this accounting describes: %d rows, %d bytes, every row with export_id %s; a table beside it that differs is from another export", rows, size, id)}
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (r *DispatchRow) cells(rec []string) []string {

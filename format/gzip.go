@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // Real traces arrive gzipped, and inflating costs as much as parsing. So a
@@ -57,13 +59,13 @@ func (e *GzipTrailingError) Error() string {
 type members struct {
 	zr   *gzip.Reader
 	br   *bufio.Reader
-	cr   *CountingReader
+	cr   *countio.Reader
 	size int64 // the compressed size, or -1 for a stream
 	err  error
 }
 
 func newMembers(r io.Reader, size int64) (*members, error) {
-	cr := &CountingReader{R: r}
+	cr := &countio.Reader{R: r}
 	// A bufio.Reader is an io.ByteReader, so the inflater reads through
 	// it byte-exactly and the end of each member is known.
 	m := &members{cr: cr, br: bufio.NewReader(cr), size: size}

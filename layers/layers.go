@@ -19,7 +19,7 @@ import (
 	"sync"
 
 	"github.com/tallyprof/tally/format/npuprof"
-	"github.com/tallyprof/tally/internal/ranges"
+	"github.com/tallyprof/tally/internal/intset"
 )
 
 // Schema is the JSON output's schema name.
@@ -164,7 +164,7 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 		all[l] = true
 	}
 	var pairs []*pair
-	for _, rg := range ranges.Of(all) {
+	for _, rg := range intset.Of(all) {
 		for l := rg.Lo; l <= rg.Hi; l++ {
 			ly, p, err := rep.layer(l, rl.files[l], ol.files[l], opt.Hidden, logStats)
 			if err != nil {
@@ -186,7 +186,7 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 			pts = append(pts, point{p.ly.Layer, *p.ly.Metrics.RelL2})
 		}
 	}
-	rep.holes(ranges.Holes(ranges.Of(all)))
+	rep.holes(intset.Holes(intset.Of(all)))
 	rep.Step = findStep(pts)
 	rep.Totals.Step = rep.Step != nil
 	if logStats != nil {
@@ -370,7 +370,7 @@ func describe(t *tensor) string {
 }
 
 // holes adds the layers missing on both sides between present ones.
-func (rep *Report) holes(hs []ranges.Range) {
+func (rep *Report) holes(hs []intset.Range) {
 	for _, h := range hs {
 		n := h.Hi - h.Lo + 1
 		rep.Totals.NotWritten += n
@@ -400,7 +400,7 @@ func (rep *Report) logInfo(path string, st map[int64]*npuprof.LayerStat, ours *l
 			missing[l] = true
 		}
 	}
-	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: ranges.String(ranges.Of(missing)), withoutDump: len(missing),
+	rep.Log = &LogInfo{Path: path, Layers: len(st), WithoutDump: intset.String(intset.Of(missing)), withoutDump: len(missing),
 		Checked: rep.logChecked, Unchecked: rep.logUnchecked}
 }
 

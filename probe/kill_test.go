@@ -1,7 +1,6 @@
 package probe_test
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/testfile"
 	"github.com/tallyprof/tally/probe"
 )
 
@@ -75,23 +75,7 @@ func child(mode, path string) {
 // startChild runs the child until it is ready.
 func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 	path := filepath.Join(t.TempDir(), "killed.probe")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROBE_CHILD="+mode, "PROBE_PATH="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child: %q %v", line, err)
-	}
-	return cmd, path
+	return testfile.Child(t, "PROBE_CHILD="+mode, "PROBE_PATH="+path), path
 }
 
 // kill -9 after a checkpoint: the file is readable, holds the 1000
@@ -104,19 +88,19 @@ func TestKill9InFlight(t *testing.T) {
 	cmd.Wait()
 	c, ds := readBack(t, path)
 	if len(ds) != 1000 && len(ds) != 1010 {
-		t.Fatalf("%d dispatches", len(ds))
+		t.Fatalf("got %d dispatches, want 1000 (or 1010 if the writer drained again)", len(ds))
 	}
 	g := c.Accounting.Find(capture.UnfinishedDispatch)
 	if g == nil || g.Count != 3 || g.Program != "decode" {
-		t.Fatalf("unfinished: %+v", g)
+		t.Fatalf("unfinished_dispatch: got %+v, want 3 in program decode", g)
 	}
 	for _, it := range g.Items {
 		if it.Kernel != "stuck" || it.Time == nil || !strings.Contains(it.LastCompleted, "done") || !strings.Contains(it.What, "last checkpoint") {
-			t.Fatalf("%+v", it)
+			t.Fatalf("unfinished item: got %+v, want kernel stuck with its launch time, after done, at the last checkpoint", it)
 		}
 	}
 	if c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 || c.Accounting.Complete() {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want one unfinalized_capture and incomplete", c.Accounting.Gaps)
 	}
 }
 
@@ -129,7 +113,7 @@ func TestKill9UnderLoad(t *testing.T) {
 	cmd.Wait()
 	c, ds := readBack(t, path)
 	if len(ds) == 0 || c.Accounting.Complete() || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
-		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches, gaps %+v; want some dispatches, incomplete, one unfinalized_capture", len(ds), c.Accounting.Gaps)
 	}
 	if err := c.Accounting.CheckValid(); err != nil {
 		t.Fatal(err)
@@ -145,17 +129,17 @@ func TestSigtermHandler(t *testing.T) {
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
-		t.Fatalf("child did not die of SIGTERM: %v", err)
+		t.Fatalf("child: got %v, want killed by SIGTERM", err)
 	}
 	c, ds := readBack(t, path)
 	if len(ds) != 1010 {
-		t.Fatalf("%d dispatches", len(ds))
+		t.Fatalf("got %d dispatches, want 1010 (all drained)", len(ds))
 	}
 	if g := c.Accounting.Find(capture.UnfinishedDispatch); g == nil || g.Count != 3 || !strings.Contains(g.Items[0].What, "session closed") {
-		t.Fatalf("%+v", g)
+		t.Fatalf("unfinished_dispatch: got %+v, want 3 listed when the session closed", g)
 	}
 	if c.Accounting.CountOf(capture.UnfinalizedCapture) != 0 || c.Accounting.Find("closed_by_signal") == nil {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want closed_by_signal and no unfinalized_capture", c.Accounting.Gaps)
 	}
 	// Stopped by a signal: a gap naming it, so --strict fails; never a
 	// device fault.
@@ -164,6 +148,6 @@ func TestSigtermHandler(t *testing.T) {
 		t.Fatalf("interrupted_recording: got %+v, want one item naming SIGTERM", g)
 	}
 	if c.Accounting.CountOf(capture.DeviceFault) != 0 {
-		t.Fatalf("a device_fault for a SIGTERM: %+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want no device_fault for a SIGTERM", c.Accounting.Gaps)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	_ "github.com/tallyprof/tally/format/probe"
+	_ "github.com/tallyprof/tally/format/probereader"
 	"github.com/tallyprof/tally/probe"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	_ "github.com/tallyprof/tally/format/probe"
+	_ "github.com/tallyprof/tally/format/probereader"
 )
 
 // A full ring drops and counts, exactly, without blocking: the writer is

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // How much the gaps touch, in words: the figure family of capture.Affected,
@@ -40,7 +41,7 @@ func touchedParts(missNs, unattrNs, missTk, unattrTk, lost int64, t *capture.Aff
 		parts = append(parts, timeShare(unattrTk, devTk, "ticks")+" of device time in the tables, not fully attributed")
 	}
 	if lost > 0 {
-		parts = append(parts, plural(lost, "dispatch", "dispatches")+" lost")
+		parts = append(parts, units.Plural(lost, "dispatch", "dispatches")+" lost")
 	}
 	return parts
 }
@@ -90,7 +91,7 @@ func AffectedClause(c *capture.Capture) string {
 // IncompleteVerdict is the verdict line of an incomplete capture: the
 // number of gaps and how much they touch.
 func IncompleteVerdict(c *capture.Capture, gaps, scoped int) string {
-	s := fmt.Sprintf("INCOMPLETE: %s", plural(int64(gaps), "gap", "gaps"))
+	s := fmt.Sprintf("INCOMPLETE: %s", units.Plural(int64(gaps), "gap", "gaps"))
 	if cl := AffectedClause(c); cl != "" {
 		s += " — " + cl
 	}

@@ -25,7 +25,7 @@ type JSONInspect struct {
 
 // InspectJSON writes the inventory as JSON.
 func InspectJSON(w io.Writer, c *capture.Capture) error {
-	sections := c.Inventory
+	sections := c.Sections()
 	if sections == nil {
 		sections = []capture.Section{}
 	}
@@ -60,10 +60,7 @@ func InspectText(w io.Writer, c *capture.Capture) error {
 			p.f("\n")
 		}
 	}
-	for _, s := range c.Inventory {
-		if s.Title == "report" { // header lines for the report; inspect shows the facts themselves
-			continue
-		}
+	for _, s := range c.Inventory { // not Comments: inspect shows the facts themselves
 		p.f("\n%s\n", s.Title)
 		for _, f := range s.Fields {
 			p.f("  %s: %v\n", f.Key, f.Value)

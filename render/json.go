@@ -113,7 +113,7 @@ func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 		Programs:   []JSONProgram{},
 		Accounting: Accounting(c),
 		Queues:     itemQueues(c),
-		Details:    c.Inventory,
+		Details:    c.Sections(),
 	}
 	for _, pt := range r.Programs {
 		doc.Programs = append(doc.Programs, jsonProgram(&pt))

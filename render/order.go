@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 )
 
 // ProgramOrder is the order the reports show t's programs in: by device
@@ -78,7 +79,7 @@ func deviceTime(t *analysis.Tables) map[string]int64 {
 	m := map[string]int64{}
 	for _, pt := range t.Programs {
 		if pt.Timed > 0 {
-			m[pt.Clock.Unit] = analysis.SatAdd(m[pt.Clock.Unit], pt.Total)
+			m[pt.Clock.Unit] = capture.SatAdd(m[pt.Clock.Unit], pt.Total)
 		}
 	}
 	return m

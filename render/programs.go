@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // summaryRows caps the programs summary; the rest are summed in one line
@@ -79,7 +81,7 @@ func writeKernels(p *printer, pt *analysis.ProgramTable, opt TextOptions) {
 			total += k.Total
 			share += k.Share
 		}
-		line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), plural(n, "dispatch", "dispatches"))
+		line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), units.Plural(n, "dispatch", "dispatches"))
 		if pt.Timed > 0 {
 			line += fmt.Sprintf(", %s, %s of this program", Duration(total, unit), Share(share))
 		}
@@ -123,25 +125,25 @@ func writeSummary(p *printer, r *analysis.Tables, order []int, opt TextOptions) 
 		return
 	}
 	whole := deviceTime(r)
-	var units []string
+	var perUnit []string
 	for _, u := range []string{"ns", "ticks", ""} {
 		if v, ok := whole[u]; ok {
-			units = append(units, Duration(v, u))
+			perUnit = append(perUnit, Duration(v, u))
 		}
 	}
 	for u, v := range whole {
 		if u != "ns" && u != "ticks" && u != "" {
-			units = append(units, Duration(v, u))
+			perUnit = append(perUnit, Duration(v, u))
 		}
 	}
 	how := "by device time, costliest first (--order input: as read)"
 	if opt.InputOrder {
 		how = "in input order"
 	}
-	if len(units) == 0 {
+	if len(perUnit) == 0 {
 		p.f("\nprograms %s; the input has no times\n", how)
 	} else {
-		p.f("\nprograms %s; share: of the capture's device time, %s\n", how, strings.Join(units, " + "))
+		p.f("\nprograms %s; share: of the capture's device time, %s\n", how, strings.Join(perUnit, " + "))
 	}
 	t := table{head: []string{"runs", "dispatches", "total", "share"}, label: "program"}
 	var names []string
@@ -171,12 +173,12 @@ func writeSummary(p *printer, r *analysis.Tables, order []int, opt TextOptions) 
 		sums := map[string]int64{}
 		for _, i := range rest {
 			pt := &r.Programs[i]
-			n = analysis.SatAdd(n, pt.Dispatches)
+			n = capture.SatAdd(n, pt.Dispatches)
 			if pt.Timed > 0 {
-				sums[pt.Clock.Unit] = analysis.SatAdd(sums[pt.Clock.Unit], pt.Total)
+				sums[pt.Clock.Unit] = capture.SatAdd(sums[pt.Clock.Unit], pt.Total)
 			}
 		}
-		line := fmt.Sprintf("    … %d more programs, each with its table below: %s", len(rest), plural(n, "dispatch", "dispatches"))
+		line := fmt.Sprintf("    … %d more programs, each with its table below: %s", len(rest), units.Plural(n, "dispatch", "dispatches"))
 		for _, u := range []string{"ns", "ticks"} {
 			if v, ok := sums[u]; ok {
 				line += ", " + timeShare(v, whole[u], u)

@@ -19,7 +19,7 @@ func TestItemQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "on queue") || BuildJSON(c, r).Queues != nil {
-		t.Fatalf("a queue named for an item without one:\n%s", b.String())
+		t.Fatalf("got\n%s\nwant no queue named (the item has none)", b.String())
 	}
 	c.AddQueue(capture.Queue{Name: "stream 3", Device: "GPU 1", Rank: "2"})
 	q := c.AddQueue(capture.Queue{Name: "stream 7", Device: "GPU 1", Rank: "2"})
@@ -29,11 +29,11 @@ func TestItemQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "fam:matmul: launched; on queue rank 2 · GPU 1 · stream 7; at 77 ns") {
-		t.Fatalf("queue not in the item line:\n%s", b.String())
+		t.Fatalf("got\n%s\nwant the item line to name queue rank 2 · GPU 1 · stream 7", b.String())
 	}
 	b.Reset()
 	if err := InspectText(&b, c); err != nil || !strings.Contains(b.String(), "on queue rank 2 · GPU 1 · stream 7") {
-		t.Fatalf("inspect: %v\n%s", err, b.String())
+		t.Fatalf("inspect: got %v\n%s\nwant the queue named", err, b.String())
 	}
 
 	b.Reset()
@@ -46,14 +46,14 @@ func TestItemQueue(t *testing.T) {
 	}
 	it := doc.Accounting.Gaps[0].Items[0]
 	if it.Queue == nil || int(*it.Queue) >= len(doc.Queues) || doc.Queues[*it.Queue].Name != "stream 7" {
-		t.Fatalf("item queue %v, queues %+v", it.Queue, doc.Queues)
+		t.Fatalf("got item queue %v, queues %+v; want the index of stream 7", it.Queue, doc.Queues)
 	}
 	if s := BuildSection("x.kept", c, r, nil); len(s.Queues) != 2 {
-		t.Fatalf("section queues %+v", s.Queues)
+		t.Fatalf("section queues: got %+v, want 2", s.Queues)
 	}
 	b.Reset()
 	var in JSONInspect
 	if err := InspectJSON(&b, c); err != nil || json.Unmarshal(b.Bytes(), &in) != nil || len(in.Queues) != 2 {
-		t.Fatalf("inspect json: %v %+v", err, in.Queues)
+		t.Fatalf("inspect json: got %v, queues %+v; want 2 queues", err, in.Queues)
 	}
 }

@@ -39,25 +39,25 @@ func TestTextStatesClockFirstAndGapsBelow(t *testing.T) {
 	}
 	out := b.String()
 	if !strings.HasPrefix(out, "times: ns on a test clock\n") {
-		t.Fatalf("first line: %q", strings.SplitN(out, "\n", 2)[0])
+		t.Fatalf("first line: got %q, want \"times: ns on a test clock\"", strings.SplitN(out, "\n", 2)[0])
 	}
 	table := strings.Index(out, "fam:matmul")
 	gap := strings.Index(out, "GAP unfinished_dispatch")
 	if table < 0 || gap < table || !strings.Contains(out, "75.0%") || !strings.Contains(out, "p1:#42") {
-		t.Fatalf("layout:\n%s", out)
+		t.Fatalf("got\n%s\nwant the table (fam:matmul at 75.0%%, p1:#42) above GAP unfinished_dispatch", out)
 	}
 	if !strings.Contains(out, "at 77 ns") || !strings.Contains(out, "last completed before it: p1 main[0]") {
-		t.Fatalf("unfinished item not named:\n%s", out)
+		t.Fatalf("got\n%s\nwant the unfinished item at 77 ns, after p1 main[0]", out)
 	}
 	if !strings.Contains(out, "INCOMPLETE") || strings.Contains(out, "COMPLETE: every") {
-		t.Fatalf("verdict:\n%s", out)
+		t.Fatalf("got\n%s\nwant the INCOMPLETE verdict and no COMPLETE one", out)
 	}
 	// Negative arm: without the gap the verdict is COMPLETE.
 	c.Accounting.Gaps = nil
 	b.Reset()
 	Text(&b, c, r, TextOptions{})
 	if !strings.Contains(b.String(), "COMPLETE: every input unit is accounted for") {
-		t.Fatal("complete verdict missing")
+		t.Fatalf("without gaps: got\n%s\nwant \"COMPLETE: every input unit is accounted for\"", b.String())
 	}
 }
 
@@ -72,14 +72,14 @@ func TestJSONCarriesAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Schema != ReportSchema || doc.Accounting.Complete || len(doc.Accounting.Gaps) != 1 {
-		t.Fatalf("%+v", doc.Accounting)
+		t.Fatalf("got schema %q, accounting %+v; want %q, incomplete, one gap", doc.Schema, doc.Accounting, ReportSchema)
 	}
 	k := doc.Programs[0].Kernels[0]
 	if k.Name != "fam:matmul" || *k.TotalNS != 3000 || *k.Share != 0.75 || k.TotalTicks != nil {
-		t.Fatalf("kernel %+v", k)
+		t.Fatalf("first kernel: got %+v, want fam:matmul, 3000 ns, share 0.75, no ticks", k)
 	}
 	if doc.Programs[0].Kernels[1].ID == nil || *doc.Programs[0].Kernels[1].ID != 42 {
-		t.Fatal("anonymous kernel id lost")
+		t.Fatalf("anonymous kernel: got id %v, want 42", doc.Programs[0].Kernels[1].ID)
 	}
 }
 
@@ -90,13 +90,13 @@ func TestJSONTicksAndUntimed(t *testing.T) {
 	doc := BuildJSON(c, r)
 	k := doc.Programs[0].Kernels[0]
 	if k.TotalNS != nil || k.TotalTicks == nil || *k.TotalTicks != 3000 || *doc.Programs[0].Unit != "ticks" {
-		t.Fatalf("ticks program reported in ns: %+v", k)
+		t.Fatalf("ticks program: got %+v, want 3000 ticks and no ns", k)
 	}
 	c.Programs[0].Clock = &capture.Clock{}
 	r = analysisAgain(c, r)
 	doc = BuildJSON(c, r)
 	if doc.Programs[0].Unit != nil || doc.Programs[0].Kernels[0].TotalNS != nil || doc.Programs[0].Kernels[0].Share != nil {
-		t.Fatal("untimed program has times")
+		t.Fatalf("untimed program: got unit %v, first kernel %+v; want no unit, time or share", doc.Programs[0].Unit, doc.Programs[0].Kernels[0])
 	}
 }
 
@@ -121,16 +121,16 @@ func (w *brokenWriter) Write(p []byte) (int, error) {
 func TestWriteErrorsReturned(t *testing.T) {
 	c, r := sample()
 	if err := Text(&brokenWriter{}, c, r, TextOptions{}); err == nil {
-		t.Fatal("text: write error lost")
+		t.Fatal("text to a failing writer: got no error, want the write error")
 	}
 	if err := JSON(&brokenWriter{}, c, r); err == nil {
-		t.Fatal("json: write error lost")
+		t.Fatal("json to a failing writer: got no error, want the write error")
 	}
 	if err := InspectText(&brokenWriter{}, c); err == nil {
-		t.Fatal("inspect: write error lost")
+		t.Fatal("inspect to a failing writer: got no error, want the write error")
 	}
 	if err := InspectJSON(&brokenWriter{}, c); err == nil {
-		t.Fatal("inspect json: write error lost")
+		t.Fatal("inspect json to a failing writer: got no error, want the write error")
 	}
 }
 
@@ -161,7 +161,7 @@ func TestMoreItemsLine(t *testing.T) {
 	Text(&b, c, r, TextOptions{})
 	out := b.String()
 	if strings.Count(out, "… and") != 1 || !strings.Contains(out, "… and 5 more (--json lists 15)") {
-		t.Fatalf("more lines:\n%s", out)
+		t.Fatalf("got\n%s\nwant one \"… and 5 more (--json lists 15)\" line", out)
 	}
 }
 
@@ -176,6 +176,22 @@ func TestGapOfUnshownProgramPrinted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "[program session 2: command buffer 9] GAP dropped_records (4)") {
-		t.Fatalf("gap of an unshown program missing:\n%s", b.String())
+		t.Fatalf("got\n%s\nwant the gap of the unshown program printed", b.String())
+	}
+}
+
+func TestRuns(t *testing.T) {
+	for _, tc := range []struct {
+		n      int64
+		states []capture.Count
+		want   string
+	}{
+		{1, nil, "1 run"},
+		{0, nil, "0 runs"},
+		{3, []capture.Count{{Name: "complete", Count: 2}, {Name: "failed", Count: 1}}, "3 runs (2 complete, 1 failed)"},
+	} {
+		if got := Runs(tc.n, tc.states); got != tc.want {
+			t.Errorf("Runs(%d, %v) = %q, want %q", tc.n, tc.states, got, tc.want)
+		}
 	}
 }

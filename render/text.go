@@ -56,7 +56,7 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 
 	p.f("times: %s\n", clockLine(c.Clock))
 	p.f("input: %s\n", inputLine(c))
-	for _, note := range headerNotes(c) {
+	for _, note := range c.CommentLines() {
 		p.f("%s\n", note)
 	}
 
@@ -141,21 +141,6 @@ func inputLine(c *capture.Capture) string {
 	return s
 }
 
-// headerNotes are the inventory facts a reader marks for the report header
-// (section "report").
-func headerNotes(c *capture.Capture) []string {
-	var out []string
-	for _, s := range c.Inventory {
-		if s.Title != "report" {
-			continue
-		}
-		for _, f := range s.Fields {
-			out = append(out, fmt.Sprintf("%s: %v", f.Key, f.Value))
-		}
-	}
-	return out
-}
-
 func programGaps(c *capture.Capture, program string) []*capture.Gap {
 	var out []*capture.Gap
 	for _, g := range c.Accounting.Gaps {
@@ -169,18 +154,8 @@ func programGaps(c *capture.Capture, program string) []*capture.Gap {
 func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt TextOptions) {
 	prog := pt.Program
 	unit := pt.Clock.Unit
-	head := fmt.Sprintf("program %s: %d run", prog.Name, prog.Instances)
-	if prog.Instances != 1 {
-		head += "s"
-	}
-	if len(prog.InstanceStates) > 0 {
-		var parts []string
-		for _, s := range prog.InstanceStates {
-			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
-		}
-		head += " (" + strings.Join(parts, ", ") + ")"
-	}
-	head += ", " + plural(pt.Dispatches, "dispatch", "dispatches")
+	head := "program " + prog.Name + ": " + Runs(prog.Instances, prog.InstanceStates)
+	head += ", " + units.Plural(pt.Dispatches, "dispatch", "dispatches")
 	if pt.Timed > 0 {
 		head += ", " + Duration(pt.Total, unit) + " in total"
 		if pt.Timed < pt.Dispatches {
@@ -306,4 +281,16 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 	}
 }
 
-func plural(n int64, one, many string) string { return units.Plural(n, one, many) }
+// Runs states a program's runs and, when the format knows them, their
+// outcomes: "3 runs (2 complete, 1 failed)".
+func Runs(n int64, states []capture.Count) string {
+	s := units.Plural(n, "run", "runs")
+	if len(states) > 0 {
+		var parts []string
+		for _, st := range states {
+			parts = append(parts, fmt.Sprintf("%d %s", st.Count, st.Name))
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // CompleteVerdict is the verdict line of a complete capture. A capture whose
@@ -21,7 +22,7 @@ func CompleteVerdict(c *capture.Capture) string {
 		if g := c.Accounting.Find(capture.NoEndMarker); g != nil {
 			n = g.Count
 		}
-		upTo, what = "each input's last "+unit, plural(n, "input has", "inputs have")+" no end marker"
+		upTo, what = "each input's last "+unit, units.Plural(n, "input has", "inputs have")+" no end marker"
 	}
 	return fmt.Sprintf("COMPLETE up to %s: %s, so a cut at a %s boundary cannot be detected; everything before it is accounted for", upTo, what, unit)
 }

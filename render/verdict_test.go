@@ -24,7 +24,7 @@ func TestCompleteVerdict(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	if !w.Accounting.Complete() {
-		t.Fatal("a no_end_marker note made the capture incomplete")
+		t.Fatal("with no_end_marker notes only: got incomplete, want complete")
 	}
 	if a := Accounting(w); a.EndMarker == nil || *a.EndMarker || a.CutUnit != "line or row" {
 		t.Fatalf("JSON: got %+v, want end_marker false, cut_unit \"line or row\"", a)

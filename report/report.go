@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -31,13 +32,6 @@ func Write(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptions) 
 	return render.Text(w, in.Capture, in.Tables, opt)
 }
 
-// Exit codes of `tally report`, documented in --help.
-const (
-	ExitOK         = 0 // report written; complete, or incomplete without --strict
-	ExitIncomplete = 1 // --strict and the capture has a gap
-	ExitEmpty      = 2 // usage or input error, or a capture without a single dispatch event
-)
-
 // ExitCode is the status `tally report` ends with for the run under the
 // gate, and the reasons the affected check failed: 2 when no input could
 // be read or none holds a dispatch event, 1 under --strict when anything
@@ -57,11 +51,11 @@ func ExitCode(run *analysis.Run, g Gate) (int, []string) {
 	}
 	switch {
 	case empty:
-		return ExitEmpty, nil
+		return exitcode.Error, nil
 	case g.Strict && !complete:
-		return ExitIncomplete, nil
+		return exitcode.Failed, nil
 	case len(why) > 0:
-		return ExitIncomplete, why
+		return exitcode.Failed, why
 	}
-	return ExitOK, nil
+	return exitcode.OK, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -65,14 +66,14 @@ func TestExitCode(t *testing.T) {
 		gate Gate
 		want int
 	}{
-		{"one complete", analysis.NewRun([]analysis.Input{input("a")}, nil, false), strict, ExitOK},
-		{"one empty", analysis.NewRun([]analysis.Input{empty}, nil, false), NoGate, ExitEmpty},
-		{"one cut", analysis.NewRun([]analysis.Input{cut}, nil, false), NoGate, ExitOK},
-		{"one cut, strict", analysis.NewRun([]analysis.Input{cut}, nil, false), strict, ExitIncomplete},
-		{"many, one failed", analysis.NewRun([]analysis.Input{input("a"), {Path: "b", Err: errors.New("no")}}, nil, true), NoGate, ExitOK},
-		{"many, one failed, strict", analysis.NewRun([]analysis.Input{input("a"), {Path: "b", Err: errors.New("no")}}, nil, true), strict, ExitIncomplete},
-		{"many, all failed", analysis.NewRun([]analysis.Input{{Path: "b", Err: errors.New("no")}}, nil, true), NoGate, ExitEmpty},
-		{"many, none found", analysis.NewRun(nil, nil, true), NoGate, ExitEmpty},
+		{"one complete", analysis.NewRun([]analysis.Input{input("a")}, nil, false), strict, exitcode.OK},
+		{"one empty", analysis.NewRun([]analysis.Input{empty}, nil, false), NoGate, exitcode.Error},
+		{"one cut", analysis.NewRun([]analysis.Input{cut}, nil, false), NoGate, exitcode.OK},
+		{"one cut, strict", analysis.NewRun([]analysis.Input{cut}, nil, false), strict, exitcode.Failed},
+		{"many, one failed", analysis.NewRun([]analysis.Input{input("a"), {Path: "b", Err: errors.New("no")}}, nil, true), NoGate, exitcode.OK},
+		{"many, one failed, strict", analysis.NewRun([]analysis.Input{input("a"), {Path: "b", Err: errors.New("no")}}, nil, true), strict, exitcode.Failed},
+		{"many, all failed", analysis.NewRun([]analysis.Input{{Path: "b", Err: errors.New("no")}}, nil, true), NoGate, exitcode.Error},
+		{"many, none found", analysis.NewRun(nil, nil, true), NoGate, exitcode.Error},
 	} {
 		if got, _ := ExitCode(c.run, c.gate); got != c.want {
 			t.Errorf("%s: got exit %d, want %d", c.name, got, c.want)

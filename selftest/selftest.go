@@ -19,6 +19,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
 )
@@ -62,11 +63,11 @@ var Checks = []Check{
 	{"raw trace without times", "raw.log", Want{Format: "hrx-serial", Dispatches: 20, Complete: true, Gaps: []capture.Kind{capture.NoEndMarker}}},
 	// A log of another program holds no evidence of any format: no reader
 	// may claim it (and advise a switch of a format it is not).
-	{"not a trace", "nontrace.log", Want{Refused: true, Exit: report.ExitEmpty}},
+	{"not a trace", "nontrace.log", Want{Refused: true, Exit: exitcode.Error}},
 	// The same lines kept by `tally record`: tally's own kept trace, whose
 	// command ran to its end and printed no trace line.
-	{"kept trace without a trace line", "nontrace.kept", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
-	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: report.ExitEmpty}},
+	{"kept trace without a trace line", "nontrace.kept", Want{Format: "hrx-serial", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: exitcode.Error}},
+	{"empty file", "empty.log", Want{Format: "unknown", Gaps: []capture.Kind{capture.EmptyCapture}, Exit: exitcode.Error}},
 	// Real producers' files: an IREE bundle with an event that never got
 	// its timestamps, and a small PyTorch profiler trace.
 	{"IREE bundle with an untimed event", "dispatch_mode.ireeprof", Want{Format: "ireeprof", Dispatches: 3, DeviceNS: 2820, Timed: true,
@@ -127,7 +128,7 @@ func run(c Check, manifest []byte) (problems []string) {
 	capt, err := format.ReadInput(in, "", &format.Options{Catalog: cat}, agg)
 	if err != nil {
 		if c.Want.Refused && errors.Is(err, format.ErrUnknownFormat) {
-			return compare(Want{Refused: true, Exit: report.ExitEmpty}, c.Want)
+			return compare(Want{Refused: true, Exit: exitcode.Error}, c.Want)
 		}
 		return []string{"read: " + err.Error()}
 	}

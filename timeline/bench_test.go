@@ -2,18 +2,12 @@ package timeline
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/countio"
 )
-
-type countWriter struct{ n int64 }
-
-func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
-
-var _ io.Writer = (*countWriter)(nil)
 
 // BenchmarkStream feeds b.N dispatches (8 queues on 2 ranks, 64 kernels in
 // 4 programs) straight into a Writer, as a reader's sink would, and reports
@@ -33,7 +27,7 @@ func BenchmarkStream(b *testing.B) {
 			for k := range 64 {
 				c.AddKernel(capture.Kernel{Program: capture.ProgramID(k % 4), Name: fmt.Sprintf("kernel_%d_with_a_realistic_length_name", k), Resolved: true, Category: "kernel"})
 			}
-			cw := &countWriter{}
+			cw := &countio.Writer{}
 			w := New(cw, f)
 			in := w.Sink("bench")
 			d := capture.Dispatch{Instance: 0, Index: -1, Ordinal: -1, Link: capture.LinkLaunched}
@@ -65,9 +59,9 @@ func BenchmarkStream(b *testing.B) {
 			b.StopTimer()
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, ms.HeapInuse)
-			b.SetBytes(cw.n / int64(max(b.N, 1)))
+			b.SetBytes(cw.N / int64(max(b.N, 1)))
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dispatches/s")
-			b.ReportMetric(float64(cw.n)/float64(max(b.N, 1)), "B/dispatch")
+			b.ReportMetric(float64(cw.N)/float64(max(b.N, 1)), "B/dispatch")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		})
 	}

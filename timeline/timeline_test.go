@@ -389,7 +389,7 @@ func TestSwimlaneSeedCase(t *testing.T) {
 // report's tables in count and total time per program and kernel.
 func TestRealTracesRoundTrip(t *testing.T) {
 	var paths []string
-	for _, glob := range []string{"../format/kineto/testdata/*.gz", "../format/ireeprof/testdata/*.ireeprof", "../selftest/traces/*.kept", "../format/probe/testdata/*.probe"} {
+	for _, glob := range []string{"../format/kineto/testdata/*.gz", "../format/ireeprof/testdata/*.ireeprof", "../selftest/traces/*.kept", "../format/probereader/testdata/*.probe"} {
 		m, _ := filepath.Glob(glob)
 		paths = append(paths, m...)
 	}

@@ -14,7 +14,7 @@ import (
 // that queue's completed dispatches, in both formats — not on a separate
 // per-input track.
 func TestUnfinishedOnItsQueueTrack(t *testing.T) {
-	path := "../format/probe/testdata/killed.probe"
+	path := "../format/probereader/testdata/killed.probe"
 	c, err := format.ReadFile(path, "", &format.Options{}, capture.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -308,14 +308,6 @@ func (in *Sink) see(b, e int64) {
 
 func (w *Writer) representable(t int64) bool { return t >= w.base }
 
-// rankOf is the rank a dispatch's queue belongs to, or the input's.
-func rankOf(c *capture.Capture, q capture.QueueID) string {
-	if q >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
-		return c.Queues[q].Rank
-	}
-	return c.Source.Rank
-}
-
 // groupFor returns the group of rank (or, rank unknown, of the input).
 func (in *Sink) groupFor(rank string) *track {
 	w := in.w
@@ -394,7 +386,7 @@ func (in *Sink) queue(c *capture.Capture, q capture.QueueID) *queueLanes {
 	if ql := in.lanes[q]; ql != nil {
 		return ql
 	}
-	rank := rankOf(c, q)
+	rank := c.QueueRank(q)
 	g := in.groupFor(rank)
 	if in.group == nil {
 		in.group = g
@@ -423,7 +415,7 @@ func queueName(c *capture.Capture, q *capture.QueueID) string {
 		return ""
 	}
 	qq := c.Queues[*q]
-	qq.Rank = rankOf(c, *q)
+	qq.Rank = c.QueueRank(*q)
 	return qq.Label()
 }
 

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // trimmedTrace is a real trace as a tool that filters traces after
@@ -17,19 +17,7 @@ import (
 // unknown (nothing says what, if anything, was trimmed).
 func trimmedTrace(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open("../../format/kineto/testdata/hta__cuda_event_sync.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testfile.Gunzip(t, "../../format/kineto/testdata/hta__cuda_event_sync.json.gz")
 	marker := []byte(",\n  {\n    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": 1707417525512622\n  }")
 	if !bytes.Contains(raw, marker) {
 		t.Fatal("the sample's end marker moved: update the test")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 // Completion scripts are generated from the commands the usage lists and the
@@ -19,11 +20,11 @@ func cmdCompletion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("completion", "Usage: tally completion bash|zsh|fish\n\nPrints a completion script for the shell: commands, their flags, and the values of\n--format, --progress and --program-by.\n", stderr)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "tally completion: give one shell: bash, zsh or fish (tally completion -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	var script string
 	switch pos[0] {
@@ -35,13 +36,13 @@ func cmdCompletion(args []string, stdout, stderr io.Writer) int {
 		script = fishCompletion(completionSpec())
 	default:
 		fmt.Fprintf(stderr, "tally completion: unknown shell %q: give bash, zsh or fish\n", pos[0])
-		return 2
+		return exitcode.Error
 	}
 	if _, err := io.WriteString(stdout, script); err != nil {
 		fmt.Fprintf(stderr, "tally completion: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
-	return 0
+	return exitcode.OK
 }
 
 type cmdSpec struct {

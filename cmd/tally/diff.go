@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/diff"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
 )
 
@@ -39,15 +40,15 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	failPct := fs.Float64("fail-if-slower", 0, "exit 1 when a program's time per run or a kernel's time per dispatch got slower by more than `PCT` percent, significantly")
 	a, b, err := diffSides(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if a == nil {
 		fmt.Fprintln(stderr, "tally diff: give two trace files (A B), or A files -- B files (tally diff -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	if *asJSON && *asCSV {
 		fmt.Fprintln(stderr, "tally diff: give --json or --csv, not both")
-		return 2
+		return exitcode.Error
 	}
 	fail := -1.0 // off unless given
 	fs.Visit(func(f *flag.Flag) {
@@ -57,13 +58,13 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	})
 	if *failPct < 0 || math.IsNaN(*failPct) || math.IsInf(*failPct, 0) {
 		fmt.Fprintln(stderr, "tally diff: --fail-if-slower takes a percentage ≥ 0")
-		return 2
+		return exitcode.Error
 	}
 	o := rf.options()
 	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally diff: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
 		switch {
@@ -76,7 +77,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally diff: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	code := res.ExitCode(*strict, fail)
 	for _, s := range []*diff.Side{res.A, res.B} {

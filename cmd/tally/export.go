@@ -9,8 +9,8 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/export"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
-	"github.com/tallyprof/tally/report"
 )
 
 func cmdExport(args []string, stdout, stderr io.Writer) int {
@@ -24,20 +24,20 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	check := fs.String("check", "", "check that the csv/jsonl table `OUT` and its gaps file beside it are from one export (one export_id, the rows and bytes the gaps file states); exit 1 when not")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if *check != "" {
 		return exportCheck(*check, stdout, stderr)
 	}
 	if len(pos) == 0 || *to == "" {
 		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files or directories and -o OUT (tally export -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	ro := rf.options()
 	res, err := export.Run(pos, export.Options{To: *to, Out: *out, Stdout: stdout, Format: ro.Format, Reader: ro.Reader, PerKernel: *perKernel})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally export: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	for _, sk := range res.Run.Skipped {
 		safetext.Fprintf(stderr, "tally export: skipped %s: %s\n", sk.Path, sk.Reason)
@@ -45,11 +45,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	exportSummary(stderr, *to, *out, res)
 	switch {
 	case res.Empty:
-		return report.ExitEmpty
+		return exitcode.Error
 	case *strict && !res.Complete:
-		return report.ExitIncomplete
+		return exitcode.Failed
 	}
-	return report.ExitOK
+	return exitcode.OK
 }
 
 // exportSummary says on standard error what was written and, loudly, which
@@ -88,12 +88,12 @@ func exportCheck(out string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "tally export: %v\n", err)
 		if errors.Is(err, export.ErrNotOnePair) {
-			return 1
+			return exitcode.Failed
 		}
-		return 2
+		return exitcode.Error
 	}
 	if _, err := fmt.Fprintf(stdout, "%s and %s are one export: export_id %s (written %s), %d rows\n", out, gaps, p.ExportID, p.Written.Format(time.RFC3339), p.Rows); err != nil {
-		return 2
+		return exitcode.Error
 	}
-	return 0
+	return exitcode.OK
 }

@@ -26,8 +26,8 @@ var goldenReports = []struct {
 	{"ireeprof-cut", []string{"format/ireeprof/testdata/cut_mid_record.ireeprof"}},
 	{"kineto-triton", []string{"format/kineto/testdata/hta__triton_example.json.gz"}},
 	{"kineto-cpu-only", []string{"format/kineto/testdata/hta__cpu_only_rank-34.pt.trace.json.gz"}},
-	{"probe-matmul", []string{"format/probe/testdata/matmul.probe"}},
-	{"probe-killed", []string{"format/probe/testdata/killed.probe"}},
+	{"probe-matmul", []string{"format/probereader/testdata/matmul.probe"}},
+	{"probe-killed", []string{"format/probereader/testdata/killed.probe"}},
 }
 
 func TestGoldenReports(t *testing.T) {
@@ -91,6 +91,6 @@ func TestReadmeOutput(t *testing.T) {
 	}
 	want := strings.Join(block, "\n") + "\n"
 	if out != want {
-		t.Fatalf("README's output block differs from `tally %s` (%s): paste the real output", command, golden.FirstDiff([]byte(want), []byte(out)))
+		t.Fatalf("README's output block differs from `tally %s`: paste the real output\n%s", command, golden.Diff("README.md", "tally "+command, []byte(want), []byte(out)))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 // examples are printed under a command's flags by -h. A command without an
@@ -140,15 +142,15 @@ func commandHelp(name string) (string, []*flag.Flag) {
 func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
-			return 2
+			return exitcode.Error
 		}
-		return 0
+		return exitcode.OK
 	}
 	if len(args) == 1 {
 		for _, c := range commands() {
 			if c.Name == args[0] {
 				run([]string{c.Name, "-h"}, stdout, stdout)
-				return 0
+				return exitcode.OK
 			}
 		}
 	}
@@ -160,5 +162,5 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally help: unknown command %q\n", args[0])
 	}
 	fmt.Fprintf(stderr, "tally help: give one command: %s\n", strings.Join(names, ", "))
-	return 2
+	return exitcode.Error
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/layers"
 )
 
@@ -35,20 +36,20 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) != 2 {
 		fmt.Fprintln(stderr, "tally layers: give REF and OURS (tally layers -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	if *hidden < 0 {
 		fmt.Fprintln(stderr, "tally layers: --hidden must be positive")
-		return 2
+		return exitcode.Error
 	}
 	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: *hidden, Map: *mapping, Log: *logPath})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
 		if *asJSON {
@@ -58,10 +59,10 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if *strict && rep.Findings() {
-		return 1
+		return exitcode.Failed
 	}
-	return 0
+	return exitcode.OK
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/tallyprof/tally/internal/cleanup"
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 const usage = `tally — per-program kernel tables from accelerator traces, with their accounting
@@ -47,12 +48,12 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitcode.Error
 	}
 	if helpRequested(args) {
 		// Asked-for help goes to standard output and is a success.
 		stderr = stdout
-		defer func() { code = 0 }()
+		defer func() { code = exitcode.OK }()
 	}
 	if args[0] != "record" {
 		// Interrupted, a command removes the temporaries it was writing
@@ -87,10 +88,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdHelp(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		if _, err := fmt.Fprint(stdout, usage); err != nil {
-			return 2
+			return exitcode.Error
 		}
-		return 0
+		return exitcode.OK
 	}
 	fmt.Fprintf(stderr, "tally: unknown command %q\n\n%s", args[0], usage)
-	return 2
+	return exitcode.Error
 }

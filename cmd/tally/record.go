@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/record"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
@@ -33,11 +34,11 @@ Flags:
 	reportOut := fs.String("report", "", "write the report to `FILE` instead of standard error")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "tally record: give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
-		return 2
+		return exitcode.Error
 	}
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
@@ -48,12 +49,12 @@ Flags:
 		if errors.Is(err, record.ErrWrite) {
 			fmt.Fprintln(stderr, "tally record: the command was stopped; no report is printed from a short trace.")
 		}
-		return 2
+		return exitcode.Error
 	}
 	run := inputs.Paths(*kept).Read(inputs.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
-		return 2
+		return exitcode.Error
 	}
 	c := run.Inputs[0].Capture
 	res.CutGap(&c.Accounting, *kept)
@@ -64,10 +65,10 @@ Flags:
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if res.ExitCode == 0 && *strict && !c.Accounting.Complete() {
-		return 1
+		return exitcode.Failed
 	}
 	return res.ExitCode
 }

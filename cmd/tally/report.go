@@ -11,6 +11,7 @@ import (
 	_ "github.com/tallyprof/tally/format/all"
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
@@ -91,25 +92,25 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	gate, err := reportGate(*strict, *failAffected, accept)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	topt, err := textOptions(*top, *order, *names)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if *html == "-" && *out == "-" {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
-		return 2
+		return exitcode.Error
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
@@ -126,7 +127,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	run := e.Read(opt)
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	err = rep.write(stdout, func(w io.Writer) error {
 		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames})
@@ -135,7 +136,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	code, why := report.ExitCode(run, gate)
 	return gateExit(stderr, code, why)
@@ -225,11 +226,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time). The one path is read
@@ -237,7 +238,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	run := inputs.Paths(pos[0]).Read(rf.options())
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	c := run.Inputs[0].Capture
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
@@ -248,23 +249,23 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if *strict && !c.Accounting.Complete() {
-		return 1
+		return exitcode.Failed
 	}
-	return 0
+	return exitcode.OK
 }
 
 func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
 	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
-		return 2
+		return exitcode.Error
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
-			return 2
+			return exitcode.Error
 		}
 	}
-	return 0
+	return exitcode.OK
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/selftest"
 )
 
@@ -13,15 +14,15 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) int {
 		if err == nil {
 			fs.Usage()
 		}
-		return 2
+		return exitcode.Error
 	}
 	failed, err := selftest.Run(stdout, selftest.Checks)
 	if err != nil {
 		fmt.Fprintf(stderr, "tally selftest: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	if failed > 0 {
-		return 1
+		return exitcode.Failed
 	}
-	return 0
+	return exitcode.OK
 }

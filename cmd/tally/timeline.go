@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
-	"github.com/tallyprof/tally/report"
 	"github.com/tallyprof/tally/timeline"
 )
 
@@ -28,18 +28,18 @@ Flags:
 	strict := fs.Bool("strict", false, "exit 1 when anything is missing (any gap, failed input, or dispatch not drawn)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) == 0 || *out == "" {
 		fmt.Fprintln(stderr, "tally timeline: give one or more inputs and -o OUT (tally timeline -h for help)")
-		return 2
+		return exitcode.Error
 	}
 	ro := rf.options()
 	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress}
 	if *as != "" {
 		if opt.As, err = timeline.ParseFormat(*as); err != nil {
 			fmt.Fprintf(stderr, "tally timeline: %v\n", err)
-			return 2
+			return exitcode.Error
 		}
 	}
 	var sum *timeline.Summary
@@ -50,7 +50,7 @@ Flags:
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
-		return 2
+		return exitcode.Error
 	}
 	for _, e := range sum.Empty {
 		safetext.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
@@ -58,11 +58,11 @@ Flags:
 	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d launches, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Launches, sum.Stats.Tracks, sum.Verdict)
 	switch {
 	case sum.Failed == sum.Inputs:
-		return 2 // nothing read: every input failed, or none was found
+		return exitcode.Error // nothing read: every input failed, or none was found
 	case len(sum.Empty) > 0:
-		return report.ExitEmpty // as tally report and tally export: a capture without a dispatch event
+		return exitcode.Error // as tally report and tally export: a capture without a dispatch event
 	case *strict && !sum.Complete:
-		return 1
+		return exitcode.Failed
 	}
-	return 0
+	return exitcode.OK
 }

@@ -5,22 +5,24 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("version", "Usage: tally version\n\nPrints the module version, the VCS revision it was built from, and the Go version.\n", stderr)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Error
 	}
 	if len(pos) > 0 {
 		fmt.Fprintln(stderr, "tally version: takes no arguments")
-		return 2
+		return exitcode.Error
 	}
 	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())); err != nil {
-		return 2
+		return exitcode.Error
 	}
-	return 0
+	return exitcode.OK
 }
 
 // versionText describes the build from its build info: the module version

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	_ "github.com/tallyprof/tally/format/probe"
+	_ "github.com/tallyprof/tally/format/probereader"
 )
 
 // The example runs, its file reads complete with every dispatch, and its

@@ -8,7 +8,7 @@ import (
 	_ "github.com/tallyprof/tally/format/kineto"
 	_ "github.com/tallyprof/tally/format/npuprof"
 	_ "github.com/tallyprof/tally/format/nsys"
-	_ "github.com/tallyprof/tally/format/probe"
+	_ "github.com/tallyprof/tally/format/probereader"
 	_ "github.com/tallyprof/tally/format/rocprof"
 	_ "github.com/tallyprof/tally/format/swimlane"
 )

@@ -220,7 +220,7 @@ func (s *state) inventory() {
 	}
 	cat.Add("kernels named (per program and list)", resolved)
 	cat.Add("kernels anonymous (per program and list)", anon)
-	rep := capture.Section{Title: "report"}
-	rep.Add("names", fmt.Sprintf("%s; %d table kernels named, %d anonymous", s.cat.Describe(), resolved, anon))
-	s.c.Inventory = append([]capture.Section{rep, tr, progs, cat}, s.c.Inventory...)
+	s.c.Inventory = append([]capture.Section{tr, progs, cat}, s.c.Inventory...)
+	s.c.Comment("names", fmt.Sprintf("%s; %d table kernels named, %d anonymous", s.cat.Describe(), resolved, anon))
+	s.c.CommentsAt = 0 // shown first in JSON
 }

@@ -84,35 +84,12 @@ func (h *heapSampler) Dispatch(c *capture.Capture, d *capture.Dispatch) {
 //
 //	go test -run '^$' -bench BenchmarkRead -benchtime 5x ./format/ireeprof/
 func BenchmarkRead(b *testing.B) {
-	path, st := bigBundle(b)
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	in := &format.Input{Path: path, ReaderAt: f, Size: st.Bytes}
 	hs := &heapSampler{}
-	b.SetBytes(st.Bytes)
-	b.ReportAllocs()
-	runtime.GC()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		agg := analysis.NewAggregator()
+	st := benchBundle(b, func(in *format.Input, agg *analysis.Aggregator) (*capture.Capture, error) {
 		hs.agg = agg
-		c, err := Read(in, nil, hs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if i == 0 {
-			b.StopTimer()
-			if r := agg.Tables(c); r.Dispatches() != st.Events || !c.Accounting.Complete() {
-				b.Fatalf("read %d dispatches of %d; complete %v", r.Dispatches(), st.Events, c.Accounting.Complete())
-			}
-			b.StartTimer()
-		}
-	}
+		return Read(in, nil, hs)
+	})
 	b.ReportMetric(float64(st.Bytes)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
-	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 	b.ReportMetric(float64(hs.peak)/(1<<20), "peak-heap-MiB")
 }
 
@@ -122,6 +99,14 @@ func BenchmarkRead(b *testing.B) {
 //
 //	go test -run '^$' -bench 'BenchmarkRead(Checked)?$' -benchtime 5x ./format/ireeprof/
 func BenchmarkReadChecked(b *testing.B) {
+	benchBundle(b, func(in *format.Input, agg *analysis.Aggregator) (*capture.Capture, error) {
+		return format.ReadInput(in, Name, nil, agg)
+	})
+}
+
+// benchBundle reads the big bundle b.N times with read into a new
+// aggregator, checks the first read's totals, and reports Mevents/s.
+func benchBundle(b *testing.B, read func(*format.Input, *analysis.Aggregator) (*capture.Capture, error)) gen.Stats {
 	path, st := bigBundle(b)
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,19 +120,20 @@ func BenchmarkReadChecked(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		agg := analysis.NewAggregator()
-		c, err := format.ReadInput(in, Name, nil, agg)
+		c, err := read(in, agg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i == 0 {
 			b.StopTimer()
 			if r := agg.Tables(c); r.Dispatches() != st.Events || !c.Accounting.Complete() {
-				b.Fatalf("read %d dispatches of %d; complete %v", r.Dispatches(), st.Events, c.Accounting.Complete())
+				b.Fatalf("read %d dispatches, want %d; complete %v, want true", r.Dispatches(), st.Events, c.Accounting.Complete())
 			}
 			b.StartTimer()
 		}
 	}
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+	return st
 }
 
 // TestGeneratedTotals checks a generated bundle end to end: every event is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // finish turns what the passes counted into gaps, program run counts, the
@@ -142,9 +143,9 @@ func (r *reader) describeStale() string {
 	if err != nil || recs == 0 {
 		return span + " are ignored; they do not start with a well-formed record"
 	}
-	s := fmt.Sprintf("%s are ignored; they hold %s", span, plural(recs, "well-formed record", "well-formed records"))
+	s := fmt.Sprintf("%s are ignored; they hold %s", span, units.Plural(recs, "well-formed record", "well-formed records"))
 	if dispatchChunks > 0 {
-		s += fmt.Sprintf(", %s among them", plural(dispatchChunks, "dispatch-events chunk", "dispatch-events chunks"))
+		s += fmt.Sprintf(", %s among them", units.Plural(dispatchChunks, "dispatch-events chunk", "dispatch-events chunks"))
 	}
 	if e.kind != stopEnd {
 		s += fmt.Sprintf(", then a cut or malformed record at byte %d", e.at)
@@ -171,7 +172,7 @@ func (r *reader) sessionGaps() {
 		if len(open) == 0 {
 			what := "file_length is 0 and the file holds no session"
 			if len(r.sessions) > 0 {
-				what = fmt.Sprintf("file_length is 0 although %s ended: the header was never patched", plural(int64(len(r.sessions)), "session", "sessions"))
+				what = fmt.Sprintf("file_length is 0 although %s ended: the header was never patched", units.Plural(int64(len(r.sessions)), "session", "sessions"))
 			}
 			g.Add(itemAt(what, 16))
 		}
@@ -188,7 +189,7 @@ func (r *reader) sessionGaps() {
 		if s.ambiguous > 0 {
 			// One item (and count) per session; the records are a figure.
 			g := r.gap(AmbiguousSession, "")
-			g.Add(itemAt(fmt.Sprintf("%s: %s written while another session with id %d was open", s.label(), plural(s.ambiguous, "record", "records"), s.id), s.beginOff))
+			g.Add(itemAt(fmt.Sprintf("%s: %s written while another session with id %d was open", s.label(), units.Plural(s.ambiguous, "record", "records"), s.id), s.beginOff))
 			g.SetFigure("records", figure(g, "records")+s.ambiguous)
 		}
 	}
@@ -205,9 +206,9 @@ func (r *reader) lossGaps() {
 			}
 			chunks += c.truncated
 			dropped += c.dropped
-			what := fmt.Sprintf("%s: %s: %s flagged truncated, ", s.label(), t, plural(c.truncated, "chunk", "chunks"))
+			what := fmt.Sprintf("%s: %s: %s flagged truncated, ", s.label(), t, units.Plural(c.truncated, "chunk", "chunks"))
 			if c.dropped > 0 {
-				what += plural(c.dropped, "record", "records") + " dropped"
+				what += units.Plural(c.dropped, "record", "records") + " dropped"
 			} else {
 				what += "number of dropped records unknown"
 			}
@@ -239,7 +240,7 @@ func (r *reader) clockGaps() {
 		}
 		if s.extrapolated > 0 {
 			g := r.gap(ClockExtrapolated, "")
-			g.Add(capture.Item{What: fmt.Sprintf("%s: %s outside the clock samples' tick range", s.label(), plural(s.extrapolated, "dispatch", "dispatches"))})
+			g.Add(capture.Item{What: fmt.Sprintf("%s: %s outside the clock samples' tick range", s.label(), units.Plural(s.extrapolated, "dispatch", "dispatches"))})
 			g.SetFigure("dispatches", figure(g, "dispatches")+s.extrapolated)
 		}
 	}

@@ -1,8 +1,6 @@
 package ireeprof
 
 import (
-	"fmt"
-
 	"github.com/tallyprof/tally/capture"
 )
 
@@ -137,11 +135,4 @@ func ignore(in *capture.InputCount, reason string, first func() string) {
 		}
 	}
 	in.Ignore(reason, 1, first())
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

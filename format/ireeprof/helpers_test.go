@@ -79,7 +79,7 @@ func (r *result) items(kind capture.Kind) string {
 }
 
 func (r *result) field(section, key string) any {
-	for _, s := range r.c.Inventory {
+	for _, s := range r.c.Sections() {
 		if s.Title != section {
 			continue
 		}
@@ -97,15 +97,8 @@ func (r *result) kernelName(d capture.Dispatch) string { return r.c.Kernels[d.Ke
 func (r *result) programName(d capture.Dispatch) string { return r.c.Programs[d.Program].Name }
 
 func (r *result) skipped(unit, reason string) int64 {
-	for _, in := range r.c.Accounting.Input {
-		if in.Unit != unit {
-			continue
-		}
-		for _, s := range in.Skipped {
-			if s.Reason == reason {
-				return s.Count
-			}
-		}
+	if s := r.c.Accounting.FindSkip(unit, reason); s != nil {
+		return s.Count
 	}
 	return 0
 }

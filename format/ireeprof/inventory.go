@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // inventory describes the bundle for `tally inspect`: the header, each
-// session occurrence, the content types, what is missing, and the lines the
-// text report prints in its header (section "report").
+// session occurrence, the content types and what is missing; and the
+// report's comments, after them.
 func (r *reader) inventory() {
 	c := r.c
 	c.Inventory = append(c.Inventory, r.fileSection())
@@ -20,7 +21,10 @@ func (r *reader) inventory() {
 	if cts := r.contentSection(); len(cts.Fields) > 0 {
 		c.Inventory = append(c.Inventory, cts)
 	}
-	c.Inventory = append(c.Inventory, missingSection(c), r.reportSection())
+	c.Inventory = append(c.Inventory, missingSection(c))
+	// Not nil: a bundle with no session shows an empty section in JSON.
+	c.Comments, c.CommentsAt = []capture.Field{}, len(c.Inventory)
+	r.comments()
 }
 
 func (r *reader) fileSection() capture.Section {
@@ -133,7 +137,7 @@ func (r *reader) sessionSection(s *session) capture.Section {
 	sec.Add("queues", joinOr(qs, "none"))
 	for _, ord := range s.deviceList {
 		d := s.devices[ord]
-		v := fmt.Sprintf("%s: ", plural(d.samples, "sample", "samples"))
+		v := fmt.Sprintf("%s: ", units.Plural(d.samples, "sample", "samples"))
 		if d.fit.ok {
 			v += fmt.Sprintf("fit over the first and last: %s ns/tick (%d ticks ↔ %d ns)", d.fit.nsPerTick(), d.fit.dTicks, d.fit.dNS)
 		} else {
@@ -148,7 +152,7 @@ func (r *reader) sessionSection(s *session) capture.Section {
 	if s.funcCTs[1] {
 		fct = append(fct, ctExports.String()+" (older name)")
 	}
-	sec.Add("function metadata", fmt.Sprintf("%s: %s", joinOr(fct, "none"), plural(int64(len(s.functions)), "function", "functions")))
+	sec.Add("function metadata", fmt.Sprintf("%s: %s", joinOr(fct, "none"), units.Plural(int64(len(s.functions)), "function", "functions")))
 	sec.Add("executables", s.executables)
 	sec.Add("command buffers", s.commandBuffers)
 	sec.Add("dispatch events", fmt.Sprintf("%d (%d timed dispatches, %d invalid)", s.dispatchEvents, s.dispatches, s.invalid))
@@ -189,9 +193,9 @@ func (r *reader) contentSection() capture.Section {
 		if sum.chunks == 0 {
 			continue
 		}
-		v := fmt.Sprintf("%s, %s", plural(sum.chunks, "chunk", "chunks"), plural(sum.records, "record", "records"))
+		v := fmt.Sprintf("%s, %s", units.Plural(sum.chunks, "chunk", "chunks"), units.Plural(sum.records, "record", "records"))
 		if sum.truncated > 0 {
-			v += fmt.Sprintf(", %d truncated (%s dropped)", sum.truncated, plural(sum.dropped, "record", "records"))
+			v += fmt.Sprintf(", %d truncated (%s dropped)", sum.truncated, units.Plural(sum.dropped, "record", "records"))
 		}
 		if sum.badRecords > 0 {
 			v += fmt.Sprintf(", %d with a bad record length", sum.badRecords)
@@ -223,15 +227,15 @@ func missingSection(c *capture.Capture) capture.Section {
 	return sec
 }
 
-// reportSection holds the lines the text report prints under "times:".
-func (r *reader) reportSection() capture.Section {
-	sec := capture.Section{Title: "report"}
+// comments adds the lines the text report prints under "times:".
+func (r *reader) comments() {
+	c := r.c
 	var ss []string
 	for _, s := range r.sessions {
 		ss = append(ss, fmt.Sprintf("%s %s", s.label(), s.endState()))
 	}
 	if len(ss) > 0 {
-		sec.Add("sessions", strings.Join(ss, "; "))
+		c.Comment("sessions", strings.Join(ss, "; "))
 	}
 	for _, s := range r.sessions {
 		devs := s.dispatchDevices
@@ -247,18 +251,17 @@ func (r *reader) reportSection() capture.Section {
 			}
 			d := s.devices[dev]
 			if d != nil && d.fit.ok {
-				sec.Add(key, fmt.Sprintf("device ticks converted to ns by a fit over %d clock samples: %s ns/tick", d.fit.samples, d.fit.nsPerTick()))
+				c.Comment(key, fmt.Sprintf("device ticks converted to ns by a fit over %d clock samples: %s ns/tick", d.fit.samples, d.fit.nsPerTick()))
 				continue
 			}
 			why := "no clock samples"
 			if d != nil {
 				why = d.fit.why
 			}
-			sec.Add(key, fmt.Sprintf("no tick-to-ns fit was possible (%s): times are in device ticks", why))
+			c.Comment(key, fmt.Sprintf("no tick-to-ns fit was possible (%s): times are in device ticks", why))
 		}
 		if s.hostSpans > 0 {
-			sec.Add("host execution", fmt.Sprintf("%s: CPU dispatch spans are in ns on IREE's host clock, in their own \"(host execution)\" programs", s.label()))
+			c.Comment("host execution", fmt.Sprintf("%s: CPU dispatch spans are in ns on IREE's host clock, in their own \"(host execution)\" programs", s.label()))
 		}
 	}
-	return sec
 }

@@ -176,18 +176,17 @@ func (j *jsonlReader) inventory() {
 	not.Add("losses", "truncated chunks, dropped records, an unfinalised or cut bundle")
 	not.Add("metadata", "queue records (events on unknown queues), executables beyond the function name")
 	c.Inventory = append(c.Inventory, not, missingSection(c))
-	rep := capture.Section{Title: "report"}
+	c.CommentsAt = len(c.Inventory)
 	for _, dev := range j.devOrder {
 		key := "clock"
 		if len(j.devOrder) > 1 {
 			key = "clock (device " + ordinal(dev) + ")"
 		}
 		if d := j.devs[dev]; d.fit {
-			rep.Add(key, "device ticks converted to ns by iree-profile's clock fit ("+j.rate(d)+"; the JSONL does not say over how many clock samples)")
+			c.Comment(key, "device ticks converted to ns by iree-profile's clock fit ("+j.rate(d)+"; the JSONL does not say over how many clock samples)")
 		} else {
-			rep.Add(key, "no tick-to-ns fit in iree-profile's output: times are in device ticks")
+			c.Comment(key, "no tick-to-ns fit in iree-profile's output: times are in device ticks")
 		}
 	}
-	rep.Add("source", "iree-profile JSONL: no session, clock-sample or loss records; read the .ireeprof bundle for those")
-	c.Inventory = append(c.Inventory, rep)
+	c.Comment("source", "iree-profile JSONL: no session, clock-sample or loss records; read the .ireeprof bundle for those")
 }

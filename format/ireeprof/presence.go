@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // verdict is spec §10's inference for a session without dispatch events.
@@ -41,7 +42,7 @@ func (r *reader) verdict(s *session) (verdict, string) {
 		trunc += s.ct[t].truncated
 	}
 	if trunc > 0 {
-		why = append(why, fmt.Sprintf("%s flagged truncated", plural(trunc, "chunk was", "chunks were")))
+		why = append(why, fmt.Sprintf("%s flagged truncated", units.Plural(trunc, "chunk was", "chunks were")))
 	}
 	if len(why) > 0 {
 		return vCannotTell, "no dispatch events, and tally cannot tell whether any were recorded: " + strings.Join(why, ", ")
@@ -52,13 +53,13 @@ func (r *reader) verdict(s *session) (verdict, string) {
 	}
 	if work == 0 {
 		return vNoWork, fmt.Sprintf("no dispatch events; %s but no sign that work ran (no executables, dispatch operations or queue device dispatch/execute events)",
-			plural(s.clockChunks, "clock-correlation chunk", "clock-correlation chunks"))
+			units.Plural(s.clockChunks, "clock-correlation chunk", "clock-correlation chunks"))
 	}
 	return vRequestedNone, fmt.Sprintf("dispatch events requested, none recorded: %s, %s, %s and %s, but no dispatch-events chunk; the session ended OK",
-		plural(s.clockChunks, "clock-correlation chunk", "clock-correlation chunks"),
-		plural(s.executables, "executable", "executables"),
-		plural(s.workCommandOps, "dispatch command operation", "dispatch command operations"),
-		plural(s.workQueueOps, "queue device event of type dispatch or execute", "queue device events of type dispatch or execute"))
+		units.Plural(s.clockChunks, "clock-correlation chunk", "clock-correlation chunks"),
+		units.Plural(s.executables, "executable", "executables"),
+		units.Plural(s.workCommandOps, "dispatch command operation", "dispatch command operations"),
+		units.Plural(s.workQueueOps, "queue device event of type dispatch or execute", "queue device events of type dispatch or execute"))
 }
 
 // presenceGaps says when dispatch events are absent: for the whole capture

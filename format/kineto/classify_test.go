@@ -9,21 +9,6 @@ import (
 	"github.com/tallyprof/tally/format"
 )
 
-// skipOf returns the skip of unit for reason, or nil.
-func skipOf(c *capture.Capture, unit, reason string) *capture.Skip {
-	for _, in := range c.Accounting.Input {
-		if in.Unit != unit {
-			continue
-		}
-		for _, s := range in.Skipped {
-			if s.Reason == reason {
-				return s
-			}
-		}
-	}
-	return nil
-}
-
 // Every skip reason is classified where it is recorded: the events that
 // may have held device work are lost and name the gap that counts them;
 // host events, flows and metadata are not device work.
@@ -45,7 +30,7 @@ func TestSkipClassification(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			events := append([]string{call("cudaLaunchKernel", "1", "1", "1"), kernel("ok", "1", "2", "1")}, tc.events...)
 			r := readT(t, trace(events))
-			s := skipOf(r.c, "events", reasonText[tc.why])
+			s := r.c.Accounting.FindSkip("events", reasonText[tc.why])
 			if s == nil {
 				t.Fatalf("no skip %q; gaps:\n%s", reasonText[tc.why], gapText(r.c))
 			}
@@ -94,7 +79,7 @@ func TestByteSkipClassification(t *testing.T) {
 		"trailing": {readWith(t, doc+"\n"+doc, nil, config{bufSize: 1 << 16, logRecords: 1 << 10}).c, "bytes", "after the end of the JSON document", capture.SkippedInput},
 		"gzip":     {readGz(t, append(gz(t, doc), "junk"...)), "compressed bytes", "after the end of the gzip stream: not gzip data", capture.SkippedInput},
 	} {
-		s := skipOf(tc.c, tc.unit, tc.reason)
+		s := tc.c.Accounting.FindSkip(tc.unit, tc.reason)
 		if s == nil || s.Class != capture.DeviceWorkLost || s.Gap != tc.gap {
 			t.Errorf("%s: skip %+v, want %s for %s", name, s, capture.DeviceWorkLost, tc.gap)
 		}
@@ -121,7 +106,7 @@ func TestRepeatedDeviceEvent(t *testing.T) {
 	}
 	noGap(t, r.c, capture.ContainedEvents)
 	noGap(t, r.c, capture.GraphLaunch)
-	if s := skipOf(r.c, "events", reasonText[rsRepeat]); s == nil || s.Count != 1 {
+	if s := r.c.Accounting.FindSkip("events", reasonText[rsRepeat]); s == nil || s.Count != 1 {
 		t.Errorf("repeat skip %+v, want 1", s)
 	}
 	if r.disp[0].Link != capture.LinkLaunched {

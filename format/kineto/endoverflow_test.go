@@ -22,14 +22,8 @@ func TestEndOverflow(t *testing.T) {
 	if d := r.disp[0]; !d.Device.Valid || d.Launch.Valid {
 		t.Errorf("device %+v launch %+v: want the kernel's interval and no launch interval", d.Device, d.Launch)
 	}
-	var bad int64
-	for _, s := range r.c.Accounting.InputFor("events").Skipped {
-		if s.Reason == reasonText[rsBadDevice] {
-			bad = s.Count
-		}
-	}
-	if bad != 1 {
-		t.Errorf("%d unusable device events, want 1 (the kernel whose end wraps)", bad)
+	if s := r.c.Accounting.FindSkip("events", reasonText[rsBadDevice]); s == nil || s.Count != 1 {
+		t.Errorf("unusable device events: got %+v, want 1 (the kernel whose end wraps)", s)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // replayStats gathers, while dispatches are emitted, what the gaps report.
@@ -185,7 +186,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 		}
 		if pd.byStep > 0 {
 			r.byStep += pd.byStep
-			p.Notes = append(p.Notes, fmt.Sprintf("attributed by the step range: %s without an enclosing GPU annotation, launched inside the host's %s range (on any thread, e.g. the autograd engine's); --program-by gpu-annotation leaves them out", plural(pd.byStep, "dispatch", "dispatches"), pd.name))
+			p.Notes = append(p.Notes, fmt.Sprintf("attributed by the step range: %s without an enclosing GPU annotation, launched inside the host's %s range (on any thread, e.g. the autograd engine's); --program-by gpu-annotation leaves them out", units.Plural(pd.byStep, "dispatch", "dispatches"), pd.name))
 		}
 		if pd.graph > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%d dispatches were replayed by graph launches: each is linked to its launch call, but per-op attribution is unavailable for them", pd.graph))
@@ -199,6 +200,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	r.accounting(c)
 	r.tallyNotUsed(c)
 	c.Inventory = r.inventory(c, tb, st)
+	c.Comments, c.CommentsAt = r.comments(), len(c.Inventory)
 	return c, nil
 }
 

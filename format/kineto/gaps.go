@@ -38,8 +38,6 @@ func (r *reader) gaps(c *capture.Capture, tb timeBase, st *replayStats, ov *over
 // ns formats a duration for summaries as the text report does.
 func ns(v int64) string { return units.NS(float64(v)) }
 
-func plural(n int64, one, many string) string { return units.Plural(n, one, many) }
-
 func (r *reader) truncationGap(a *capture.Accounting) {
 	switch {
 	case r.stop != nil:
@@ -73,7 +71,7 @@ func (r *reader) truncationGap(a *capture.Accounting) {
 		g := a.Gap(capture.SkippedInput, "")
 		g.Add(capture.Item{What: "bytes after the end of the gzip stream", Where: fmt.Sprintf("compressed byte %d", t.Offset)})
 		g.SetFigure("bytes", t.N)
-		g.Summary = fmt.Sprintf("the gzip file goes on after its gzip stream ends (at compressed byte %d): %s were not gzip data and were not read; every event of the stream was read. If a file was appended or the copy padded, strip those bytes (gzip -t names them as trailing garbage).", t.Offset, plural(t.N, "byte", "bytes"))
+		g.Summary = fmt.Sprintf("the gzip file goes on after its gzip stream ends (at compressed byte %d): %s were not gzip data and were not read; every event of the stream was read. If a file was appended or the copy padded, strip those bytes (gzip -t names them as trailing garbage).", t.Offset, units.Plural(t.N, "byte", "bytes"))
 	}
 	if r.top.eventsNot {
 		g := a.Gap(capture.SkippedInput, "")
@@ -91,7 +89,7 @@ func (r *reader) notObjectGap(a *capture.Accounting) {
 		return
 	}
 	first := r.stats.skipFirst[rsNotObject] - 1
-	values := plural(n, "value that is", "values that are")
+	values := units.Plural(n, "value that is", "values that are")
 	g := a.Gap(capture.SkippedInput, "")
 	g.Add(capture.Item{What: values + " not an event object, in traceEvents", Where: fmt.Sprintf("byte %d", first)})
 	g.SetFigure("not_event_objects", n)
@@ -134,7 +132,7 @@ func (r *reader) emptyGap(a *capture.Accounting) {
 	what := "nothing at all"
 	switch host := r.stats.skip[rsHostOp] + r.stats.skip[rsHostOther]; {
 	case len(parts) > 0:
-		what = fmt.Sprintf("%d events: %s, no device activity (%s)", r.events, plural(host, "host event", "host events"), strings.Join(parts, ", "))
+		what = fmt.Sprintf("%d events: %s, no device activity (%s)", r.events, units.Plural(host, "host event", "host events"), strings.Join(parts, ", "))
 	case r.events > 0:
 		what = fmt.Sprintf("%d events, none of them host or device activity tally knows", r.events)
 	}
@@ -214,7 +212,7 @@ func (r *reader) orphanGap(a *capture.Accounting, st *replayStats) {
 		advice += ", and starting the profiler earlier (a longer warmup in its schedule) captures their launches"
 	}
 	g.Summary = fmt.Sprintf("%s (%s of device time%s) have no launch call in the trace — %s — so they are in the tables marked no-launch, but %s.",
-		plural(st.orphans, "device event", "device events"), ns(st.orphanNS), share, strings.Join(why, "; "), advice)
+		units.Plural(st.orphans, "device event", "device events"), ns(st.orphanNS), share, strings.Join(why, "; "), advice)
 }
 
 // launchGap reports launch calls that produced no device event.
@@ -281,7 +279,7 @@ func (r *reader) launchGap(a *capture.Accounting, tb timeBase) {
 		advice = "the tables miss their device time: trace the device activity to see it"
 	}
 	g.Summary = fmt.Sprintf("%s produced no device event (%s): %s; %s.",
-		plural(int64(len(misses)), "launch call", "launch calls"), strings.Join(names, ", "), strings.Join(why, "; "), advice)
+		units.Plural(int64(len(misses)), "launch call", "launch calls"), strings.Join(names, ", "), strings.Join(why, "; "), advice)
 }
 
 func (r *reader) unresolvedGap(a *capture.Accounting, st *replayStats) {
@@ -290,12 +288,7 @@ func (r *reader) unresolvedGap(a *capture.Accounting, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.UnresolvedName, "")
-	g.Count = r.invalidRuns + dev
-	g.Items = append(append([]capture.Item{}, r.invalidRun...), st.badNameItems...)
-	if len(g.Items) > capture.MaxItems {
-		g.Items = g.Items[:capture.MaxItems]
-	}
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(r.invalidRuns+dev, r.invalidRun, st.badNameItems)
 	var parts []string
 	if r.invalidRuns > 0 {
 		g.SetFigure("invalid_runtime_calls", r.invalidRuns)
@@ -321,18 +314,16 @@ func (r *reader) zeroGap(a *capture.Accounting, tb timeBase, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.ZeroDuration, "")
-	g.Count = st.zeroAny
-	g.Items = st.zeroItems
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(st.zeroAny, st.zeroItems)
 	g.SetFigure("dur_0", st.zeroDur)
 	g.SetFigure("ts_0", st.zeroTs)
 	why := "Kineto writes 0 for negative durations and for kernels whose records came back without times (CUPTI range-profiling mode)"
 	if tb.gen == "A" {
 		why = "generation A traces round to whole µs, so work under 1 µs reads 0; Kineto also writes 0 for negative durations"
 	}
-	what := plural(st.zeroDur, "device event", "device events") + " with dur 0"
+	what := units.Plural(st.zeroDur, "device event", "device events") + " with dur 0"
 	if st.zeroTs > 0 {
-		what += " and " + plural(st.zeroTs, "with ts 0", "with ts 0")
+		what += " and " + units.Plural(st.zeroTs, "with ts 0", "with ts 0")
 	}
 	g.Summary = fmt.Sprintf("%s: %s; they are counted in the tables with 0 ns and their real duration is unknown (below 1 µs when rounded).", what, why)
 }
@@ -349,13 +340,13 @@ func (r *reader) overlapGap(a *capture.Accounting, ov *overlaps) {
 			g.SetFigure("unchecked_out_of_order", ov.unordered)
 		}
 		g.Summary = fmt.Sprintf("%s before the previous event on the same stream ended (overlap %s in total, %s at most) and end after it: on Hopper and later GPUs programmatic dependent launch starts a kernel early (cuBLASLt split-K reduce kernels do it routinely), and clock artefacts shift events by tens of ns; durations are kept as recorded, so busy time per stream is less than their sum%s.",
-			plural(p.count, "device event starts", "device events start"), ns(p.total), ns(p.max), unchecked)
+			units.Plural(p.count, "device event starts", "device events start"), ns(p.total), ns(p.max), unchecked)
 	}
 	if c := &ov.contained; c.count > 0 {
 		g := a.Gap(capture.ContainedEvents, "")
 		fillOverlap(g, c)
 		g.Summary = fmt.Sprintf("%s wholly inside earlier work on the same stream (%s in total): a stream runs one piece of work at a time and a dependent kernel cannot end before the one it follows, so either the times are wrong or the producer wrote work twice or put concurrent work (graph branches, DMA next to compute) on one row; the tables count them as recorded, so that stream's time may be counted twice%s.",
-			plural(c.count, "device event lies", "device events lie"), ns(c.total), unchecked)
+			units.Plural(c.count, "device event lies", "device events lie"), ns(c.total), unchecked)
 	}
 }
 
@@ -372,12 +363,7 @@ func (r *reader) invalidGap(a *capture.Accounting, st *replayStats) {
 		return
 	}
 	g := a.Gap(capture.InvalidEvent, "")
-	g.Count = r.invalidN + st.longer
-	g.Items = append(append([]capture.Item{}, r.invalid...), st.longerItems...)
-	if len(g.Items) > capture.MaxItems {
-		g.Items = g.Items[:capture.MaxItems]
-	}
-	g.ItemsOmitted = g.Count - int64(len(g.Items))
+	g.Set(r.invalidN+st.longer, r.invalid, st.longerItems)
 	var parts []string
 	if r.invalidN > 0 {
 		g.SetFigure("unusable_times", r.invalidN)
@@ -430,7 +416,7 @@ func (r *reader) unknownGap(a *capture.Accounting) {
 		names = append(names, "…")
 	}
 	g.Summary = fmt.Sprintf("%s of categories or phases tally does not know were not used (%s): if they are device work of an accelerator tally does not read yet, that work is missing from the tables; report the category so it can be supported.",
-		plural(n, "event", "events"), strings.Join(names, ", "))
+		units.Plural(n, "event", "events"), strings.Join(names, ", "))
 }
 
 func knownPhase(ph byte) bool {
@@ -474,10 +460,10 @@ func (r *reader) producerGap(a *capture.Accounting) {
 		parts = append(parts, "its Record counts report "+strings.Join(losses, ", ")+" (Out-of-range: activities outside the capture window that Kineto dropped; Invalid ext correlations: unusable links; CPU GPU out-of-order: device work starting before its launch, i.e. clock skew)")
 	}
 	if lg.error > 0 {
-		parts = append(parts, plural(lg.error, "ERROR line", "ERROR lines"))
+		parts = append(parts, units.Plural(lg.error, "ERROR line", "ERROR lines"))
 	}
 	if lg.warning > 0 {
-		parts = append(parts, plural(lg.warning, "WARNING line", "WARNING lines"))
+		parts = append(parts, units.Plural(lg.warning, "WARNING line", "WARNING lines"))
 	}
 	tail := "the lines are listed verbatim"
 	if len(losses) > 0 {
@@ -527,7 +513,7 @@ func (r *reader) graphGap(a *capture.Accounting, st *replayStats) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].rt.corr < list[j].rt.corr })
 	for _, gr := range list {
-		g.Items = append(g.Items, capture.Item{What: fmt.Sprintf("%s (correlation %d) replayed %s, %s", r.calls[gr.rt.call].name, gr.rt.corr, plural(gr.kernels, "device event", "device events"), ns(gr.ns))})
+		g.Items = append(g.Items, capture.Item{What: fmt.Sprintf("%s (correlation %d) replayed %s, %s", r.calls[gr.rt.call].name, gr.rt.corr, units.Plural(gr.kernels, "device event", "device events"), ns(gr.ns))})
 		if len(g.Items) == capture.MaxItems {
 			break
 		}
@@ -545,5 +531,5 @@ func (r *reader) graphGap(a *capture.Accounting, st *replayStats) {
 		share = fmt.Sprintf(", %.1f%% of device time", 100*float64(st.graphNS)/float64(st.totalNS))
 	}
 	g.Summary = fmt.Sprintf("%s replayed %d device events (%d–%d per launch; %s%s): they are in the tables, linked to their launch call, but per-op attribution is unavailable for them, since every replayed kernel carries the launch's correlation id.",
-		plural(g.Count, "graph launch", "graph launches"), st.graphEvents, minK, maxK, ns(st.graphNS), share)
+		units.Plural(g.Count, "graph launch", "graph launches"), st.graphEvents, minK, maxK, ns(st.graphNS), share)
 }

@@ -177,7 +177,7 @@ func fig(t testing.TB, g *capture.Gap, name string) int64 {
 }
 
 func field(c *capture.Capture, section, key string) (any, bool) {
-	for _, s := range c.Inventory {
+	for _, s := range c.Sections() {
 		if s.Title != section {
 			continue
 		}

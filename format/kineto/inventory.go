@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
-// inventory describes the file for `tally inspect`; its "report" section
-// holds the lines the text report prints in its header.
+// inventory describes the file for `tally inspect`.
 func (r *reader) inventory(c *capture.Capture, tb timeBase, st *replayStats) []capture.Section {
 	var out []capture.Section
 	out = append(out, r.formatSection(tb))
@@ -18,7 +18,6 @@ func (r *reader) inventory(c *capture.Capture, tb timeBase, st *replayStats) []c
 	out = append(out, r.stepSection())
 	out = append(out, r.linkSection(st))
 	out = append(out, r.logSection())
-	out = append(out, r.reportSection())
 	return out
 }
 
@@ -319,12 +318,13 @@ func (r *reader) logSection() capture.Section {
 	return s
 }
 
-func (r *reader) reportSection() capture.Section {
-	s := capture.Section{Title: "report"}
+// comments are the lines the text report prints in its header.
+func (r *reader) comments() []capture.Field {
+	var s capture.Section // a builder: its Fields are the comments
 	switch r.mode {
 	case byAnnotation:
 		s.Add("programs", fmt.Sprintf("innermost gpu_user_annotation on the dispatch's stream, else the host ProfilerStep#N range around its launch call (%s attributed by the step range), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step); --program-by gpu-annotation|stream|none regroups",
-			plural(r.byStep, "dispatch", "dispatches")))
+			units.Plural(r.byStep, "dispatch", "dispatches")))
 	case byGPUAnnotation:
 		s.Add("programs", "innermost gpu_user_annotation on the dispatch's stream only (--program-by gpu-annotation), step numbers dropped (ProfilerStep#N → ProfilerStep, one run per step)")
 	case byStream:
@@ -342,5 +342,5 @@ func (r *reader) reportSection() capture.Section {
 		}
 		s.Add("rank", v)
 	}
-	return s
+	return s.Fields
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/reorder"
 )
 
 // Overlaps on one stream (spec §12). A stream runs its work in launch
@@ -20,7 +21,7 @@ import (
 //
 // Events are compared in start order. Files are nearly sorted per stream
 // (the samples are at most 4,197 events out of place), so a reorder window
-// per queue sorts them with bounded memory; an event that arrives later
+// per queue (format/internal/reorder) sorts them with bounded memory; an event that arrives later
 // than the window allows cannot be compared and is counted as unchecked.
 // The same start-ordered pass finds the waits of unrecorded_device_work
 // (see wait.go).
@@ -41,7 +42,7 @@ type ovRec struct {
 }
 
 type ovQueue struct {
-	pending   ovHeap
+	pending   reorder.Window[ovRec] // in start order
 	maxEnd    int64
 	lastStart int64
 	seen      bool
@@ -71,16 +72,16 @@ func (o *overlaps) add(r *reader, q uint32, rec ovRec, base int64) {
 		o.qs = append(o.qs, ovQueue{})
 	}
 	qs := &o.qs[q]
-	qs.pending.push(rec)
-	if qs.pending.len() > o.window {
-		o.check(r, q, qs.pending.pop(), base)
+	qs.pending.Push(rec.start, rec)
+	if qs.pending.Len() > o.window {
+		o.check(r, q, qs.pending.Pop(), base)
 	}
 }
 
 func (o *overlaps) flush(r *reader, base int64) {
 	for q := range o.qs {
-		for o.qs[q].pending.len() > 0 {
-			o.check(r, uint32(q), o.qs[q].pending.pop(), base)
+		for o.qs[q].pending.Len() > 0 {
+			o.check(r, uint32(q), o.qs[q].pending.Pop(), base)
 		}
 	}
 }
@@ -140,50 +141,4 @@ func (o *overlaps) check(r *reader, q uint32, rec ovRec, base int64) {
 	}
 	qs.lastStart = max(qs.lastStart, rec.start)
 	qs.maxEnd = max(qs.maxEnd, rec.end)
-}
-
-// ovHeap holds a queue's pending records in start order. Files are
-// nearly sorted per stream, so a record almost always goes at the end;
-// one out of place is inserted by binary search. Records leave from the
-// front. (A binary heap costs log(window) swaps per record even on sorted
-// input; this costs one append.)
-type ovHeap struct {
-	a    []ovRec
-	head int
-}
-
-func (h *ovHeap) len() int { return len(h.a) - h.head }
-
-func (h *ovHeap) push(x ovRec) {
-	n := len(h.a)
-	if n == h.head || h.a[n-1].start <= x.start {
-		h.a = append(h.a, x)
-		return
-	}
-	// First position after head whose start is greater than x's: equal
-	// starts keep their file order.
-	lo, hi := h.head, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if h.a[m].start <= x.start {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	h.a = append(h.a, ovRec{})
-	copy(h.a[lo+1:], h.a[lo:n])
-	h.a[lo] = x
-}
-
-func (h *ovHeap) pop() ovRec {
-	x := h.a[h.head]
-	h.head++
-	if h.head == len(h.a) {
-		h.a, h.head = h.a[:0], 0
-	} else if h.head >= 1024 && h.head*2 >= len(h.a) {
-		n := copy(h.a, h.a[h.head:])
-		h.a, h.head = h.a[:n], 0
-	}
-	return x
 }

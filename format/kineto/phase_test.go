@@ -20,14 +20,8 @@ func TestPhaseAsWritten(t *testing.T) {
 		if len(res.disp) != 2 {
 			t.Fatalf("buffer %d: %d dispatches, want 2 (a and d)", cfg.bufSize, len(res.disp))
 		}
-		var bad int64
-		for _, s := range res.c.Accounting.InputFor("events").Skipped {
-			if s.Reason == reasonText[rsBadDevice] {
-				bad = s.Count
-			}
-		}
-		if bad != 3 {
-			t.Errorf("buffer %d: %d kernels with a bad phase, want 3", cfg.bufSize, bad)
+		if s := res.c.Accounting.FindSkip("events", reasonText[rsBadDevice]); s == nil || s.Count != 3 {
+			t.Errorf("buffer %d: kernels with a bad phase: got %+v, want 3", cfg.bufSize, s)
 		}
 	}
 }

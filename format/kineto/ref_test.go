@@ -28,29 +28,42 @@ func (p *refParser) ws() {
 	}
 }
 
+// key consumes a string, then ':' and the space after it.
+func (p *refParser) key() bool {
+	if !p.str() {
+		return false
+	}
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return false
+	}
+	p.i++
+	p.ws()
+	return true
+}
+
 func (p *refParser) value(depth int) bool {
 	if depth >= maxDepth || p.i >= len(p.b) { // the top-level value is level 1
 		return false
 	}
 	switch c := p.b[p.i]; {
-	case c == '{':
+	case c == '{' || c == '[':
+		// An object is an array whose values each follow a key and ':'.
+		closer := byte(']')
+		if c == '{' {
+			closer = '}'
+		}
 		p.i++
 		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
+		if p.i < len(p.b) && p.b[p.i] == closer {
 			p.i++
 			return true
 		}
 		for {
 			p.ws()
-			if !p.str() {
+			if c == '{' && !p.key() {
 				return false
 			}
-			p.ws()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return false
-			}
-			p.i++
-			p.ws()
 			if !p.value(depth + 1) {
 				return false
 			}
@@ -58,32 +71,7 @@ func (p *refParser) value(depth int) bool {
 			if p.i >= len(p.b) {
 				return false
 			}
-			if p.b[p.i] == '}' {
-				p.i++
-				return true
-			}
-			if p.b[p.i] != ',' {
-				return false
-			}
-			p.i++
-		}
-	case c == '[':
-		p.i++
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == ']' {
-			p.i++
-			return true
-		}
-		for {
-			p.ws()
-			if !p.value(depth + 1) {
-				return false
-			}
-			p.ws()
-			if p.i >= len(p.b) {
-				return false
-			}
-			if p.b[p.i] == ']' {
+			if p.b[p.i] == closer {
 				p.i++
 				return true
 			}

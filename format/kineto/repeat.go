@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Repeated device events (docs/formats/kineto.md, "Record identity").
@@ -154,5 +155,5 @@ func (r *reader) repeatGap(a *capture.Accounting, tb timeBase) {
 	g.ItemsOmitted = rp.n - int64(len(g.Items))
 	g.SetFigure("repeated_ns", rp.ns)
 	g.Summary = fmt.Sprintf("%s one already read on the same stream (same start, duration, name and correlation: one stream cannot run two such events), so the file holds them twice; each is counted once and the repeats (%s) are not in the tables: check the tool that wrote or merged this file.",
-		plural(rp.n, "device event repeats", "device events repeat"), ns(rp.ns))
+		units.Plural(rp.n, "device event repeats", "device events repeat"), ns(rp.ns))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // tallyFromInput starts the summary of every gap carried from the tally
@@ -55,7 +56,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 		if k.stream >= 1 && k.stream <= int64(len(c.Queues)) {
 			qmap[i] = capture.QueueID(k.stream - 1)
 		} else if k.stream != 0 && r.queues[i].dispatches > 0 {
-			odd = append(odd, capture.Item{What: fmt.Sprintf("%s: stream %d is not a queue of the tally block (%d queues): its %s are on no queue", r.queueLabel(uint32(i)), k.stream, len(c.Queues), plural(r.queues[i].dispatches, "kernel event", "kernel events"))})
+			odd = append(odd, capture.Item{What: fmt.Sprintf("%s: stream %d is not a queue of the tally block (%d queues): its %s are on no queue", r.queueLabel(uint32(i)), k.stream, len(c.Queues), units.Plural(r.queues[i].dispatches, "kernel event", "kernel events"))})
 		}
 	}
 
@@ -168,19 +169,19 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 	for i, p := range b.Programs {
 		seen += perProg[i]
 		if perProg[i] != p.Events {
-			odd = append(odd, capture.Item{What: fmt.Sprintf("program %s: the tally block counts %s, the file holds %d", p.Name, plural(p.Events, "kernel event", "kernel events"), perProg[i]), Program: p.Name})
+			odd = append(odd, capture.Item{What: fmt.Sprintf("program %s: the tally block counts %s, the file holds %d", p.Name, units.Plural(p.Events, "kernel event", "kernel events"), perProg[i]), Program: p.Name})
 		}
 	}
 	if f := b.File; f != nil {
 		if seen+bad != f.Kernels {
-			odd = append(odd, capture.Item{What: fmt.Sprintf("the tally block counts %s in this file, the file holds %d", plural(f.Kernels, "kernel event", "kernel events"), seen+bad)})
+			odd = append(odd, capture.Item{What: fmt.Sprintf("the tally block counts %s in this file, the file holds %d", units.Plural(f.Kernels, "kernel event", "kernel events"), seen+bad)})
 		}
 		if t.markers != f.Unfinished {
-			odd = append(odd, capture.Item{What: fmt.Sprintf("the tally block counts %s in this file, the file holds %d", plural(f.Unfinished, "unfinished-dispatch marker", "unfinished-dispatch markers"), t.markers)})
+			odd = append(odd, capture.Item{What: fmt.Sprintf("the tally block counts %s in this file, the file holds %d", units.Plural(f.Unfinished, "unfinished-dispatch marker", "unfinished-dispatch markers"), t.markers)})
 		}
 	}
 	if bad > 0 {
-		odd = append(odd, capture.Item{What: fmt.Sprintf("%s without a usable args.tally (an array of five integers naming a kernel of the block): in program %s", plural(bad, "kernel event", "kernel events"), tallyUnlisted), Where: fmt.Sprintf("byte %d", badFirst)})
+		odd = append(odd, capture.Item{What: fmt.Sprintf("%s without a usable args.tally (an array of five integers naming a kernel of the block): in program %s", units.Plural(bad, "kernel event", "kernel events"), tallyUnlisted), Where: fmt.Sprintf("byte %d", badFirst)})
 	}
 
 	a := &c.Accounting
@@ -192,7 +193,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 	}
 	r.emptyGap(a)
 	if g := a.Find(capture.EmptyCapture); g != nil {
-		g.Summary = fmt.Sprintf("no kernel event in this file: tally export wrote none from its input (%s of it were not written as events, see skipped_input)", plural(notWritten(b), "dispatch", "dispatches"))
+		g.Summary = fmt.Sprintf("no kernel event in this file: tally export wrote none from its input (%s of it were not written as events, see skipped_input)", units.Plural(notWritten(b), "dispatch", "dispatches"))
 	}
 	r.invalidGap(a, st)
 	r.unknownGap(a)
@@ -224,7 +225,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 			g.Program = ""
 		}
 		g.AddN(p.NotWritten)
-		g.Items = append(g.Items, capture.Item{What: fmt.Sprintf("program %s: %s not written as events", p.Name, plural(p.NotWritten, "dispatch", "dispatches")), Where: fmt.Sprintf("tally block, programs[%d]", i), Program: p.Name})
+		g.Items = append(g.Items, capture.Item{What: fmt.Sprintf("program %s: %s not written as events", p.Name, units.Plural(p.NotWritten, "dispatch", "dispatches")), Where: fmt.Sprintf("tally block, programs[%d]", i), Program: p.Name})
 		a.Gaps = append(a.Gaps, g)
 	}
 	r.carryGaps(c, byBlock)
@@ -243,11 +244,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 		own.Queues[i] = capture.Queue{Name: r.streamName(uint32(i)), Device: r.deviceLabel(uint32(i))}
 	}
 	c.Inventory = r.inventory(&own, tb, st)
-	for i := range c.Inventory {
-		if c.Inventory[i].Title == "report" {
-			c.Inventory[i] = r.tallyReportSection(byBlock)
-		}
-	}
+	c.Comments, c.CommentsAt = r.tallyComments(byBlock), len(c.Inventory)
 	c.Inventory = append(c.Inventory, r.tallySection())
 	return c, nil
 }
@@ -289,19 +286,19 @@ func notWritten(b *tallyBlock) int64 {
 	return n
 }
 
-// tallyReportSection is the report header of a read-back file: where the
-// file came from and that input's accounting, then the header lines the
+// tallyComments are the report's comments for a read-back file: where the
+// file came from and that input's accounting, then the comments the
 // input's own report had.
-func (r *reader) tallyReportSection(byBlock bool) capture.Section {
+func (r *reader) tallyComments(byBlock bool) []capture.Field {
 	b := r.tb.blk
-	s := capture.Section{Title: "report"}
+	var s capture.Section // a builder: its Fields are the comments
 	how := "the programs, kernels, clock and gaps below are that input's (the file's tally block, and args.tally of each kernel event); --program-by gpu-annotation|stream|none regroups"
 	if !byBlock {
 		how = "the clock and gaps below are that input's (the file's tally block), the programs regrouped by --program-by"
 	}
 	s.Add("exported", fmt.Sprintf("written by tally export (%s) from %s: %s", b.Schema, sourceLine(b.Source, b.Input), how))
 	if !byBlock {
-		for _, f := range r.reportSection().Fields {
+		for _, f := range r.comments() {
 			if f.Key == "programs" {
 				s.Fields = append(s.Fields, f)
 			}
@@ -312,7 +309,7 @@ func (r *reader) tallyReportSection(byBlock bool) capture.Section {
 			s.Fields = append(s.Fields, f)
 		}
 	}
-	return s
+	return s.Fields
 }
 
 // sourceLine states an input and its accounting as the report's input line

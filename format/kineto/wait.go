@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Device work the trace does not hold (unrecorded_device_work). CUPTI
@@ -177,10 +178,10 @@ func (r *reader) waitGap(a *capture.Accounting, w *waits, add int64) {
 	}
 	var parts []string
 	if first > 0 {
-		parts = append(parts, fmt.Sprintf("on %s the first recorded kernel started long after its launch returned while nothing recorded ran on the device: the device was busy with work launched before the profiler started (CUPTI records only what is launched after it is enabled)", plural(first, "stream", "streams")))
+		parts = append(parts, fmt.Sprintf("on %s the first recorded kernel started long after its launch returned while nothing recorded ran on the device: the device was busy with work launched before the profiler started (CUPTI records only what is launched after it is enabled)", units.Plural(first, "stream", "streams")))
 	}
 	if later > 0 {
-		parts = append(parts, fmt.Sprintf("%s later in the trace that no recorded event explains (another process on the same device, a host callback in the stream, or work the profiler missed)", plural(later, "wait", "waits")))
+		parts = append(parts, fmt.Sprintf("%s later in the trace that no recorded event explains (another process on the same device, a host callback in the stream, or work the profiler missed)", units.Plural(later, "wait", "waits")))
 	}
 	g.Summary = fmt.Sprintf("the device ran work the trace does not hold, %s in total beyond %s waits: %s%s; the tables miss that work; start the profiler after a warm-up that drains the queue (torch.cuda.synchronize() before the window), or profile the other process too.",
 		ns(total), ns(w.threshold), strings.Join(parts, "; "), unchecked)

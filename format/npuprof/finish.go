@@ -7,7 +7,8 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/internal/ranges"
+	"github.com/tallyprof/tally/internal/intset"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // StallSummary is the empty_capture wording for a log that shows launches
@@ -70,7 +71,7 @@ func (s *state) finishPrograms() {
 		p := &s.c.Programs[r.prog]
 		p.Instances = 1
 		p.Notes = append(p.Notes,
-			fmt.Sprintf("NPU_PROFILE means are cumulative over the process: each of the %s is the difference of two lines (m_k·n_k − m_{k−1}·n_{k−1}); precision is limited by the printed decimal: a window mean is uncertain by up to ±%.3f ms, the run total by ±%s ms", plural(r.windows, "window"), r.worst, msString(halfUlp2(r.places)/2*r.n)),
+			fmt.Sprintf("NPU_PROFILE means are cumulative over the process: each of the %s is the difference of two lines (m_k·n_k − m_{k−1}·n_{k−1}); precision is limited by the printed decimal: a window mean is uncertain by up to ±%.3f ms, the run total by ±%s ms", units.Plural(r.windows, "window", "windows"), r.worst, msString(halfUlp2(r.places)/2*r.n)),
 			fmt.Sprintf("device column = wait (kernel launched → finished), launch column = quant+launch; %d calls seen (n), the up to 49 calls after the last printed line are not; only the single-row GEMM path is measured", r.n))
 		if r.clamped > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%d window differences fell below zero by rounding: 0 was counted and the next window absorbed the difference", r.clamped))
@@ -80,7 +81,7 @@ func (s *state) finishPrograms() {
 		p := &s.c.Programs[f.prog]
 		p.Instances = f.windows
 		p.Notes = append(p.Notes,
-			fmt.Sprintf("per-family profiler rows [PR]: sums over %s of per-launch means × launches; device column = wait, launch column = launch; min/max per launch are unknown", plural(f.windows, "window")),
+			fmt.Sprintf("per-family profiler rows [PR]: sums over %s of per-launch means × launches; device column = wait, launch column = launch; min/max per launch are unknown", units.Plural(f.windows, "window", "windows")),
 			fmt.Sprintf("host-side totals: pack %s ms, launch %s ms, wait %s ms, readback %s ms; row totals %s ms",
 				msString(f.sums[0]), msString(f.sums[1]), msString(f.sums[2]), msString(f.sums[3]), msString(f.sums[4])))
 	}
@@ -94,7 +95,7 @@ func (s *state) finishGaps() {
 		if s.lineNo > s.afterFirst {
 			where += fmt.Sprintf("-%d", s.lineNo)
 		}
-		g.Add(capture.Item{What: fmt.Sprintf("%s after the last row (line %d)", plural(s.afterRow, "engine line"), s.lastRow), Where: where})
+		g.Add(capture.Item{What: fmt.Sprintf("%s after the last row (line %d)", units.Plural(s.afterRow, "engine line", "engine lines"), s.lastRow), Where: where})
 	}
 	if len(s.runs) > 0 || s.rows > 0 {
 		return
@@ -120,15 +121,12 @@ func (s *state) finishClock() {
 
 // inventory describes the log for `tally inspect`.
 func (s *state) inventory() {
-	rep := capture.Section{Title: "report"}
+	s.c.CommentsAt = len(s.c.Inventory)
 	if len(s.runs) > 0 {
-		rep.Add("NPU_PROFILE", fmt.Sprintf("%s in %s: cumulative means, differenced per window", plural(s.gemmLines, "[prof] npu_gemm line"), plural(int64(len(s.runs)), "run")))
+		s.c.Comment("NPU_PROFILE", fmt.Sprintf("%s in %s: cumulative means, differenced per window", units.Plural(s.gemmLines, "[prof] npu_gemm line", "[prof] npu_gemm lines"), units.Plural(int64(len(s.runs)), "run", "runs")))
 	}
 	if s.rows > 0 {
-		rep.Add("per-family rows", fmt.Sprintf("%s in %s ([PR] format)", plural(s.rows, "row"), plural(s.windows, "window")))
-	}
-	if len(rep.Fields) > 0 {
-		s.c.Inventory = append(s.c.Inventory, rep)
+		s.c.Comment("per-family rows", fmt.Sprintf("%s in %s ([PR] format)", units.Plural(s.rows, "row", "rows"), units.Plural(s.windows, "window", "windows")))
 	}
 
 	if len(s.runs) > 0 {
@@ -179,14 +177,14 @@ func (s *state) inventory() {
 
 	if s.statLines > 0 {
 		sec := capture.Section{Title: "layer statistics (NPU_INFER_DUMP_LAYERS)"}
-		seen := ranges.Of(s.layers)
+		seen := intset.Of(s.layers)
 		sec.Add("[L] lines", s.layerLines)
-		sec.Add("layers seen ([L], -1 = embedding)", ranges.String(seen))
-		sec.Add("layers missing between seen ones", ranges.String(ranges.Holes(seen)))
+		sec.Add("layers seen ([L], -1 = embedding)", intset.String(seen))
+		sec.Add("layers missing between seen ones", intset.String(intset.Holes(seen)))
 		sec.Add("caveat", "MoE and MLA layers print no [L] line, so a missing layer number is not by itself a failure")
 		if s.mlaLines > 0 {
 			sec.Add("[mla] layer lines", s.mlaLines)
-			sec.Add("layers seen ([mla] L<l>)", ranges.String(ranges.Of(s.mlaLayers)))
+			sec.Add("layers seen ([mla] L<l>)", intset.String(intset.Of(s.mlaLayers)))
 		}
 		sec.Add("[mla] step lines (final xn, pre-norm x)", s.steps)
 		sec.Add("[G] linear-attention lines", s.linearLines)
@@ -199,12 +197,4 @@ func (s *state) inventory() {
 			{Key: "end record", Value: s.end.Describe()},
 			{Key: "stamps", Value: "arrival times, used for order only: profiler times come from the printed means"}}})
 	}
-}
-
-// plural writes "1 window", "2 windows".
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // maxLine bounds one line's memory: a longer line is classified by its first
@@ -34,7 +35,7 @@ func readStream(r io.Reader, name string, ceiling int64, sink capture.Sink) (*ca
 		sink = capture.Discard
 	}
 	s := newState(name, ceiling, sink)
-	cr := &format.CountingReader{R: r}
+	cr := &countio.Reader{R: r}
 	err := eachLine(cr, func(line []byte, long, partial bool) error {
 		s.lineNo++
 		switch {

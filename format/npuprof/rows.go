@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // familyName maps the engine's family tags to program names; other tags
@@ -114,7 +115,7 @@ func (s *state) closeWindow() {
 		if s.lastRow > s.winFirst {
 			where += fmt.Sprintf("-%d", s.lastRow)
 		}
-		s.badWindows.Add(capture.Item{What: fmt.Sprintf("a window of %s holds %d launches, not %d", plural(s.winRows, "row"), s.winLaunch, window), Where: where})
+		s.badWindows.Add(capture.Item{What: fmt.Sprintf("a window of %s holds %d launches, not %d", units.Plural(s.winRows, "row", "rows"), s.winLaunch, window), Where: where})
 	}
 }
 

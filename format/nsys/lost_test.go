@@ -42,7 +42,7 @@ var nullableKernels = []string{
 // cls under gap kind (none for not_device_work).
 func wantSkip(t *testing.T, c *capture.Capture, unit, reason string, n int64, cls capture.SkipClass, kind capture.Kind) {
 	t.Helper()
-	s := findSkip(c, unit, reason)
+	s := c.Accounting.FindSkip(unit, reason)
 	if s == nil {
 		t.Errorf("%s: no skip %q, want %d (%s)\n%s", unit, reason, n, cls, gapText(c))
 		return
@@ -95,7 +95,7 @@ func TestSkipClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := findSkip(c2, "activity rows", "longer than the ceiling"); s != nil {
+	if s := c2.Accounting.FindSkip("activity rows", "longer than the ceiling"); s != nil {
 		t.Errorf("a 4000 s kernel under a 2 h ceiling is lost: %+v", s)
 	}
 	if got := len(col.Dispatches); got != 20-2 {

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/format/internal/ranges"
+	"github.com/tallyprof/tally/format/internal/outerrange"
 )
 
 // NVTX ranges give programs. A dispatch belongs to the outermost range
@@ -19,7 +19,7 @@ import (
 // program with several instances.
 
 type nvtxRanges struct {
-	set    ranges.Set
+	set    outerrange.Set
 	ranges []int32 // per kept range id: its program name index
 	names  []string
 	index  map[string]int32
@@ -30,7 +30,7 @@ type nvtxRanges struct {
 }
 
 func (n *nvtxRanges) name(s string) int32 {
-	s = ranges.TrimInstance(s)
+	s = outerrange.TrimInstance(s)
 	if s == "" {
 		s = "(unnamed NVTX range)"
 	}

@@ -98,7 +98,7 @@ func checkNegative(t *testing.T, r result, neg int64) {
 	if got := r.c.Accounting.CountOf(capture.InvalidEvent); got != neg {
 		t.Errorf("invalid_event count: got %d, want %d (the negative rows)\n%s", got, neg, gapText(r.c))
 	}
-	s := findSkip(r.c, "activity rows", "negative time")
+	s := r.c.Accounting.FindSkip("activity rows", "negative time")
 	if s == nil || s.Count != neg || s.Class != capture.DeviceWorkLost || s.Gap != capture.InvalidEvent {
 		t.Errorf("activity rows skipped for a negative time: got %+v, want %d lost under invalid_event", s, neg)
 	}

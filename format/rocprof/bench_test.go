@@ -3,9 +3,7 @@ package rocprof
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // writeKernelTrace writes a current-generation kernel_trace.csv of about
@@ -130,19 +129,7 @@ func TestCSVMemoryFlat(t *testing.T) {
 
 // BenchmarkJSON reads the rocprofv3 JSON sample (decompressed, from memory).
 func BenchmarkJSON(b *testing.B) {
-	f, err := os.Open("testdata/tracelens__rocprofv3_908_results.json.gz")
-	if err != nil {
-		b.Skip(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := testfile.Gunzip(b, "testdata/tracelens__rocprofv3_908_results.json.gz")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

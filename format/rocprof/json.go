@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/format/internal/jsoncap"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // rocprofv3 JSON (`--output-format json`) is one object
@@ -88,7 +89,7 @@ const maxDepth = 64
 
 type jsonReader struct {
 	path string
-	cnt  *format.CountingReader
+	cnt  *countio.Reader
 	dec  *json.Decoder
 	b    *builder
 	rec  int64 // kernel_dispatch records met, for positions
@@ -111,7 +112,7 @@ type jsonReader struct {
 
 func readJSON(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
-	cnt := &format.CountingReader{R: r}
+	cnt := &countio.Reader{R: r}
 	// encoding/json holds a string token whole: strings are cut to
 	// capture.MaxName before it sees them, and positions mapped back.
 	capped := &jsoncap.Reader{R: cnt, OnCut: func(off, full int64, head []byte) {

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/format/internal/ranges"
+	"github.com/tallyprof/tally/format/internal/outerrange"
 )
 
 // kernel_trace.csv holds no marker ranges: rocprofv3 writes ROCTx ranges
@@ -18,7 +18,7 @@ import (
 
 type markerSet struct {
 	path  string
-	set   ranges.Set
+	set   outerrange.Set
 	names []string
 	rows  *capture.InputCount
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/format/internal/ranges"
+	"github.com/tallyprof/tally/format/internal/outerrange"
 	"github.com/tallyprof/tally/format/internal/sqlitein"
 )
 
@@ -74,7 +74,7 @@ func runs(db *sqlitein.DB) map[string]map[string]string {
 type rocpdReader struct {
 	db      *sqlitein.DB
 	b       *builder
-	marks   ranges.Set
+	marks   outerrange.Set
 	markNm  []string
 	runNo   int64
 	dropped map[string]int64
@@ -127,7 +127,7 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 	}
 	inv.Add("run", strings.TrimPrefix(suffix, "_"))
 	rr.b.ids = idSet{} // dispatch ids, thread rows and ranges are per run
-	rr.marks, rr.markNm = ranges.Set{}, nil
+	rr.marks, rr.markNm = outerrange.Set{}, nil
 	rr.runNo++
 	if err := rr.loadMarkers(t); err != nil {
 		return err
@@ -360,7 +360,7 @@ func (rr *rocpdReader) loadMarkers(t map[string]string) error {
 }
 
 func markerName(s string) string {
-	if s = ranges.TrimInstance(s); s == "" {
+	if s = outerrange.TrimInstance(s); s == "" {
 		return "(unnamed marker range)"
 	}
 	return s

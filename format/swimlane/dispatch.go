@@ -398,7 +398,7 @@ func (r *reader) hostCapture(rec *records, path string) {
 		g.Add(capture.Item{What: fmt.Sprintf("%d records dropped (status %q)", *hc.DroppedRecords, hc.Status), Where: path})
 		// Saturate: counts from several files must not wrap to a negative
 		// total, which would read as complete.
-		g.Count = before + min(*hc.DroppedRecords, math.MaxInt64-before)
+		g.Count = capture.SatAdd(before, *hc.DroppedRecords)
 	} else if hc.Status != "" && hc.Status != "complete" {
 		r.gap(capture.TruncatedInput, "", "captures the producer did not mark complete (host_capture.status)").
 			Add(capture.Item{What: fmt.Sprintf("status %q %s", hc.Status, hc.Error), Where: path})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/internal/cleanup"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // tracked lists the tracked temporaries under dir.
@@ -63,7 +64,7 @@ func TestTemporariesTracked(t *testing.T) {
 	if got := tracked(dir); len(got) != 0 {
 		t.Errorf("after every commit and abort: tracked %v", got)
 	}
-	if got := names(dir); !slices.Equal(got, []string{"ds", "out.csv", "out.csv.gaps.csv"}) {
+	if got := testfile.Names(dir); !slices.Equal(got, []string{"ds", "out.csv", "out.csv.gaps.csv"}) {
 		t.Errorf("files %v", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "ds", "MARK")); string(b) != "2" {
@@ -92,18 +93,9 @@ func TestCommitAllNoneOnFailure(t *testing.T) {
 			t.Errorf("%s: %q, want the earlier %q", p, got, want)
 		}
 	}
-	if got := names(dir); len(got) != 2 || len(tracked(dir)) != 0 {
+	if got := testfile.Names(dir); len(got) != 2 || len(tracked(dir)) != 0 {
 		t.Errorf("left %v, tracked %v", got, tracked(dir))
 	}
-}
-
-func names(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
 }
 
 // TestPendingDirReplace: an earlier dataset is replaced whether the system
@@ -130,7 +122,7 @@ func TestPendingDirReplace(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(dir, "ds", "MARK")); string(b) != "1" {
 			t.Errorf("swap %v: MARK %q, want the second dataset's 1", swap, b)
 		}
-		if got := names(dir); !slices.Equal(got, []string{"ds"}) || len(tracked(dir)) != 0 {
+		if got := testfile.Names(dir); !slices.Equal(got, []string{"ds"}) || len(tracked(dir)) != 0 {
 			t.Errorf("swap %v: left %v, tracked %v", swap, got, tracked(dir))
 		}
 	}

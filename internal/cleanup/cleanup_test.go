@@ -1,7 +1,6 @@
 package cleanup
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // The child half of the signal tests: this test binary re-run with
@@ -51,29 +52,7 @@ func child(mode, dir string) {
 func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CLEANUP_CHILD="+mode, "CLEANUP_DIR="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		t.Fatalf("child: %q %v", line, err)
-	}
-	return cmd, dir
-}
-
-func names(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return testfile.Child(t, "CLEANUP_CHILD="+mode, "CLEANUP_DIR="+dir), dir
 }
 
 // TestSignalRemovesTracked: on SIGINT or SIGTERM every tracked temporary
@@ -87,7 +66,7 @@ func TestSignalRemovesTracked(t *testing.T) {
 		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != sig {
 			t.Errorf("%v: the child ended with %v, want killed by %v", sig, cmd.ProcessState, sig)
 		}
-		if got := names(dir); !slices.Equal(got, []string{"kept"}) {
+		if got := testfile.Names(dir); !slices.Equal(got, []string{"kept"}) {
 			t.Errorf("%v: left %v, want only the untracked file", sig, got)
 		}
 	}
@@ -99,7 +78,7 @@ func TestSignalWaitsForHold(t *testing.T) {
 	cmd, dir := startChild(t, "hold")
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
-	if got := names(dir); !slices.Equal(got, []string{"kept", "out"}) {
+	if got := testfile.Names(dir); !slices.Equal(got, []string{"kept", "out"}) {
 		t.Errorf("left %v, want the renamed output and the untracked file", got)
 	}
 }
@@ -118,7 +97,7 @@ func TestTrackUntrack(t *testing.T) {
 	release := Hold()
 	removeTracked()
 	release()
-	if got := names(dir); !slices.Equal(got, []string{"a"}) || len(Tracked()) != 0 {
+	if got := testfile.Names(dir); !slices.Equal(got, []string{"a"}) || len(Tracked()) != 0 {
 		t.Errorf("left %v, tracked %v; want the untracked a only", got, Tracked())
 	}
 }

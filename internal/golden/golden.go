@@ -1,16 +1,14 @@
 // Package golden compares a test's output with a file kept under testdata/,
 // as benchstat's and pprof's tests do: `go test ./PKG -update` rewrites the
-// files, and a mismatch writes the output beside the golden file as
-// NAME.got so the two can be diffed.
+// files, and a mismatch prints a unified diff and writes the output beside
+// the golden file as NAME.got.
 package golden
 
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -20,8 +18,8 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/ wi
 func Update() bool { return *update }
 
 // Check compares got with the golden file at path (rewriting it under
-// -update). On a mismatch it writes path+".got" and fails with the first
-// differing line.
+// -update). On a mismatch it writes path+".got" and fails with a unified
+// diff from the golden file to the output.
 func Check(t testing.TB, path string, got []byte) {
 	t.Helper()
 	if *update {
@@ -46,24 +44,5 @@ func Check(t testing.TB, path string, got []byte) {
 	if err := os.WriteFile(gotPath, got, 0o644); err != nil {
 		t.Logf("could not write %s: %v", gotPath, err)
 	}
-	t.Fatalf("output differs from %s (%s); diff %s %s, or go test -update if the change is intended", path, FirstDiff(want, got), path, gotPath)
-}
-
-// FirstDiff describes the first line where want and got differ.
-func FirstDiff(want, got []byte) string {
-	wl := strings.Split(string(want), "\n")
-	gl := strings.Split(string(got), "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g || i >= len(wl) || i >= len(gl) {
-			return fmt.Sprintf("line %d: want %q, got %q", i+1, w, g)
-		}
-	}
-	return "identical lines, different bytes"
+	t.Fatalf("output differs from %s (go test -update if the change is intended):\n%s", path, Diff(path, gotPath, want, got))
 }

@@ -1,6 +1,6 @@
 // Package probefile holds the constants of tally's probe capture format
 // (docs/probe-format.md), shared by the writer (package probe) and the
-// reader (format/probe) so the two cannot drift apart.
+// reader (format/probereader) so the two cannot drift apart.
 package probefile
 
 import "encoding/binary"

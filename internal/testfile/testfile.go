@@ -1,11 +1,13 @@
-// Package testfile holds helpers the readers' tests share for their sample
-// files.
+// Package testfile holds helpers tests share: sample files, directory
+// listings, and the child process of the signal and kill tests.
 package testfile
 
 import (
+	"bufio"
 	"compress/gzip"
 	"io"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -27,4 +29,38 @@ func Gunzip(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// Names lists the names in dir, sorted; none when it cannot be read.
+func Names(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// Child runs this test binary again, with env added and no test selected,
+// so that the package's TestMain becomes the child half of a signal or
+// kill test; it returns once the child prints "ready", for the parent to
+// signal it. A child that does not get ready is killed and fails the test.
+func Child(t testing.TB, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: got %q (%v), want \"ready\"", line, err)
+	}
+	return cmd
 }

@@ -11,7 +11,15 @@ func TestNS(t *testing.T) {
 			t.Errorf("NS(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
-	if Plural(1, "run", "runs") != "1 run" || Plural(2, "run", "runs") != "2 runs" {
-		t.Fatal("Plural")
+}
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 runs"}, {1, "1 run"}, {2, "2 runs"}, {-1, "-1 runs"}} {
+		if got := Plural(c.n, "run", "runs"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
 	}
 }

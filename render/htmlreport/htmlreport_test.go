@@ -10,6 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // TestNamesAreEscaped checks the page's bytes: no name reaches it as markup,
@@ -133,16 +134,12 @@ func BenchmarkWrite50x500(b *testing.B) {
 	f := bigCapture(50, 500)
 	var n int64
 	for b.Loop() {
-		cw := &countWriter{}
+		cw := &countio.Writer{}
 		if err := Write(cw, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err != nil {
 			b.Fatal(err)
 		}
-		n = cw.n
+		n = cw.N
 	}
 	b.SetBytes(n)
 	b.ReportMetric(float64(n)/(1<<20), "MiB/page")
 }
-
-type countWriter struct{ n int64 }
-
-func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }

@@ -160,14 +160,14 @@ func timeline(c *capture.Capture, t *Timeline, names *[]string) timelineSection 
 			st.Rects = append(st.Rects, rect{X: num(x(s.begin)), W: num(w), K: ki, Fill: fill((*names)[ki])})
 		}
 		sort.SliceStable(queues, func(i, j int) bool {
-			ri, rj := rankOf(c, queues[i]), rankOf(c, queues[j])
+			ri, rj := c.QueueRank(queues[i]), c.QueueRank(queues[j])
 			if ri != rj {
 				return ri < rj
 			}
 			return queues[i] < queues[j]
 		})
 		for _, q := range queues {
-			r := rankOf(c, q)
+			r := c.QueueRank(q)
 			if n := len(grp.Ranks); n == 0 || grp.Ranks[n-1].Rank != r {
 				grp.Ranks = append(grp.Ranks, rankBlock{Rank: r})
 			}
@@ -188,13 +188,6 @@ func queueName(c *capture.Capture, q capture.QueueID) string {
 		name += " on " + d
 	}
 	return name
-}
-
-func rankOf(c *capture.Capture, q capture.QueueID) string {
-	if int(q) >= 0 && int(q) < len(c.Queues) && c.Queues[q].Rank != "" {
-		return c.Queues[q].Rank
-	}
-	return c.Source.Rank
 }
 
 // fill colours a kernel by its name: the same in every strip, and in

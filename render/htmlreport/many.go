@@ -54,7 +54,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 		sec.Rank = c.Source.Rank
 		sec.Clock = render.ClockLine(c.Clock)
 		sec.accountingView = accounting(c, &idoc.Accounting, prefix+"gap-")
-		sec.Notes = reportNotes(c)
+		sec.Notes = c.CommentLines()
 		sec.Programs = p.programs(idoc, prefix, sec.Gaps, opt)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // manyPage renders two copies of the hostile sample capture and an input
@@ -124,14 +125,14 @@ func TestManyTimelineBudget(t *testing.T) {
 // kernels each, with their timelines.
 func BenchmarkWriteMany64(b *testing.B) {
 	run, tls := ranks64()
-	var w countWriter
+	var w countio.Writer
 	for b.Loop() {
-		w.n = 0
+		w.N = 0
 		if err := Write(&w, run, Options{Timelines: tls}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(w.n)/(1<<20), "MiB/page")
+	b.ReportMetric(float64(w.N)/(1<<20), "MiB/page")
 }
 
 func ranks64() (*analysis.Run, []*Timeline) {

@@ -146,7 +146,7 @@ type column struct {
 func build(c *capture.Capture, t *analysis.Tables, tl0 *Timeline, opt Options) *page {
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
-	p.Notes = reportNotes(c)
+	p.Notes = c.CommentLines()
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	p.capWholeNames()
 	tl := timelineBlock{Input: -1}
@@ -219,20 +219,6 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 	return v
 }
 
-// reportNotes are the reader's notes about the report (inventory section
-// "report").
-func reportNotes(c *capture.Capture) []string {
-	var notes []string
-	for _, s := range c.Inventory {
-		if s.Title == "report" {
-			for _, f := range s.Fields {
-				notes = append(notes, fmt.Sprintf("%s: %v", f.Key, f.Value))
-			}
-		}
-	}
-	return notes
-}
-
 // programs lays out doc's programs, adding their tables to the page's
 // data; idPrefix keeps section ids unique on the page.
 //
@@ -300,14 +286,7 @@ func program(i int, jp *render.JSONProgram, fullNames bool) (programView, tableD
 		unit = *jp.Unit
 	}
 	pv := programView{Index: i, Name: jp.Name, Notes: jp.Notes, KernelRows: len(jp.Kernels)}
-	head := units.Plural(jp.Instances, "run", "runs")
-	if len(jp.InstanceStates) > 0 {
-		var parts []string
-		for _, s := range jp.InstanceStates {
-			parts = append(parts, fmt.Sprintf("%d %s", s.Count, s.Name))
-		}
-		head += " (" + strings.Join(parts, ", ") + ")"
-	}
+	head := render.Runs(jp.Instances, jp.InstanceStates)
 	head += ", " + units.Plural(jp.Dispatches, "dispatch", "dispatches")
 	total := jp.TotalNS
 	if total == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format/kept"
+	"github.com/tallyprof/tally/internal/countio"
 )
 
 // Kernel is one catalogued kernel the generated programs dispatch.
@@ -121,7 +122,7 @@ type Unfinished struct {
 
 type gen struct {
 	w       *bufio.Writer
-	cw      *countWriter
+	cw      *countio.Writer
 	opt     Options
 	rng     *rand.Rand
 	t       int64
@@ -134,17 +135,6 @@ type gen struct {
 	costs   map[uint64]Kernel
 }
 
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // Write writes a trace to w and returns its expected summary.
 func Write(w io.Writer, opt Options) (*Summary, error) {
 	if opt.DecodeMain == 0 {
@@ -153,7 +143,7 @@ func Write(w io.Writer, opt Options) (*Summary, error) {
 	if opt.PrefillMain == 0 {
 		opt.PrefillMain = 303
 	}
-	cw := &countWriter{w: w}
+	cw := &countio.Writer{W: w}
 	g := &gen{w: bufio.NewWriterSize(cw, 1<<20), cw: cw, opt: opt, rng: rand.New(rand.NewSource(opt.Seed)),
 		t: 912400118200, sum: &Summary{Programs: map[string]*ProgramSummary{}}, costs: map[uint64]Kernel{}}
 	for _, k := range Kernels {
@@ -205,11 +195,11 @@ func Write(w io.Writer, opt Options) (*Summary, error) {
 		g.err = err
 	}
 	g.sum.Lines = g.lines
-	g.sum.Bytes = cw.n
+	g.sum.Bytes = cw.N
 	return g.sum, g.err
 }
 
-func (g *gen) size() int64 { return g.cw.n + int64(g.w.Buffered()) }
+func (g *gen) size() int64 { return g.cw.N + int64(g.w.Buffered()) }
 
 // sequence repeats a pattern of kernel indexes over n commands.
 func (g *gen) sequence(n int, pattern []int) []uint64 {

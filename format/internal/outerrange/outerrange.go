@@ -1,4 +1,4 @@
-// Package ranges finds the outermost annotation range (NVTX, ROCTx) open on
+// Package outerrange finds the outermost annotation range (NVTX, ROCTx) open on
 // a thread at a given time: of the ranges containing that time, the one
 // that started first. Only that question is asked, so only the parts of
 // ranges that can answer it are kept: a range inside an earlier one is
@@ -7,7 +7,7 @@
 // by start — a binary search per lookup, and memory for the outermost
 // ranges only, however many per-operator ranges a framework opens inside
 // them.
-package ranges
+package outerrange
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package ranges
+package outerrange
 
 import (
 	"math/rand"
@@ -49,7 +49,7 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 	}
 	if s.Len() >= len(all) || s.Len() == 0 {
-		t.Fatalf("kept %d of %d ranges", s.Len(), len(all))
+		t.Fatalf("kept %d of %d ranges, want some but not all (nested ones dropped)", s.Len(), len(all))
 	}
 	for key := int64(0); key <= 3; key++ {
 		for ts := int64(-5); ts < 5400; ts += 3 {
@@ -65,7 +65,7 @@ func TestAgainstBruteForce(t *testing.T) {
 				got = ids[id]
 			}
 			if got != want {
-				t.Fatalf("key %d ts %d: range %d, want %d", key, ts, got, want)
+				t.Fatalf("key %d ts %d: got range %d, want %d", key, ts, got, want)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func TestTrimInstance(t *testing.T) {
 		"x, op_id = ":                "x, op_id = ",
 	} {
 		if got := TrimInstance(in); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
+			t.Errorf("TrimInstance(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

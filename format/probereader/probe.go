@@ -1,4 +1,4 @@
-// Package probe reads the capture files tally's probe package writes
+// Package probereader reads the capture files tally's probe package writes
 // (docs/probe-format.md): a versioned header, then length-framed records of
 // definitions, dispatch events, checkpoints, summaries and an end record.
 //
@@ -8,7 +8,7 @@
 // the last dispatch completed on the queue), a session never closed
 // (unfinalized_capture), a cut record (truncated_input), and a session that
 // asked for dispatch events and recorded none (empty_capture).
-package probe
+package probereader
 
 import (
 	"bytes"

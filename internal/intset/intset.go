@@ -1,7 +1,7 @@
-// Package ranges writes sets of integers (layer numbers) compactly, as
+// Package intset writes sets of integers (layer numbers) compactly, as
 // "-1..0, 2..5, 7", and finds the holes between the smallest and largest member,
 // without ever enumerating a hole: a set {0, 1e9} costs two entries.
-package ranges
+package intset
 
 import (
 	"sort"
