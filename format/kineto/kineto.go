@@ -62,6 +62,7 @@ type config struct {
 	bufSize    int    // scanner block size
 	logRecords int    // device records held in memory before spilling
 	tmpDir     string // where the spill file goes ("" = os.TempDir)
+	noGuess    bool   // read every key the general way (tests: guess.go)
 }
 
 var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
@@ -88,6 +89,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 		sink = capture.Discard
 	}
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
+	r.noGuess = cfg.noGuess
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
 	if err := r.scan(); err != nil {
