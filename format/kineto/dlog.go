@@ -148,6 +148,9 @@ func (l *dlog) newChunk() error {
 	}
 	c := l.free
 	l.free = nil
+	if c == nil && l.shift == maxChunkShift {
+		c, _ = chunks.get()
+	}
 	if c == nil {
 		c = make([]drec, 0, 1<<l.shift)
 	}
@@ -228,6 +231,15 @@ func (l *dlog) replay(fn func(*drec)) error {
 
 // close releases the spill file.
 func (l *dlog) close() {
+	if l.shift == maxChunkShift {
+		// The chunks go to the next read (reuse.go).
+		for _, c := range append(l.chunks, l.free) {
+			if c != nil {
+				chunks.put(c[:0])
+			}
+		}
+	}
+	l.chunks, l.free = nil, nil
 	if l.f != nil {
 		name := l.f.Name()
 		l.f.Close()
