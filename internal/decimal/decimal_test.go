@@ -2,6 +2,7 @@ package decimal
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,10 +67,16 @@ func TestUint(t *testing.T) {
 }
 
 func TestEightDigits(t *testing.T) {
-	for _, s := range []string{"00000000", "12345678", "99999999", "00000001", "10000000"} {
-		want, _ := strconv.ParseUint(s, 10, 64)
-		if got := EightDigits(binary.LittleEndian.Uint64([]byte(s))); got != want {
-			t.Errorf("EightDigits(%q) = %d, want %d", s, got, want)
+	for n := uint64(0); n < 100000000; n += 9973 {
+		s := fmt.Sprintf("%08d", n)
+		if got := EightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
+			t.Fatalf("EightDigits(%q) = %d, want %d", s, got, n)
+		}
+	}
+	for _, n := range []uint64{0, 1, 7, 10, 99999999, 12345678, 87654321, 10000000, 90909090, 31415926} {
+		s := fmt.Sprintf("%08d", n)
+		if got := EightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
+			t.Errorf("EightDigits(%q) = %d, want %d", s, got, n)
 		}
 	}
 }
