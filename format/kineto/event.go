@@ -151,7 +151,7 @@ var phClass = [256]uint8{'X': 1, 's': 2, 'f': 2, 't': 2, 'M': 3, 'i': 3, 'I': 3,
 // event's '}'. A right guess (guess.go) takes the key in two comparisons.
 func (r *reader) nextEventKey(prev int) (id int, more bool) {
 	s := r.s
-	g := &r.evGuess[prev][phClass[r.pe.ph]]
+	g := &r.evGuess[prev][phClass[r.ev.ph]]
 	if p := s.pos; g.n != 0 && p >= 0 && p+guessLen < s.end && g.matches(s.buf[p:p+guessLen+1]) {
 		if prev == ekStart {
 			s.enter()
@@ -181,10 +181,10 @@ func (r *reader) nextEventKey(prev int) (id int, more bool) {
 	return id, true
 }
 
-// parseEvent reads one event object (buf[pos] == '{') into r.pe.
+// parseEvent reads one event object (buf[pos] == '{') into r.ev.
 func (r *reader) parseEvent() {
 	s := r.s
-	e := r.pe
+	e := &r.ev
 	e.reset(s.offset())
 	id, more := r.nextEventKey(ekStart)
 	if !more {
@@ -341,7 +341,7 @@ func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
 // parseArgs reads the args object, keeping only linkage and naming keys.
 func (r *reader) parseArgs() {
 	s := r.s
-	e := r.pe
+	e := &r.ev
 	id, k, more := r.nextArgKey(akStart)
 	if !more {
 		return
@@ -417,8 +417,8 @@ func argKey(k []byte) int {
 // without an id of their own.
 func (r *reader) nextArgKey(prev int) (id int, k []byte, more bool) {
 	s := r.s
-	cls := r.pe.cat.class()
-	if r.pe.ph == 'M' || r.pe.ph == 0 {
+	cls := r.ev.cat.class()
+	if r.ev.ph == 'M' || r.ev.ph == 0 {
 		cls = numClasses // metadata and phase-less events apart
 	}
 	g := &r.argGuess[cls][prev]
@@ -453,7 +453,7 @@ func (r *reader) nextArgKey(prev int) (id int, k []byte, more bool) {
 // argsDone reports whether every args key the event can use was read.
 // Kineto writes correlation after device and stream.
 func (r *reader) argsDone() bool {
-	e := r.pe
+	e := &r.ev
 	if e.ph == 'M' || e.ph == 0 {
 		return false
 	}

@@ -15,8 +15,6 @@ package kineto
 import (
 	"bytes"
 	"io"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -65,8 +63,6 @@ type config struct {
 	logRecords int    // device records held in memory before spilling
 	tmpDir     string // where the spill file goes ("" = os.TempDir)
 	noGuess    bool   // read every key the general way (tests: guess.go)
-	pipeline   bool   // parse and handle traceEvents on two goroutines (pipeline.go)
-	batchLen   int    // events per batch of the pipeline (0: batchLen)
 }
 
 var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
@@ -80,23 +76,8 @@ func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.C
 	if opts == nil {
 		opts = &format.Options{}
 	}
-	cfg := defaultConfig
-	// On two cores or more a large plain file is read ahead, parsed and
-	// handled on three goroutines (a gzip file already inflates on one of
-	// its own) — unless other Kineto reads run (a directory of ranks is
-	// read one input per core: the cores are busy already).
-	defer reads.Add(-1)
-	if reads.Add(1) == 1 && runtime.GOMAXPROCS(0) >= 2 && !in.Gzip && in.Size >= pipeMinBytes {
-		cfg.pipeline = true
-		ra := format.ReadAhead(src)
-		defer ra.Close()
-		src = ra
-	}
-	return readFrom(src, in.Path, opts, sink, cfg)
+	return readFrom(src, in.Path, opts, sink, defaultConfig)
 }
-
-// reads counts the Kineto reads running.
-var reads atomic.Int32
 
 // readFrom reads a decompressed trace stream.
 func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sink, cfg config) (*capture.Capture, error) {
@@ -110,10 +91,6 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
 	defer r.s.release()
 	r.noGuess = cfg.noGuess
-	r.pipeline = cfg.pipeline
-	if cfg.batchLen > 0 {
-		r.batchLen = cfg.batchLen
-	}
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
 	if err := r.scan(); err != nil {

@@ -24,15 +24,8 @@ type reader struct {
 	// figures, as they are out of the tables.
 	ceiling int64
 	s       *scanner
-	ev      event // the event handle reads
-	// pe is the event the parser writes: &ev when one loop parses and
-	// handles, &pev while a pipe hands events to another goroutine
-	// (pipeline.go).
-	pe       *event
-	pev      event
-	pipeline bool // read traceEvents on two goroutines
-	batchLen int
-	keyBuf   []byte
+	ev      event
+	keyBuf  []byte
 	// Key guesses (guess.go): per key just read and phase class, and for
 	// args per category class.
 	evGuess  [numEventKeys][4]keyGuess
@@ -185,8 +178,6 @@ func newReader(r io.Reader, path string, mode programMode, bufSize, logRecords i
 		annNameIdx: make(map[string]uint32),
 		log:        newDlog(logRecords, tmpDir),
 	}
-	rd.pe = &rd.ev
-	rd.batchLen = batchLen
 	rd.stats.unknownCats = make(map[string]int64)
 	rd.link = newLinker(&rd.calls)
 	rd.log.onSpill = rd.link.spilled
@@ -252,27 +243,14 @@ func (r *reader) eventsArray() {
 	if s.arrayStart() {
 		return
 	}
-	var p *pipe
-	if r.pipeline && r.tb == nil {
-		p = r.startPipe()
-		defer p.stop()
-	}
 	for {
 		if s.nonWS() == '{' {
 			r.parseEvent()
-			if p != nil {
-				p.add(r.pe)
-			} else {
-				r.handle()
-			}
+			r.handle()
 		} else {
 			at := s.offset()
 			s.skipValue()
-			if p != nil {
-				p.notObject(at)
-			} else {
-				r.skipAt(rsNotObject, at)
-			}
+			r.skipAt(rsNotObject, at)
 		}
 		r.events++
 		r.lastGood = s.offset()
