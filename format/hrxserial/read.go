@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	blockSize   = 128 << 10
+	blockSize   = 256 << 10
 	maxLineSize = 1 << 20 // longer lines are classified by their first MiB and skipped
 )
 
