@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+
+	dec "github.com/tallyprof/tally/internal/decimal"
 )
 
 // Kineto writes times as JSON numbers of microseconds, either integers
@@ -343,8 +345,8 @@ func (s *scanner) microsFast() (int64, numFlags, bool) {
 	var v int64
 	if p >= 0 && p+8 <= len(b) {
 		// Absolute times have 13 to 16 digits: the first eight at once.
-		if x := binary.LittleEndian.Uint64(b[p : p+8]); nonDigits(x) == 0 {
-			v = int64(eightDigits(x))
+		if x := binary.LittleEndian.Uint64(b[p : p+8]); dec.NonDigits(x) == 0 {
+			v = int64(dec.EightDigits(x))
 			p += 8
 		}
 	}
@@ -395,9 +397,9 @@ func (s *scanner) intFast() (int64, bool) {
 	if p >= 0 && p+8 <= len(b) {
 		// Ids of one to seven digits (pids, streams, correlations) at once.
 		x := binary.LittleEndian.Uint64(b[p : p+8])
-		if n := bits.TrailingZeros64(nonDigits(x)) >> 3; n > 0 && n < 8 && !numChar[b[p+n]] && (n == 1 || b[p] != '0') {
+		if n := bits.TrailingZeros64(dec.NonDigits(x)) >> 3; n > 0 && n < 8 && !numChar[b[p+n]] && (n == 1 || b[p] != '0') {
 			s.pos = p + n
-			return int64(eightDigits(x << (64 - 8*n))), true
+			return int64(dec.EightDigits(x << (64 - 8*n))), true
 		}
 	}
 	neg := false
@@ -419,13 +421,4 @@ func (s *scanner) intFast() (int64, bool) {
 		v = -v
 	}
 	return v, true
-}
-
-// eightDigits returns the value of the eight ASCII digits in x (little
-// endian: the first digit in the lowest byte).
-func eightDigits(x uint64) uint64 {
-	x &= 0x0F0F0F0F0F0F0F0F
-	x = (x * (10<<8 + 1)) >> 8 & 0x00FF00FF00FF00FF
-	x = (x * (100<<16 + 1)) >> 16 & 0x0000FFFF0000FFFF
-	return (x * (10000<<32 + 1)) >> 32
 }
