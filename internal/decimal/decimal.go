@@ -114,3 +114,21 @@ func NonDigits(x uint64) uint64 {
 	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) |
 		((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
 }
+
+// Int parses b, an optional '-' or '+' and then what Uint accepts, as an
+// int64; ok is false when the value does not fit (−2^63 fits).
+func Int(b []byte) (v int64, ok bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	u, ok := Uint(b)
+	switch {
+	case !ok || u > 1<<63 || !neg && u == 1<<63:
+		return 0, false
+	case neg:
+		return -int64(u), true
+	}
+	return int64(u), true
+}

@@ -3,6 +3,7 @@ package decimal
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,4 +142,26 @@ func BenchmarkUint(b *testing.B) {
 		sink += v
 	}
 	_ = sink
+}
+
+func TestInt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-0", 0, true}, {"+7", 7, true}, {"-5", -5, true},
+		{"9223372036854775807", math.MaxInt64, true}, {"9223372036854775808", 0, false},
+		{"-9223372036854775808", math.MinInt64, true}, {"-9223372036854775809", 0, false},
+		{"", 0, false}, {"-", 0, false}, {"+", 0, false}, {"--1", 0, false}, {"1-", 0, false}, {" 1", 0, false},
+		{"12a", 0, false}, {"00012", 12, true},
+	} {
+		got, ok := Int([]byte(c.in))
+		if got != c.want || ok != c.ok {
+			t.Errorf("Int(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if ref, err := strconv.ParseInt(c.in, 10, 64); (err == nil) != ok || err == nil && ref != got {
+			t.Errorf("Int(%q) = %d, %v; strconv.ParseInt says %d, %v", c.in, got, ok, ref, err)
+		}
+	}
 }
