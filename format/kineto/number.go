@@ -267,24 +267,17 @@ func signed(mag uint64, neg bool, fl numFlags, ok bool) (int64, numFlags, bool) 
 // parseInt reads an integer-valued token exactly ("7", "7.0", "7e0");
 // ok is false for fractions and values outside int64.
 func parseInt(tok []byte) (int64, bool) {
-	// Fast path: plain digits.
+	// Fast path: plain digits (JSON: no leading zero, no '+').
 	if len(tok) > 0 && len(tok) <= 18 {
-		i := 0
-		neg := tok[0] == '-'
-		if neg {
-			i = 1
+		digits := tok
+		if tok[0] == '-' {
+			digits = tok[1:]
 		}
-		var v int64
-		j := i
-		for j < len(tok) && isDigit(tok[j]) {
-			v = v*10 + int64(tok[j]-'0')
-			j++
-		}
-		if j == len(tok) && j > i && (tok[i] != '0' || j-i == 1) {
-			if neg {
-				v = -v
+		if v, n, _ := dec.Prefix(digits); n == len(digits) && n > 0 && (digits[0] != '0' || n == 1) {
+			if tok[0] == '-' {
+				return -int64(v), true
 			}
-			return v, true
+			return int64(v), true
 		}
 	}
 	d, ok := splitNumber(tok)
@@ -303,13 +296,7 @@ func parseInt(tok []byte) (int64, bool) {
 // ids, e.g. NCCL "Comms Id", exceed int64).
 func parseUint(tok []byte) (uint64, bool) {
 	if len(tok) > 0 && len(tok) <= 19 && tok[0] != '-' {
-		var v uint64
-		j := 0
-		for j < len(tok) && isDigit(tok[j]) {
-			v = v*10 + uint64(tok[j]-'0')
-			j++
-		}
-		if j == len(tok) && j > 0 && (tok[0] != '0' || j == 1) {
+		if v, n, _ := dec.Prefix(tok); n == len(tok) && (tok[0] != '0' || n == 1) {
 			return v, true
 		}
 	}
