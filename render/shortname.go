@@ -203,23 +203,32 @@ func identEnd(b byte) bool { return identChar(b) || b == '>' }
 func opens(b byte) bool  { return b == '<' || b == '(' || b == '[' || b == '{' }
 func closes(b byte) bool { return b == '>' || b == ')' || b == ']' || b == '}' }
 
+// bracket is +1 where s[i] opens a bracket, -1 where it closes one, and 0
+// elsewhere; "->" is not a bracket.
+func bracket(s string, i int) int {
+	switch c := s[i]; {
+	case c == '>' && i > 0 && s[i-1] == '-':
+		return 0
+	case opens(c):
+		return 1
+	case closes(c):
+		return -1
+	}
+	return 0
+}
+
 // splitScope splits name at "::" outside brackets. ok is false when the
-// brackets do not balance. "->" is not a bracket.
+// brackets do not balance.
 func splitScope(name string) ([]string, bool) {
 	var comps []string
 	depth, start := 0, 0
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c == '>' && i > 0 && name[i-1] == '-':
-		case opens(c):
-			depth++
-		case closes(c):
-			depth--
-			if depth < 0 {
-				return nil, false
-			}
-		case c == ':' && depth == 0 && i+1 < len(name) && name[i+1] == ':':
+		b := bracket(name, i)
+		depth += b
+		if depth < 0 {
+			return nil, false
+		}
+		if b == 0 && depth == 0 && name[i] == ':' && i+1 < len(name) && name[i+1] == ':' {
 			comps = append(comps, name[start:i])
 			start = i + 2
 			i++
@@ -236,14 +245,9 @@ func splitTop(s string, sep byte) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '>' && i > 0 && s[i-1] == '-':
-		case opens(c):
-			depth++
-		case closes(c):
-			depth--
-		case c == sep && depth == 0:
+		b := bracket(s, i)
+		depth += b
+		if b == 0 && depth == 0 && s[i] == sep {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
@@ -255,14 +259,9 @@ func splitTop(s string, sep byte) []string {
 func lastTopSpace(s string) int {
 	depth := 0
 	for i := len(s) - 1; i >= 0; i-- {
-		c := s[i]
-		switch {
-		case c == '>' && i > 0 && s[i-1] == '-':
-		case closes(c):
-			depth++
-		case opens(c):
-			depth--
-		case c == ' ' && depth == 0:
+		b := bracket(s, i)
+		depth -= b
+		if b == 0 && depth == 0 && s[i] == ' ' {
 			return i
 		}
 	}
@@ -273,16 +272,10 @@ func lastTopSpace(s string) int {
 func matchingOpen(s string, end int) int {
 	depth := 0
 	for i := end; i >= 0; i-- {
-		c := s[i]
-		switch {
-		case c == '>' && i > 0 && s[i-1] == '-':
-		case closes(c):
-			depth++
-		case opens(c):
-			depth--
-			if depth == 0 {
-				return i
-			}
+		b := bracket(s, i)
+		depth -= b
+		if b > 0 && depth == 0 {
+			return i
 		}
 	}
 	return -1
@@ -292,16 +285,10 @@ func matchingOpen(s string, end int) int {
 func matchingClose(s string, start int) int {
 	depth := 0
 	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '>' && i > 0 && s[i-1] == '-':
-		case opens(c):
-			depth++
-		case closes(c):
-			depth--
-			if depth == 0 {
-				return i
-			}
+		b := bracket(s, i)
+		depth += b
+		if b < 0 && depth == 0 {
+			return i
 		}
 	}
 	return -1
