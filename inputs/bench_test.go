@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/internal/gen/kinetogen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // BenchmarkRanks reads 64 generated Kineto rank traces (rank*/trace.json,
@@ -50,14 +51,14 @@ func BenchmarkRanks(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(total)
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := testfile.CPUTime()
 			for range b.N {
 				run := Expand([]string{dir}, "").Read(Options{Workers: workers})
 				if len(run.Inputs) != 64 || run.Whole.Accounting.CountOf("failed_input") != 0 {
 					b.Fatalf("%d inputs", len(run.Inputs))
 				}
 			}
-			if d := cpuTime() - cpu0; d > 0 {
+			if d := testfile.CPUTime() - cpu0; d > 0 {
 				b.ReportMetric(float64(total)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 			}
 		})

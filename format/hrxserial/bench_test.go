@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // BenchmarkRead parses a 100 MB generated kept trace into kernel tables.
@@ -105,14 +106,14 @@ func BenchmarkReadBig(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		c, err := format.ReadFile(path, Name, &format.Options{Catalog: cat}, analysis.NewAggregator())
 		if err != nil || !c.Accounting.Complete() {
 			b.Fatal(err)
 		}
 	}
-	if d := cpuTime() - cpu0; d > 0 {
+	if d := testfile.CPUTime() - cpu0; d > 0 {
 		b.ReportMetric(float64(st.Size())*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }

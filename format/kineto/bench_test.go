@@ -10,6 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // Benchmarks read decompressed JSON from memory, so they measure tally's
@@ -48,7 +49,7 @@ func benchRead(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var events int64
-	cpu0 := cpuTime()
+	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		agg := analysis.NewAggregator()
 		c, err := readFrom(bytes.NewReader(data), "bench", &format.Options{}, agg, defaultConfig)
@@ -65,7 +66,7 @@ func benchRead(b *testing.B, data []byte) {
 // reader runs on one core, and this figure ignores time spent waiting for
 // other processes on a shared machine.
 func reportCPU(b *testing.B, cpu0 time.Duration, size int64) {
-	if d := cpuTime() - cpu0; d > 0 {
+	if d := testfile.CPUTime() - cpu0; d > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }
@@ -93,7 +94,7 @@ func BenchmarkReadBig(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		agg := analysis.NewAggregator()
 		if _, err := format.ReadFile(path, Name, &format.Options{}, agg); err != nil {

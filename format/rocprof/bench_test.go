@@ -88,7 +88,7 @@ func BenchmarkKernelTraceCSV(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testfile.CPUTime()
 	for i := 0; i < b.N; i++ {
 		agg := analysis.NewAggregator()
 		c, err := format.ReadFile(path, Name, nil, agg)
@@ -101,8 +101,8 @@ func BenchmarkKernelTraceCSV(b *testing.B) {
 	// On a shared machine wall time includes waiting for a core; the
 	// process's CPU time (user + system, GC included) is the steadier
 	// figure.
-	if cpu := cpuTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(st.Size())*float64(b.N)/1e6/cpu, "MB/cpu-s")
+	if cpu := testfile.CPUTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(st.Size())*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
 	}
 }
 

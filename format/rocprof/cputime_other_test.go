@@ -1,5 +1,0 @@
-//go:build !unix
-
-package rocprof
-
-func cpuTime() float64 { return 0 }
