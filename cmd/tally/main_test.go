@@ -75,7 +75,7 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 	if code, _, errOut := tally("report", "no/such/file"); code != 2 || !strings.Contains(errOut, "no/such/file") {
 		t.Fatalf("missing file: exit %d %s", code, errOut)
 	}
-	if code, _, errOut := tally("report", "--format", "nope", example); code != 2 || !strings.Contains(errOut, "known formats are") {
+	if code, _, errOut := tally("report", "--format", "nope", example); code != 2 || !strings.Contains(errOut, "no reader of that name: give hrx-serial, ") {
 		t.Fatalf("unknown format: %d %s", code, errOut)
 	}
 	if code, _, _ := tally("report"); code != 2 {

@@ -37,8 +37,7 @@ Flags:
 		return exitcode.Error
 	}
 	if len(pos) == 0 {
-		fmt.Fprintln(stderr, "tally record: give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
-		return exitcode.Error
+		return usageError(fs, "give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
 	}
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
