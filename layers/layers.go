@@ -8,6 +8,7 @@
 package layers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -50,6 +51,10 @@ type Report struct {
 	Log    *LogInfo `json:"log,omitempty"`
 	Totals Totals   `json:"totals"`
 	Units  string   `json:"units"`
+	// NothingCompared says why no layer was compared ("" when one was):
+	// tally layers then exits 2, as a comparison of nothing must not read
+	// as agreement.
+	NothingCompared string `json:"nothing_compared,omitempty"`
 
 	logChecked, logUnchecked int // see LogInfo.Checked, Unchecked
 }
@@ -81,9 +86,31 @@ type Layer struct {
 // LogCheck compares an [L] line with row 0 of our dump.
 type LogCheck struct {
 	Line    int64   `json:"line"`
-	MeanAbs float64 `json:"mean_abs"`
+	MeanAbs float64 `json:"mean_abs"` // null in JSON when the line printed nan or inf
 	AbsMax  float64 `json:"absmax"`
 	Agrees  bool    `json:"agrees"`
+	// Row0NonFinite: row 0 of our dump holds NaN or Inf (counted in
+	// SideStats.Row0NaN, Row0Inf), so it has no mean|x| to compare; it
+	// agrees only with an [L] line that printed nan or inf too.
+	Row0NonFinite bool `json:"row0_nonfinite,omitempty"`
+}
+
+// MarshalJSON writes a value the line printed as nan or inf as null: JSON
+// has no such numbers.
+func (c LogCheck) MarshalJSON() ([]byte, error) {
+	type plain LogCheck
+	return json.Marshal(struct {
+		plain
+		MeanAbs *float64 `json:"mean_abs"`
+		AbsMax  *float64 `json:"absmax"`
+	}{plain(c), finite(c.MeanAbs), finite(c.AbsMax)})
+}
+
+func finite(v float64) *float64 {
+	if bad(v) {
+		return nil
+	}
+	return &v
 }
 
 // LogInfo is the [L] log's summary.
@@ -192,7 +219,41 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 	if logStats != nil {
 		rep.logInfo(opt.Log, logStats, ol)
 	}
+	rep.NothingCompared = rep.nothing()
 	return rep, nil
+}
+
+// nothing says why no layer was compared, or "" when one was; a --hidden
+// that fits none of the dumps is named as such.
+func (rep *Report) nothing() string {
+	if rep.Totals.Compared > 0 {
+		return ""
+	}
+	var first, firstHidden *Layer
+	malformed, hidden := 0, 0
+	for _, ly := range rep.Layers {
+		if ly.Status != "malformed" {
+			continue
+		}
+		malformed++
+		if first == nil {
+			first = ly
+		}
+		if strings.Contains(ly.Problem, "--hidden") {
+			hidden++
+			if firstHidden == nil {
+				firstHidden = ly
+			}
+		}
+	}
+	switch {
+	case hidden > 0:
+		return fmt.Sprintf("--hidden %d is not the dumps' row width (%d of %d layers malformed by it; layer %d: %s): give the width they were written with, or leave --hidden out where sidecars or .npy shapes state it",
+			rep.Hidden, hidden, malformed, firstHidden.Layer, firstHidden.Problem)
+	case malformed > 0:
+		return fmt.Sprintf("every layer with a file on both sides is malformed (%d); layer %d: %s", malformed, first.Layer, first.Problem)
+	}
+	return fmt.Sprintf("no layer has a file on both sides (ref %d files, ours %d, paired by layer number)", rep.Ref.Files, rep.Ours.Files)
 }
 
 func patterns(m string) (*pattern, *pattern, error) {
@@ -299,8 +360,8 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 	ly.Status, ly.Metrics = "compared", sane(&p.m)
 	ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf = rs.NaN, rs.Inf, os_.NaN, os_.Inf
 	if p.h > 0 {
-		ly.Ref.Row0MeanAbs, ly.Ref.Row0AbsMax = rs.Row0MeanAbs, rs.Row0AbsMax
-		ly.Ours.Row0MeanAbs, ly.Ours.Row0AbsMax = os_.Row0MeanAbs, os_.Row0AbsMax
+		ly.Ref.Row0MeanAbs, ly.Ref.Row0AbsMax, ly.Ref.Row0NaN, ly.Ref.Row0Inf = rs.Row0MeanAbs, rs.Row0AbsMax, rs.Row0NaN, rs.Row0Inf
+		ly.Ours.Row0MeanAbs, ly.Ours.Row0AbsMax, ly.Ours.Row0NaN, ly.Ours.Row0Inf = os_.Row0MeanAbs, os_.Row0AbsMax, os_.Row0NaN, os_.Row0Inf
 	}
 	rep.Totals.Compared++
 	if rs.NaN+rs.Inf+os_.NaN+os_.Inf > 0 {
@@ -310,8 +371,13 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 		rep.logUnchecked++
 	} else if st != nil {
 		rep.logChecked++
-		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax}
-		ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
+		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax, Row0NonFinite: os_.Row0NaN+os_.Row0Inf > 0}
+		switch logBad := bad(st.MeanAbs) || bad(st.AbsMax); {
+		case ly.Log.Row0NonFinite || logBad:
+			ly.Log.Agrees = ly.Log.Row0NonFinite && logBad // both say the row is not numbers
+		default:
+			ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
+		}
 		if !ly.Log.Agrees {
 			rep.Totals.LogMismatch++
 		}

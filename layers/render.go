@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // WriteJSON writes the report as tally.layers/v1.
@@ -62,7 +63,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		log := "-"
 		if ly.Log != nil {
 			log = "agrees"
-			if !ly.Log.Agrees {
+			switch {
+			case !ly.Log.Agrees && ly.Log.Row0NonFinite:
+				log = "row 0 NaN/Inf"
+				status = "NaN/Inf IN ROW 0"
+			case !ly.Log.Agrees:
 				log = "DIFFERS"
 				status = "LOG DIFFERS"
 			}
@@ -100,7 +105,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("%s %s: %s\n", label, name, ly.Problem)
 	}
 	for _, ly := range r.Layers {
-		if ly.Log != nil && !ly.Log.Agrees {
+		switch {
+		case ly.Log == nil || ly.Log.Agrees:
+		case ly.Log.Row0NonFinite:
+			p("NaN/Inf IN ROW 0 of layer %d: row 0 of %s holds %s and %s, so it has no mean|x| or absmax; [L] line %d says mean|x| %g absmax %g: the engine printed numbers for a row the dump holds as NaN/Inf\n",
+				ly.Layer, ly.Ours.File, units.Plural(ly.Ours.Row0NaN, "NaN", "NaN"), units.Plural(ly.Ours.Row0Inf, "Inf", "Inf"), ly.Log.Line, ly.Log.MeanAbs, ly.Log.AbsMax)
+		default:
 			p("LOG DIFFERS layer %d: [L] line %d says mean|x| %g absmax %g; row 0 of %s has %s and %s\n", ly.Layer, ly.Log.Line,
 				ly.Log.MeanAbs, ly.Log.AbsMax, ly.Ours.File, num(ly.Ours.Row0MeanAbs, "%g"), num(ly.Ours.Row0AbsMax, "%g"))
 		}
@@ -115,6 +125,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	t := r.Totals
+	if r.NothingCompared != "" {
+		p("\nNOTHING COMPARED: %s\n", r.NothingCompared)
+	}
 	verdict := "COMPLETE"
 	if r.Findings() {
 		verdict = "FINDINGS"
