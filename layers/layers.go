@@ -21,6 +21,7 @@ import (
 
 	"github.com/tallyprof/tally/format/npuprof"
 	"github.com/tallyprof/tally/internal/intset"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Schema is the JSON output's schema name.
@@ -81,6 +82,11 @@ type Layer struct {
 	Ours       *SideStats `json:"ours,omitempty"`
 	Metrics    *Metrics   `json:"metrics,omitempty"`
 	Log        *LogCheck  `json:"log,omitempty"`
+
+	// hiddenFit is set when this layer is malformed only because of
+	// --hidden: without it the pair would be compared, with the row width
+	// it says ("with H = 64 from the ref sidecar").
+	hiddenFit string
 }
 
 // LogCheck compares an [L] line with row 0 of our dump.
@@ -223,13 +229,14 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// nothing says why no layer was compared, or "" when one was; a --hidden
-// that fits none of the dumps is named as such.
+// nothing says why no layer was compared, or "" when one was. A --hidden
+// that malformed the layers, which would be compared without it, is named
+// with the width they state: a wrong width must not read as broken dumps.
 func (rep *Report) nothing() string {
 	if rep.Totals.Compared > 0 {
 		return ""
 	}
-	var first, firstHidden *Layer
+	var first, byHidden *Layer
 	malformed, hidden := 0, 0
 	for _, ly := range rep.Layers {
 		if ly.Status != "malformed" {
@@ -239,21 +246,51 @@ func (rep *Report) nothing() string {
 		if first == nil {
 			first = ly
 		}
-		if strings.Contains(ly.Problem, "--hidden") {
+		if ly.hiddenFit != "" {
 			hidden++
-			if firstHidden == nil {
-				firstHidden = ly
+			if byHidden == nil {
+				byHidden = ly
 			}
 		}
 	}
 	switch {
 	case hidden > 0:
-		return fmt.Sprintf("--hidden %d is not the dumps' row width (%d of %d layers malformed by it; layer %d: %s): give the width they were written with, or leave --hidden out where sidecars or .npy shapes state it",
-			rep.Hidden, hidden, malformed, firstHidden.Layer, firstHidden.Problem)
+		which := fmt.Sprintf("%d of the %d malformed layers", hidden, malformed)
+		switch {
+		case hidden == malformed && hidden == 1:
+			which = "the malformed layer"
+		case hidden == malformed:
+			which = fmt.Sprintf("all %d malformed layers", hidden)
+		}
+		return fmt.Sprintf("--hidden %d does not fit the dumps: without it, %s would be compared (%s), not malformed; layer %d: %s. Give the width the dumps were written with, or leave --hidden out where sidecars or .npy shapes state it",
+			rep.Hidden, which, byHidden.hiddenFit, byHidden.Layer, byHidden.Problem)
 	case malformed > 0:
 		return fmt.Sprintf("every layer with a file on both sides is malformed (%d); layer %d: %s", malformed, first.Layer, first.Problem)
 	}
-	return fmt.Sprintf("no layer has a file on both sides (ref %d files, ours %d, paired by layer number)", rep.Ref.Files, rep.Ours.Files)
+	return fmt.Sprintf("no layer has a file on both sides (ref %s, ours %s, paired by layer number): check the two directories hold the same run's layers, or --map",
+		units.Plural(int64(rep.Ref.Files), "file", "files"), units.Plural(int64(rep.Ours.Files), "file", "files"))
+}
+
+// fitsWithoutHidden says with which row width a pair that --hidden made
+// malformed would be compared without it, or "" when it would be malformed
+// all the same. Opening a tensor reads its size, header or sidecar only.
+func fitsWithoutHidden(ref, ours string) string {
+	rt, err := openTensor(ref, 0)
+	if err != nil {
+		return ""
+	}
+	ot, err := openTensor(ours, 0)
+	if err != nil {
+		return ""
+	}
+	h, from, err := agreeH(rt, ot)
+	switch {
+	case err != nil:
+		return ""
+	case h == 0:
+		return "as flat vectors, the row width unknown"
+	}
+	return fmt.Sprintf("with H = %d from the %s", h, from)
 }
 
 func patterns(m string) (*pattern, *pattern, error) {
@@ -292,7 +329,16 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 	if len(ref) > 1 || len(ours) > 1 {
 		return rep.bad(ly, "more than one file for layer %d: %s", l, strings.Join(append(append([]string{}, ref...), ours...), ", ")), nil, nil
 	}
-	rt, err := openTensor(ref[0], hidden)
+	ly, p, err := rep.open(ly, ref[0], ours[0], hidden)
+	if err == nil && ly.Status == "malformed" && hidden > 0 {
+		ly.hiddenFit = fitsWithoutHidden(ref[0], ours[0])
+	}
+	return ly, p, err
+}
+
+// open reads a pair's descriptions and settles their row width.
+func (rep *Report) open(ly *Layer, ref, ours string, hidden int64) (*Layer, *pair, error) {
+	rt, err := openTensor(ref, hidden)
 	if rt != nil {
 		ly.Ref = side(rt)
 	}
@@ -300,7 +346,7 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 		ly, err := rep.fileErr(ly, err)
 		return ly, nil, err
 	}
-	ot, err := openTensor(ours[0], hidden)
+	ot, err := openTensor(ours, hidden)
 	if ot != nil {
 		ly.Ours = side(ot)
 	}

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/internal/safetext"
-	"github.com/tallyprof/tally/internal/units"
 )
 
 // WriteJSON writes the report as tally.layers/v1.
@@ -108,8 +107,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		switch {
 		case ly.Log == nil || ly.Log.Agrees:
 		case ly.Log.Row0NonFinite:
-			p("NaN/Inf IN ROW 0 of layer %d: row 0 of %s holds %s and %s, so it has no mean|x| or absmax; [L] line %d says mean|x| %g absmax %g: the engine printed numbers for a row the dump holds as NaN/Inf\n",
-				ly.Layer, ly.Ours.File, units.Plural(ly.Ours.Row0NaN, "NaN", "NaN"), units.Plural(ly.Ours.Row0Inf, "Inf", "Inf"), ly.Log.Line, ly.Log.MeanAbs, ly.Log.AbsMax)
+			p("NaN/Inf IN ROW 0 of layer %d: row 0 of %s holds %s, so it has no mean|x| or absmax; [L] line %d says mean|x| %g absmax %g: the engine printed numbers for a row the dump holds as NaN/Inf\n",
+				ly.Layer, ly.Ours.File, nonFinite(ly.Ours.Row0NaN, ly.Ours.Row0Inf), ly.Log.Line, ly.Log.MeanAbs, ly.Log.AbsMax)
 		default:
 			p("LOG DIFFERS layer %d: [L] line %d says mean|x| %g absmax %g; row 0 of %s has %s and %s\n", ly.Layer, ly.Log.Line,
 				ly.Log.MeanAbs, ly.Log.AbsMax, ly.Ours.File, num(ly.Ours.Row0MeanAbs, "%g"), num(ly.Ours.Row0AbsMax, "%g"))
@@ -142,4 +141,15 @@ func num(v *float64, format string) string {
 		return "n/a"
 	}
 	return fmt.Sprintf(format, *v)
+}
+
+// nonFinite names a row's NaN and Inf counts, leaving out a zero one.
+func nonFinite(nan, inf int64) string {
+	switch {
+	case inf == 0:
+		return fmt.Sprintf("%d NaN", nan)
+	case nan == 0:
+		return fmt.Sprintf("%d Inf", inf)
+	}
+	return fmt.Sprintf("%d NaN and %d Inf", nan, inf)
 }

@@ -27,7 +27,7 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, layersSynopsis)
 		fs.PrintDefaults()
 		writeExamples(stderr, "layers")
-		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, with NaN/Inf or\ndisagreeing with the log, or a step change); 2 usage or input error.\n")
+		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, with NaN/Inf or\ndisagreeing with the log, or a step change); 2 usage or input error, or nothing compared (no layer with a\nfile on both sides that could be read, e.g. a --hidden that fits none of the dumps).\n")
 	}
 	var hidden int64
 	fs.Func("hidden", "row width `H` of raw dumps without a sidecar (0: from .npy shapes or sidecars, else compared as flat vectors)", func(s string) error {
@@ -63,6 +63,13 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)
+		return exitcode.Error
+	}
+	if rep.NothingCompared != "" {
+		// A comparison of nothing must not read as agreement, with or
+		// without --strict; the reason goes where the user looks too
+		// when the report went to -o or to a script as JSON.
+		fmt.Fprintf(stderr, "tally layers: nothing compared: %s\n", rep.NothingCompared)
 		return exitcode.Error
 	}
 	if *strict && rep.Findings() {
