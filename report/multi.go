@@ -16,8 +16,8 @@ import (
 // then the merged tables per program and the accounting of the whole.
 func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error {
 	bw := bufio.NewWriter(w)
-	failed := run.Failed()
-	fmt.Fprintf(bw, "tally report: %d inputs (%d read, %d failed), %d files skipped\n", len(run.Inputs), len(run.Inputs)-failed, failed, len(run.Skipped))
+	// The whole's count, in the words of the merged section's input line.
+	safetext.Fprintf(bw, "tally report: %s\n", render.CountLine(run.Whole.Accounting.InputFor("inputs")))
 	for i, r := range run.Inputs {
 		safetext.Fprintf(bw, "\n== input %d/%d: %s ==\n", i+1, len(run.Inputs), r.Label())
 		if r.Err != nil {
