@@ -96,6 +96,9 @@ func TestNothingComparedOtherReasons(t *testing.T) {
 	if want := "no layer has a file on both sides (ref 1 file, ours 1 file, paired by layer number)"; !strings.HasPrefix(rep.NothingCompared, want) {
 		t.Fatalf("got %q, want %q…", rep.NothingCompared, want)
 	}
+	if out, want := text(t, rep), "(1 file matching "; !strings.Contains(out, want) {
+		t.Fatalf("text lacks %q:\n%s", want, out)
+	}
 }
 
 // A NaN or Inf in row 0 of our dump is named as such against the [L]

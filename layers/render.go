@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // WriteJSON writes the report as tally.layers/v1.
@@ -25,8 +26,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	// Paths, file names and problems come from the inputs: escaped.
 	p := func(format string, args ...any) { safetext.Fprintf(bw, format, args...) }
-	p("ref:  %s (%d files matching %s)\n", r.Ref.Path, r.Ref.Files, r.Ref.Pattern)
-	p("ours: %s (%d files matching %s)\n", r.Ours.Path, r.Ours.Files, r.Ours.Pattern)
+	p("ref:  %s (%s matching %s)\n", r.Ref.Path, units.Plural(int64(r.Ref.Files), "file", "files"), r.Ref.Pattern)
+	p("ours: %s (%s matching %s)\n", r.Ours.Path, units.Plural(int64(r.Ours.Files), "file", "files"), r.Ours.Pattern)
 	p("figures over pairs where both values are finite; rel L2 = ‖ours−ref‖/‖ref‖\n\n")
 	tw := tabwriter.NewWriter(bw, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "layer\trows×H\tcosine\trow cos min (row)\tmax |diff|\trel L2\tNaN/Inf ref\tNaN/Inf ours\t[L] log\t  status\n")
@@ -115,9 +116,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	if r.Log != nil {
-		p("[L] log %s: %d layers, %d checked against row 0 of our dumps; layers it shows ran without a dump of ours: %s\n", r.Log.Path, r.Log.Layers, r.Log.Checked, r.Log.WithoutDump)
+		p("[L] log %s: %s, %d checked against row 0 of our dumps; layers it shows ran without a dump of ours: %s\n", r.Log.Path, units.Plural(int64(r.Log.Layers), "layer", "layers"), r.Log.Checked, r.Log.WithoutDump)
 		if r.Log.Unchecked > 0 {
-			p("LOG UNCHECKED: %d layers have an [L] line but no known row width (give --hidden or sidecars), so row 0 could not be compared\n", r.Log.Unchecked)
+			p("LOG UNCHECKED: %s an [L] line but no known row width (give --hidden or sidecars), so row 0 could not be compared\n", units.Plural(int64(r.Log.Unchecked), "layer has", "layers have"))
 		}
 		if r.Log.Checked == 0 {
 			p("LOG CHECKED NOTHING: no compared layer has an [L] line in %s (wrong log, or NPU_INFER_DUMP_LAYERS was not set for this run)\n", r.Log.Path)

@@ -9,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -29,7 +30,7 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 		}
 		opt.NoLegend = true // the columns' legend once, in the first section
 	}
-	fmt.Fprintf(bw, "\n== merged over %d inputs: one table per program (by name), kernels by name within a program ==\n", len(run.Inputs))
+	fmt.Fprintf(bw, "\n== merged over %s: one table per program (by name), kernels by name within a program ==\n", units.Plural(int64(len(run.Inputs)), "input", "inputs"))
 	if err := render.Text(bw, run.Whole, run.Tables, opt); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/export"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 func cmdExport(args []string, stdout, stderr io.Writer) int {
@@ -86,12 +87,19 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 	}
 	verdict := "complete"
 	if upTo > 0 {
-		verdict = fmt.Sprintf("complete up to the last line or row of %d inputs without an end marker (a cut there cannot be seen)", upTo)
+		verdict = fmt.Sprintf("complete up to the last line or row of %s without an end marker (a cut there cannot be seen)", units.Plural(int64(upTo), "input", "inputs"))
 	}
 	if incomplete > 0 {
-		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Run.Inputs))
+		which := fmt.Sprintf("%d of %d inputs have", incomplete, len(res.Run.Inputs))
+		switch {
+		case len(res.Run.Inputs) == 1:
+			which = "the input has"
+		case incomplete == 1:
+			which = fmt.Sprintf("1 of %d inputs has", len(res.Run.Inputs))
+		}
+		verdict = fmt.Sprintf("INCOMPLETE: %s gaps (listed in the output's accounting)", which)
 	}
-	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Run.Inputs), records, verdict)
+	fmt.Fprintf(stderr, "tally export: %s written to %s: %s, %s; %s\n", to, out, units.Plural(int64(len(res.Run.Inputs)), "input", "inputs"), units.Plural(int64(records), "record", "records"), verdict)
 }
 
 // exportCheck is tally export --check OUT.

@@ -61,7 +61,7 @@ Flags:
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %s (%s) in %s\n",
 		pos[0], res.ExitCode, units.Plural(res.Lines, "line", "lines"), units.Plural(res.TraceLines, "trace line", "trace lines"), *kept)
 	if res.PassErr != nil {
-		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %d lines were not shown (they are not trace lines; stderr lines are in the kept trace)\n", res.PassErr, res.Unshown+1)
+		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %s not shown (not trace lines; stderr lines are in the kept trace)\n", res.PassErr, units.Plural(res.Unshown+1, "line was", "lines were"))
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/timeline"
 )
 
@@ -59,7 +60,8 @@ Flags:
 	for _, e := range sum.Empty {
 		safetext.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
 	}
-	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d launches, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Launches, sum.Stats.Tracks, sum.Verdict)
+	fmt.Fprintf(stderr, "tally timeline: %s, %d unfinished, %s, %s; %s\n", units.Plural(int64(sum.Stats.Slices), "slice", "slices"), sum.Stats.Unfinished,
+		units.Plural(int64(sum.Stats.Launches), "launch", "launches"), units.Plural(int64(sum.Stats.Tracks), "track", "tracks"), sum.Verdict)
 	switch {
 	case sum.Failed == sum.Inputs:
 		return exitcode.Error // nothing read: every input failed, or none was found
