@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Merging the inputs of a run: programs are matched by name and unit,
@@ -32,7 +33,7 @@ type kacc struct {
 
 // merge builds the merged view of the run's inputs: Whole and Tables.
 func (run *Run) merge() {
-	w := &capture.Capture{Source: capture.Source{Path: fmt.Sprintf("%d inputs", len(run.Inputs)), Format: "many"}}
+	w := &capture.Capture{Source: capture.Source{Path: units.Plural(int64(len(run.Inputs)), "input", "inputs"), Format: "many"}}
 	run.Whole = w
 	progs := map[progKey]int{}
 	kerns := map[kernKey]*kacc{}

@@ -66,6 +66,9 @@ type Kernel struct {
 	// items name this kernel on that side (e.g. an unfinished dispatch of
 	// it): the row is missing what they describe.
 	GapsA, GapsB []capture.Kind
+	// anonymous: no side's catalog names the kernel; Name is its label
+	// (program:#id), which says what an unresolved_name tag would.
+	anonymous bool
 }
 
 // TimeMetric is the kernel's speed: time per dispatch, or time per run
@@ -186,7 +189,8 @@ func compareProgram(name string, a, b *Side) Program {
 		if pb != nil {
 			kb = pb.kernels[kk]
 		}
-		k := Kernel{Name: kernelName(ka, kb), List: kk.list, Status: Matched}
+		k := Kernel{Name: kernelName(ka, kb), List: kk.list, Status: Matched,
+			anonymous: (ka == nil || !ka.kernel.Resolved) && (kb == nil || !kb.kernel.Resolved)}
 		var ksa, ksb samples
 		switch {
 		case ka == nil:
@@ -364,7 +368,8 @@ func scopedGaps(s *Side, name string) []*capture.Gap {
 	return out
 }
 
-// kernelGaps are the kinds among gaps with an item naming kernel. Items
+// kernelGaps are the kinds among gaps with an item naming kernel, each
+// once however many of the side's inputs have it. Items
 // name kernels, not lists: when the name is on several of the program's
 // rows (hrx init and main lists), the gap stays at the program level
 // rather than be pinned on the wrong row.
@@ -380,6 +385,9 @@ func kernelGaps(gaps []*capture.Gap, p *progSide, kernel string) []capture.Kind 
 	}
 	var out []capture.Kind
 	for _, g := range gaps {
+		if slices.Contains(out, g.Kind) {
+			continue // the same kind from another input: one entry
+		}
 		for _, it := range g.Items {
 			if it.Kernel == kernel {
 				out = append(out, g.Kind)

@@ -13,7 +13,7 @@ import (
 // describes each column. One row per program or kernel and quantity.
 var CSVHeader = []string{"program", "kernel", "list", "status", "changes", "quantity", "unit",
 	"a_n", "a_median", "a_lo", "a_hi", "b_n", "b_median", "b_lo", "b_hi",
-	"delta", "p", "significant", "exact"}
+	"delta", "p", "significant", "exact", "changed"}
 
 // WriteCSV writes the comparison as CSV. Program rows have an empty kernel
 // column; empty cells are unknown or not applicable, never zero.
@@ -51,16 +51,17 @@ func csvRow(program, kernel, list string, st Status, changes, quantity, unit str
 	row := []string{safetext.Escape(program), safetext.Escape(kernel), safetext.Escape(list), string(st), changes, quantity, unit}
 	row = append(row, csvSummary(m.A)...)
 	row = append(row, csvSummary(m.B)...)
-	var delta, p, sig, exact string
+	var delta, p, sig, exact, changed string
 	if m.Compared {
 		p = strconv.FormatFloat(*roundSig(m.P), 'g', -1, 64)
 		sig = strconv.FormatBool(m.Significant)
 		exact = strconv.FormatBool(m.Exact)
+		changed = strconv.FormatBool(m.Changed())
 	}
 	if m.HasDelta {
 		delta = num(m.Delta)
 	}
-	return append(row, delta, p, sig, exact)
+	return append(row, delta, p, sig, exact, changed)
 }
 
 func csvSummary(s *Summary) []string {

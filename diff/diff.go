@@ -122,13 +122,14 @@ func (s *Side) Complete() bool {
 	return true
 }
 
-// Slower lists what got slower by more than pct percent with
-// significance: programs by total time per run, kernels by time per
-// dispatch (time per run when only aggregated sums are known).
+// Slower lists what got slower by more than pct percent, as a change
+// called (Metric.Changed: the test and the interval agree): programs by
+// total time per run, kernels by time per dispatch (time per run when only
+// aggregated sums are known).
 func (r *Result) Slower(pct float64) []string {
 	var out []string
 	over := func(m *Metric) bool {
-		return m.Compared && m.Significant && m.HasDelta && m.Delta*100 > pct
+		return m.Changed() && m.HasDelta && m.Delta*100 > pct
 	}
 	for i := range r.Programs {
 		p := &r.Programs[i]

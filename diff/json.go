@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tallyprof/tally/capture"
@@ -106,10 +107,13 @@ type JSONMetric struct {
 	Exact       bool         `json:"exact"`
 	P           *float64     `json:"p"`
 	Significant bool         `json:"significant"`
-	Delta       *float64     `json:"delta"`
-	DeltaLo     *float64     `json:"delta_lo"`
-	DeltaHi     *float64     `json:"delta_hi"`
-	Warnings    []string     `json:"warnings"`
+	// Changed is a change called: significant and the interval of the
+	// change excludes 0 (Metric.Changed).
+	Changed  bool     `json:"changed"`
+	Delta    *float64 `json:"delta"`
+	DeltaLo  *float64 `json:"delta_lo"`
+	DeltaHi  *float64 `json:"delta_hi"`
+	Warnings []string `json:"warnings"`
 }
 
 // JSONSummary is one side's sample; lo and hi are null when the sample is
@@ -172,7 +176,7 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 
 func jsonMetric(m *Metric) JSONMetric {
 	j := JSONMetric{A: jsonSummary(m.A), B: jsonSummary(m.B), Compared: m.Compared, Exact: m.Exact,
-		Significant: m.Significant, Warnings: nonNil(m.Warnings)}
+		Significant: m.Significant, Changed: m.Changed(), Warnings: nonNil(m.Warnings)}
 	if m.Compared {
 		j.P = roundSig(m.P)
 	}
@@ -203,10 +207,14 @@ func nonNilKinds(k []capture.Kind) []capture.Kind {
 	return k
 }
 
+// gapKinds are the kinds of gs, each once: several inputs of a side may
+// have a gap of one kind.
 func gapKinds(gs []*capture.Gap) []string {
 	out := []string{}
 	for _, g := range gs {
-		out = append(out, string(g.Kind))
+		if !slices.Contains(out, string(g.Kind)) {
+			out = append(out, string(g.Kind))
+		}
 	}
 	return out
 }

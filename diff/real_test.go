@@ -66,10 +66,13 @@ func TestRealRankPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "GAP truncated_input (1)", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"} {
+	for _, want := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "GAP truncated_input (1)", "ncclKernel_SendRecv_RING_SIMPLE_S", "~ (needs ≥ 6 runs)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q", want)
 		}
+	}
+	if strings.Contains(out, "±∞") {
+		t.Errorf("text shows ±∞: want the median alone and \"needs ≥ %d runs\"", MinRuns())
 	}
 	golden.Check(t, "testdata/hta-ranks.golden", buf.Bytes())
 }

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"sync"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -16,6 +17,23 @@ const (
 )
 
 var thresholds = benchmath.Thresholds{CompareAlpha: Alpha}
+
+// MinRuns is the fewest runs a side needs for a finite confidence interval
+// of its median at Confidence (6 at 0.95): benchmath's own bound, found by
+// asking it, so the text's "needs ≥ N runs" never drifts from the library.
+var MinRuns = sync.OnceValue(func() int {
+	for n := 2; n <= 100; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &thresholds), Confidence)
+		if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
+			return n
+		}
+	}
+	return 0
+})
 
 // Summary is one side's sample: its size, center and confidence interval.
 type Summary struct {
@@ -38,7 +56,8 @@ type Metric struct {
 	// (dispatch counts): P is 0 when they differ, 1 when equal.
 	Exact bool
 	P     float64
-	// Significant is P < Alpha.
+	// Significant is P < Alpha: the test alone. A change is called only
+	// when the interval agrees (Changed).
 	Significant bool
 	// Delta is B's center over A's, minus one (0.2 = 20% more);
 	// HasDelta is false when A's center is 0.
@@ -136,18 +155,37 @@ func constant(v []float64) bool {
 	return true
 }
 
-// Changed reports a significant change with a known direction.
+// Changed reports a change called: the test and the interval agree. The
+// U test finds it (p < Alpha), and the interval of the change excludes
+// zero: the sides' intervals do not overlap (B.Lo > A.Hi or B.Hi < A.Lo,
+// which is DeltaLo > 0 or DeltaHi < 0 when A's interval is above 0). A
+// side without a finite interval (fewer than MinRuns runs) has nothing to
+// agree with: no change is called on it. Exact counts have an interval of
+// one point, so a different count is a change.
 func (m *Metric) Changed() bool {
-	return m.Compared && m.Significant && (!m.HasDelta || m.Delta != 0)
+	return m.Compared && m.Significant && m.intervalExcludesZero()
 }
 
-// FormatDelta is benchstat's: "~" when not significant, else the change
-// in percent ("+20.00%"), "?" when A's center is 0.
+// TestOnly reports a change the U test finds and the interval does not
+// confirm: printed as ~, with its p.
+func (m *Metric) TestOnly() bool {
+	return m.Compared && m.Significant && !m.intervalExcludesZero()
+}
+
+func (m *Metric) intervalExcludesZero() bool {
+	if m.A == nil || m.B == nil || !m.A.CI || !m.B.CI {
+		return false
+	}
+	return m.B.Lo > m.A.Hi || m.B.Hi < m.A.Lo
+}
+
+// FormatDelta is the change in percent ("+20.00%") when one is called
+// (Changed), "~" when none is, "?" when A's center is 0.
 func (m *Metric) FormatDelta() string {
 	switch {
 	case !m.Compared:
 		return ""
-	case !m.Significant:
+	case !m.Changed():
 		return "~"
 	case !m.HasDelta:
 		return "?"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // GapRow is one line of an export's accounting (OUT.gaps.csv, OUT.gaps.jsonl,
@@ -176,7 +177,7 @@ func inputRow(in *input) InputRow {
 func readSummary(c *capture.Capture) string {
 	var parts []string
 	for _, u := range c.Accounting.Input {
-		parts = append(parts, fmt.Sprintf("%d %s read, %d used, %d skipped", u.Read, u.Unit, u.Used, u.SkippedTotal()))
+		parts = append(parts, fmt.Sprintf("%s read, %d used, %d skipped", units.Count(u.Read, u.Unit), u.Used, u.SkippedTotal()))
 	}
 	return strings.Join(parts, "; ")
 }

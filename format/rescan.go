@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // DetectedByScan is the note on a capture whose reader was chosen by
@@ -40,7 +41,7 @@ func rescan(first Format, c *capture.Capture, in *Input, opts *Options, sink cap
 	g := again.Accounting.Gap(DetectedByScan, "")
 	g.Summary = fmt.Sprintf("the first %d KiB of the input hold no %s line, so the %s reader was tried first and found nothing; scanning the whole input found %s lines, and it was read as %s (give --format %s to skip the scan)",
 		sniffLen>>10, best.Name, first.Name, best.Name, best.Name, best.Name)
-	g.Add(capture.Item{What: fmt.Sprintf("%d lines claimed by %s", lines, best.Name), Where: in.Path})
+	g.Add(capture.Item{What: fmt.Sprintf("%s claimed by %s", units.Plural(int64(lines), "line", "lines"), best.Name), Where: in.Path})
 	again.Accounting.SortGaps()
 	return again, nil
 }
@@ -70,7 +71,7 @@ func scanUnclaimed(in *Input, head []byte, opts *Options, sink capture.Sink) (*c
 	g := c.Accounting.Gap(DetectedByScan, "")
 	g.Summary = fmt.Sprintf("the first %d KiB of the input hold no magic, header or line of any format; scanning the whole input found %s lines, and it was read as %s (give --format %s to skip the scan)",
 		sniffLen>>10, best.Name, best.Name, best.Name)
-	g.Add(capture.Item{What: fmt.Sprintf("%d lines claimed by %s", lines, best.Name), Where: in.Path})
+	g.Add(capture.Item{What: fmt.Sprintf("%s claimed by %s", units.Plural(int64(lines), "line", "lines"), best.Name), Where: in.Path})
 	c.Accounting.SortGaps()
 	return c, nil
 }

@@ -25,6 +25,10 @@ type SideStats struct {
 	// 0), what the engine's [L] line prints; over the first H values.
 	Row0MeanAbs *float64 `json:"row0_mean_abs,omitempty"`
 	Row0AbsMax  *float64 `json:"row0_absmax,omitempty"`
+	// Row0NaN and Row0Inf count row 0's non-finite values: then its
+	// mean|x| and max|x| are not numbers (absent above).
+	Row0NaN int64 `json:"row0_nan,omitempty"`
+	Row0Inf int64 `json:"row0_inf,omitempty"`
 }
 
 // Metrics compare one layer's two tensors.
@@ -139,8 +143,8 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 			return m, rs, os_, err
 		}
 		if row == 0 {
-			rs.Row0MeanAbs, rs.Row0AbsMax = row0(a.values(xb))
-			os_.Row0MeanAbs, os_.Row0AbsMax = row0(b.values(yb))
+			rs.Row0MeanAbs, rs.Row0AbsMax, rs.Row0NaN, rs.Row0Inf = row0(a.values(xb))
+			os_.Row0MeanAbs, os_.Row0AbsMax, os_.Row0NaN, os_.Row0Inf = row0(b.values(yb))
 		}
 		var s sums
 		if ref.dtype == f32 && ours.dtype == f32 {
@@ -317,17 +321,24 @@ func cosine(dot, na, nb float64) float64 {
 }
 
 // row0 is mean|x| and max|x| over a row, as the engine's [L] line prints
-// them; nil when the row holds a non-finite value.
-func row0(x []float64) (*float64, *float64) {
+// them, and the row's NaN and Inf counts; nil when the row holds a
+// non-finite value.
+func row0(x []float64) (mean, absmax *float64, nan, inf int64) {
 	var sum, mx float64
 	for _, v := range x {
+		switch {
+		case math.IsNaN(v):
+			nan++
+		case math.IsInf(v, 0):
+			inf++
+		}
 		a := math.Abs(v)
 		sum += a
 		mx = max(mx, a)
 	}
-	if bad(sum) || len(x) == 0 {
-		return nil, nil
+	if nan+inf > 0 || bad(sum) || len(x) == 0 {
+		return nil, nil, nan, inf
 	}
-	mean := sum / float64(len(x))
-	return &mean, &mx
+	m := sum / float64(len(x))
+	return &m, &mx, 0, 0
 }

@@ -8,6 +8,7 @@
 package layers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/tallyprof/tally/format/npuprof"
 	"github.com/tallyprof/tally/internal/intset"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Schema is the JSON output's schema name.
@@ -50,6 +52,10 @@ type Report struct {
 	Log    *LogInfo `json:"log,omitempty"`
 	Totals Totals   `json:"totals"`
 	Units  string   `json:"units"`
+	// NothingCompared says why no layer was compared ("" when one was):
+	// tally layers then exits 2, as a comparison of nothing must not read
+	// as agreement.
+	NothingCompared string `json:"nothing_compared,omitempty"`
 
 	logChecked, logUnchecked int // see LogInfo.Checked, Unchecked
 }
@@ -76,14 +82,41 @@ type Layer struct {
 	Ours       *SideStats `json:"ours,omitempty"`
 	Metrics    *Metrics   `json:"metrics,omitempty"`
 	Log        *LogCheck  `json:"log,omitempty"`
+
+	// hiddenFit is set when this layer is malformed only because of
+	// --hidden: without it the pair would be compared, with the row width
+	// it says ("with H = 64 from the ref sidecar").
+	hiddenFit string
 }
 
 // LogCheck compares an [L] line with row 0 of our dump.
 type LogCheck struct {
 	Line    int64   `json:"line"`
-	MeanAbs float64 `json:"mean_abs"`
+	MeanAbs float64 `json:"mean_abs"` // null in JSON when the line printed nan or inf
 	AbsMax  float64 `json:"absmax"`
 	Agrees  bool    `json:"agrees"`
+	// Row0NonFinite: row 0 of our dump holds NaN or Inf (counted in
+	// SideStats.Row0NaN, Row0Inf), so it has no mean|x| to compare; it
+	// agrees only with an [L] line that printed nan or inf too.
+	Row0NonFinite bool `json:"row0_nonfinite,omitempty"`
+}
+
+// MarshalJSON writes a value the line printed as nan or inf as null: JSON
+// has no such numbers.
+func (c LogCheck) MarshalJSON() ([]byte, error) {
+	type plain LogCheck
+	return json.Marshal(struct {
+		plain
+		MeanAbs *float64 `json:"mean_abs"`
+		AbsMax  *float64 `json:"absmax"`
+	}{plain(c), finite(c.MeanAbs), finite(c.AbsMax)})
+}
+
+func finite(v float64) *float64 {
+	if bad(v) {
+		return nil
+	}
+	return &v
 }
 
 // LogInfo is the [L] log's summary.
@@ -192,7 +225,72 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 	if logStats != nil {
 		rep.logInfo(opt.Log, logStats, ol)
 	}
+	rep.NothingCompared = rep.nothing()
 	return rep, nil
+}
+
+// nothing says why no layer was compared, or "" when one was. A --hidden
+// that malformed the layers, which would be compared without it, is named
+// with the width they state: a wrong width must not read as broken dumps.
+func (rep *Report) nothing() string {
+	if rep.Totals.Compared > 0 {
+		return ""
+	}
+	var first, byHidden *Layer
+	malformed, hidden := 0, 0
+	for _, ly := range rep.Layers {
+		if ly.Status != "malformed" {
+			continue
+		}
+		malformed++
+		if first == nil {
+			first = ly
+		}
+		if ly.hiddenFit != "" {
+			hidden++
+			if byHidden == nil {
+				byHidden = ly
+			}
+		}
+	}
+	switch {
+	case hidden > 0:
+		which := fmt.Sprintf("%d of the %d malformed layers", hidden, malformed)
+		switch {
+		case hidden == malformed && hidden == 1:
+			which = "the malformed layer"
+		case hidden == malformed:
+			which = fmt.Sprintf("all %d malformed layers", hidden)
+		}
+		return fmt.Sprintf("--hidden %d does not fit the dumps: without it, %s would be compared (%s), not malformed; layer %d: %s. Give the width the dumps were written with, or leave --hidden out where sidecars or .npy shapes state it",
+			rep.Hidden, which, byHidden.hiddenFit, byHidden.Layer, byHidden.Problem)
+	case malformed > 0:
+		return fmt.Sprintf("every layer with a file on both sides is malformed (%d); layer %d: %s", malformed, first.Layer, first.Problem)
+	}
+	return fmt.Sprintf("no layer has a file on both sides (ref %s, ours %s, paired by layer number): check the two directories hold the same run's layers, or --map",
+		units.Plural(int64(rep.Ref.Files), "file", "files"), units.Plural(int64(rep.Ours.Files), "file", "files"))
+}
+
+// fitsWithoutHidden says with which row width a pair that --hidden made
+// malformed would be compared without it, or "" when it would be malformed
+// all the same. Opening a tensor reads its size, header or sidecar only.
+func fitsWithoutHidden(ref, ours string) string {
+	rt, err := openTensor(ref, 0)
+	if err != nil {
+		return ""
+	}
+	ot, err := openTensor(ours, 0)
+	if err != nil {
+		return ""
+	}
+	h, from, err := agreeH(rt, ot)
+	switch {
+	case err != nil:
+		return ""
+	case h == 0:
+		return "as flat vectors, the row width unknown"
+	}
+	return fmt.Sprintf("with H = %d from the %s", h, from)
 }
 
 func patterns(m string) (*pattern, *pattern, error) {
@@ -231,7 +329,16 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 	if len(ref) > 1 || len(ours) > 1 {
 		return rep.bad(ly, "more than one file for layer %d: %s", l, strings.Join(append(append([]string{}, ref...), ours...), ", ")), nil, nil
 	}
-	rt, err := openTensor(ref[0], hidden)
+	ly, p, err := rep.open(ly, ref[0], ours[0], hidden)
+	if err == nil && ly.Status == "malformed" && hidden > 0 {
+		ly.hiddenFit = fitsWithoutHidden(ref[0], ours[0])
+	}
+	return ly, p, err
+}
+
+// open reads a pair's descriptions and settles their row width.
+func (rep *Report) open(ly *Layer, ref, ours string, hidden int64) (*Layer, *pair, error) {
+	rt, err := openTensor(ref, hidden)
 	if rt != nil {
 		ly.Ref = side(rt)
 	}
@@ -239,7 +346,7 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 		ly, err := rep.fileErr(ly, err)
 		return ly, nil, err
 	}
-	ot, err := openTensor(ours[0], hidden)
+	ot, err := openTensor(ours, hidden)
 	if ot != nil {
 		ly.Ours = side(ot)
 	}
@@ -299,8 +406,8 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 	ly.Status, ly.Metrics = "compared", sane(&p.m)
 	ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf = rs.NaN, rs.Inf, os_.NaN, os_.Inf
 	if p.h > 0 {
-		ly.Ref.Row0MeanAbs, ly.Ref.Row0AbsMax = rs.Row0MeanAbs, rs.Row0AbsMax
-		ly.Ours.Row0MeanAbs, ly.Ours.Row0AbsMax = os_.Row0MeanAbs, os_.Row0AbsMax
+		ly.Ref.Row0MeanAbs, ly.Ref.Row0AbsMax, ly.Ref.Row0NaN, ly.Ref.Row0Inf = rs.Row0MeanAbs, rs.Row0AbsMax, rs.Row0NaN, rs.Row0Inf
+		ly.Ours.Row0MeanAbs, ly.Ours.Row0AbsMax, ly.Ours.Row0NaN, ly.Ours.Row0Inf = os_.Row0MeanAbs, os_.Row0AbsMax, os_.Row0NaN, os_.Row0Inf
 	}
 	rep.Totals.Compared++
 	if rs.NaN+rs.Inf+os_.NaN+os_.Inf > 0 {
@@ -310,8 +417,13 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 		rep.logUnchecked++
 	} else if st != nil {
 		rep.logChecked++
-		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax}
-		ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
+		ly.Log = &LogCheck{Line: st.Line, MeanAbs: st.MeanAbs, AbsMax: st.AbsMax, Row0NonFinite: os_.Row0NaN+os_.Row0Inf > 0}
+		switch logBad := bad(st.MeanAbs) || bad(st.AbsMax); {
+		case ly.Log.Row0NonFinite || logBad:
+			ly.Log.Agrees = ly.Log.Row0NonFinite && logBad // both say the row is not numbers
+		default:
+			ly.Log.Agrees = os_.Row0MeanAbs != nil && agrees(st.MeanAbs, *os_.Row0MeanAbs, 0.5e-6) && agrees(st.AbsMax, *os_.Row0AbsMax, 0.5e-4)
+		}
 		if !ly.Log.Agrees {
 			rep.Totals.LogMismatch++
 		}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // WriteJSON writes the report as tally.layers/v1.
@@ -25,8 +26,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	// Paths, file names and problems come from the inputs: escaped.
 	p := func(format string, args ...any) { safetext.Fprintf(bw, format, args...) }
-	p("ref:  %s (%d files matching %s)\n", r.Ref.Path, r.Ref.Files, r.Ref.Pattern)
-	p("ours: %s (%d files matching %s)\n", r.Ours.Path, r.Ours.Files, r.Ours.Pattern)
+	p("ref:  %s (%s matching %s)\n", r.Ref.Path, units.Plural(int64(r.Ref.Files), "file", "files"), r.Ref.Pattern)
+	p("ours: %s (%s matching %s)\n", r.Ours.Path, units.Plural(int64(r.Ours.Files), "file", "files"), r.Ours.Pattern)
 	p("figures over pairs where both values are finite; rel L2 = ‖ours−ref‖/‖ref‖\n\n")
 	tw := tabwriter.NewWriter(bw, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "layer\trows×H\tcosine\trow cos min (row)\tmax |diff|\trel L2\tNaN/Inf ref\tNaN/Inf ours\t[L] log\t  status\n")
@@ -62,7 +63,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		log := "-"
 		if ly.Log != nil {
 			log = "agrees"
-			if !ly.Log.Agrees {
+			switch {
+			case !ly.Log.Agrees && ly.Log.Row0NonFinite:
+				log = "row 0 NaN/Inf"
+				status = "NaN/Inf IN ROW 0"
+			case !ly.Log.Agrees:
 				log = "DIFFERS"
 				status = "LOG DIFFERS"
 			}
@@ -100,21 +105,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("%s %s: %s\n", label, name, ly.Problem)
 	}
 	for _, ly := range r.Layers {
-		if ly.Log != nil && !ly.Log.Agrees {
+		switch {
+		case ly.Log == nil || ly.Log.Agrees:
+		case ly.Log.Row0NonFinite:
+			p("NaN/Inf IN ROW 0 of layer %d: row 0 of %s holds %s, so it has no mean|x| or absmax; [L] line %d says mean|x| %g absmax %g: the engine printed numbers for a row the dump holds as NaN/Inf\n",
+				ly.Layer, ly.Ours.File, nonFinite(ly.Ours.Row0NaN, ly.Ours.Row0Inf), ly.Log.Line, ly.Log.MeanAbs, ly.Log.AbsMax)
+		default:
 			p("LOG DIFFERS layer %d: [L] line %d says mean|x| %g absmax %g; row 0 of %s has %s and %s\n", ly.Layer, ly.Log.Line,
 				ly.Log.MeanAbs, ly.Log.AbsMax, ly.Ours.File, num(ly.Ours.Row0MeanAbs, "%g"), num(ly.Ours.Row0AbsMax, "%g"))
 		}
 	}
 	if r.Log != nil {
-		p("[L] log %s: %d layers, %d checked against row 0 of our dumps; layers it shows ran without a dump of ours: %s\n", r.Log.Path, r.Log.Layers, r.Log.Checked, r.Log.WithoutDump)
+		p("[L] log %s: %s, %d checked against row 0 of our dumps; layers it shows ran without a dump of ours: %s\n", r.Log.Path, units.Plural(int64(r.Log.Layers), "layer", "layers"), r.Log.Checked, r.Log.WithoutDump)
 		if r.Log.Unchecked > 0 {
-			p("LOG UNCHECKED: %d layers have an [L] line but no known row width (give --hidden or sidecars), so row 0 could not be compared\n", r.Log.Unchecked)
+			p("LOG UNCHECKED: %s an [L] line but no known row width (give --hidden or sidecars), so row 0 could not be compared\n", units.Plural(int64(r.Log.Unchecked), "layer has", "layers have"))
 		}
 		if r.Log.Checked == 0 {
 			p("LOG CHECKED NOTHING: no compared layer has an [L] line in %s (wrong log, or NPU_INFER_DUMP_LAYERS was not set for this run)\n", r.Log.Path)
 		}
 	}
 	t := r.Totals
+	if r.NothingCompared != "" {
+		p("\nNOTHING COMPARED: %s\n", r.NothingCompared)
+	}
 	verdict := "COMPLETE"
 	if r.Findings() {
 		verdict = "FINDINGS"
@@ -129,4 +142,15 @@ func num(v *float64, format string) string {
 		return "n/a"
 	}
 	return fmt.Sprintf(format, *v)
+}
+
+// nonFinite names a row's NaN and Inf counts, leaving out a zero one.
+func nonFinite(nan, inf int64) string {
+	switch {
+	case inf == 0:
+		return fmt.Sprintf("%d NaN", nan)
+	case nan == 0:
+		return fmt.Sprintf("%d Inf", inf)
+	}
+	return fmt.Sprintf("%d NaN and %d Inf", nan, inf)
 }

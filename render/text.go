@@ -129,14 +129,23 @@ func inputLine(c *capture.Capture) string {
 		if i > 0 {
 			sep = "; "
 		}
-		s += sep + fmt.Sprintf("%d %s read, %d used", in.Read, in.Unit, in.Used)
-		if n := in.SkippedTotal(); n > 0 {
-			var parts []string
-			for _, sk := range in.Skipped {
-				parts = append(parts, fmt.Sprintf("%d %s", sk.Count, sk.Reason))
-			}
-			s += fmt.Sprintf(", %d skipped (%s)", n, strings.Join(parts, ", "))
+		s += sep + CountLine(in)
+	}
+	return s
+}
+
+// CountLine is one input unit's count as the input line states it: "25
+// inputs read, 8 used, 17 skipped (4 no reader recognises it, …)". A
+// report of many inputs heads its output with the whole's "inputs" count
+// in these words, so the two lines cannot disagree.
+func CountLine(in *capture.InputCount) string {
+	s := fmt.Sprintf("%s read, %d used", units.Count(in.Read, in.Unit), in.Used)
+	if n := in.SkippedTotal(); n > 0 {
+		var parts []string
+		for _, sk := range in.Skipped {
+			parts = append(parts, fmt.Sprintf("%d %s", sk.Count, sk.Reason))
 		}
+		s += fmt.Sprintf(", %d skipped (%s)", n, strings.Join(parts, ", "))
 	}
 	return s
 }
@@ -267,7 +276,7 @@ func writeAccounting(p *printer, c *capture.Capture, shown map[string]bool, opt 
 	if a.Complete() {
 		p.f("%s", CompleteVerdict(c))
 		if notes > 0 {
-			p.f(" (%d notes)", notes)
+			p.f(" (%s)", units.Plural(int64(notes), "note", "notes"))
 		}
 		p.f("\n")
 	} else {

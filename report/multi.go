@@ -9,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -16,8 +17,8 @@ import (
 // then the merged tables per program and the accounting of the whole.
 func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error {
 	bw := bufio.NewWriter(w)
-	failed := run.Failed()
-	fmt.Fprintf(bw, "tally report: %d inputs (%d read, %d failed), %d files skipped\n", len(run.Inputs), len(run.Inputs)-failed, failed, len(run.Skipped))
+	// The whole's count, in the words of the merged section's input line.
+	safetext.Fprintf(bw, "tally report: %s\n", render.CountLine(run.Whole.Accounting.InputFor("inputs")))
 	for i, r := range run.Inputs {
 		safetext.Fprintf(bw, "\n== input %d/%d: %s ==\n", i+1, len(run.Inputs), r.Label())
 		if r.Err != nil {
@@ -29,7 +30,7 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 		}
 		opt.NoLegend = true // the columns' legend once, in the first section
 	}
-	fmt.Fprintf(bw, "\n== merged over %d inputs: one table per program (by name), kernels by name within a program ==\n", len(run.Inputs))
+	fmt.Fprintf(bw, "\n== merged over %s: one table per program (by name), kernels by name within a program ==\n", units.Plural(int64(len(run.Inputs)), "input", "inputs"))
 	if err := render.Text(bw, run.Whole, run.Tables, opt); err != nil {
 		return err
 	}

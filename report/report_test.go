@@ -42,12 +42,18 @@ func TestWriteOneOrMany(t *testing.T) {
 			t.Errorf("json %v: got\n%s\nwant the input's own report\n%s", asJSON, got.String(), want.String())
 		}
 	}
-	many := analysis.NewRun([]analysis.Input{input("a.trace"), {Path: "b.trace", Err: errors.New("cannot open b.trace")}}, nil, true)
+	many := analysis.NewRun([]analysis.Input{input("a.trace"), {Path: "b.trace", Err: errors.New("cannot open b.trace")}},
+		[]analysis.Skipped{{Path: "notes.txt", Reason: "no reader recognises it"}}, true)
 	var got bytes.Buffer
 	if err := Write(&got, many, false, render.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"tally report: 2 inputs (1 read, 1 failed), 0 files skipped\n", "== input 2/2: b.trace ==\nFAILED: cannot open b.trace\n", "== merged over 2 inputs"} {
+	// The head line and the merged section's input line count the inputs
+	// in one wording (they disagreed: "2 inputs (1 read, 1 failed), 1
+	// files skipped" against "3 inputs read, 1 used, 2 skipped").
+	counts := "3 inputs read, 1 used, 2 skipped (1 could not be read, 1 no reader recognises it)\n"
+	for _, want := range []string{"tally report: " + counts, "== input 2/2: b.trace ==\nFAILED: cannot open b.trace\n", "== merged over 2 inputs",
+		"input: 2 inputs (many, 0 B): " + counts} {
 		if !strings.Contains(got.String(), want) {
 			t.Errorf("got\n%s\nwant it to hold %q", got.String(), want)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // unfinishedPrefix marks an unfinished dispatch's slice, so it is visible at
@@ -236,7 +237,7 @@ func (w *Writer) Verdict() string {
 func (w *Writer) verdict() string {
 	var why []string
 	if len(w.failures) > 0 {
-		why = append(why, fmt.Sprintf("%d inputs failed", len(w.failures)))
+		why = append(why, units.Plural(int64(len(w.failures)), "input failed", "inputs failed"))
 	}
 	n := 0
 	for _, in := range w.inputs {
@@ -245,7 +246,7 @@ func (w *Writer) verdict() string {
 		}
 	}
 	if n > 0 {
-		why = append(why, fmt.Sprintf("%d inputs incomplete", n))
+		why = append(why, units.Plural(int64(n), "input incomplete", "inputs incomplete"))
 	}
 	if len(w.inputs) == 0 && len(w.failures) == 0 {
 		why = append(why, "no input")

@@ -286,8 +286,8 @@ func TestFailedInputIsAGapOfTheWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := decode(t, f, buf.Bytes())
-		if sum.Failed != 1 || len(d.slices) == 0 || !strings.Contains(sum.Verdict, "1 inputs failed") {
-			t.Errorf("%s: failed %d, %d slices, verdict %q", f, sum.Failed, len(d.slices), sum.Verdict)
+		if sum.Failed != 1 || len(d.slices) == 0 || sum.Verdict != "incomplete: 1 input failed; 1 input incomplete" {
+			t.Errorf("%s: got failed %d, %d slices, verdict %q; want 1, some, \"incomplete: 1 input failed; 1 input incomplete\"", f, sum.Failed, len(d.slices), sum.Verdict)
 		}
 		found := false
 		for _, s := range d.instants {

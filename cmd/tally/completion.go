@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/exitcode"
 )
 
@@ -17,14 +16,13 @@ import (
 // package: the scripts are small, and every command's wiring stays as it is.
 
 func cmdCompletion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("completion", "Usage: tally completion bash|zsh|fish\n\nPrints a completion script for the shell: commands, their flags, and the values of\n--format, --progress and --program-by.\n", stderr)
+	fs := newFlagSet("completion", "Usage: tally completion bash|zsh|fish\n\nPrints a completion script for the shell: commands, their flags, the values of every\nflag that takes one of a set (--format, --program-by, --to, --as, --order, --names…),\nand the command names after help.\n", stderr)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitcode.Error
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "tally completion: give one shell: bash, zsh or fish (tally completion -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give one shell: bash, zsh or fish")
 	}
 	var script string
 	switch pos[0] {
@@ -35,8 +33,7 @@ func cmdCompletion(args []string, stdout, stderr io.Writer) int {
 	case "fish":
 		script = fishCompletion(completionSpec())
 	default:
-		fmt.Fprintf(stderr, "tally completion: unknown shell %q: give bash, zsh or fish\n", pos[0])
-		return exitcode.Error
+		return usageError(fs, "unknown shell %q: give bash, zsh or fish", pos[0])
 	}
 	if _, err := io.WriteString(stdout, script); err != nil {
 		fmt.Fprintf(stderr, "tally completion: %v\n", err)
@@ -56,23 +53,12 @@ type flagSpec struct {
 	Values      []string
 }
 
-// flagValues are the flags with a fixed set of values.
-func flagValues(name string) []string {
-	switch name {
-	case "format":
-		var names []string
-		for _, f := range format.Formats() {
-			names = append(names, f.Name)
-		}
-		return names
-	case "progress":
-		return []string{"never", "auto", "always"}
-	case "program-by":
-		return format.ProgramByValues
-	case "order":
-		return []string{"time", "input"}
-	case "names":
-		return []string{"short", "full"}
+// flagValues are the values a flag takes, when they are a known set: the
+// flag says so itself (choiceFlag, multiChoice), so a new flag of choices
+// completes its values without touching this file.
+func flagValues(f *flag.Flag) []string {
+	if c, ok := f.Value.(interface{ Choices() []string }); ok {
+		return c.Choices()
 	}
 	return nil
 }
@@ -88,11 +74,31 @@ func completionSpec() []cmdSpec {
 			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok {
 				isBool = b.IsBoolFlag()
 			}
-			cs.Flags = append(cs.Flags, flagSpec{Name: f.Name, Usage: firstLine(usage), Bool: isBool, Values: flagValues(f.Name)})
+			cs.Flags = append(cs.Flags, flagSpec{Name: f.Name, Usage: firstLine(usage), Bool: isBool, Values: flagValues(f)})
 		}
 		out = append(out, cs)
 	}
+	// help takes a command name; it is no line of the usage, so it is
+	// added here (with no flags of its own).
+	out = append(out, cmdSpec{command: command{Name: "help", Synopsis: "tally help [COMMAND]", Summary: "the usage, or a command's flags and examples"}})
 	return out
+}
+
+// positional are the words a command takes besides flags and files.
+func positional(c cmdSpec, spec []cmdSpec) []string {
+	switch c.Name {
+	case "completion":
+		return []string{"bash", "zsh", "fish"}
+	case "help":
+		var names []string
+		for _, o := range spec {
+			if o.Name != "help" {
+				names = append(names, o.Name)
+			}
+		}
+		return names
+	}
+	return nil
 }
 
 // dashed writes a flag as the help shows it: -o, --format.
@@ -117,7 +123,7 @@ func bashCompletion(spec []cmdSpec) string {
 	var b strings.Builder
 	names := specNames(spec)
 	b.WriteString("# tally completion for bash: source <(tally completion bash)\n_tally() {\n")
-	b.WriteString("  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" flags=\"\"\n")
+	b.WriteString("  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" flags=\"\" words=\"\"\n")
 	fmt.Fprintf(&b, "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(names, " "))
 	b.WriteString("  case \"${COMP_WORDS[1]}\" in\n")
 	values := map[string][]string{}
@@ -129,10 +135,11 @@ func bashCompletion(spec []cmdSpec) string {
 				values[f.Name] = f.Values
 			}
 		}
-		if c.Name == "completion" {
-			fl = append(fl, "bash", "zsh", "fish")
+		words := ""
+		if pw := positional(c, spec); pw != nil {
+			words = fmt.Sprintf(" words=%q", strings.Join(pw, " "))
 		}
-		fmt.Fprintf(&b, "    %s) flags=%q ;;\n", c.Name, strings.Join(fl, " "))
+		fmt.Fprintf(&b, "    %s) flags=%q%s ;;\n", c.Name, strings.Join(fl, " "), words)
 	}
 	b.WriteString("  esac\n  case \"$prev\" in\n")
 	var keys []string
@@ -144,7 +151,7 @@ func bashCompletion(spec []cmdSpec) string {
 		fmt.Fprintf(&b, "    -%s|--%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", k, k, strings.Join(values[k], " "))
 	}
 	b.WriteString("  esac\n")
-	b.WriteString("  if [[ \"$cur\" == -* || \"${COMP_WORDS[1]}\" == completion ]]; then\n    COMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))\n  else\n    COMPREPLY=($(compgen -f -- \"$cur\"))\n  fi\n}\n")
+	b.WriteString("  if [[ \"$cur\" == -* ]]; then\n    COMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))\n  elif [ -n \"$words\" ]; then\n    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n  else\n    COMPREPLY=($(compgen -f -- \"$cur\"))\n  fi\n}\n")
 	b.WriteString("complete -o filenames -o bashdefault -F _tally tally\n")
 	return b.String()
 }
@@ -159,8 +166,8 @@ func fishCompletion(spec []cmdSpec) string {
 	}
 	for _, c := range spec {
 		cond := fmt.Sprintf("'__fish_seen_subcommand_from %s'", c.Name)
-		if c.Name == "completion" {
-			fmt.Fprintf(&b, "complete -c tally -n %s -a 'bash zsh fish'\n", cond)
+		if pw := positional(c, spec); pw != nil {
+			fmt.Fprintf(&b, "complete -c tally -n %s -a %s\n", cond, fishQuote(strings.Join(pw, " ")))
 		} else {
 			fmt.Fprintf(&b, "complete -c tally -n %s -F\n", cond)
 		}

@@ -18,12 +18,13 @@ const diffUsage = `Usage: tally diff [flags] A B                  (each a file o
 
 Compares side A with side B per program and per kernel: dispatches per run, time per
 dispatch and time per run, as medians with confidence intervals and the Mann-Whitney U
-test (benchstat's statistics; ~ where the change is not significant). Every run of a
-program is one sample — runs that failed or never ended are left out and counted; repeat
-inputs on a side for more. A side may be a directory (ranks, runs): expanded as in tally
-report, read in parallel, each input with its own accounting in the header. Programs are
-matched by name and kernels by name within their program; what one side lacks is listed as
-added or removed.
+test (benchstat's statistics). A change is called only when the test and the interval
+agree (p < 0.05 and the change's interval excludes 0); ~ otherwise. An interval needs
+at least 6 runs a side. Every run of a program is one sample — runs that failed or never
+ended are left out and counted; repeat inputs on a side for more. A side may be a
+directory (ranks, runs): expanded as in tally report, read in parallel, each input with its
+own accounting in the header. Programs are matched by name and kernels by name within their
+program; what one side lacks is listed as added or removed.
 Output and schema: docs/diff-json.md. --fail-if-slower also exits 1 (naming what got slower).
 
 Flags:
@@ -37,28 +38,27 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	asCSV := fs.Bool("csv", false, "write CSV, one row per program or kernel and quantity (see docs/diff-json.md)")
 	strict := fs.Bool("strict", false, "exit 1 when an input of either side is not complete (any gap)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
-	failPct := fs.Float64("fail-if-slower", 0, "exit 1 when a program's time per run or a kernel's time per dispatch got slower by more than `PCT` percent, significantly")
+	failPct := fs.Float64("fail-if-slower", 0, "exit 1 when a program's time per run or a kernel's time per dispatch got slower by more than `PCT` percent, as a change called (the test and the interval agree)")
+	names := choice(fs, "names", "short", "text: kernel names `short` (as tally report shows them, cut to fit 120 columns) or full (whole)", []string{"short", "full"}, nil)
 	a, b, err := diffSides(fs, args)
 	if err != nil {
 		return exitcode.Error
 	}
 	if a == nil {
-		fmt.Fprintln(stderr, "tally diff: give two trace files (A B), or A files -- B files (tally diff -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give two trace files (A B), or A files -- B files")
 	}
 	if *asJSON && *asCSV {
-		fmt.Fprintln(stderr, "tally diff: give --json or --csv, not both")
-		return exitcode.Error
+		return usageError(fs, "give --json or --csv, not both")
+	}
+	if given(fs, "names") && (*asJSON || *asCSV) {
+		return usageError(fs, "--names applies to the text output; --json and --csv have full names")
 	}
 	fail := -1.0 // off unless given
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "fail-if-slower" {
-			fail = *failPct
+	if given(fs, "fail-if-slower") {
+		if *failPct < 0 || math.IsNaN(*failPct) || math.IsInf(*failPct, 0) {
+			return usageError(fs, "--fail-if-slower %g: give a percentage, 0 or more", *failPct)
 		}
-	})
-	if *failPct < 0 || math.IsNaN(*failPct) || math.IsInf(*failPct, 0) {
-		fmt.Fprintln(stderr, "tally diff: --fail-if-slower takes a percentage ≥ 0")
-		return exitcode.Error
+		fail = *failPct
 	}
 	o := rf.options()
 	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})
@@ -73,7 +73,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		case *asCSV:
 			return res.WriteCSV(w)
 		}
-		return res.WriteText(w)
+		return res.Text(w, diff.TextOptions{FullNames: *names == "full"})
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally diff: %v\n", err)

@@ -43,7 +43,7 @@ func TestDiffSlowerKernel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"program p41: A 12 runs, B 12 runs", "program p303: A 6 runs, B 6 runs", "slower  loom_libs:ggml_mul_mat_f32_f32_wmma", "A: COMPLETE\nB: COMPLETE\n"} {
+	for _, want := range []string{"program p41: A 12 runs, B 12 runs: slower\n", "program p303: A 6 runs, B 6 runs", "kernels: 4 slower, 16 no change (~)\n", "A: COMPLETE\nB: COMPLETE\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff lacks %q:\n%s", want, out)
 		}

@@ -27,7 +27,12 @@ func TestEmptyCaptureIsLoudInExportAndTimeline(t *testing.T) {
 	}
 	// A complete-enough export says what it wrote and that it has gaps.
 	code, _, errOut := tally("export", "--to", "csv", "--manifests", kernels, example, "-o", filepath.Join(dir, "d.csv"))
-	if code != 0 || !strings.Contains(errOut, "csv written to") || !strings.Contains(errOut, "INCOMPLETE: 1 of 1 inputs") {
-		t.Errorf("export summary: exit %d, %q", code, errOut)
+	if want := ": 1 input, 287 records; INCOMPLETE: the input has gaps"; code != 0 || !strings.Contains(errOut, "csv written to") || !strings.Contains(errOut, want) {
+		t.Errorf("export summary: got exit %d, %q; want 0, %q", code, errOut, want)
+	}
+	// Of two inputs, one with gaps: "1 of 2 inputs has".
+	code, _, errOut = tally("export", "--to", "csv", "--manifests", kernels, example, selfTrace+"complete.kept", "-o", filepath.Join(dir, "d2.csv"))
+	if want := ": 2 inputs, "; code != 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "INCOMPLETE: 1 of 2 inputs has gaps") {
+		t.Errorf("export summary of two: got exit %d, %q; want 0, %q and 1 of 2 inputs has gaps", code, errOut, want)
 	}
 }

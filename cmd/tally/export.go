@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,13 +12,14 @@ import (
 	"github.com/tallyprof/tally/export"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 func cmdExport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export", "Usage: tally export --to FORMAT [flags] FILE|DIR... -o OUT\n       tally export --check OUT\n\nReads each FILE (format detected from its content) and writes its dispatches as FORMAT,\nwith every input's accounting (gaps, skipped input, clock) beside or inside the output.\nA directory is expanded as in tally report (its traces are inputs, other files are listed\nas skipped); inputs are read in parallel where the format allows it.\nSee docs/export.md for the columns, schemas and example queries.\n\nFormats: "+strings.Join(export.Names, ", ")+"\n  csv, jsonl  one row per dispatch (or per kernel with --per-kernel); OUT.gaps.csv/.jsonl beside it\n  parquet     a dataset directory: dispatches/rank=R/, kernels, programs, gaps, inputs\n  pprof       a profile for 'go tool pprof -symbolize=none' (device time and dispatch counts)\n  kineto      Kineto-compatible JSON for HTA and TraceLens: OUT.json[.gz]; several inputs: directory OUT/, one file each\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
-	to := fs.String("to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "))
+	to := choice(fs, "to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "), export.Names, nil)
 	out := fs.String("o", "", "output `PATH` (a directory for parquet; - for standard output with pprof and kineto)")
 	perKernel := fs.Bool("per-kernel", false, "csv, jsonl: one row per (input, program, kernel) instead of per dispatch")
 	strict := fs.Bool("strict", false, "exit 1 when an input is not complete (any gap); the export is written anyway")
@@ -27,11 +29,22 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Error
 	}
 	if *check != "" {
+		var others []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "check" {
+				others = append(others, "--"+f.Name)
+			}
+		})
+		switch {
+		case len(others) > 0:
+			return usageError(fs, "--check OUT checks an export already written: %s would be ignored", strings.Join(others, ", "))
+		case len(pos) > 0:
+			return usageError(fs, "--check OUT checks an export already written: it reads no input (%s)", strings.Join(pos, " "))
+		}
 		return exportCheck(*check, stdout, stderr)
 	}
 	if len(pos) == 0 || *to == "" {
-		fmt.Fprintln(stderr, "tally export: give --to FORMAT, one or more input files or directories and -o OUT (tally export -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give --to FORMAT, one or more input files or directories and -o OUT")
 	}
 	ro := rf.options()
 	res, err := export.Run(pos, export.Options{To: *to, Out: *out, Stdout: stdout, Format: ro.Format, Reader: ro.Reader, PerKernel: *perKernel})
@@ -74,12 +87,19 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 	}
 	verdict := "complete"
 	if upTo > 0 {
-		verdict = fmt.Sprintf("complete up to the last line or row of %d inputs without an end marker (a cut there cannot be seen)", upTo)
+		verdict = fmt.Sprintf("complete up to the last line or row of %s without an end marker (a cut there cannot be seen)", units.Plural(int64(upTo), "input", "inputs"))
 	}
 	if incomplete > 0 {
-		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Run.Inputs))
+		which := fmt.Sprintf("%d of %d inputs have", incomplete, len(res.Run.Inputs))
+		switch {
+		case len(res.Run.Inputs) == 1:
+			which = "the input has"
+		case incomplete == 1:
+			which = fmt.Sprintf("1 of %d inputs has", len(res.Run.Inputs))
+		}
+		verdict = fmt.Sprintf("INCOMPLETE: %s gaps (listed in the output's accounting)", which)
 	}
-	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Run.Inputs), records, verdict)
+	fmt.Fprintf(stderr, "tally export: %s written to %s: %s, %s; %s\n", to, out, units.Plural(int64(len(res.Run.Inputs)), "input", "inputs"), units.Plural(int64(records), "record", "records"), verdict)
 }
 
 // exportCheck is tally export --check OUT.

@@ -30,7 +30,7 @@ func TestReportOrderAndNames(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--order", "size"}, {"--names", "long"}} {
 		code, _, errOut := tally(append(append([]string{"report"}, args...), example)...)
-		if code != 2 || !strings.Contains(errOut, args[0]+" \""+args[1]+"\"") {
+		if code != 2 || !strings.Contains(errOut, "\""+args[1]+"\" for flag -"+args[0][2:]) {
 			t.Errorf("%v: got exit %d, %q; want exit 2 naming the value", args, code, errOut)
 		}
 	}

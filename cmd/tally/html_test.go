@@ -69,7 +69,7 @@ func TestReportHTMLMany(t *testing.T) {
 	dir := runOfRanks(t)
 	out := filepath.Join(t.TempDir(), "run.html")
 	code, stdout, errOut := tally("report", "--html", out, dir, filepath.Join(dir, "missing.json"))
-	if code != 0 || !strings.Contains(stdout, "3 inputs (2 read, 1 failed)") {
+	if code != 0 || !strings.Contains(stdout, "3 inputs read, 2 used, 1 skipped (1 could not be read)") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	page, err := os.ReadFile(out)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/layers"
@@ -26,9 +27,17 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, layersSynopsis)
 		fs.PrintDefaults()
 		writeExamples(stderr, "layers")
-		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, with NaN/Inf or\ndisagreeing with the log, or a step change); 2 usage or input error.\n")
+		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, with NaN/Inf or\ndisagreeing with the log, or a step change); 2 usage or input error, or nothing compared (no layer with a\nfile on both sides that could be read, e.g. a --hidden that fits none of the dumps).\n")
 	}
-	hidden := fs.Int64("hidden", 0, "row width `H` of raw dumps without a sidecar (0: from .npy shapes or sidecars, else compared as flat vectors)")
+	var hidden int64
+	fs.Func("hidden", "row width `H` of raw dumps without a sidecar (0: from .npy shapes or sidecars, else compared as flat vectors)", func(s string) error {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("give a row width in elements, or 0 (from shapes and sidecars)")
+		}
+		hidden = n
+		return nil
+	})
 	mapping := fs.String("map", "", "file names as `REF_PATTERN=OURS_PATTERN`, {l} the layer number, * any text (default "+layers.DefaultPattern+" on both sides)")
 	logPath := fs.String("log", "", "engine `LOG` (raw or kept) whose [L] lines are compared with row 0 of each of OURS's dumps")
 	asJSON := fs.Bool("json", false, "write JSON (schema "+layers.Schema+", see docs/layers.md)")
@@ -39,14 +48,9 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Error
 	}
 	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "tally layers: give REF and OURS (tally layers -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give REF and OURS")
 	}
-	if *hidden < 0 {
-		fmt.Fprintln(stderr, "tally layers: --hidden must be positive")
-		return exitcode.Error
-	}
-	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: *hidden, Map: *mapping, Log: *logPath})
+	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: hidden, Map: *mapping, Log: *logPath})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)
 		return exitcode.Error
@@ -59,6 +63,13 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)
+		return exitcode.Error
+	}
+	if rep.NothingCompared != "" {
+		// A comparison of nothing must not read as agreement, with or
+		// without --strict; the reason goes where the user looks too
+		// when the report went to -o or to a script as JSON.
+		fmt.Fprintf(stderr, "tally layers: nothing compared: %s\n", rep.NothingCompared)
 		return exitcode.Error
 	}
 	if *strict && rep.Findings() {

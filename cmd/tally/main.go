@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tallyprof/tally/internal/cleanup"
 	"github.com/tallyprof/tally/internal/exitcode"
@@ -26,7 +27,7 @@ Usage:
   tally export --to F FILE... -o OUT  pprof, Kineto JSON, CSV/JSONL or a Parquet dataset, with the accounting
   tally selftest                  check this binary against embedded traces
   tally formats                   list the readers and what they read
-  tally version                   module version, VCS revision and Go version of this binary
+  tally version                   module version, VCS revision and Go version (also --version, -v)
   tally completion SHELL          shell completion script for bash, zsh or fish
 
 Run 'tally COMMAND -h' or 'tally help COMMAND' for a command's flags and examples.
@@ -80,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return cmdDiff(args[1:], stdout, stderr)
 	case "formats":
 		return cmdFormats(args[1:], stdout, stderr)
-	case "version":
+	case "version", "--version", "-version", "-v":
 		return cmdVersion(args[1:], stdout, stderr)
 	case "completion":
 		return cmdCompletion(args[1:], stdout, stderr)
@@ -92,6 +93,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		return exitcode.OK
 	}
-	fmt.Fprintf(stderr, "tally: unknown command %q\n\n%s", args[0], usage)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.Name)
+	}
+	fmt.Fprintf(stderr, "tally: unknown command %q: give one of %s; see: tally help\n", args[0], strings.Join(names, ", "))
 	return exitcode.Error
 }

@@ -75,7 +75,7 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 	if code, _, errOut := tally("report", "no/such/file"); code != 2 || !strings.Contains(errOut, "no/such/file") {
 		t.Fatalf("missing file: exit %d %s", code, errOut)
 	}
-	if code, _, errOut := tally("report", "--format", "nope", example); code != 2 || !strings.Contains(errOut, "known formats are") {
+	if code, _, errOut := tally("report", "--format", "nope", example); code != 2 || !strings.Contains(errOut, "no reader of that name: give hrx-serial, ") {
 		t.Fatalf("unknown format: %d %s", code, errOut)
 	}
 	if code, _, _ := tally("report"); code != 2 {
@@ -276,6 +276,17 @@ func TestRecordCLI(t *testing.T) {
 	cmd = tallyCommand("record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out)
+	}
+
+	// A command that prints nothing and fails: its status, the kept
+	// lines, and no advice to record with tally record (issue 20).
+	if f, err := exec.LookPath("false"); err == nil {
+		cmd = tallyCommand("record", "-o", kept, "--", f)
+		out, err := cmd.CombinedOutput()
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "ended with status 1; kept 2 lines (0 trace lines) in ") ||
+			!strings.Contains(string(out), "NO DISPATCH RECORDED: a kept trace whose command") || strings.Contains(strings.ToLower(string(out)), "record with 'tally record'") {
+			t.Fatalf("record false: got %v\n%s\nwant exit 1, the kept lines, an empty capture, no 'record with tally record'", err, out)
+		}
 	}
 
 	// /dev/full: an error that says what was lost, never a silent short file.

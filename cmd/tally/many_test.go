@@ -35,7 +35,7 @@ func TestReportManyText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"3 inputs (2 read, 1 failed)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
+	for _, want := range []string{"tally report: 3 inputs read, 2 used, 1 skipped (1 could not be read)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
 		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)

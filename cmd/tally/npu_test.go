@@ -103,4 +103,16 @@ func TestLayersCommand(t *testing.T) {
 	if code, _, _ := tally("layers", ref); code != 2 {
 		t.Fatal("one argument accepted")
 	}
+	// A --hidden that fits none of the dumps compares nothing: exit 2 with
+	// the reason, without --strict and with --json too.
+	for _, args := range [][]string{{"--hidden", "4"}, {"--hidden", "4", "--json"}} {
+		code, _, errOut = tally(append(append([]string{"layers"}, args...), ref, ref)...)
+		if want := "tally layers: nothing compared: --hidden 4 does not fit the dumps"; code != 2 || !strings.HasPrefix(errOut, want) {
+			t.Fatalf("%v: got exit %d %q, want 2 %q…", args, code, errOut, want)
+		}
+	}
+	// The negative arm: a width that fits compares, exit 0.
+	if code, _, errOut := tally("layers", "--hidden", "2", ref, ref); code != 0 || errOut != "" {
+		t.Fatalf("--hidden 2: got exit %d %q, want 0", code, errOut)
+	}
 }

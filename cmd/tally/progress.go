@@ -23,11 +23,11 @@ type progressFlag struct {
 
 func (p *progressFlag) register(fs *flag.FlagSet) {
 	p.mode, p.out = progress.Auto, fs.Output()
-	fs.Func("progress", "progress bar on standard error for inputs that take over a second, by `mode`: never, auto (when standard error is a terminal; the default) or always", func(s string) error {
+	fs.Var(&choiceFlag{choices: []string{string(progress.Never), string(progress.Auto), string(progress.Always)}, check: func(s string) error {
 		m, err := progress.ParseMode(s)
 		p.mode = m
 		return err
-	})
+	}}, "progress", "progress bar on standard error for inputs that take over a second, by `mode`: never, auto (when standard error is a terminal; the default) or always")
 }
 
 // watch starts the bar for in, when enabled; inputs.Options.Watch.

@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/record"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"
@@ -37,8 +38,7 @@ Flags:
 		return exitcode.Error
 	}
 	if len(pos) == 0 {
-		fmt.Fprintln(stderr, "tally record: give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
-		return exitcode.Error
+		return usageError(fs, "give the command after --, e.g. tally record -o run.kept -- ./llama-cli -m model.gguf")
 	}
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
@@ -58,10 +58,10 @@ Flags:
 	}
 	c := run.Inputs[0].Capture
 	res.CutGap(&c.Accounting, *kept)
-	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %d lines (%d trace lines) in %s\n",
-		pos[0], res.ExitCode, res.Lines, res.TraceLines, *kept)
+	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %s (%s) in %s\n",
+		pos[0], res.ExitCode, units.Plural(res.Lines, "line", "lines"), units.Plural(res.TraceLines, "trace line", "trace lines"), *kept)
 	if res.PassErr != nil {
-		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %d lines were not shown (they are not trace lines; stderr lines are in the kept trace)\n", res.PassErr, res.Unshown+1)
+		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %s not shown (not trace lines; stderr lines are in the kept trace)\n", res.PassErr, units.Plural(res.Unshown+1, "line was", "lines were"))
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)

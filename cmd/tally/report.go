@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tallyprof/tally/capture"
@@ -29,11 +31,43 @@ type readerFlags struct {
 }
 
 func (rf *readerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&rf.format, "format", "", "reader to use instead of detecting it from the content (see 'tally formats')")
+	var names []string
+	for _, f := range format.Formats() {
+		names = append(names, f.Name)
+	}
+	rf.format = ""
+	fs.Var(&choiceFlag{choices: names, check: func(s string) error {
+		if _, ok := format.Lookup(s); !ok {
+			return fmt.Errorf("no reader of that name: give %s (tally formats lists them)", orList(names))
+		}
+		rf.format = s
+		return nil
+	}}, "format", "reader `NAME` to use instead of detecting it from the content (see 'tally formats')")
 	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
-	fs.StringVar(&rf.programBy, "program-by", "auto", "group dispatches into programs: `auto` (the reader's programs, one per device when the capture ran on several), annotation (the reader's programs: NVTX ranges, Kineto annotations, command buffers…), gpu-annotation (Kineto: GPU annotations only), device, stream, none, or annotation,device / annotation,stream")
-	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
-	fs.Var(&rf.nameMaps, "name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program")
+	rf.programBy = format.ByAuto
+	fs.Var(&choiceFlag{value: format.ByAuto, choices: format.ProgramByValues, check: func(s string) error {
+		_, err := format.ParseProgramBy(s)
+		rf.programBy = s
+		return err
+	}}, "program-by", "group dispatches into programs: `auto` (the reader's programs, one per device when the capture ran on several), annotation (the reader's programs: NVTX ranges, Kineto annotations, command buffers…), gpu-annotation (Kineto: GPU annotations only), device, stream, none, or annotation,device / annotation,stream")
+	fs.Func("unrecorded-wait", "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)", func(s string) error {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			return fmt.Errorf("give a duration such as 500us, 1ms or 2s")
+		case d < 0:
+			return fmt.Errorf("give a duration of 0 (the default, 1ms) or more")
+		}
+		rf.wait = d
+		return nil
+	})
+	fs.Func("name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program", func(s string) error {
+		if prog, file, ok := strings.Cut(s, "="); !ok || prog == "" || file == "" {
+			return fmt.Errorf("give PROGRAM=FILE")
+		}
+		rf.nameMaps = append(rf.nameMaps, s)
+		return nil
+	})
 	rf.progress.register(fs)
 	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 69 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
 		n, err := format.ParseSize(s)
@@ -83,34 +117,38 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
-	top := fs.Int("top", 0, "show the `N` costliest kernels per program and sum the rest in one line (0: all)")
-	order := fs.String("order", "time", "text report: print programs by device `time`, costliest first, or in input order (input)")
-	names := fs.String("names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)")
+	top := 0
+	fs.Func("top", "show the `N` costliest kernels per program and sum the rest in one line (0: all)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return fmt.Errorf("give a number of kernels, 0 (all) or more")
+		}
+		top = n
+		return nil
+	})
+	order := choice(fs, "order", "time", "text report: print programs by device `time`, costliest first, or in input order (input)", []string{"time", "input"}, nil)
+	names := choice(fs, "names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)", []string{"short", "full"}, nil)
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
-	var accept multiFlag
-	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
+	accept := &multiChoice{choices: gapKinds, check: func(s string) error { _, err := report.ParseAccept([]string{s}); return err }}
+	fs.Var(accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitcode.Error
 	}
-	gate, err := reportGate(*strict, *failAffected, accept)
+	gate, err := reportGate(*strict, *failAffected, accept.multiFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return exitcode.Error
+		return usageError(fs, "%v", err)
 	}
 	if len(pos) == 0 {
-		fmt.Fprintln(stderr, "tally report: give a trace file, several, or a directory of them (tally report -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give a trace file, several, or a directory of them")
 	}
-	topt, err := textOptions(*top, *order, *names)
+	topt, err := textOptions(top, *order, *names)
 	if err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
-		return exitcode.Error
+		return usageError(fs, "%v", err)
 	}
-	if *html == "-" && *out == "-" {
-		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
-		return exitcode.Error
+	if err := reportConflicts(fs, *asJSON, *out, *html); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
@@ -161,6 +199,43 @@ func textOptions(top int, order, names string) (render.TextOptions, error) {
 		return o, fmt.Errorf("--names %q: give short (as nsys shortName, cut to fit) or full (whole)", names)
 	}
 	return o, nil
+}
+
+// reportConflicts refuses flags that would be dropped without a word:
+// what the outputs asked for cannot show.
+func reportConflicts(fs *flag.FlagSet, asJSON bool, out, html string) error {
+	textOut := html != "-" || out != "" && out != "-" // the text or JSON report is written somewhere
+	switch {
+	case html == "-" && out == "-":
+		return fmt.Errorf("--html - and -o - both write to standard output; give one of them a file")
+	case asJSON && !textOut:
+		return fmt.Errorf("--json with --html -: the page takes standard output and the JSON report would be dropped; give -o FILE for the JSON")
+	}
+	for _, name := range []string{"top", "order", "names"} {
+		if !given(fs, name) {
+			continue
+		}
+		switch {
+		case name == "top" && asJSON:
+			return fmt.Errorf("--top applies to the text report; the JSON report lists every kernel")
+		case name == "top" && !textOut:
+			return fmt.Errorf("--top applies to the text report, which --html - leaves out; give -o FILE for it")
+		case asJSON && html == "":
+			return fmt.Errorf("--%s applies to the text report and the HTML page; the JSON report has every program and full names", name)
+		}
+	}
+	return nil
+}
+
+// gapKinds are the gap kinds --accept takes (notes need no accepting).
+func gapKinds() []string {
+	var out []string
+	for _, k := range capture.Kinds() {
+		if !k.IsNote() {
+			out = append(out, string(k))
+		}
+	}
+	return out
 }
 
 // reportGate builds the exit gate from --strict, --fail-if-affected and
@@ -229,8 +304,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Error
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "tally inspect: give exactly one file (tally inspect -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give exactly one file")
 	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time). The one path is read
@@ -259,8 +333,12 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 
 func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
-	if pos, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
 		return exitcode.Error
+	case len(pos) > 0:
+		return usageError(fs, "takes no arguments")
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {

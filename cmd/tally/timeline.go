@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/timeline"
 )
 
@@ -24,22 +27,24 @@ Flags:
 	var rf readerFlags
 	rf.register(fs)
 	out := fs.String("o", "", "write the timeline to `FILE` (required; - for standard output)")
-	as := fs.String("as", "", "output format: perfetto or chrome (default: by the -o name, .json is chrome)")
+	as := choice(fs, "as", "", "output `FORMAT`: perfetto or chrome (default: by the -o name, .json is chrome)", []string{"perfetto", "chrome"}, func(s string) error {
+		_, err := timeline.ParseFormat(s)
+		return err
+	})
 	strict := fs.Bool("strict", false, "exit 1 when anything is missing (any gap, failed input, or dispatch not drawn)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitcode.Error
 	}
 	if len(pos) == 0 || *out == "" {
-		fmt.Fprintln(stderr, "tally timeline: give one or more inputs and -o OUT (tally timeline -h for help)")
-		return exitcode.Error
+		return usageError(fs, "give one or more inputs and -o OUT")
 	}
 	ro := rf.options()
 	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress}
 	if *as != "" {
-		if opt.As, err = timeline.ParseFormat(*as); err != nil {
-			fmt.Fprintf(stderr, "tally timeline: %v\n", err)
-			return exitcode.Error
+		opt.As, _ = timeline.ParseFormat(*as) // checked when parsed
+		if named, ok := timelineByName(*out); ok && named != opt.As {
+			return usageError(fs, "--as %s, and -o %s is named as the other format; name the file for what it holds (.json: chrome, .perfetto-trace: perfetto)", *as, *out)
 		}
 	}
 	var sum *timeline.Summary
@@ -55,7 +60,8 @@ Flags:
 	for _, e := range sum.Empty {
 		safetext.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
 	}
-	fmt.Fprintf(stderr, "tally timeline: %d slices, %d unfinished, %d launches, %d tracks; %s\n", sum.Stats.Slices, sum.Stats.Unfinished, sum.Stats.Launches, sum.Stats.Tracks, sum.Verdict)
+	fmt.Fprintf(stderr, "tally timeline: %s, %d unfinished, %s, %s; %s\n", units.Plural(int64(sum.Stats.Slices), "slice", "slices"), sum.Stats.Unfinished,
+		units.Plural(int64(sum.Stats.Launches), "launch", "launches"), units.Plural(int64(sum.Stats.Tracks), "track", "tracks"), sum.Verdict)
 	switch {
 	case sum.Failed == sum.Inputs:
 		return exitcode.Error // nothing read: every input failed, or none was found
@@ -65,4 +71,15 @@ Flags:
 		return exitcode.Failed
 	}
 	return exitcode.OK
+}
+
+// timelineByName is the format a file name says, when it says one.
+func timelineByName(path string) (timeline.Format, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return timeline.Chrome, true
+	case ".perfetto-trace", ".pftrace":
+		return timeline.Perfetto, true
+	}
+	return 0, false
 }

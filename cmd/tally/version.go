@@ -16,8 +16,7 @@ func cmdVersion(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Error
 	}
 	if len(pos) > 0 {
-		fmt.Fprintln(stderr, "tally version: takes no arguments")
-		return exitcode.Error
+		return usageError(fs, "takes no arguments")
 	}
 	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())); err != nil {
 		return exitcode.Error
@@ -51,7 +50,8 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 		}
 		s += "\n"
 	} else {
-		s += "revision unknown: built without VCS information (go run, go test, or -buildvcs=false)\n"
+		s += "revision unknown: built without VCS information (go run, go test, -buildvcs=false, or outside a git checkout);\n" +
+			"  for it, build inside the checkout: go build -buildvcs=true -o tally ./cmd/tally\n"
 	}
 	return s + fmt.Sprintf("%s %s/%s\n", bi.GoVersion, runtime.GOOS, runtime.GOARCH)
 }

@@ -40,7 +40,7 @@ func TestKeptTraceEnd(t *testing.T) {
 		{"bad end record", withEnd(clean, "# tally kept trace end exit=x"), []capture.Kind{capture.InterruptedRecording}, "the end record does not parse", false},
 		{"both exit and signal", withEnd(clean, "# tally kept trace end exit=0 signal=SIGINT"), []capture.Kind{capture.InterruptedRecording}, "does not parse", false},
 		{"lines after the end record", append(append([]byte{}, clean...), "912499999999 hrx debug serial: begin phase=command-program main_commands=41 init_commands=2 transient_arena=0\n"...),
-			[]capture.Kind{capture.IncompleteProgram, capture.InconsistentTrace}, "1 lines after the end record", false},
+			[]capture.Kind{capture.IncompleteProgram, capture.InconsistentTrace}, "1 line after the end record", false},
 		// A crash inside a sync: the ROCm runtime aborts on a fault, so it
 		// stays a device fault.
 		{"SIGABRT in a sync", fault, []capture.Kind{capture.DeviceFault, capture.UnfinishedDispatch, capture.IncompleteProgram, capture.InterruptedRecording}, "killed by SIGABRT; it ended inside run 3 of p41", false},

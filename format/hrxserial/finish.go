@@ -9,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // finish closes what the end of input left open and writes the capture's
@@ -127,7 +128,7 @@ func (s *state) finishInput() {
 	}
 	if s.traceLines == 0 {
 		g := s.c.Accounting.Gap(capture.EmptyCapture, "")
-		g.Summary = fmt.Sprintf("%d lines read, none is an 'hrx debug serial:' trace line (time-stamped or raw). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set, does the build contain the debug-serial code, and was stderr (not stdout) kept?", s.lineNo)
+		g.Summary = fmt.Sprintf("%s an 'hrx debug serial:' trace line (time-stamped or raw). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set, does the build contain the debug-serial code, and was stderr (not stdout) kept?", units.Plural(s.lineNo, "line read; it is not", "lines read, none is"))
 		if s.header.present {
 			// tally record kept every line of stderr: the command printed
 			// no trace line, and the advice is about the command.
@@ -135,7 +136,7 @@ func (s *state) finishInput() {
 			if s.header.cmd != "" {
 				cmd = " " + strconv.Quote(s.header.cmd)
 			}
-			g.Summary = fmt.Sprintf("a kept trace whose command%s printed no 'hrx debug serial:' trace line (%d lines read, header included). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set for the command, and does its build contain the debug-serial code?", cmd, s.lineNo)
+			g.Summary = fmt.Sprintf("a kept trace whose command%s printed no 'hrx debug serial:' trace line (%s read, header included). Was GGML_HRX_DEBUG_SERIAL_EXECUTION=1 set for the command, and does its build contain the debug-serial code?", cmd, units.Plural(s.lineNo, "line", "lines"))
 		}
 		g.Add(capture.Item{What: "no trace line", Where: s.name})
 	}

@@ -33,9 +33,16 @@ func readBlocks(r io.Reader, out chan<- block, free <-chan []byte, stop <-chan s
 		case <-stop:
 			return
 		}
-		n, err := io.ReadFull(r, buf)
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
+		// Not io.ReadFull: it turns a short last block into
+		// io.ErrUnexpectedEOF, which is the inflater's own word for a
+		// gzip stream that ended early (a cut .gz) and must stay told
+		// apart from a clean end.
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var k int
+			k, err = r.Read(buf[n:])
+			n += k
 		}
 		select {
 		case out <- block{buf: buf, n: n, err: err}:
@@ -130,6 +137,10 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 			break
 		}
 	}
+	gzipCut := readErr == io.ErrUnexpectedEOF
+	if gzipCut {
+		readErr = io.EOF // what was inflated before the cut is read
+	}
 	if readErr != io.EOF {
 		e := format.ByteError(name, st.bytes, "check the file and the disk", "reading: %v", readErr)
 		e.Err = readErr
@@ -137,6 +148,9 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 	}
 	if len(carry) > 0 && !longLine {
 		st.partialLine(carry)
+	}
+	if gzipCut {
+		st.gzipCut()
 	}
 	return st.finish(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/format/kept"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // state follows the trace line by line: which program invocation is open,
@@ -297,6 +298,15 @@ func (s *state) partialLine(b []byte) {
 	g := s.c.Accounting.Gap(capture.TruncatedInput, "")
 	g.Summary = "the file ends inside a line (no final newline): the writer was cut off; that line's values were not read"
 	g.Add(capture.Item{What: fmt.Sprintf("partial last line (%d bytes): %q", len(b), clip(b, 80)), Where: s.where(s.lineNo)})
+}
+
+// gzipCut is a gzip input whose compressed stream ended before its end
+// (no trailer): the file was cut, not the writer, so the summary says so
+// above a partial last line's; the lines inflated before it were read.
+func (s *state) gzipCut() {
+	g := s.c.Accounting.Gap(capture.TruncatedInput, "")
+	g.Summary = "the gzip stream ended early: the compressed file was cut (an incomplete copy or download, or a writer stopped mid-stream), so what followed the cut is missing; every line inflated before it was read. gzip -t names the same fault"
+	g.Add(capture.Item{What: fmt.Sprintf("the gzip stream ended early, after %s of decompressed data, without its end (trailer)", units.Plural(s.bytes, "byte", "bytes")), Where: s.where(s.lineNo)})
 }
 
 func (s *state) programFor(main uint64) *program {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // End follows what a kept trace says about its own end while a reader
@@ -89,7 +90,7 @@ func (e *End) Account(a *capture.Accounting, where func(int64) string, last int6
 		if g.Summary == "" {
 			g.Summary = "lines after the kept trace's end record: two recordings were joined or the file was appended to, so runs and counts may mix"
 		}
-		g.Add(capture.Item{What: fmt.Sprintf("%d lines after the end record of line %d", e.After, e.Line), Where: where(e.FirstAfter)})
+		g.Add(capture.Item{What: fmt.Sprintf("%s after the end record of line %d", units.Plural(e.After, "line", "lines"), e.Line), Where: where(e.FirstAfter)})
 	}
 	if e.Err == nil && e.Ending.Clean() {
 		return nil

@@ -90,7 +90,7 @@ func (r *reader) eventSection() capture.Section {
 	}
 	for id := catID(0); id < numCats; id++ {
 		if n := r.stats.devN[id]; n > 0 {
-			s.Add("device work "+cats[id].name, fmt.Sprintf("%d events, %s (%d ns)", n, ns(r.stats.devNS[id]), r.stats.devNS[id]))
+			s.Add("device work "+cats[id].name, fmt.Sprintf("%s, %s (%d ns)", units.Plural(int64(n), "event", "events"), ns(r.stats.devNS[id]), r.stats.devNS[id]))
 		}
 	}
 	if r.stats.asString > 0 {
@@ -135,7 +135,7 @@ func (r *reader) deviceSection(c *capture.Capture) capture.Section {
 	}
 	for i, q := range c.Queues {
 		qi := &r.queues[i]
-		s.Add(q.Device+" "+q.Name, fmt.Sprintf("%d events, %s", qi.dispatches, ns(qi.ns)))
+		s.Add(q.Device+" "+q.Name, fmt.Sprintf("%s, %s", units.Plural(int64(qi.dispatches), "event", "events"), ns(qi.ns)))
 	}
 	if r.top.hasDist {
 		d := r.top.dist
@@ -276,7 +276,7 @@ func (r *reader) linkSection(st *replayStats) capture.Section {
 		if c.linked == 0 && c.noGPU == 0 && c.inCapt == 0 && !c.kind.launch {
 			continue
 		}
-		v := fmt.Sprintf("%d calls, %d device events linked", c.count, c.linked)
+		v := fmt.Sprintf("%s, %s linked", units.Plural(int64(c.count), "call", "calls"), units.Plural(int64(c.linked), "device event", "device events"))
 		if c.noGPU > 0 {
 			v += fmt.Sprintf(", %d without device event", c.noGPU)
 		}

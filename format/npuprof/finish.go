@@ -106,7 +106,7 @@ func (s *state) finishGaps() {
 		g.Add(capture.Item{What: "no [prof] row; the run made progress", Where: s.name})
 		return
 	}
-	g.Summary = fmt.Sprintf("%d lines read, none is an NPU engine line ([prof] npu_gemm, [prof] pre|dec rows, [L] layer lines). Was NPU_PROFILE (or the per-family profiler, or NPU_INFER_DUMP_LAYERS) set, and was stderr kept?", s.lineNo)
+	g.Summary = fmt.Sprintf("%s an NPU engine line ([prof] npu_gemm, [prof] pre|dec rows, [L] layer lines). Was NPU_PROFILE (or the per-family profiler, or NPU_INFER_DUMP_LAYERS) set, and was stderr kept?", units.Plural(s.lineNo, "line read; it is not", "lines read, none is"))
 	g.Add(capture.Item{What: "no engine line", Where: s.name})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/countio"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // maxLine bounds one line's memory: a longer line is classified by its first
@@ -20,6 +21,10 @@ var (
 	headerV1 = []byte("# tally kept trace v1")
 	// errVersion marks a kept trace of a version this reader does not know.
 	errVersion = errors.New("unknown kept-trace version")
+	// errGzipCut ends eachLine when the inflater says the gzip stream
+	// ended early (io.ErrUnexpectedEOF): every line before the cut was
+	// delivered.
+	errGzipCut = errors.New("the gzip stream ended early: the compressed file was cut (an incomplete copy or download); the lines before the cut were read")
 )
 
 // ReadStream reads an engine log (raw stderr or a kept trace) from r, streaming
@@ -56,6 +61,10 @@ func readStream(r io.Reader, name string, ceiling int64, sink capture.Sink) (*ca
 		return s.line(line)
 	})
 	s.bytes = cr.N
+	if err == errGzipCut {
+		s.gzipCut()
+		err = nil
+	}
 	if err != nil {
 		var fe *format.Error
 		if errors.As(err, &fe) {
@@ -87,6 +96,10 @@ func eachLine(r io.Reader, fn func(line []byte, long, partial bool) error) error
 			}
 			continue
 		}
+		cut := err == io.ErrUnexpectedEOF
+		if cut {
+			err = io.EOF // the lines inflated before the cut are read
+		}
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -108,6 +121,9 @@ func eachLine(r io.Reader, fn func(line []byte, long, partial bool) error) error
 				return ferr
 			}
 			buf = buf[:0]
+		}
+		if cut {
+			return errGzipCut
 		}
 		if err == io.EOF {
 			return nil
@@ -170,6 +186,15 @@ func isEngine(body []byte) bool {
 
 // partialLine is a last line cut before its '\n': counted, never used,
 // since a cut number reads as a different number.
+// gzipCut is a gzip input whose compressed stream ended before its end:
+// the file was cut, not the writer, so the summary says so above a
+// partial last line's.
+func (s *state) gzipCut() {
+	g := s.c.Accounting.Gap(capture.TruncatedInput, "")
+	g.Summary = "the gzip stream ended early: the compressed file was cut (an incomplete copy or download, or a writer stopped mid-stream), so what followed the cut is missing; every line inflated before it was read. gzip -t names the same fault"
+	g.Add(capture.Item{What: fmt.Sprintf("the gzip stream ended early, after %s of decompressed data, without its end (trailer)", units.Plural(s.bytes, "byte", "bytes")), Where: s.where(s.lineNo)})
+}
+
 func (s *state) partialLine(line []byte) {
 	body, _ := stamp(line)
 	if !isEngine(body) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // graphTrace counts whole-graph executions (CUDA graphs traced as a unit:
@@ -92,7 +93,7 @@ func (r *reader) gaps() {
 		for _, n := range names {
 			st := r.unlaunched[n]
 			g.Count += st.n - 1
-			g.Add(capture.Item{What: fmt.Sprintf("%d calls between %d and %d ns", st.n, st.first, st.last), Kernel: n, Time: capture.TimeOf(st.first)})
+			g.Add(capture.Item{What: fmt.Sprintf("%s between %d and %d ns", units.Plural(int64(st.n), "call", "calls"), st.first, st.last), Kernel: n, Time: capture.TimeOf(st.first)})
 			r.rtRows.Lose(g, "launch without GPU work in the export", st.n, "")
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // The HIP API trace (hip_api_trace.csv beside kernel_trace.csv, rocpd's
@@ -240,7 +241,7 @@ func (l *linker) unlaunched(c *capture.Capture, source string) {
 	g.Summary = "kernel launch calls with no dispatch of their correlation id: the kernel was still queued when the process exited or its buffers were not flushed, or kernel tracing dropped it"
 	for _, n := range names {
 		s := by[n]
-		g.Add(capture.Item{What: fmt.Sprintf("%d calls between %d and %d ns", s.n, s.first, s.last), Kernel: n, Where: source, Time: capture.TimeOf(s.first)})
+		g.Add(capture.Item{What: fmt.Sprintf("%s between %d and %d ns", units.Plural(int64(s.n), "call", "calls"), s.first, s.last), Kernel: n, Where: source, Time: capture.TimeOf(s.first)})
 		g.Count += s.n - 1
 		g.SetFigure(n, figure(g, n)+s.n)
 	}

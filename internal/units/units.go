@@ -2,7 +2,10 @@
 // text report and in the gap sentences readers write.
 package units
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // NS formats nanoseconds with a unit that keeps three decimals readable.
 func NS(ns float64) string {
@@ -30,4 +33,20 @@ func Plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Count writes n with a unit named in the plural, as readers name their
+// input units ("lines", "API lines", "compressed bytes"): singular when n
+// is 1. A unit whose plural is not its last word ("phase and upload
+// records", "other files in dispatch dirs") is left as it is rather than
+// guessed at.
+func Count(n int64, units string) string {
+	if n != 1 {
+		return fmt.Sprintf("%d %s", n, units)
+	}
+	last := units[strings.LastIndexByte(units, ' ')+1:]
+	if strings.Contains(units, " and ") || strings.Contains(units, " in ") || len(last) <= 3 || !strings.HasSuffix(last, "s") || strings.HasSuffix(last, "ss") {
+		return "1 " + units
+	}
+	return "1 " + strings.TrimSuffix(units, "s")
 }

@@ -23,3 +23,21 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n          int64
+		unit, want string
+	}{
+		{1, "lines", "1 line"}, {2, "lines", "2 lines"}, {0, "lines", "0 lines"},
+		{1, "API lines", "1 API line"}, {1, "compressed bytes", "1 compressed byte"}, {1, "inputs", "1 input"},
+		// Left alone: the plural is not the last word, or it is no plural.
+		{1, "phase and upload records", "1 phase and upload records"},
+		{1, "other files in dispatch dirs", "1 other files in dispatch dirs"},
+		{1, "ns", "1 ns"}, {1, "class", "1 class"},
+	} {
+		if got := Count(c.n, c.unit); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.unit, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -31,9 +32,9 @@ func buildMany(run *analysis.Run, opt Options) *page {
 		}
 		doc.Inputs = append(doc.Inputs, src)
 	}
-	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
+	p := newPage("tally report: "+units.Plural(int64(len(ins)), "input", "inputs"), doc, whole, opt)
 	p.OpenInputs = len(ins) <= openInputs
-	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
+	p.Merged = fmt.Sprintf("merged over %s: one table per program (by name), kernels by name within a program", units.Plural(int64(len(ins)), "input", "inputs"))
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.
