@@ -38,6 +38,11 @@ type Dispatch struct {
 	// windowed profiler's per-family rows). Launch and Device are then
 	// invalid: per-dispatch times, min and max are unknown, never invented.
 	Aggregate *Aggregate
+
+	// Collective, when non-nil, says the dispatch is a collective's
+	// communication kernel and what the input knows of it (identity and
+	// size); nil for every other dispatch.
+	Collective *Collective
 }
 
 // Aggregate is what an aggregated record knows: how many dispatches, and
