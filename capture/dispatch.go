@@ -137,8 +137,15 @@ type Collect struct {
 	Dispatches []Dispatch
 }
 
-// Dispatch appends a copy of d.
-func (s *Collect) Dispatch(_ *Capture, d *Dispatch) { s.Dispatches = append(s.Dispatches, *d) }
+// Dispatch appends a copy of d (and of its collective, which the reader
+// reuses).
+func (s *Collect) Dispatch(_ *Capture, d *Dispatch) {
+	s.Dispatches = append(s.Dispatches, *d)
+	if d.Collective != nil {
+		c := *d.Collective
+		s.Dispatches[len(s.Dispatches)-1].Collective = &c
+	}
+}
 
 // Tee sends every dispatch to each sink in turn.
 type Tee []Sink
