@@ -50,7 +50,7 @@ type reader struct {
 	link    *linker
 	log     *dlog
 	coll    collState // collective kernels' args (collective.go)
-	repeats repeats // device events written twice (repeat.go)
+	repeats repeats   // device events written twice (repeat.go)
 
 	anns       []annotation
 	annNames   []string
