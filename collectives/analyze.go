@@ -275,7 +275,6 @@ func (res *Result) match(insts map[instKey]*inst, groups map[string]*groupInfo, 
 	}
 }
 
-
 // figures computes an instance's skew, straggler, waits, transfer time
 // and bandwidth from its arrivals.
 func (res *Result) figures(in *Instance) {
