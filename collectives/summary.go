@@ -77,6 +77,8 @@ func (r *Result) Types() []TypeSummary {
 		s.count = nil
 		out = append(out, *s)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].SkewMean*float64(out[i].Timed) > out[j].SkewMean*float64(out[j].Timed) })
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].SkewMean*float64(out[i].Timed) > out[j].SkewMean*float64(out[j].Timed)
+	})
 	return out
 }
