@@ -179,7 +179,7 @@ func CollectivesText(w io.Writer, res *collectives.Result) error {
 	sort.SliceStable(ranks, func(i, j int) bool { return ranks[i].Wait > ranks[j].Wait })
 	title := "ranks"
 	if len(ranks) > collTop {
-		title = fmt.Sprintf("ranks (the %d that waited longest of %d)", collTop, len(ranks))
+		title = fmt.Sprintf("ranks (%d of %d, longest waits)", collTop, len(ranks))
 		ranks = ranks[:collTop]
 	}
 	f("\n%-40s %11s %12s %12s %10s\n", title, "collectives", "time", "waiting", "last")

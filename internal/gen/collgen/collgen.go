@@ -129,14 +129,19 @@ func Write(w io.Writer, c Config, r int) error {
 // us writes ns as Kineto's µs with three decimals.
 func us(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
 
+// groupRanks lists the group's ranks as PyTorch does: "[0, 1, 2]", cut
+// after 30 ranks as "[0, 1, …, 29, ...]".
 func groupRanks(n int) string {
 	var b strings.Builder
 	b.WriteByte('[')
-	for i := range n {
+	for i := range min(n, 30) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		fmt.Fprint(&b, i)
+	}
+	if n > 30 {
+		b.WriteString(", ...")
 	}
 	b.WriteByte(']')
 	return b.String()
