@@ -93,3 +93,13 @@ type Result struct {
 	// run's accounting by Analyze).
 	Gaps []*capture.Gap
 }
+
+// InputOf is the index of the input that recorded rank, -1 when none.
+func (r *Result) InputOf(rank int64) int {
+	for _, rs := range r.Ranks {
+		if rs.Rank == rank {
+			return rs.Input
+		}
+	}
+	return -1
+}

@@ -78,6 +78,8 @@ func exportSummary(stderr io.Writer, to, out string, res *export.Result) {
 	}
 	if incomplete > 0 {
 		verdict = fmt.Sprintf("INCOMPLETE: %d of %d inputs have gaps (listed in the output's accounting)", incomplete, len(res.Run.Inputs))
+	} else if !res.Complete {
+		verdict = "INCOMPLETE: the run has gaps of the whole (collectives: the accounting's rows of input -1)"
 	}
 	fmt.Fprintf(stderr, "tally export: %s written to %s: %d inputs, %d records; %s\n", to, out, len(res.Run.Inputs), records, verdict)
 }
