@@ -100,3 +100,24 @@ func TestCollectivePublicTrace(t *testing.T) {
 	}
 	_ = c
 }
+
+// Hostile collective args are read as unknown, never as a wrong number: a
+// negative sequence, a rank that is no number, an object for a string (1e3
+// is the integer 1000, as JSON has it); a number
+// where a string is expected is kept as written.
+func TestCollectiveHostileArgs(t *testing.T) {
+	r := readT(t, trace([]string{
+		`{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 1000.000, "dur": 2.000, "args": {"correlation": 1, "Collective name": "allreduce", "Seq": -4, "In msg nelems": "12", "Out msg nelems": 9223372036854775807, "dtype": {"a": 1}, "Group size": 1e3, "Process Group Name": 17, "Rank": "x"}}`,
+	}))
+	if len(r.disp) != 1 {
+		t.Fatalf("got %d dispatches, want 1", len(r.disp))
+	}
+	c := r.disp[0].Collective
+	if c.Seq != -1 || c.InElems != 12 || c.OutElems != 9223372036854775807 || c.Dtype != "" || c.ElemSize != 0 ||
+		c.GroupSize != 1000 || c.Group != "17" || c.GroupRank != -1 || c.Type != "allreduce" {
+		t.Errorf("got %+v", *c)
+	}
+	if _, ok := c.Bytes(); ok {
+		t.Error("unknown element size: got bytes, want unknown")
+	}
+}
