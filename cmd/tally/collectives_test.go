@@ -26,9 +26,13 @@ func TestReportCollectives(t *testing.T) {
 		}
 		f.Close()
 	}
-	code, out, errOut := tally("report", "--html", filepath.Join(t.TempDir(), "page.html"), dir)
+	html := filepath.Join(t.TempDir(), "page.html")
+	code, out, errOut := tally("report", "--html", html, dir)
 	if code != 0 || !strings.Contains(out, "== collectives: 6 instances matched across 8 ranks ==") || !strings.Contains(out, "unmatched_collective") {
 		t.Fatalf("got exit %d, stderr %s, output without the collectives section or its gap:\n%s", code, errOut, out)
+	}
+	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), `<section id="collectives">`) {
+		t.Errorf("the page has no collectives section (%v)", err)
 	}
 	code, out, _ = tally("report", "--json", dir)
 	if code != 0 || !strings.Contains(out, `"straggler_rank": 5`) {

@@ -136,7 +136,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	x := report.Extras{Collectives: collectives.Analyze(run, col)}
 	err = rep.write(stdout, func(w io.Writer) error {
-		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames})
+		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames,
+			Collectives: x.Collectives})
 	}, func(w io.Writer, asJSON bool, topt render.TextOptions) error {
 		return report.WriteWith(w, run, asJSON, topt, x)
 	})
