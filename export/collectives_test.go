@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tallyprof/tally/collectives"
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/collgen"
 )
 
@@ -78,5 +79,32 @@ func TestParquetCollectives(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no unmatched_collective row of input -1 naming rank 2 in the gaps table")
+	}
+}
+
+// A rank exported as Kineto JSON reads back with the same collectives:
+// the args are written on the kernel as PyTorch's profiler writes them.
+func TestKinetoKeepsCollectives(t *testing.T) {
+	cfg := collgen.Default()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rank-3.json")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := collgen.Write(f, cfg, 3); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	orig := readBack(t, p, format.Options{})
+	_, back := exportRead(t, p, dir, "back.json", format.Options{})
+	if len(back.disp) != len(orig.disp) || len(orig.disp) != cfg.Instances {
+		t.Fatalf("got %d dispatches back of %d, want %d", len(back.disp), len(orig.disp), cfg.Instances)
+	}
+	for i := range orig.disp {
+		a, b := orig.disp[i].Collective, back.disp[i].Collective
+		if a == nil || b == nil || *a != *b {
+			t.Errorf("dispatch %d: collective %+v back as %+v", i, a, b)
+		}
 	}
 }
