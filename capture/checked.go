@@ -66,7 +66,7 @@ func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
 func fits(c *Capture, d *Dispatch) bool {
 	k, p := int(d.Kernel), int(d.Program)
 	return k >= 0 && k < len(c.Kernels) && p >= 0 && p < len(c.Programs) &&
-		c.Kernels[k].Program == d.Program && d.Aggregate == nil &&
+		c.Kernels[k].Program == d.Program && d.Aggregate == nil && d.Collective == nil &&
 		(d.Queue == NoQueue || d.Queue >= 0 && int(d.Queue) < len(c.Queues))
 }
 

@@ -38,6 +38,11 @@ type Dispatch struct {
 	// windowed profiler's per-family rows). Launch and Device are then
 	// invalid: per-dispatch times, min and max are unknown, never invented.
 	Aggregate *Aggregate
+
+	// Collective, when non-nil, says the dispatch is a collective's
+	// communication kernel and what the input knows of it (identity and
+	// size); nil for every other dispatch.
+	Collective *Collective
 }
 
 // Aggregate is what an aggregated record knows: how many dispatches, and
@@ -132,8 +137,15 @@ type Collect struct {
 	Dispatches []Dispatch
 }
 
-// Dispatch appends a copy of d.
-func (s *Collect) Dispatch(_ *Capture, d *Dispatch) { s.Dispatches = append(s.Dispatches, *d) }
+// Dispatch appends a copy of d (and of its collective, which the reader
+// reuses).
+func (s *Collect) Dispatch(_ *Capture, d *Dispatch) {
+	s.Dispatches = append(s.Dispatches, *d)
+	if d.Collective != nil {
+		c := *d.Collective
+		s.Dispatches[len(s.Dispatches)-1].Collective = &c
+	}
+}
 
 // Tee sends every dispatch to each sink in turn.
 type Tee []Sink

@@ -95,6 +95,12 @@ func (c *Capture) CheckDispatch(d *Dispatch) error {
 		if d.Device.Valid || d.Launch.Valid {
 			return fmt.Errorf("aggregated record of kernel %q carries single-dispatch times", c.Kernels[k].Name)
 		}
+		if d.Collective != nil {
+			return fmt.Errorf("aggregated record of kernel %q is a collective: a collective is one dispatch, matched across ranks", c.Kernels[k].Name)
+		}
+	}
+	if d.Collective != nil {
+		return checkCollective(c.Kernels[k].Name, d.Collective)
 	}
 	return nil
 }

@@ -95,10 +95,15 @@ func Run(args []string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a, ok := w.(analyzer); ok {
+		a.analyze(run)
+	}
 	if err := w.write(ins, run.Skipped); err != nil {
 		return nil, err
 	}
-	res := &Result{Run: run, Complete: true}
+	// A gap of the whole run (a collective missing on a rank) makes the
+	// export incomplete too.
+	res := &Result{Run: run, Complete: run.Whole.Accounting.Complete()}
 	for _, in := range ins {
 		res.Written = append(res.Written, in.Written)
 		if !in.Capture.Accounting.Complete() {

@@ -45,9 +45,12 @@ type kinetoRecord struct {
 	// index and ordinal place the dispatch in its program (args.tally:
 	// a read-back keeps them).
 	index, ordinal int64
+	// coll is 1 + the index of the dispatch's collective args in the
+	// spool's colls, 0 for none.
+	coll uint32
 }
 
-const kinetoRecordSize = 4*3 + 2 + 8*7
+const kinetoRecordSize = 4*3 + 2 + 8*7 + 4
 
 func (r *kinetoRecord) put(b []byte) {
 	le := binary.LittleEndian
@@ -62,6 +65,7 @@ func (r *kinetoRecord) put(b []byte) {
 	for i, v := range []int64{r.run, r.begin, r.end, r.lbegin, r.lend, r.index, r.ordinal} {
 		le.PutUint64(b[14+8*i:], uint64(v))
 	}
+	le.PutUint32(b[14+8*7:], r.coll)
 }
 
 func (r *kinetoRecord) get(b []byte) {
@@ -72,6 +76,7 @@ func (r *kinetoRecord) get(b []byte) {
 	for i := range v {
 		*v[i] = int64(le.Uint64(b[14+8*i:]))
 	}
+	r.coll = le.Uint32(b[14+8*7:])
 }
 
 // programSpan is what the spool pass learns of one program's timed
@@ -224,6 +229,9 @@ type kinetoSpool struct {
 	buf      [kinetoRecordSize]byte
 	rankSeen map[string]bool
 	perFile  tallyCounts
+	// colls are the collective dispatches' args, as Kineto writes them on
+	// the kernel (O(collective dispatches)).
+	colls []string
 }
 
 // newKinetoSpool creates the spool of output out: beside it (same disk as
@@ -270,6 +278,10 @@ func (k *kinetoSpool) sink(in *input) capture.Sink {
 		r := kinetoRecord{kernel: int32(d.Kernel), queue: int32(d.Queue), program: int32(d.Program), link: d.Link,
 			launch: d.Launch.Valid, run: d.Instance, begin: d.Device.Begin, end: d.Device.End, lbegin: d.Launch.Begin, lend: d.Launch.End,
 			index: d.Index, ordinal: d.Ordinal}
+		if d.Collective != nil && len(k.colls) < math.MaxUint32-1 {
+			k.colls = append(k.colls, collectiveArgs(d.Collective))
+			r.coll = uint32(len(k.colls))
+		}
 		sp := k.window[d.Program]
 		if sp == nil {
 			sp = &programSpan{span: *newSpan()}
@@ -348,7 +360,7 @@ func (k *kinetoSpool) write(in *input, opt Options, files []analysis.Skipped, on
 	if lo > hi {
 		lo, hi = 0, 0
 	}
-	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: files, perFile: k.perFile}
+	kw := &kinetoWriter{in: in, c: c, base: lo, end: hi, n: n, skipped: skipped, files: files, perFile: k.perFile, colls: k.colls}
 	spool := k.f
 	if len(k.rankSeen) > 1 {
 		return writeKinetoRanks(opt, kw, k.rankSeen, spool, files)
@@ -396,6 +408,8 @@ type kinetoWriter struct {
 	// perFile counts each (rank, program)'s dispatches written and not
 	// written, for the tally block's programs (kinetotally.go).
 	perFile tallyCounts
+	// colls are the spool's collective args (kinetoRecord.coll).
+	colls []string
 }
 
 // inRank reports whether queue q belongs to the file being written.
@@ -636,8 +650,12 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 	}
 	// args.tally comes first: a reader that stops at the correlation
 	// still meets it (docs/export.md, "Reading it back").
-	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally":[%d,%d,%d,%d,%d],"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q}}`,
-		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), r.kernel, r.run, r.index, r.ordinal, r.link, pid, tid, corr, jstr(prog), r.run, r.link.String()))
+	coll := ""
+	if r.coll > 0 && int(r.coll) <= len(k.colls) {
+		coll = k.colls[r.coll-1]
+	}
+	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally":[%d,%d,%d,%d,%d],"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q%s}}`,
+		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), r.kernel, r.run, r.index, r.ordinal, r.link, pid, tid, corr, jstr(prog), r.run, r.link.String(), coll))
 	if flow {
 		ev(fmt.Sprintf(`{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s,"bp":"e"}`, corr, pid, tid, k.ts(r.begin)))
 	}
@@ -746,4 +764,36 @@ func fileSafe(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// collectiveArgs are a collective's kernel args as PyTorch's profiler
+// writes them (format/kineto reads them back), each known field once,
+// with a leading comma.
+func collectiveArgs(c *capture.Collective) string {
+	var b strings.Builder
+	str := func(k, v string) {
+		if v != "" {
+			b.WriteString(`,"` + k + `":` + jstr(v))
+		}
+	}
+	num := func(k string, v int64) {
+		if v >= 0 {
+			b.WriteString(`,"` + k + `":` + strconv.FormatInt(v, 10))
+		}
+	}
+	// No name: the reader took the type from the kernel name, and will
+	// again.
+	str("Collective name", c.Name)
+	str("dtype", c.Dtype)
+	num("In msg nelems", c.InElems)
+	num("Out msg nelems", c.OutElems)
+	num("Group size", c.GroupSize)
+	str("Process Group Name", c.Group)
+	str("Process Group Description", c.GroupDesc)
+	str("Process Group Ranks", c.GroupRanks)
+	num("Global rank start", c.RankStart)
+	num("Global rank stride", c.RankStride)
+	num("Rank", c.GroupRank)
+	num("Seq", c.Seq)
+	return b.String()
 }

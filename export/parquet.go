@@ -12,6 +12,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
@@ -52,20 +53,30 @@ type parquetSet struct {
 	out    string
 	dir    *checkedfile.PendingDir
 	states []parquetInput
+	// col keeps each input's collectives; coll is their analysis, made
+	// once every input is read (the collectives table).
+	col  *collectives.Collector
+	coll *collectives.Result
 }
+
+func (w *parquetSet) analyze(run *analysis.Run) { w.coll = collectives.Analyze(run, w.col) }
 
 func openParquet(opt Options, n int) (*parquetSet, error) {
 	dir, err := checkedfile.CreateDir(opt.Out, datasetMarker)
 	if err != nil {
 		return nil, err
 	}
-	return &parquetSet{out: opt.Out, dir: dir, states: make([]parquetInput, n)}, nil
+	return &parquetSet{out: opt.Out, dir: dir, states: make([]parquetInput, n), col: collectives.NewCollector()}, nil
 }
 
 func (w *parquetSet) sink(in *input) capture.Sink {
 	ps := &w.states[in.Index]
 	ps.files = map[string]*parquetFile[DispatchRow]{}
+	coll := w.col.Sink(in.Index)
 	return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
+		if d.Collective != nil {
+			coll.Dispatch(c, d)
+		}
 		in.Written.count(c, d)
 		if ps.err != nil {
 			return
@@ -132,7 +143,7 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 		programs = append(programs, programRows(in)...)
 		inputRows = append(inputRows, inputRow(in))
 	}
-	gaps := allGapRows(ins, skipped)
+	gaps := append(allGapRows(ins, skipped), collectiveGapRows(w.coll)...)
 	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Join(w.out, "dispatches"), err)
 	}
@@ -146,6 +157,9 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 		return err
 	}
 	if err := writeTable(dir, "inputs.parquet", inputRows); err != nil {
+		return err
+	}
+	if err := writeCollectives(dir, w.coll); err != nil {
 		return err
 	}
 	if err := writeMarker(dir, inputRows, skipped); err != nil {

@@ -38,13 +38,13 @@ func TestParquetDataset(t *testing.T) {
 	b := writeSynth(t, dir, "b.synth", synthSpec{N: 3, SourceRank: "a/b"})
 	out := filepath.Join(dir, "ds")
 	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
-	want := []string{"_tally_export.json", "dispatches/rank=0/input-00000.parquet", "dispatches/rank=1/input-00000.parquet",
+	want := []string{"_tally_export.json", "collectives.parquet", "dispatches/rank=0/input-00000.parquet", "dispatches/rank=1/input-00000.parquet",
 		"dispatches/rank=a%2Fb/input-00001.parquet", "gaps.parquet", "inputs.parquet", "kernels.parquet", "programs.parquet"}
 	if got := files(t, out); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("dataset files\n%v\nwant\n%v", got, want)
 	}
 	var rows []DispatchRow
-	for _, f := range want[1:4] {
+	for _, f := range want[2:5] {
 		r, err := parquet.ReadFile[DispatchRow](filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)

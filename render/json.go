@@ -27,6 +27,9 @@ type JSONReport struct {
 	// Sections holds one report per input when several were read (ranks,
 	// runs); the fields above are then the merged view. See multi.go.
 	Sections []JSONSection `json:"sections,omitempty"`
+	// Collectives matches the run's collectives across its ranks, present
+	// when an input holds one (collectives.go).
+	Collectives *JSONCollectives `json:"collectives,omitempty"`
 }
 
 // JSONProgram is one program's table.

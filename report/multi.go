@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -37,8 +36,9 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 	return bw.Flush()
 }
 
-func writeManyJSON(w io.Writer, run *analysis.Run) error {
+func writeManyJSON(w io.Writer, run *analysis.Run, x Extras) error {
 	doc := render.BuildJSON(run.Whole, run.Tables)
+	doc.Collectives = render.BuildCollectives(x.Collectives, run)
 	doc.Inputs = []capture.Source{}
 	for _, r := range run.Inputs {
 		src := capture.Source{Path: r.Path}
@@ -51,8 +51,5 @@ func writeManyJSON(w io.Writer, run *analysis.Run) error {
 	if doc.Sections == nil {
 		doc.Sections = []render.JSONSection{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return encodeJSON(w, doc)
 }

@@ -7,10 +7,12 @@
 package report
 
 import (
+	"encoding/json"
 	"io"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 )
@@ -19,17 +21,46 @@ import (
 // ignored for JSON, which always holds every row). A run of one input is
 // that input's report; it must have been read (run.Err is nil).
 func Write(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptions) error {
+	return WriteWith(w, run, asJSON, opt, Extras{})
+}
+
+// Extras are the analyses of a run beyond its kernel tables that a report
+// shows when they were made.
+type Extras struct {
+	// Collectives is the run's collectives matched across its ranks
+	// (collectives.Analyze, after the read); nil: none, or not analysed.
+	Collectives *collectives.Result
+}
+
+// WriteWith is Write with the extra analyses: their sections follow the
+// tables in the text report and are members of the JSON document.
+func WriteWith(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptions, x Extras) error {
 	if run.Many() {
 		if asJSON {
-			return writeManyJSON(w, run)
+			return writeManyJSON(w, run, x)
 		}
-		return writeManyText(w, run, opt)
+		if err := writeManyText(w, run, opt); err != nil {
+			return err
+		}
+		return render.CollectivesText(w, x.Collectives)
 	}
 	in := &run.Inputs[0]
 	if asJSON {
-		return render.JSON(w, in.Capture, in.Tables)
+		doc := render.BuildJSON(in.Capture, in.Tables)
+		doc.Collectives = render.BuildCollectives(x.Collectives, run)
+		return encodeJSON(w, doc)
 	}
-	return render.Text(w, in.Capture, in.Tables, opt)
+	if err := render.Text(w, in.Capture, in.Tables, opt); err != nil {
+		return err
+	}
+	return render.CollectivesText(w, x.Collectives)
+}
+
+func encodeJSON(w io.Writer, doc any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
 }
 
 // ExitCode is the status `tally report` ends with for the run under the

@@ -138,21 +138,32 @@ func appendArgs(b []byte, args []arg) []byte {
 func (c *chrome) slice(t *track, name, cat string, begin, end int64, args []arg, flowOut, flowIn uint64) {
 	c.event(t, "X", name, cat, begin, end-begin, args)
 	c.a = args[:0]
+	// A collective's arrows join its ranks' parts; every other arrow is a
+	// launch's.
+	flow := "launch"
+	if cat == "collective" {
+		flow = "collective"
+	}
 	if flowOut != 0 {
-		c.flow(t, "s", flowOut, begin)
+		c.flow(t, "s", flowOut, begin, flow)
 	}
 	if flowIn != 0 {
-		c.flow(t, "f", flowIn, begin)
+		c.flow(t, "f", flowIn, begin, flow)
 	}
 }
 
-// flow writes one end of a launch → dispatch arrow, bound to the slice
-// that begins at ts on t (bp "e": the enclosing slice).
-func (c *chrome) flow(t *track, ph string, id uint64, ts int64) {
+// flow writes one end of an arrow (launch → dispatch, or between a
+// collective's parts), bound to the slice that begins at ts on t (bp "e":
+// the enclosing slice).
+func (c *chrome) flow(t *track, ph string, id uint64, ts int64, name string) {
 	c.open()
 	c.buf = append(c.buf, `{"ph":"`...)
 	c.buf = append(c.buf, ph...)
-	c.buf = append(c.buf, `","name":"launch","cat":"launch","id":`...)
+	c.buf = append(c.buf, `","name":"`...)
+	c.buf = append(c.buf, name...)
+	c.buf = append(c.buf, `","cat":"`...)
+	c.buf = append(c.buf, name...)
+	c.buf = append(c.buf, `","id":`...)
 	c.buf = strconv.AppendUint(c.buf, id, 10)
 	c.buf = append(c.buf, `,"ts":`...)
 	c.buf = appendMicros(c.buf, ts)

@@ -251,6 +251,9 @@ func (w *Writer) verdict() string {
 	if len(w.inputs) == 0 && len(w.failures) == 0 {
 		why = append(why, "no input")
 	}
+	for _, g := range w.collGaps {
+		why = append(why, "collectives: "+g.kind)
+	}
 	if len(why) == 0 {
 		return "complete"
 	}
@@ -274,10 +277,13 @@ func (w *Writer) Close() error {
 			at, first = in.start, false
 		}
 	}
-	for _, f := range append(w.failures, w.skipped...) {
+	for _, f := range append(append(append(w.failures, w.skipped...), w.collGaps...), w.collNotes...) {
 		cat, what := "gap", "error"
-		if f.kind == "skipped_file" {
+		switch {
+		case f.kind == "skipped_file":
 			cat, what = "note", "reason"
+		case f.name == "collectives":
+			what = "what"
 		}
 		args := w.enc.args()
 		args = append(args, arg{key: "kind", s: f.kind}, arg{key: "input", s: f.name}, arg{key: what, s: f.msg})
@@ -297,6 +303,7 @@ func (w *Writer) Close() error {
 		{key: "tally_not_drawn_aggregated", i: w.stats.Aggregated, isInt: true},
 		{key: "tally_not_drawn_before_base", i: w.stats.Negative, isInt: true},
 		{key: "tally_misnested", i: w.stats.Misnested, isInt: true},
+		{key: "tally_collectives", i: w.stats.Collectives, isInt: true},
 		{key: "tally_time_base", i: w.base, isInt: true},
 	}
 	gaps := map[capture.Kind]int64{}

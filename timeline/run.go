@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/inputs"
 )
@@ -57,8 +58,9 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 		// (and a time before the base is the same input's, every run).
 		workers = 1
 	}
+	col := collectives.NewCollector()
 	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress,
-		Sink: func(i int, _ string) capture.Sink { return sinks[i] }})
+		Sink: func(i int, _ string) capture.Sink { return capture.Tee{sinks[i], col.Sink(i)} }})
 	var empty []string
 	for i, in := range run.Inputs {
 		if in.Err != nil {
@@ -73,6 +75,7 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	for _, s := range run.Skipped {
 		w.Skipped(s.Path, s.Reason)
 	}
+	w.Collectives(collectives.Analyze(run, col), sinks)
 	sum, err := w.summary(w.Close())
 	if sum != nil {
 		sum.Empty = empty

@@ -84,6 +84,9 @@ type Writer struct {
 	whole    *track
 	failures []wholeItem // failed inputs
 	skipped  []wholeItem
+	// collGaps and collNotes are the collective analysis's gaps and notes
+	// of the whole run (Collectives).
+	collGaps, collNotes []wholeItem
 
 	// base is subtracted from every time before writing (Chrome: keeps
 	// µs values exact in a double); set at the first time written.
@@ -114,6 +117,9 @@ type Stats struct {
 	// dispatches of one queue; Misnested those that fit no lane.
 	OverlapLanes int64
 	Misnested    int64
+	// Collectives counts the ranks' parts of matched collectives drawn on
+	// their "collectives" tracks (Collectives).
+	Collectives int64
 }
 
 // wholeItem is a gap of the whole run: an input that failed, a file skipped.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
 	"github.com/tallyprof/tally/inputs"
@@ -157,20 +158,26 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if *html != "" {
 		// One timeline per input: inputs are read in parallel.
 		tls = make([]*htmlreport.Timeline, len(e.Paths))
-		opt.Sink = func(i int, _ string) capture.Sink {
-			tls[i] = htmlreport.NewTimeline()
-			return tls[i]
+	}
+	col := collectives.NewCollector()
+	opt.Sink = func(i int, _ string) capture.Sink {
+		if tls == nil {
+			return col.Sink(i)
 		}
+		tls[i] = htmlreport.NewTimeline()
+		return capture.Tee{tls[i], col.Sink(i)}
 	}
 	run := e.Read(opt)
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return exitcode.Error
 	}
+	x := report.Extras{Collectives: collectives.Analyze(run, col)}
 	err = rep.write(stdout, func(w io.Writer) error {
-		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames})
+		return htmlreport.Write(w, run, htmlreport.Options{Command: rep.command, Timelines: tls, InputOrder: topt.InputOrder, FullNames: topt.FullNames,
+			Collectives: x.Collectives})
 	}, func(w io.Writer, asJSON bool, topt render.TextOptions) error {
-		return report.Write(w, run, asJSON, topt)
+		return report.WriteWith(w, run, asJSON, topt, x)
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)

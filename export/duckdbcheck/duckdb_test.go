@@ -6,6 +6,7 @@ package duckdbcheck
 
 import (
 	"database/sql"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
 	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/gen/collgen"
 )
 
 const (
@@ -36,8 +38,8 @@ func docQueries(t *testing.T) []string {
 	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(b), -1) {
 		qs = append(qs, m[1])
 	}
-	if len(qs) != 3 {
-		t.Fatalf("docs/export.md has %d sql blocks, want the 3 example queries", len(qs))
+	if len(qs) != 4 {
+		t.Fatalf("docs/export.md has %d sql blocks, want the 4 example queries", len(qs))
 	}
 	return qs
 }
@@ -207,4 +209,48 @@ func toI64(v any) int64 {
 		return x.Int64()
 	}
 	return -1 << 62
+}
+
+// TestStragglerQuery exports a generated job of 16 ranks with a planted
+// slow rank and runs the documented straggler query: it names the planted
+// rank, last in every instance, and the others' summed waits.
+func TestStragglerQuery(t *testing.T) {
+	cfg := collgen.Default()
+	cfg.Ranks, cfg.Slow, cfg.MissingRank, cfg.Instances = 16, 11, -1, 10
+	cfg.Delay = max(cfg.Delay, 2*int64(cfg.Ranks)*cfg.Step)
+	dir := t.TempDir()
+	var paths []string
+	for r := range cfg.Ranks {
+		p := filepath.Join(dir, fmt.Sprintf("rank-%02d.json", r))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := collgen.Write(f, cfg, r); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		paths = append(paths, p)
+	}
+	out := filepath.Join(dir, "ds")
+	if _, err := export.Run(paths, export.Options{To: export.Parquet, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := strings.ReplaceAll(docQueries(t)[3], "'OUT/", "'"+out+"/")
+	rows := query(t, db, q)
+	var wait int64
+	for r := range cfg.Ranks {
+		if r != cfg.Slow {
+			wait += cfg.Delay - int64(r)*cfg.Step
+		}
+	}
+	wait *= int64(cfg.Instances)
+	if len(rows) != 1 || toI64(rows[0][0]) != int64(cfg.Slow) || toI64(rows[0][1]) != int64(cfg.Instances) || toI64(rows[0][2]) != wait {
+		t.Errorf("straggler query: got %v, want [[%d %d %d]]", rows, cfg.Slow, cfg.Instances, wait)
+	}
 }

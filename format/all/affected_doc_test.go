@@ -8,6 +8,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	_ "github.com/tallyprof/tally/collectives" // registers the collective kinds of the whole run
 	"github.com/tallyprof/tally/format"
 )
 

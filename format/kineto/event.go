@@ -55,6 +55,10 @@ type event struct {
 
 	argName []byte // M events: args.name or args.labels
 	hasArg  bool
+
+	// coll: a collective library's kernel, whose args are read to the end
+	// for its collective (collective.go).
+	coll bool
 }
 
 func (e *event) reset(off int64) {
@@ -346,6 +350,10 @@ func (r *reader) parseArgs() {
 	if !more {
 		return
 	}
+	if e.cat.class() == clsDevice && collectiveKernel(e.name) {
+		e.coll = true
+		r.beginCollective()
+	}
 	for {
 		switch id {
 		case akCorr:
@@ -367,9 +375,11 @@ func (r *reader) parseArgs() {
 				s.skipValue()
 			}
 		default:
-			if r.tb != nil && string(k) == "tally" {
+			switch {
+			case e.coll && r.collArg(k):
+			case r.tb != nil && string(k) == "tally":
 				r.tb.readArg(r, e.off) // tally export's placement of a kernel
-			} else {
+			default:
 				s.skipValue()
 			}
 		}
@@ -454,7 +464,7 @@ func (r *reader) nextArgKey(prev int) (id int, k []byte, more bool) {
 // Kineto writes correlation after device and stream.
 func (r *reader) argsDone() bool {
 	e := &r.ev
-	if e.ph == 'M' || e.ph == 0 {
+	if e.ph == 'M' || e.ph == 0 || e.coll {
 		return false
 	}
 	switch e.cat.class() {

@@ -61,6 +61,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	st := &replayStats{orphanCorrs: make(map[uint64]int64)}
 	ov := overlaps{window: overlapWindow(len(r.queues)), waits: newWaits(r.waitNS)}
 	var d capture.Dispatch
+	var coll capture.Collective
 	add := tb.add
 	ceiling := r.ceiling
 	if ceiling <= 0 {
@@ -91,6 +92,9 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			Index: -1, Ordinal: -1,
 			Device: capture.Interval{Begin: rec.ts + add, End: rec.ts + rec.dur + add, Valid: true},
 			Link:   capture.LinkNoLaunch,
+		}
+		if r.coll.byOff != nil {
+			d.Collective = r.collectiveOf(rec.off, &coll)
 		}
 		switch rec.state {
 		case stLaunched, stGraph:

@@ -26,6 +26,9 @@ func FuzzRead(f *testing.F) {
 		// An idle wait before the first kernel, steps by launch, a contained event.
 		trace([]string{hostStepEv(3, "900", "2000"), callOn("cudaLaunchKernel", 200, "1", "1000", "5"), kernelOn("a", 7, "1", "301005", "10"), kernelOn("b", 7, "0", "301006", "2")}),
 		`[{"name": "aten::add", "ph": "X", "ts": 1.5, "dur": 2.0, "tid": 1, "pid": "CPU functions", "args": {}}]`,
+		// Collective kernels: args past the correlation, of every type.
+		`{"distributedInfo": {"rank": 3}, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1, "Collective name": "allreduce", "Seq": -4, "In msg nelems": "12", "Out msg nelems": 9223372036854775807, "dtype": {"a": 1}, "Group size": 1e3, "Process Group Name": 17, "Process Group Ranks": "[0, 1, ...]", "Rank": "x", "Process Group ID": -1}}]}`,
+		`[{"ph": "X", "cat": "kernel", "name": "ncclKernel_", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"Collective name": "\u0061llgather", "dtype": "BFloat16", "In msg nelems": 4611686018427387904}}]`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

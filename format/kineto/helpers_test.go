@@ -70,7 +70,9 @@ func diffResults(a, b *result) string {
 		da, db := a.disp[i], b.disp[i]
 		ka, kb := a.c.Kernels[da.Kernel], b.c.Kernels[db.Kernel]
 		da.Kernel, db.Kernel = 0, 0
-		if da != db || ka != kb {
+		ca, cb := da.Collective, db.Collective
+		da.Collective, db.Collective = nil, nil
+		if da != db || ka != kb || (ca == nil) != (cb == nil) || ca != nil && *ca != *cb {
 			return fmt.Sprintf("dispatch %d: %+v %+v vs %+v %+v", i, da, ka, db, kb)
 		}
 	}

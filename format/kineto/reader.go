@@ -49,7 +49,8 @@ type reader struct {
 
 	link    *linker
 	log     *dlog
-	repeats repeats // device events written twice (repeat.go)
+	coll    collState // collective kernels' args (collective.go)
+	repeats repeats   // device events written twice (repeat.go)
 
 	anns       []annotation
 	annNames   []string
@@ -401,6 +402,9 @@ func (r *reader) device() {
 	d := drec{ts: e.ts, dur: e.dur, corr: e.corr, off: e.off, kname: kn, queue: q, call: noCall}
 	if err := r.link.device(r.log, d, e.hasCorr, e.badCorr); err != nil {
 		panic(fatalError{err})
+	}
+	if e.coll {
+		r.endCollective(e.name)
 	}
 	if r.tb != nil {
 		r.tallyDevice()

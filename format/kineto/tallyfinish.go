@@ -83,6 +83,7 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 	}
 	var (
 		d        capture.Dispatch
+		coll     capture.Collective
 		add      = tb.add
 		perProg  = make([]int64, len(b.Programs))
 		kernels  = map[capture.Kernel]capture.KernelID{} // for regrouped and unlisted events
@@ -112,6 +113,9 @@ func (r *reader) finishTally(sink capture.Sink) (*capture.Capture, error) {
 		r.link.resolve(rec)
 		d = capture.Dispatch{Queue: qmap[rec.queue], Instance: -1, Index: -1, Ordinal: -1,
 			Device: capture.Interval{Begin: rec.ts + add, End: rec.ts + rec.dur + add, Valid: true}}
+		if r.coll.byOff != nil {
+			d.Collective = r.collectiveOf(rec.off, &coll)
+		}
 		launched := rec.state == stLaunched || rec.state == stGraph
 		if ok && tr.kernel >= 0 && tr.kernel < int64(len(b.Kernels)) && tr.link >= 0 && tr.link <= int64(capture.LinkGraph) {
 			kn := &b.Kernels[tr.kernel]

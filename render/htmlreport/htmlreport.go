@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/collectives"
 )
 
 // Options are what the page states besides the capture.
@@ -40,6 +41,9 @@ type Options struct {
 	// show them short, as the text report does (render.ShortNames), with
 	// the whole name on hover and in the filter.
 	FullNames bool
+	// Collectives is the run's collective analysis (collectives.Analyze):
+	// a section with a skew chart per collective type; nil: none.
+	Collectives *collectives.Result
 }
 
 var (
@@ -68,6 +72,7 @@ func Write(w io.Writer, run *analysis.Run, opt Options) error {
 		in := &run.Inputs[0]
 		p = build(in.Capture, in.Tables, opt.timeline(0), opt)
 	}
+	p.Collectives = buildColl(opt.Collectives)
 	bw := bufio.NewWriter(w)
 	if err := pageTmpl().Execute(bw, p); err != nil {
 		return err

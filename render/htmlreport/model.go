@@ -34,10 +34,12 @@ type page struct {
 	OpenInputs bool
 	// Timelines holds one block per input (one, unnamed, for one input).
 	Timelines []timelineBlock
-	Details   []capture.Section
-	Data      pageData
-	CSS       template.CSS
-	JS        template.JS
+	// Collectives is the collectives section, when the run holds any.
+	Collectives *collView
+	Details     []capture.Section
+	Data        pageData
+	CSS         template.CSS
+	JS          template.JS
 }
 
 // accountingView is one accounting block: the verdict, the input counts

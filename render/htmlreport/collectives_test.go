@@ -1,0 +1,61 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/collectives"
+	_ "github.com/tallyprof/tally/format/kineto"
+	"github.com/tallyprof/tally/inputs"
+	"github.com/tallyprof/tally/internal/gen/collgen"
+)
+
+// The page of a generated job has the collectives section: a skew chart
+// per type with one bar per instance, each naming the planted straggler,
+// and the ranks that waited longest, the straggler last.
+func TestCollectivesSection(t *testing.T) {
+	cfg := collgen.Default()
+	dir := t.TempDir()
+	for r := range cfg.Ranks {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := collgen.Write(f, cfg, r); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	col := collectives.NewCollector()
+	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
+	var out bytes.Buffer
+	if err := Write(&out, run, Options{Collectives: collectives.Analyze(run, col)}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	_, sec, ok := strings.Cut(page, `<section id="collectives">`)
+	if !ok {
+		t.Fatal("no collectives section on the page")
+	}
+	sec, _, _ = strings.Cut(sec, "</section>")
+	for _, typ := range []string{"allreduce", "allgather"} {
+		_, chart, ok := strings.Cut(sec, `data-type="`+typ+`"`)
+		if !ok {
+			t.Fatalf("no %s chart", typ)
+		}
+		chart, _, _ = strings.Cut(chart, "</svg>")
+		if n := strings.Count(chart, `data-straggler="5"`); n != 3 {
+			t.Errorf("%s: got %d bars with straggler 5, want 3:\n%s", typ, n, chart)
+		}
+	}
+	rows := regexp.MustCompile(`<tr data-rank="(\d+)">`).FindAllStringSubmatch(sec, -1)
+	if len(rows) != cfg.Ranks || rows[0][1] != "0" || rows[len(rows)-1][1] != "5" {
+		t.Errorf("got rank rows %v, want all 8, rank 0 (longest wait) first, rank 5 (the straggler) last", rows)
+	}
+}
