@@ -27,6 +27,9 @@ type JSONReport struct {
 	// Sections holds one report per input when several were read (ranks,
 	// runs); the fields above are then the merged view. See multi.go.
 	Sections []JSONSection `json:"sections,omitempty"`
+	// Breakdown (added within v1) is the time breakdown per device and the
+	// launch statistics, when the command made one (tally report does).
+	Breakdown *JSONBreakdown `json:"breakdown,omitempty"`
 }
 
 // JSONProgram is one program's table.
@@ -209,8 +212,14 @@ func f64(v float64) *float64 {
 
 // JSON writes the report as indented JSON.
 func JSON(w io.Writer, c *capture.Capture, r *analysis.Tables) error {
+	return WriteJSON(w, BuildJSON(c, r))
+}
+
+// WriteJSON writes a JSON document (a report built with BuildJSON and
+// completed by the caller) indented, as every JSON output is.
+func WriteJSON(w io.Writer, doc any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(BuildJSON(c, r))
+	return enc.Encode(doc)
 }

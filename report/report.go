@@ -27,8 +27,11 @@ func Write(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptions) 
 	}
 	in := &run.Inputs[0]
 	if asJSON {
-		return render.JSON(w, in.Capture, in.Tables)
+		doc := render.BuildJSON(in.Capture, in.Tables)
+		doc.Breakdown = render.BuildBreakdown(in.Capture, in.Breakdown)
+		return render.WriteJSON(w, doc)
 	}
+	opt.Breakdown = in.Breakdown
 	return render.Text(w, in.Capture, in.Tables, opt)
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	_ "github.com/tallyprof/tally/format/all"
@@ -88,6 +89,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	names := fs.String("names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
+	launchLatency := fs.Duration("launch-latency", 0, "time breakdown: the longest wait of a queued dispatch, once the host's part is taken out, called launch_latency (0: 30µs, HTA's consecutive-kernel delay); see docs/breakdown.md")
+	shortKernel := fs.Duration("short-kernel", 0, "launch statistics: dispatches shorter than `DURATION` count as short kernels (0: 10µs)")
+	launchStats := fs.Bool("launch-stats", false, "text report: a table of launch statistics per kernel (launch-to-start delay mean, p50, p99, max; short kernels) under each program's kernel table")
 	var accept multiFlag
 	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
@@ -108,6 +112,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
 		return exitcode.Error
 	}
+	if *launchLatency < 0 || *shortKernel < 0 {
+		fmt.Fprintln(stderr, "tally report: --launch-latency and --short-kernel take a duration of 0 or more (e.g. 30us)")
+		return exitcode.Error
+	}
+	topt.LaunchStats = *launchStats
 	if *html == "-" && *out == "-" {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
 		return exitcode.Error
@@ -115,6 +124,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
+	opt.Breakdown = &analysis.BreakdownOptions{LaunchLatency: launchLatency.Nanoseconds(), ShortKernel: shortKernel.Nanoseconds()}
 	var tls []*htmlreport.Timeline
 	if *html != "" {
 		// One timeline per input: inputs are read in parallel.
