@@ -28,8 +28,19 @@ func writeBreakdown(p *printer, c *capture.Capture, b *analysis.Breakdown, opt T
 	if len(b.Devices) == 0 {
 		p.f("  no dispatch has a device time: nothing to break down\n")
 	}
+	// A device whose programs are on several clocks is a row per clock:
+	// their labels name the clock.
+	rows := map[string]int{}
 	for i := range b.Devices {
-		writeDevice(p, &b.Devices[i], deviceLabel(&b.Devices[i], b.Total != nil), b.SyncRecorded, width)
+		rows[deviceLabel(&b.Devices[i], b.Total != nil)]++
+	}
+	for i := range b.Devices {
+		r := &b.Devices[i]
+		label := deviceLabel(r, b.Total != nil)
+		if rows[label] > 1 && r.Clock != "" {
+			label += " · clock " + r.Clock
+		}
+		writeDevice(p, r, label, b.SyncRecorded, width)
 	}
 	if b.Total != nil && len(b.Devices) > 1 {
 		writeDevice(p, b.Total, fmt.Sprintf("all %d device rows", len(b.Devices)), b.SyncRecorded, width)
