@@ -13,9 +13,9 @@ import (
 // bdCapture is a capture of one ns program on GPU 0 with two streams and
 // kernels of every class.
 type bdCapture struct {
-	c                                             *capture.Capture
-	p                                             capture.ProgramID
-	s1, s2                                        capture.QueueID
+	c                                            *capture.Capture
+	p                                            capture.ProgramID
+	s1, s2                                       capture.QueueID
 	gemm, nccl, htod, dtoh, memset, other, gemm2 capture.KernelID
 }
 

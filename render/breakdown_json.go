@@ -29,7 +29,7 @@ type JSONBreakdown struct {
 	AggregatedDispatches int64 `json:"aggregated_dispatches"`
 	// SyncRecorded: some launch followed a recorded host sync call, so
 	// host_wait_after_sync_ns is a measure (else null).
-	SyncRecorded bool `json:"sync_recorded"`
+	SyncRecorded bool  `json:"sync_recorded"`
 	SpilledBytes int64 `json:"spilled_bytes"`
 	// CaptureGaps are the kinds of the capture's gaps: the breakdown holds
 	// only the recorded dispatches (see accounting).

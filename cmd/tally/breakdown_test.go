@@ -90,10 +90,10 @@ type plantedDevice struct {
 const us = 1000
 
 var plantedGPU0 = plantedDevice{Device: "device 0", Window: 2990 * us,
-	Busy:    map[string]int64{"compute": 655 * us, "comm": 20 * us, "memcpy": 30 * us, "memset": 10 * us},
-	Idle:    map[string]int64{"host_wait": 110 * us, "launch_latency": 53 * us, "other_stream": 12 * us, "unrecorded": 2000 * us, "unexplained": 100 * us},
-	Comm:    40 * us, Overlap: 20 * us, Exposed: 20 * us, Graph: 140 * us, Launches: true,
-	Memcpy:  map[string]int64{"htod": 30 * us, "dtoh": 0, "dtod": 0, "ptop": 0, "other": 0},
+	Busy: map[string]int64{"compute": 655 * us, "comm": 20 * us, "memcpy": 30 * us, "memset": 10 * us},
+	Idle: map[string]int64{"host_wait": 110 * us, "launch_latency": 53 * us, "other_stream": 12 * us, "unrecorded": 2000 * us, "unexplained": 100 * us},
+	Comm: 40 * us, Overlap: 20 * us, Exposed: 20 * us, Graph: 140 * us, Launches: true,
+	Memcpy: map[string]int64{"htod": 30 * us, "dtoh": 0, "dtod": 0, "ptop": 0, "other": 0},
 }
 
 var plantedGPU1 = plantedDevice{Device: "device 1", Window: 300 * us,

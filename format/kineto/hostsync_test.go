@@ -23,7 +23,7 @@ func TestHostSync(t *testing.T) {
 		callOn("cudaLaunchKernel", 200, "5", "170", "10"), // another thread: no
 		kernel("d", "5", "190", "10"),
 		callOn("hipDeviceSynchronize", 200, "6", "200", "50"), // ends at 250
-		callOn("cudaLaunchKernel", 200, "7", "240", "20"), // began inside the sync: no
+		callOn("cudaLaunchKernel", 200, "7", "240", "20"),     // began inside the sync: no
 		kernel("e", "7", "265", "10"),
 	})
 	r := readT(t, data)
