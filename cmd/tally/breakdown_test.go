@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -200,5 +202,66 @@ func TestBreakdownPlantedText(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(out)
+	}
+}
+
+// bdBar matches one device's bar on the page.
+var (
+	bdBar  = regexp.MustCompile(`<div class="bdrow[^"]*" data-device="([^"]*)"[^>]*data-window-ns="(\d+)">`)
+	bdPart = regexp.MustCompile(`<rect class="bd-[a-z_]+ (?:busy|idle)" x="[0-9.]+" width="[0-9.]+" height="20" data-part="([a-z_]+)" data-ns="(\d+)">`)
+)
+
+// htmlBars reads each bar's window and parts from the page.
+func htmlBars(t *testing.T, page string) []plantedDevice {
+	t.Helper()
+	var out []plantedDevice
+	locs := bdBar.FindAllStringSubmatchIndex(page, -1)
+	for i, l := range locs {
+		end := len(page)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		d := plantedDevice{Device: page[l[2]:l[3]], Busy: map[string]int64{"compute": 0, "comm": 0, "memcpy": 0, "memset": 0},
+			Idle: map[string]int64{"host_wait": 0, "launch_latency": 0, "other_stream": 0, "unrecorded": 0, "unexplained": 0}}
+		d.Window, _ = strconv.ParseInt(page[l[4]:l[5]], 10, 64)
+		for _, m := range bdPart.FindAllStringSubmatch(page[l[1]:end], -1) {
+			v, _ := strconv.ParseInt(m[2], 10, 64)
+			if _, ok := d.Busy[m[1]]; ok {
+				d.Busy[m[1]] = v
+			} else {
+				d.Idle[m[1]] = v
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func TestBreakdownPlantedHTML(t *testing.T) {
+	path := writePlanted(t)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errOut := tally("report", "--html", out, path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := htmlBars(t, string(page))
+	if len(bars) != 2 {
+		t.Fatalf("bars: got %d, want 2", len(bars))
+	}
+	for i, want := range []plantedDevice{plantedGPU0, plantedGPU1} {
+		got := bars[i]
+		if got.Device != want.Device || got.Window != want.Window || fmt.Sprint(got.Busy) != fmt.Sprint(want.Busy) || fmt.Sprint(got.Idle) != fmt.Sprint(want.Idle) {
+			t.Errorf("bar %d: got %s window %d busy %v idle %v, want %s window %d busy %v idle %v", i, got.Device, got.Window, got.Busy, got.Idle,
+				want.Device, want.Window, want.Busy, want.Idle)
+		}
+	}
+	for _, want := range []string{"host_wait 110.000 µs (3.7%), 40.000 µs after a sync call", "comm 40.000 µs in all: 20.000 µs hidden under compute, 20.000 µs exposed",
+		"cause unknown: the format records no launch calls"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

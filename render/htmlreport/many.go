@@ -34,6 +34,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 	p := newPage(fmt.Sprintf("tally report: %d inputs", len(ins)), doc, whole, opt)
 	p.OpenInputs = len(ins) <= openInputs
 	p.Merged = fmt.Sprintf("merged over %d inputs: one table per program (by name), kernels by name within a program", len(ins))
+	p.Breakdown = breakdown(whole, run.Breakdown)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.

@@ -34,6 +34,9 @@ type page struct {
 	OpenInputs bool
 	// Timelines holds one block per input (one, unnamed, for one input).
 	Timelines []timelineBlock
+	// Breakdown is the time breakdown per device (nil when the run made
+	// none).
+	Breakdown *breakdownView
 	Details   []capture.Section
 	Data      pageData
 	CSS       template.CSS
@@ -143,10 +146,11 @@ type column struct {
 	Fmt string `json:"fmt"`
 }
 
-func build(c *capture.Capture, t *analysis.Tables, tl0 *Timeline, opt Options) *page {
+func build(c *capture.Capture, t *analysis.Tables, bd *analysis.Breakdown, tl0 *Timeline, opt Options) *page {
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
 	p.Notes = c.CommentLines()
+	p.Breakdown = breakdown(c, bd)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	p.capWholeNames()
 	tl := timelineBlock{Input: -1}
@@ -496,4 +500,5 @@ var funcs = template.FuncMap{
 	},
 	"pct":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"int64": func(n int) int64 { return int64(n) },
+	"f3":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
 }
