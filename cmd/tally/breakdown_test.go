@@ -265,3 +265,18 @@ func TestBreakdownPlantedHTML(t *testing.T) {
 		}
 	}
 }
+
+// --breakdown=false leaves the block, the launch lines and the JSON object
+// out.
+func TestBreakdownOff(t *testing.T) {
+	path := writePlanted(t)
+	_, out, _ := tally("report", "--breakdown=false", path)
+	_, js, _ := tally("report", "--breakdown=false", "--json", path)
+	if strings.Contains(out, "where device time went") || strings.Contains(out, "  launch: ") || strings.Contains(js, `"breakdown"`) {
+		t.Errorf("--breakdown=false: the text or JSON still holds the breakdown")
+	}
+	_, out, _ = tally("report", path)
+	if !strings.Contains(out, "where device time went") {
+		t.Errorf("the default report lacks the breakdown")
+	}
+}

@@ -91,6 +91,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
 	launchLatency := fs.Duration("launch-latency", 0, "time breakdown: the longest wait of a queued dispatch, once the host's part is taken out, called launch_latency (0: 30µs, HTA's consecutive-kernel delay); see docs/breakdown.md")
 	shortKernel := fs.Duration("short-kernel", 0, "launch statistics: dispatches shorter than `DURATION` count as short kernels (0: 10µs)")
+	breakdown := fs.Bool("breakdown", true, "the time breakdown per device (busy by class, idle by cause) and the launch statistics, in the text, JSON and HTML reports; --breakdown=false leaves them out, and their cost (docs/breakdown.md)")
 	launchStats := fs.Bool("launch-stats", false, "text report: a table of launch statistics per kernel (launch-to-start delay mean, p50, p99, max; short kernels) under each program's kernel table")
 	var accept multiFlag
 	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
@@ -124,7 +125,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
-	opt.Breakdown = &analysis.BreakdownOptions{LaunchLatency: launchLatency.Nanoseconds(), ShortKernel: shortKernel.Nanoseconds()}
+	if *breakdown {
+		opt.Breakdown = &analysis.BreakdownOptions{LaunchLatency: launchLatency.Nanoseconds(), ShortKernel: shortKernel.Nanoseconds()}
+	}
 	var tls []*htmlreport.Timeline
 	if *html != "" {
 		// One timeline per input: inputs are read in parallel.
