@@ -20,7 +20,9 @@ import (
 // the runs and the last buffer through a k-way merge. More than maxRuns
 // runs are first merged into one, so the merge's read buffers stay bounded
 // too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
-// default), whatever the trace's size.
+// default), whatever the trace's size. The buffer is kept in chunks of
+// chunkRecs records, each sorted when full (no copy to grow it); a spill
+// and the sweep merge them.
 
 // bdRec is one dispatch as the sweep needs it.
 type bdRec struct {
@@ -103,10 +105,19 @@ type run struct {
 	off, n int64 // byte offset and record count
 }
 
-// records buffers the records, spilling sorted runs.
+// chunkRecs is how many records one in-memory chunk holds (448 KiB): the
+// buffer grows a chunk at a time, each sorted when full, so no record is
+// copied to grow it, and the sort of a chunk stays in cache.
+const chunkRecs = 8 << 10
+
+// records buffers the records, in sorted chunks, spilling sorted runs.
 type records struct {
-	mem   []bdRec
-	limit int
+	chunks [][]bdRec // full, sorted
+	cur    []bdRec   // filling, unsorted
+	free   [][]bdRec // chunks emptied by a spill, for reuse
+	held   int       // records in chunks and cur
+	limit  int
+	chunk  int // records per chunk: min(chunkRecs, limit)
 
 	dir       string
 	spillMax  int64 // 0: no limit
@@ -121,7 +132,7 @@ type records struct {
 }
 
 func newRecords(opt BreakdownOptions) *records {
-	return &records{limit: opt.Records, dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+	return &records{limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
 }
 
 // add appends r, spilling a full buffer; after a failed spill it only
@@ -130,20 +141,33 @@ func (rs *records) add(r bdRec) {
 	if rs.err != nil {
 		return
 	}
-	if len(rs.mem) >= rs.limit && !rs.inMemory {
-		rs.spill()
-		if rs.err != nil {
-			return
+	if len(rs.cur) == cap(rs.cur) {
+		if len(rs.cur) > 0 {
+			sortRecs(rs.cur)
+			rs.chunks = append(rs.chunks, rs.cur)
+			rs.cur = nil
+		}
+		if rs.held >= rs.limit && !rs.inMemory {
+			rs.spill()
+			if rs.err != nil {
+				return
+			}
+		}
+		if n := len(rs.free); n > 0 {
+			rs.cur, rs.free = rs.free[n-1][:0], rs.free[:n-1]
+		} else {
+			rs.cur = make([]bdRec, 0, rs.chunk)
 		}
 	}
-	rs.mem = append(rs.mem, r)
+	rs.cur = append(rs.cur, r)
+	rs.held++
 }
 
-func (rs *records) sortMem() {
-	slices.SortFunc(rs.mem, func(a, b bdRec) int { return recCmp(&a, &b) })
+func sortRecs(rs []bdRec) {
+	slices.SortFunc(rs, func(a, b bdRec) int { return recCmp(&a, &b) })
 }
 
-// spill writes the buffer as one sorted run.
+// spill writes the full chunks, merged, as one sorted run.
 func (rs *records) spill() {
 	if rs.f == nil {
 		f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
@@ -164,17 +188,19 @@ func (rs *records) spill() {
 			return
 		}
 	}
-	rs.sortMem()
-	i := 0
-	src := func() (*bdRec, bool) {
-		if i == len(rs.mem) {
-			return nil, false
-		}
-		i++
-		return &rs.mem[i-1], true
+	m := &merger{}
+	var n int64
+	for _, c := range rs.chunks {
+		m.addMem(c)
+		n += int64(len(c))
 	}
-	rs.writeRun(src, int64(len(rs.mem)))
-	rs.mem = rs.mem[:0]
+	heap.Init(&m.h)
+	rs.writeRun(m.next, n)
+	for _, c := range rs.chunks {
+		rs.free = append(rs.free, c[:0])
+	}
+	rs.chunks = nil
+	rs.held -= int(n)
 }
 
 // writeRun appends n records from next to the spill file as one run.
@@ -246,8 +272,8 @@ func (rs *records) close() {
 	}
 }
 
-// merger returns the records in order: the spilled runs and, when withMem,
-// the sorted buffer.
+// merger returns the records in order: the spilled runs and, when
+// withMem, the buffered chunks (the filling one sorted first).
 func (rs *records) merger(withMem bool) (*merger, error) {
 	m := &merger{}
 	for _, r := range rs.runs {
@@ -258,14 +284,25 @@ func (rs *records) merger(withMem bool) (*merger, error) {
 			return nil, src.err
 		}
 	}
-	if withMem && len(rs.mem) > 0 {
-		rs.sortMem()
-		src := &runReader{mem: rs.mem, left: int64(len(rs.mem))}
-		src.advance()
-		m.h = append(m.h, src)
+	if withMem {
+		sortRecs(rs.cur)
+		for _, c := range rs.chunks {
+			m.addMem(c)
+		}
+		m.addMem(rs.cur)
 	}
 	heap.Init(&m.h)
 	return m, nil
+}
+
+// addMem adds a sorted in-memory chunk to the merge (call heap.Init after).
+func (m *merger) addMem(c []bdRec) {
+	if len(c) == 0 {
+		return
+	}
+	src := &runReader{mem: c, left: int64(len(c))}
+	src.advance()
+	m.h = append(m.h, src)
 }
 
 // runReader reads one sorted run (from the file, or the buffer).

@@ -104,25 +104,19 @@ func (s *BreakdownSink) Finish(c *capture.Capture) *Breakdown {
 		return b
 	}
 	d := newDevices(c, s.queues, &b.Options)
-	if len(s.recs.runs) == 0 {
-		// Everything fit in memory: sort and sweep, no merge.
-		s.recs.sortMem()
-		for i := range s.recs.mem {
-			d.visit(&s.recs.mem[i])
-		}
-	} else {
-		m, err := s.recs.merger(true)
-		if err != nil {
-			b.Err = err
-			return b
-		}
-		for r, ok := m.next(); ok; r, ok = m.next() {
-			d.visit(r)
-		}
-		if m.err != nil {
-			b.Err = m.err
-			return b
-		}
+	m, err := s.recs.merger(true)
+	if err != nil {
+		b.Err = err
+		return b
+	}
+	for r, ok := m.next(); ok; r, ok = m.next() {
+		d.visit(r)
+	}
+	if m.err != nil {
+		b.Err = m.err
+		return b
+	}
+	if len(s.recs.runs) > 0 {
 		b.Spilled, b.Runs = s.recs.spilled, len(s.recs.runs)+1
 	}
 	for _, sw := range d.sweeps {
