@@ -34,7 +34,16 @@ func writeBreakdown(p *printer, c *capture.Capture, b *analysis.Breakdown, opt T
 	for i := range b.Devices {
 		rows[deviceLabel(&b.Devices[i], b.Total != nil)]++
 	}
+	// The merged view of many inputs: each input's rows are in its own
+	// section above (and all in the JSON), so only their sum here.
+	merged := b.Total != nil && len(b.Devices) > 1
+	if merged {
+		p.f("  each input's devices: in its section above\n")
+	}
 	for i := range b.Devices {
+		if merged {
+			break
+		}
 		r := &b.Devices[i]
 		label := deviceLabel(r, b.Total != nil)
 		if rows[label] > 1 && r.Clock != "" {
@@ -42,7 +51,7 @@ func writeBreakdown(p *printer, c *capture.Capture, b *analysis.Breakdown, opt T
 		}
 		writeDevice(p, r, label, b.SyncRecorded, width)
 	}
-	if b.Total != nil && len(b.Devices) > 1 {
+	if merged {
 		writeDevice(p, b.Total, fmt.Sprintf("all %d device rows", len(b.Devices)), b.SyncRecorded, width)
 	}
 	if b.Untimed > 0 || b.Aggregated > 0 {

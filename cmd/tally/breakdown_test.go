@@ -280,3 +280,74 @@ func TestBreakdownOff(t *testing.T) {
 		t.Errorf("the default report lacks the breakdown")
 	}
 }
+
+// Many inputs: each section has its own breakdown, and the merged one lists
+// every input's rows and their total (the sum of windows), in the JSON and
+// the text.
+func TestBreakdownManyInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []string{"rank0", "rank1"} {
+		os.MkdirAll(filepath.Join(dir, r), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, r, "trace.json"), []byte(plantedTrace()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := tally("report", "--json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	type bd struct {
+		Devices []struct {
+			Input  *int             `json:"input"`
+			Device string           `json:"device"`
+			Window int64            `json:"window_ns"`
+			Busy   map[string]int64 `json:"busy_ns"`
+			Idle   map[string]int64 `json:"idle_ns"`
+		} `json:"devices"`
+		Total *struct {
+			Window  int64            `json:"window_ns"`
+			Busy    map[string]int64 `json:"busy_ns"`
+			Idle    map[string]int64 `json:"idle_ns"`
+			Reasons []string         `json:"reasons"`
+		} `json:"total"`
+	}
+	var doc struct {
+		Breakdown bd `json:"breakdown"`
+		Sections  []struct {
+			Breakdown *bd `json:"breakdown"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Breakdown
+	if len(m.Devices) != 4 || m.Total == nil || len(doc.Sections) != 2 {
+		t.Fatalf("got %d merged rows, total %v, %d sections; want 4 rows, a total, 2 sections", len(m.Devices), m.Total != nil, len(doc.Sections))
+	}
+	for i, s := range doc.Sections {
+		if s.Breakdown == nil || len(s.Breakdown.Devices) != 2 || s.Breakdown.Total != nil {
+			t.Fatalf("section %d: got %+v, want its own 2 rows and no total", i, s.Breakdown)
+		}
+	}
+	want := 2 * (plantedGPU0.Window + plantedGPU1.Window)
+	if m.Total.Window != want || m.Total.Idle["unrecorded"] != 2*plantedGPU0.Idle["unrecorded"] || m.Total.Busy["compute"] != 2*(plantedGPU0.Busy["compute"]+plantedGPU1.Busy["compute"]) {
+		t.Errorf("total: got window %d busy %v idle %v, want window %d and the rows' sums", m.Total.Window, m.Total.Busy, m.Total.Idle, want)
+	}
+	var sum int64
+	for _, v := range m.Total.Busy {
+		sum += v
+	}
+	for _, v := range m.Total.Idle {
+		sum += v
+	}
+	if sum != m.Total.Window || !strings.Contains(strings.Join(m.Total.Reasons, " "), "sum of the rows' windows") {
+		t.Errorf("total: busy + idle = %d, want %d; reasons %q, want the window's meaning", sum, m.Total.Window, m.Total.Reasons)
+	}
+	if m.Devices[0].Input == nil || m.Devices[3].Input == nil || *m.Devices[0].Input == *m.Devices[3].Input {
+		t.Errorf("merged rows: want each naming its input")
+	}
+	_, text, _ := tally("report", dir)
+	if !strings.Contains(text, "  all 4 device rows: window 6.580 ms, 28 dispatches") {
+		t.Errorf("text: the merged block lacks the total row")
+	}
+}
