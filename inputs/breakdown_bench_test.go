@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 )
 
 // BenchmarkBreakdown reads one Kineto trace ($TALLY_BENCH_TRACE, e.g. the
@@ -41,4 +42,31 @@ func BenchmarkBreakdown(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkBreakdownOnly is the breakdown alone (its sink and its sweep)
+// over the dispatches of $TALLY_BENCH_TRACE, read once beforehand: its
+// cost per dispatch, apart from the reader's (on a loaded machine the
+// difference of two whole reads says little).
+func BenchmarkBreakdownOnly(b *testing.B) {
+	path := os.Getenv("TALLY_BENCH_TRACE")
+	if path == "" {
+		b.Skip("set TALLY_BENCH_TRACE to a Kineto trace")
+	}
+	var ds []capture.Dispatch
+	run := Expand([]string{path}, "").Read(Options{Sink: func(int, string) capture.Sink {
+		return capture.SinkFunc(func(_ *capture.Capture, d *capture.Dispatch) { ds = append(ds, *d) })
+	}})
+	c := run.Inputs[0].Capture
+	b.ResetTimer()
+	for range b.N {
+		s := analysis.NewBreakdownSink(analysis.BreakdownOptions{})
+		for i := range ds {
+			s.Dispatch(c, &ds[i])
+		}
+		if bd := s.Finish(c); bd.Err != nil || len(bd.Devices) == 0 {
+			b.Fatalf("breakdown: %+v", bd)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ds)), "ns/dispatch")
 }
