@@ -351,3 +351,48 @@ func TestBreakdownManyInputs(t *testing.T) {
 		t.Errorf("text: the merged block lacks the total row")
 	}
 }
+
+// The launch statistics of the planted trace: the per-program line, the
+// --launch-stats table and the JSON agree.
+func TestBreakdownPlantedLaunchStats(t *testing.T) {
+	path := writePlanted(t)
+	_, out, _ := tally("report", "--launch-stats", path)
+	for _, want := range []string{
+		"  launch: host launch calls 221.000 µs in 12 launched dispatches (30.1% of the device time);\n" +
+			"    launch→start mean 436.083 µs, p50 55.040 µs, p99 2.441 ms, max 2.445 ms (3 from a graph launch call);\n",
+		"kernel (launch statistics)\n",
+		"             1    10.000 µs     5.000 µs     5.000 µs     5.000 µs     5.000 µs      0  gemm_b\n",
+		"             1   190.000 µs  -110.000 µs  -110.000 µs  -110.000 µs  -110.000 µs      0  graph_k1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	if _, plain, _ := tally("report", path); strings.Contains(plain, "kernel (launch statistics)") {
+		t.Error("the launch statistics table is there without --launch-stats")
+	}
+	_, js, _ := tally("report", "--json", path)
+	var doc struct {
+		Breakdown struct {
+			Programs []struct {
+				Program    string `json:"program"`
+				HostLaunch int64  `json:"host_launch_ns"`
+				Bound      bool   `json:"launch_bound"`
+				Delay      *struct {
+					Count int64 `json:"count"`
+					Max   int64 `json:"max_ns"`
+					Min   int64 `json:"min_ns"`
+					Graph int64 `json:"from_graph_launch"`
+				} `json:"delay"`
+			} `json:"programs"`
+		} `json:"breakdown"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Breakdown.Programs[0]
+	if p.HostLaunch != 221*us || p.Bound || p.Delay == nil || p.Delay.Count != 12 || p.Delay.Max != 2445*us || p.Delay.Min != -110*us || p.Delay.Graph != 3 {
+		t.Errorf("program %s: got host launch %d, bound %v, delay %+v; want 221000, not bound, 12 delays from -110000 to 2445000, 3 from a graph launch",
+			p.Program, p.HostLaunch, p.Bound, p.Delay)
+	}
+}
