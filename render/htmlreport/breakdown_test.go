@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -137,5 +138,32 @@ func TestBreakdownBarsInBrowser(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('#breakdown .bdlegend span').length`); n < 6 {
 		t.Errorf("legend entries: got %d, want at least 6", n)
+	}
+}
+
+// The page of many inputs draws every input's rows, each naming its input,
+// and their total, with the merged JSON's figures.
+func TestBreakdownBarsMany(t *testing.T) {
+	one := bdFixture(t).Inputs[0]
+	two := one
+	one.Index, two.Index = 0, 1
+	run := analysis.NewRun([]analysis.Input{one, two}, nil, true)
+	var b bytes.Buffer
+	if err := Write(&b, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	rows := bdRowRE.FindAllStringSubmatch(page, -1)
+	if len(rows) != 5 {
+		t.Fatalf("bars: got %d, want 2 inputs × 2 devices and the total", len(rows))
+	}
+	j := render.BuildBreakdown(run.Whole, run.Breakdown)
+	if got := rows[4][2]; got != strconv.FormatInt(j.Total.WindowNS, 10) || j.Total.WindowNS != 2*(j.Devices[0].WindowNS+j.Devices[1].WindowNS) {
+		t.Errorf("total bar: window %s, want the JSON total %d (the sum of the rows' windows)", got, j.Total.WindowNS)
+	}
+	for _, want := range []string{`data-input="0"`, `data-input="1"`, "input 2 · gpu0", "(sum of the rows' windows)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }
