@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/internal/golden"
 )
 
 // The time breakdown end to end (docs/breakdown.md): a Kineto trace with
@@ -394,5 +396,26 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 	if p.HostLaunch != 221*us || p.Bound || p.Delay == nil || p.Delay.Count != 12 || p.Delay.Max != 2445*us || p.Delay.Min != -110*us || p.Delay.Graph != 3 {
 		t.Errorf("program %s: got host launch %d, bound %v, delay %+v; want 221000, not bound, 12 delays from -110000 to 2445000, 3 from a graph launch",
 			p.Program, p.HostLaunch, p.Bound, p.Delay)
+	}
+}
+
+// docs/breakdown.md shows the planted trace's block as tally prints it.
+func TestBreakdownDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/breakdown.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "```\n")
+	example, _, _ := strings.Cut(rest, "```\n")
+	_, out, _ := tally("report", writePlanted(t))
+	block, _, _ := strings.Cut(out[strings.Index(out, "where device time went"):], "\n  the capture has gaps")
+	if example != block+"\n" {
+		t.Errorf("docs/breakdown.md's example differs from the report:\n%s", golden.Diff("docs/breakdown.md", "tally report planted.json", []byte(example), []byte(block+"\n")))
+	}
+	// The launch lines keep within 120 columns too.
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, "  launch:") || strings.HasPrefix(l, "    launch→") || strings.HasPrefix(l, "  LAUNCH-BOUND")) && len([]rune(l)) > 120 {
+			t.Errorf("launch line of %d columns, want at most 120: %q", len([]rune(l)), l)
+		}
 	}
 }
