@@ -92,6 +92,10 @@ type Breakdown struct {
 	// records fit the memory budget); Runs how many runs were merged.
 	Spilled int64
 	Runs    int
+	// InMemory is set when the records outgrew the memory budget and no
+	// spill file could be made in TMPDIR: they were all held in memory
+	// (InMemoryReason), as the Kineto reader's dispatch log does.
+	InMemory bool
 	// Err is why the breakdown could not be made (its spill failed); the
 	// report states it in place of the figures.
 	Err error
@@ -183,6 +187,9 @@ func (i Idle) Sum() int64 {
 type IdleCounts struct {
 	HostWait, LaunchLatency, OtherStream, Unrecorded, Unexplained int64
 }
+
+// InMemoryReason says that the breakdown's records were held in memory.
+const InMemoryReason = "no spill file could be made in TMPDIR, so the breakdown held every record in memory (56 bytes per dispatch): set TMPDIR to a writable disk"
 
 // NoLaunchReason is the reason a device without launch records gives.
 const NoLaunchReason = "cause unknown: the format records no launch calls, so every idle gap is unexplained"

@@ -42,6 +42,7 @@ func (run *Run) mergeBreakdown() {
 		m.Untimed = capture.SatAdd(m.Untimed, b.Untimed)
 		m.Aggregated = capture.SatAdd(m.Aggregated, b.Aggregated)
 		m.SyncRecorded = m.SyncRecorded || b.SyncRecorded
+		m.InMemory = m.InMemory || b.InMemory
 		for _, r := range b.Devices {
 			r.Input = in.Index
 			m.Devices = append(m.Devices, r)

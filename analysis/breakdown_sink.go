@@ -97,7 +97,7 @@ type devFacts struct {
 // the spill file. Call it once, after the read.
 func (s *BreakdownSink) Finish(c *capture.Capture) *Breakdown {
 	defer s.recs.close()
-	b := &Breakdown{Options: s.opt, Untimed: s.untimed, Aggregated: s.aggregated, SyncRecorded: s.sync}
+	b := &Breakdown{Options: s.opt, Untimed: s.untimed, Aggregated: s.aggregated, SyncRecorded: s.sync, InMemory: s.recs.inMemory}
 	b.Programs = s.launch.finish(c)
 	if s.recs.err != nil {
 		b.Err = s.recs.err

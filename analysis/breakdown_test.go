@@ -413,3 +413,19 @@ func TestBreakdownSpillWriteFails(t *testing.T) {
 		t.Fatalf("got %T, want the *os.PathError wrapped", rs.err)
 	}
 }
+
+// Without a TMPDIR to spill to, the records stay in memory and the
+// breakdown says so; its figures are the same.
+func TestBreakdownNoSpillFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	b := newBD()
+	ds := randomDispatches(b, rng, 100)
+	want := b.run(t, BreakdownOptions{}, ds...)
+	got := b.run(t, BreakdownOptions{Records: 3, TempDir: "/nonexistent/tally-test"}, ds...)
+	if !got.InMemory || got.Spilled != 0 || want.InMemory {
+		t.Fatalf("got in memory %v, spilled %d (unspilled run: in memory %v); want in memory, nothing spilled", got.InMemory, got.Spilled, want.InMemory)
+	}
+	if g, w := one(t, got), one(t, want); !sameRow(g, w) {
+		t.Fatalf("in memory: got %+v, want %+v", g, w)
+	}
+}

@@ -31,6 +31,9 @@ type JSONBreakdown struct {
 	// host_wait_after_sync_ns is a measure (else null).
 	SyncRecorded bool  `json:"sync_recorded"`
 	SpilledBytes int64 `json:"spilled_bytes"`
+	// InMemory: no spill file could be made, so every record was held in
+	// memory (a note; the figures are whole).
+	InMemory bool `json:"in_memory,omitempty"`
 	// CaptureGaps are the kinds of the capture's gaps: the breakdown holds
 	// only the recorded dispatches (see accounting).
 	CaptureGaps []capture.Kind `json:"capture_gaps"`
@@ -150,7 +153,8 @@ func BuildBreakdown(c *capture.Capture, b *analysis.Breakdown) *JSONBreakdown {
 	o := b.Options
 	j := &JSONBreakdown{LaunchLatencyNS: o.LaunchLatency, UnrecordedWaitNS: o.UnrecordedWait, ShortKernelNS: o.ShortKernel,
 		Devices: []JSONDeviceBreakdown{}, Programs: []JSONProgramLaunch{}, UntimedDispatches: b.Untimed,
-		AggregatedDispatches: b.Aggregated, SyncRecorded: b.SyncRecorded, SpilledBytes: b.Spilled, CaptureGaps: []capture.Kind{}}
+		AggregatedDispatches: b.Aggregated, SyncRecorded: b.SyncRecorded, SpilledBytes: b.Spilled, InMemory: b.InMemory,
+		CaptureGaps: []capture.Kind{}}
 	if b.Err != nil {
 		j.Error = b.Err.Error()
 	}

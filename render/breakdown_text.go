@@ -64,6 +64,9 @@ func writeBreakdown(p *printer, c *capture.Capture, b *analysis.Breakdown, opt T
 		}
 		p.lines(wrapText("  in no window: ", "    ", strings.Join(parts, ", "), width))
 	}
+	if b.InMemory {
+		p.lines(wrapText("  note: ", "    ", analysis.InMemoryReason, width))
+	}
 	if kinds := gapKinds(c); len(kinds) > 0 {
 		var ks []string
 		for _, k := range kinds {
