@@ -12,6 +12,9 @@ type Input struct {
 	// Capture and Tables are nil when Err is set.
 	Capture *capture.Capture
 	Tables  *Tables
+	// Breakdown is the input's time breakdown, when the command asked for
+	// one (inputs.Options.Breakdown); nil otherwise, and when Err is set.
+	Breakdown *Breakdown
 	// Err is the input's own failure; the other inputs are unaffected.
 	Err error
 }
@@ -53,6 +56,9 @@ type Run struct {
 	// capture.
 	Whole  *capture.Capture
 	Tables *Tables
+	// Breakdown is the merged time breakdown (every input's device rows and
+	// their sum), when the inputs were read with one; nil otherwise.
+	Breakdown *Breakdown
 
 	many bool
 }
@@ -67,6 +73,7 @@ func NewRun(ins []Input, skipped []Skipped, many bool) *Run {
 	}
 	run := &Run{Inputs: ins, Skipped: skipped, many: many || len(ins) != 1}
 	run.merge()
+	run.mergeBreakdown()
 	return run
 }
 

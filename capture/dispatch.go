@@ -28,6 +28,15 @@ type Dispatch struct {
 	// Link says how the dispatch was tied to its launch.
 	Link Link
 
+	// HostSync is the host synchronise call (cudaDeviceSynchronize,
+	// cudaStreamSynchronize, hipEventSynchronize, …) on the launching
+	// thread that ended most recently before the launch call began, when
+	// it ended after that thread's previous launch call: the launch
+	// followed it. Invalid when there is none, or when the format records
+	// no sync calls (all but Kineto). The time breakdown states how much
+	// of the host's lateness followed a sync (analysis.Breakdown).
+	HostSync Interval
+
 	// Key identifies the input record the dispatch came from, where the
 	// format's records carry identity; a repeat is a duplicate_event gap
 	// (see Checked).

@@ -41,8 +41,8 @@ func parquetOptions() []parquet.WriterOption {
 
 // parquetSet is --to parquet: a dataset directory OUT with
 // dispatches/rank=R/input-NNNNN.parquet (hive-partitioned by rank, one
-// file per input and rank) and the kernels, programs, gaps and inputs
-// tables. It is built under a temporary name and renamed into place.
+// file per input and rank) and the kernels, programs, breakdown, gaps and
+// inputs tables. It is built under a temporary name and renamed into place.
 //
 // Each input writes its own files (one per rank it holds), so inputs are
 // read in parallel: an input's state is touched only by the goroutine
@@ -136,11 +136,13 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 	var (
 		kernels   []KernelRow
 		programs  []ProgramRow
+		breakdown []BreakdownRow
 		inputRows []InputRow
 	)
 	for _, in := range ins {
 		kernels = append(kernels, kernelRows(in)...)
 		programs = append(programs, programRows(in)...)
+		breakdown = append(breakdown, breakdownRows(in)...)
 		inputRows = append(inputRows, inputRow(in))
 	}
 	gaps := append(allGapRows(ins, skipped), collectiveGapRows(w.coll)...)
@@ -151,6 +153,9 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 		return err
 	}
 	if err := writeTable(dir, "programs.parquet", programs); err != nil {
+		return err
+	}
+	if err := writeTable(dir, "breakdown.parquet", breakdown); err != nil {
 		return err
 	}
 	if err := writeTable(dir, "gaps.parquet", gaps); err != nil {

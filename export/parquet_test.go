@@ -38,7 +38,7 @@ func TestParquetDataset(t *testing.T) {
 	b := writeSynth(t, dir, "b.synth", synthSpec{N: 3, SourceRank: "a/b"})
 	out := filepath.Join(dir, "ds")
 	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
-	want := []string{"_tally_export.json", "collectives.parquet", "dispatches/rank=0/input-00000.parquet", "dispatches/rank=1/input-00000.parquet",
+	want := []string{"_tally_export.json", "breakdown.parquet", "collectives.parquet", "dispatches/rank=0/input-00000.parquet", "dispatches/rank=1/input-00000.parquet",
 		"dispatches/rank=a%2Fb/input-00001.parquet", "gaps.parquet", "inputs.parquet", "kernels.parquet", "programs.parquet"}
 	if got := files(t, out); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("dataset files\n%v\nwant\n%v", got, want)
@@ -148,5 +148,37 @@ func assertNoTemp(t *testing.T, dir string) {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary left behind: %s", e.Name())
 		}
+	}
+}
+
+// The breakdown table holds each input's device rows, adding up to their
+// windows, and the same figures as the report's breakdown.
+func TestParquetBreakdown(t *testing.T) {
+	dir := t.TempDir()
+	in := "../format/kineto/testdata/hta__sampled_rank-0.json.gz"
+	out := filepath.Join(dir, "ds")
+	run(t, []string{in}, Options{To: Parquet, Out: out})
+	rows, err := parquet.ReadFile[BreakdownRow](filepath.Join(out, "breakdown.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("rows: got %d, want 1 (one GPU)", len(rows))
+	}
+	r := rows[0]
+	sum := r.BusyComputeNS + r.BusyCommNS + r.BusyMemcpyNS + r.BusyMemsetNS + r.IdleHostWaitNS + r.IdleLaunchLatencyNS + r.IdleOtherStreamNS + r.IdleUnrecordedNS + r.IdleUnexplainedNS
+	if sum != r.WindowNS || r.WindowNS != r.EndNS-r.BeginNS {
+		t.Errorf("busy + idle = %d, want window_ns %d (= end − begin %d)", sum, r.WindowNS, r.EndNS-r.BeginNS)
+	}
+	// The report's figures (inputs_test's shared-trace run has them too).
+	want := BreakdownRow{Device: "GPU 0", Unit: "ns", WindowNS: 1222847000, BusyComputeNS: 210320000, BusyCommNS: 336983000,
+		IdleHostWaitNS: 283051000, IdleUnrecordedNS: 298522000, CommTotalNS: 396199000, CommOverlappedNS: 59216000, LaunchRecords: true}
+	if r.Device != want.Device || r.Unit != want.Unit || r.WindowNS != want.WindowNS || r.BusyComputeNS != want.BusyComputeNS ||
+		r.BusyCommNS != want.BusyCommNS || r.IdleHostWaitNS != want.IdleHostWaitNS || r.IdleUnrecordedNS != want.IdleUnrecordedNS ||
+		r.CommTotalNS != want.CommTotalNS || r.CommOverlappedNS != want.CommOverlappedNS || r.LaunchRecords != want.LaunchRecords {
+		t.Errorf("row: got %+v, want %+v", r, want)
+	}
+	if r.HostWaitAfterSyncNS != nil {
+		t.Errorf("host_wait_after_sync_ns: got %d, want null (this trace has no sync call before a launch)", *r.HostWaitAfterSyncNS)
 	}
 }

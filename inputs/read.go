@@ -37,6 +37,12 @@ type Options struct {
 	// progress bar for all inputs). Of a single input (not Many), Watch
 	// is used instead when set.
 	Progress Progress
+	// Breakdown, when not nil, has each input's time breakdown made
+	// (analysis.Input.Breakdown, and the merged one) with these options:
+	// the commands that show it pay for it, the others do not. An unset
+	// UnrecordedWait takes Reader.UnrecordedWait, and the breakdown's spill
+	// is bounded by Reader.SpillLimit as the readers' are (counted apart).
+	Breakdown *analysis.BreakdownOptions
 }
 
 // Progress watches the reads of a set of inputs: Begin is called with
@@ -107,11 +113,20 @@ func (e *Expansion) Read(opt Options) *analysis.Run {
 // its own aggregator and to the caller's sink.
 func readOne(i int, path string, opt Options, watch func(string, *format.Input) func()) analysis.Input {
 	agg := analysis.NewAggregator()
-	var sink capture.Sink = agg
+	tee := capture.Tee{agg}
+	var bd *analysis.BreakdownSink
+	if opt.Breakdown != nil {
+		bd = analysis.NewBreakdownSink(breakdownOptions(*opt.Breakdown, &opt.Reader))
+		tee = append(tee, bd)
+	}
 	if opt.Sink != nil {
 		if extra := opt.Sink(i, path); extra != nil {
-			sink = capture.Tee{agg, extra}
+			tee = append(tee, extra)
 		}
+	}
+	var sink capture.Sink = tee
+	if len(tee) == 1 {
+		sink = agg
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
@@ -120,6 +135,23 @@ func readOne(i int, path string, opt Options, watch func(string, *format.Input) 
 	in := analysis.Input{Index: i, Path: path, Err: err}
 	if err == nil && c != nil {
 		in.Capture, in.Tables = c, agg.Tables(c)
+		if bd != nil {
+			in.Breakdown = bd.Finish(c)
+		}
+	} else if bd != nil {
+		bd.Finish(&capture.Capture{}) // releases its spill file
 	}
 	return in
+}
+
+// breakdownOptions fills what the breakdown shares with the readers.
+func breakdownOptions(o analysis.BreakdownOptions, ro *format.Options) analysis.BreakdownOptions {
+	if o.UnrecordedWait <= 0 && ro.UnrecordedWait > 0 {
+		o.UnrecordedWait = ro.UnrecordedWait.Nanoseconds()
+	}
+	if o.SpillLimit == 0 {
+		o.SpillLimit = ro.SpillLimit
+	}
+	o.SpillHint = format.SpillHint
+	return o
 }

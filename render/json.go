@@ -30,6 +30,9 @@ type JSONReport struct {
 	// Collectives matches the run's collectives across its ranks, present
 	// when an input holds one (collectives.go).
 	Collectives *JSONCollectives `json:"collectives,omitempty"`
+	// Breakdown (added within v1) is the time breakdown per device and the
+	// launch statistics, when the command made one (tally report does).
+	Breakdown *JSONBreakdown `json:"breakdown,omitempty"`
 }
 
 // JSONProgram is one program's table.
@@ -212,8 +215,14 @@ func f64(v float64) *float64 {
 
 // JSON writes the report as indented JSON.
 func JSON(w io.Writer, c *capture.Capture, r *analysis.Tables) error {
+	return WriteJSON(w, BuildJSON(c, r))
+}
+
+// WriteJSON writes a JSON document (a report built with BuildJSON and
+// completed by the caller) indented, as every JSON output is.
+func WriteJSON(w io.Writer, doc any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(BuildJSON(c, r))
+	return enc.Encode(doc)
 }

@@ -17,6 +17,8 @@ type JSONSection struct {
 	Accounting *JSONAccounting `json:"accounting,omitempty"`
 	// Queues: as JSONReport.Queues, for this input's gap items.
 	Queues []capture.Queue `json:"queues,omitempty"`
+	// Breakdown: as JSONReport.Breakdown, this input's.
+	Breakdown *JSONBreakdown `json:"breakdown,omitempty"`
 }
 
 // BuildSection is the section of one input read; c is nil for an input that

@@ -31,6 +31,12 @@ type TextOptions struct {
 	// NoLegend leaves out the legend of the columns: a report of several
 	// sections (one per input) states it once, in the first.
 	NoLegend bool
+	// Breakdown, when not nil, is the capture's time breakdown: a block per
+	// device before the tables, and a launch line per program.
+	Breakdown *analysis.Breakdown
+	// LaunchStats adds a table of launch statistics per kernel under each
+	// program's kernel table (--launch-stats).
+	LaunchStats bool
 }
 
 func (o *TextOptions) width() int {
@@ -74,6 +80,9 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 		order = append(order, i)
 	}
 	writeSummary(p, r, order, opt)
+	if opt.Breakdown != nil && (empty == nil || empty.Count == 0) {
+		writeBreakdown(p, c, opt.Breakdown, opt)
+	}
 	if !opt.NoLegend {
 		writeLegend(p, r, order)
 	}
@@ -180,8 +189,15 @@ func writeProgram(p *printer, c *capture.Capture, pt *analysis.ProgramTable, opt
 	for _, n := range prog.Notes {
 		p.f("  note: %s\n", n)
 	}
+	pl := launchOf(opt.Breakdown, pt)
+	if pl != nil {
+		writeLaunch(p, pl, opt)
+	}
 	if len(pt.Kernels) > 0 {
 		writeKernels(p, pt, opt)
+	}
+	if pl != nil && opt.LaunchStats {
+		writeLaunchTable(p, pl, opt)
 	}
 	for _, g := range programGaps(c, prog.Name) {
 		writeGap(p, c, g, "  ", unit, opt)

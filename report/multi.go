@@ -24,12 +24,14 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 			safetext.Fprintf(bw, "FAILED: %v\n", r.Err)
 			continue
 		}
+		opt.Breakdown = r.Breakdown
 		if err := render.Text(bw, r.Capture, r.Tables, opt); err != nil {
 			return err
 		}
 		opt.NoLegend = true // the columns' legend once, in the first section
 	}
 	fmt.Fprintf(bw, "\n== merged over %s: one table per program (by name), kernels by name within a program ==\n", units.Plural(int64(len(run.Inputs)), "input", "inputs"))
+	opt.Breakdown = run.Breakdown
 	if err := render.Text(bw, run.Whole, run.Tables, opt); err != nil {
 		return err
 	}
@@ -39,6 +41,7 @@ func writeManyText(w io.Writer, run *analysis.Run, opt render.TextOptions) error
 func writeManyJSON(w io.Writer, run *analysis.Run, x Extras) error {
 	doc := render.BuildJSON(run.Whole, run.Tables)
 	doc.Collectives = render.BuildCollectives(x.Collectives, run)
+	doc.Breakdown = render.BuildBreakdown(run.Whole, run.Breakdown)
 	doc.Inputs = []capture.Source{}
 	for _, r := range run.Inputs {
 		src := capture.Source{Path: r.Path}
@@ -46,10 +49,12 @@ func writeManyJSON(w io.Writer, run *analysis.Run, x Extras) error {
 			src = r.Capture.Source
 		}
 		doc.Inputs = append(doc.Inputs, src)
-		doc.Sections = append(doc.Sections, render.BuildSection(r.Path, r.Capture, r.Tables, r.Err))
+		sec := render.BuildSection(r.Path, r.Capture, r.Tables, r.Err)
+		sec.Breakdown = render.BuildBreakdown(r.Capture, r.Breakdown)
+		doc.Sections = append(doc.Sections, sec)
 	}
 	if doc.Sections == nil {
 		doc.Sections = []render.JSONSection{}
 	}
-	return encodeJSON(w, doc)
+	return render.WriteJSON(w, doc)
 }

@@ -7,7 +7,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/tallyprof/tally/analysis"
@@ -48,19 +47,14 @@ func WriteWith(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptio
 	if asJSON {
 		doc := render.BuildJSON(in.Capture, in.Tables)
 		doc.Collectives = render.BuildCollectives(x.Collectives, run)
-		return encodeJSON(w, doc)
+		doc.Breakdown = render.BuildBreakdown(in.Capture, in.Breakdown)
+		return render.WriteJSON(w, doc)
 	}
+	opt.Breakdown = in.Breakdown
 	if err := render.Text(w, in.Capture, in.Tables, opt); err != nil {
 		return err
 	}
 	return render.CollectivesText(w, x.Collectives)
-}
-
-func encodeJSON(w io.Writer, doc any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
 }
 
 // ExitCode is the status `tally report` ends with for the run under the

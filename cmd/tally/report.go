@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
@@ -133,6 +134,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
 	accept := &multiChoice{choices: gapKinds, check: func(s string) error { _, err := report.ParseAccept([]string{s}); return err }}
 	fs.Var(accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
+	launchLatency := fs.Duration("launch-latency", 0, "time breakdown: the longest wait of a queued dispatch, once the host's part is taken out, called launch_latency (0: 30µs, HTA's consecutive-kernel delay); see docs/breakdown.md")
+	shortKernel := fs.Duration("short-kernel", 0, "launch statistics: dispatches shorter than `DURATION` count as short kernels (0: 10µs)")
+	breakdown := fs.Bool("breakdown", true, "the time breakdown per device (busy by class, idle by cause) and the launch statistics, in the text, JSON and HTML reports; --breakdown=false leaves them out, and their cost (docs/breakdown.md)")
+	launchStats := fs.Bool("launch-stats", false, "text report: a table of launch statistics per kernel (launch-to-start delay mean, p50, p99, max; short kernels) under each program's kernel table")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitcode.Error
@@ -151,9 +156,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if err := reportConflicts(fs, *asJSON, *out, *html); err != nil {
 		return usageError(fs, "%v", err)
 	}
+	if *launchLatency < 0 || *shortKernel < 0 {
+		return usageError(fs, "--launch-latency and --short-kernel take a duration of 0 or more (e.g. 30us)")
+	}
+	topt.LaunchStats = *launchStats
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
+	if *breakdown {
+		opt.Breakdown = &analysis.BreakdownOptions{LaunchLatency: launchLatency.Nanoseconds(), ShortKernel: shortKernel.Nanoseconds()}
+	}
 	var tls []*htmlreport.Timeline
 	if *html != "" {
 		// One timeline per input: inputs are read in parallel.

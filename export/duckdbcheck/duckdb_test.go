@@ -189,6 +189,13 @@ func TestDatasetTypes(t *testing.T) {
 	if toI64(n[0][0]) != 287 || toI64(n[0][1]) != 287 || toI64(n[0][3]) != 287 || toI64(n[0][4]) <= 0 {
 		t.Errorf("rows, timed rows, dispatches, min device_ns = %v", n[0])
 	}
+	// The breakdown table: one device row, whose busy and idle columns add
+	// up to its window.
+	bd := query(t, db, "SELECT count(*), sum(window_ns), sum(window_ns - (busy_compute_ns + busy_comm_ns + busy_memcpy_ns + busy_memset_ns + "+
+		"idle_host_wait_ns + idle_launch_latency_ns + idle_other_stream_ns + idle_unrecorded_ns + idle_unexplained_ns)) FROM read_parquet('"+out+"/breakdown.parquet')")
+	if toI64(bd[0][0]) != 1 || toI64(bd[0][1]) <= 0 || toI64(bd[0][2]) != 0 {
+		t.Errorf("breakdown rows, window, window − (busy + idle) = %v, want 1, > 0, 0", bd[0])
+	}
 	enc := query(t, db, "SELECT encodings FROM parquet_metadata('"+out+"/dispatches/rank=0/input-00000.parquet') WHERE path_in_schema = 'kernel'")
 	if len(enc) == 0 || !strings.Contains(enc[0][0].(string), "DICTIONARY") {
 		t.Errorf("kernel column encodings %v, want dictionary", enc)

@@ -281,11 +281,12 @@ type callKind struct {
 	invalid      bool // the writer could not name it ("INVALID")
 	captureBegin bool // cudaStreamBeginCapture & co: launches are recorded, not run
 	captureEnd   bool
+	sync         bool // a host synchronise call (hostsync.go)
 }
 
 func classifyCall(name string) callKind {
 	b := baseCallName(name)
-	k := callKind{launch: launchNames[b], graph: strings.Contains(name, "GraphLaunch"), invalid: name == "INVALID"}
+	k := callKind{launch: launchNames[b], graph: strings.Contains(name, "GraphLaunch"), invalid: name == "INVALID", sync: syncNames[b]}
 	switch b {
 	case "cudaStreamBeginCapture", "cudaStreamBeginCaptureToGraph", "hipStreamBeginCapture", "hipStreamBeginCaptureToGraph", "cuStreamBeginCapture":
 		k.captureBegin = true

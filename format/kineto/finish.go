@@ -105,6 +105,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			if rec.ldur >= 0 {
 				d.Launch = capture.Interval{Begin: rec.lts + add, End: rec.lts + rec.ldur + add, Valid: true}
 			}
+			d.HostSync = r.syncs.of(rec.corr, add)
 		case stLaunchedNoTime:
 			d.Link = capture.LinkLaunched
 		}

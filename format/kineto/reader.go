@@ -64,6 +64,7 @@ type reader struct {
 	byStep    int64 // dispatches attributed by a host step range
 	window    windowInfo
 	captures  captureBrackets
+	syncs     hostSyncs
 
 	// names counts the strings the scanner cut (capture.LongName).
 	names capture.Accounting
@@ -446,8 +447,9 @@ func (r *reader) runtimeCall() {
 	}
 	kind := ci.kind
 	var thread uint32
-	if kind.launch || kind.captureBegin || kind.captureEnd {
+	if kind.launch || kind.captureBegin || kind.captureEnd || kind.sync {
 		thread = r.internThread(e)
+		r.syncs.call(kind, thread, e)
 	}
 	if (kind.captureBegin || kind.captureEnd) && e.hasTs {
 		r.captures.mark(thread, e.ts, kind.captureBegin)

@@ -70,7 +70,7 @@ func Write(w io.Writer, run *analysis.Run, opt Options) error {
 		p = buildMany(run, opt)
 	} else {
 		in := &run.Inputs[0]
-		p = build(in.Capture, in.Tables, opt.timeline(0), opt)
+		p = build(in.Capture, in.Tables, in.Breakdown, opt.timeline(0), opt)
 	}
 	p.Collectives = buildColl(opt.Collectives)
 	bw := bufio.NewWriter(w)

@@ -35,6 +35,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 	p := newPage("tally report: "+units.Plural(int64(len(ins)), "input", "inputs"), doc, whole, opt)
 	p.OpenInputs = len(ins) <= openInputs
 	p.Merged = fmt.Sprintf("merged over %s: one table per program (by name), kernels by name within a program", units.Plural(int64(len(ins)), "input", "inputs"))
+	p.Breakdown = breakdown(whole, run.Breakdown)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.

@@ -36,10 +36,13 @@ type page struct {
 	Timelines []timelineBlock
 	// Collectives is the collectives section, when the run holds any.
 	Collectives *collView
-	Details     []capture.Section
-	Data        pageData
-	CSS         template.CSS
-	JS          template.JS
+	// Breakdown is the time breakdown per device (nil when the run made
+	// none).
+	Breakdown *breakdownView
+	Details   []capture.Section
+	Data      pageData
+	CSS       template.CSS
+	JS        template.JS
 }
 
 // accountingView is one accounting block: the verdict, the input counts
@@ -145,10 +148,11 @@ type column struct {
 	Fmt string `json:"fmt"`
 }
 
-func build(c *capture.Capture, t *analysis.Tables, tl0 *Timeline, opt Options) *page {
+func build(c *capture.Capture, t *analysis.Tables, bd *analysis.Breakdown, tl0 *Timeline, opt Options) *page {
 	doc := render.BuildJSON(c, t)
 	p := newPage("tally report: "+c.Source.Path, doc, c, opt)
 	p.Notes = c.CommentLines()
+	p.Breakdown = breakdown(c, bd)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
 	p.capWholeNames()
 	tl := timelineBlock{Input: -1}
@@ -498,4 +502,5 @@ var funcs = template.FuncMap{
 	},
 	"pct":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"int64": func(n int) int64 { return int64(n) },
+	"f3":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
 }

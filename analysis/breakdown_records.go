@@ -1,0 +1,413 @@
+package analysis
+
+import (
+	"bufio"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// The breakdown sweeps each device in time order, and readers hand
+// dispatches over in their own order (Kineto: file order; nsys: by process
+// and correlation). So each dispatch is kept as a compact record (bdRec,
+// 56 bytes in memory), up to BreakdownOptions.Records of them; a full
+// buffer is sorted and written to TMPDIR as one sorted run (an unlinked
+// file, every write checked, bounded by SpillLimit), and the sweep reads
+// the runs and the last buffer through a k-way merge. More than maxRuns
+// runs are first merged into one, so the merge's read buffers stay bounded
+// too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
+// default), whatever the trace's size. The buffer is kept in chunks of
+// chunkRecs records, each sorted when full (no copy to grow it); a spill
+// and the sweep merge them.
+
+// bdRec is one dispatch as the sweep needs it.
+type bdRec struct {
+	start, end   int64 // device interval
+	lBegin, lEnd int64 // launch call, when fLaunch
+	syncEnd      int64 // end of the host sync call the launch followed, when fSync
+	queue        int32 // capture.QueueID (NoQueue is -1)
+	kernel       int32 // capture.KernelID
+	flags        uint8
+}
+
+const (
+	fLaunch uint8 = 1 << iota // lBegin/lEnd hold the launch call
+	fSync                     // syncEnd holds the host sync's end
+	fGraph                    // replayed by a graph launch (capture.LinkGraph)
+)
+
+const recSize = 5*8 + 4 + 4 + 1
+
+func (r *bdRec) encode(b []byte) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(r.start))
+	le.PutUint64(b[8:], uint64(r.end))
+	le.PutUint64(b[16:], uint64(r.lBegin))
+	le.PutUint64(b[24:], uint64(r.lEnd))
+	le.PutUint64(b[32:], uint64(r.syncEnd))
+	le.PutUint32(b[40:], uint32(r.queue))
+	le.PutUint32(b[44:], uint32(r.kernel))
+	b[48] = r.flags
+}
+
+func (r *bdRec) decode(b []byte) {
+	le := binary.LittleEndian
+	r.start = int64(le.Uint64(b[0:]))
+	r.end = int64(le.Uint64(b[8:]))
+	r.lBegin = int64(le.Uint64(b[16:]))
+	r.lEnd = int64(le.Uint64(b[24:]))
+	r.syncEnd = int64(le.Uint64(b[32:]))
+	r.queue = int32(le.Uint32(b[40:]))
+	r.kernel = int32(le.Uint32(b[44:]))
+	r.flags = b[48]
+}
+
+// recCmp orders records by start, then by every other field, so that the
+// sweep sees one order however the records were split into runs.
+func recCmp(a, b *bdRec) int {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.end, b.end); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.lEnd, b.lEnd); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.queue, b.queue); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.kernel, b.kernel); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.lBegin, b.lBegin); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.syncEnd, b.syncEnd); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.flags, b.flags)
+}
+
+// maxRuns is how many sorted runs are merged at once; runBuffer is each
+// one's read buffer.
+const (
+	maxRuns   = 64
+	runBuffer = 64 << 10
+)
+
+// run is one sorted run in the spill file.
+type run struct {
+	off, n int64 // byte offset and record count
+}
+
+// chunkRecs is how many records one in-memory chunk holds (448 KiB): the
+// buffer grows a chunk at a time, each sorted when full, so no record is
+// copied to grow it, and the sort of a chunk stays in cache.
+const chunkRecs = 8 << 10
+
+// records buffers the records, in sorted chunks, spilling sorted runs.
+type records struct {
+	chunks [][]bdRec // full, sorted
+	cur    []bdRec   // filling, unsorted
+	free   [][]bdRec // chunks emptied by a spill, for reuse
+	spare  []bdRec   // the chunk a sort moves records into
+	keys   []sortKey // the sort's keys
+	held   int       // records in chunks and cur
+	limit  int
+	chunk  int // records per chunk: min(chunkRecs, limit)
+
+	dir       string
+	spillMax  int64 // 0: no limit
+	spillHint string
+	f         *os.File
+	size      int64 // bytes in f
+	runs      []run
+	spilled   int64 // bytes ever written
+	inMemory  bool  // no spill file could be made: memory grows instead
+	err       error
+	scratch   [recSize]byte
+}
+
+func newRecords(opt BreakdownOptions) *records {
+	return &records{limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+}
+
+// add appends r, spilling a full buffer; after a failed spill it only
+// keeps the first error.
+func (rs *records) add(r bdRec) {
+	if rs.err != nil {
+		return
+	}
+	if len(rs.cur) == cap(rs.cur) {
+		if len(rs.cur) > 0 {
+			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
+			rs.cur = nil
+		}
+		if rs.held >= rs.limit && !rs.inMemory {
+			rs.spill()
+			if rs.err != nil {
+				return
+			}
+		}
+		if n := len(rs.free); n > 0 {
+			rs.cur, rs.free = rs.free[n-1][:0], rs.free[:n-1]
+		} else {
+			rs.cur = make([]bdRec, 0, rs.chunk)
+		}
+	}
+	rs.cur = append(rs.cur, r)
+	rs.held++
+}
+
+// sorted returns the records of c in order, in c or in a chunk of the same
+// capacity (c then becomes the spare). It sorts 16-byte keys (start and
+// index; the whole record only on a tie), not the 56-byte records, and
+// moves each record once: half the cost of sorting the records.
+func (rs *records) sorted(c []bdRec) []bdRec {
+	keys := rs.keys[:0]
+	inOrder := true
+	for i := range c {
+		keys = append(keys, sortKey{c[i].start, uint32(i)})
+		if i > 0 && inOrder && recCmp(&c[i-1], &c[i]) > 0 {
+			inOrder = false
+		}
+	}
+	rs.keys = keys
+	if inOrder {
+		return c
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		return recCmp(&c[a.i], &c[b.i])
+	})
+	out := rs.spare
+	if cap(out) < len(c) {
+		out = make([]bdRec, 0, cap(c))
+	}
+	out = out[:len(c)]
+	for j, k := range keys {
+		out[j] = c[k.i]
+	}
+	rs.spare = c[:0]
+	return out
+}
+
+type sortKey struct {
+	start int64
+	i     uint32
+}
+
+// spill writes the full chunks, merged, as one sorted run.
+func (rs *records) spill() {
+	if rs.f == nil {
+		f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
+		if err != nil {
+			// As the Kineto dispatch log does: no spill file, so memory
+			// grows with the trace (the report says so).
+			rs.inMemory = true
+			return
+		}
+		// Unlinked at once where the OS allows it: nothing is left behind
+		// even if tally is killed.
+		os.Remove(f.Name())
+		rs.f = f
+	}
+	if len(rs.runs) >= maxRuns {
+		rs.compact()
+		if rs.err != nil {
+			return
+		}
+	}
+	m := &merger{}
+	var n int64
+	for _, c := range rs.chunks {
+		m.addMem(c)
+		n += int64(len(c))
+	}
+	heap.Init(&m.h)
+	rs.writeRun(m.next, n)
+	for _, c := range rs.chunks {
+		rs.free = append(rs.free, c[:0])
+	}
+	rs.chunks = nil
+	rs.held -= int(n)
+}
+
+// writeRun appends n records from next to the spill file as one run.
+func (rs *records) writeRun(next func() (*bdRec, bool), n int64) {
+	bytes := n * recSize
+	if rs.spillMax > 0 && rs.size+bytes > rs.spillMax {
+		rs.err = fmt.Errorf("the breakdown's spill file %s in TMPDIR reached the spill limit of %d bytes: %s", rs.f.Name(), rs.spillMax, rs.spillHint)
+		return
+	}
+	if _, err := rs.f.Seek(rs.size, io.SeekStart); err != nil {
+		rs.err = rs.writeErr(err)
+		return
+	}
+	w := bufio.NewWriterSize(rs.f, runBuffer)
+	for r, ok := next(); ok; r, ok = next() {
+		r.encode(rs.scratch[:])
+		if _, err := w.Write(rs.scratch[:]); err != nil {
+			rs.err = rs.writeErr(err)
+			return
+		}
+	}
+	if err := w.Flush(); err != nil {
+		rs.err = rs.writeErr(err)
+		return
+	}
+	rs.runs = append(rs.runs, run{off: rs.size, n: n})
+	rs.size += bytes
+	rs.spilled += bytes
+}
+
+func (rs *records) writeErr(err error) error {
+	return fmt.Errorf("writing the breakdown's temporary spill file %s: %w (set TMPDIR to a disk with free space)", rs.f.Name(), err)
+}
+
+// compact merges every run into one, in a new spill file that replaces
+// the old.
+func (rs *records) compact() {
+	m, err := rs.merger(false)
+	if err != nil {
+		rs.err = err
+		return
+	}
+	var n int64
+	for _, r := range rs.runs {
+		n += r.n
+	}
+	old := rs.f
+	f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
+	if err != nil {
+		rs.err = fmt.Errorf("making a second breakdown spill file in TMPDIR: %w (set TMPDIR to a disk with free space)", err)
+		return
+	}
+	os.Remove(f.Name())
+	rs.f, rs.size, rs.runs = f, 0, nil
+	rs.writeRun(m.next, n)
+	if m.err != nil && rs.err == nil {
+		rs.err = m.err
+	}
+	old.Close()
+}
+
+// close releases the spill file.
+func (rs *records) close() {
+	if rs.f != nil {
+		name := rs.f.Name()
+		rs.f.Close()
+		os.Remove(name) // already gone where unlinking open files works
+		rs.f = nil
+	}
+}
+
+// merger returns the records in order: the spilled runs and, when
+// withMem, the buffered chunks (the filling one sorted first).
+func (rs *records) merger(withMem bool) (*merger, error) {
+	m := &merger{}
+	for _, r := range rs.runs {
+		src := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(rs.f, r.off, r.n*recSize), runBuffer), left: r.n, name: rs.f.Name()}
+		if src.advance() {
+			m.h = append(m.h, src)
+		} else if src.err != nil {
+			return nil, src.err
+		}
+	}
+	if withMem {
+		rs.cur = rs.sorted(rs.cur)
+		for _, c := range rs.chunks {
+			m.addMem(c)
+		}
+		m.addMem(rs.cur)
+	}
+	heap.Init(&m.h)
+	return m, nil
+}
+
+// addMem adds a sorted in-memory chunk to the merge (call heap.Init after).
+func (m *merger) addMem(c []bdRec) {
+	if len(c) == 0 {
+		return
+	}
+	src := &runReader{mem: c, left: int64(len(c))}
+	src.advance()
+	m.h = append(m.h, src)
+}
+
+// runReader reads one sorted run (from the file, or the buffer).
+type runReader struct {
+	r    *bufio.Reader
+	mem  []bdRec
+	i    int
+	left int64
+	cur  bdRec
+	buf  [recSize]byte
+	name string
+	err  error
+}
+
+func (s *runReader) advance() bool {
+	if s.left == 0 {
+		return false
+	}
+	s.left--
+	if s.r == nil {
+		s.cur = s.mem[s.i]
+		s.i++
+		return true
+	}
+	if _, err := io.ReadFull(s.r, s.buf[:]); err != nil {
+		s.err = fmt.Errorf("rereading the breakdown's temporary spill file %s: %w", s.name, err)
+		return false
+	}
+	s.cur.decode(s.buf[:])
+	return true
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return recCmp(&h[i].cur, &h[j].cur) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// merger is the k-way merge of sorted runs.
+type merger struct {
+	h   runHeap
+	out bdRec
+	err error
+}
+
+// next returns the next record in order, or false at the end (or on a read
+// error, kept in err).
+func (m *merger) next() (*bdRec, bool) {
+	if len(m.h) == 0 || m.err != nil {
+		return nil, false
+	}
+	top := m.h[0]
+	m.out = top.cur
+	if top.advance() {
+		heap.Fix(&m.h, 0)
+	} else {
+		if top.err != nil {
+			m.err = top.err
+			return nil, false
+		}
+		heap.Pop(&m.h)
+	}
+	return &m.out, true
+}

@@ -1,0 +1,49 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
+)
+
+// A breakdown made without a spill file says so, in the text and the JSON;
+// one that failed says why in place of its figures.
+func TestBreakdownNotes(t *testing.T) {
+	c := &capture.Capture{Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Category: "kernel"})
+	a := analysis.NewAggregator()
+	bs := analysis.NewBreakdownSink(analysis.BreakdownOptions{})
+	sink := capture.Tee{a, bs}
+	sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 0, End: 10, Valid: true}})
+	bd := bs.Finish(c)
+	bd.InMemory = true
+	var b bytes.Buffer
+	if err := Text(&b, c, a.Tables(c), TextOptions{Breakdown: bd}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "no spill file could be made in TMPDIR") {
+		t.Errorf("text lacks the in-memory note:\n%s", b.String())
+	}
+	if j := BuildBreakdown(c, bd); !j.InMemory {
+		t.Error("JSON: in_memory false, want true")
+	}
+	bd.Err = errorString("the breakdown's spill file reached the spill limit")
+	b.Reset()
+	if err := Text(&b, c, a.Tables(c), TextOptions{Breakdown: bd}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "breakdown not made: the breakdown's spill file reached the spill limit") || strings.Contains(b.String(), "busy ") {
+		t.Errorf("text: want the error in place of the figures:\n%s", b.String())
+	}
+	if j := BuildBreakdown(c, bd); j.Error == "" {
+		t.Error("JSON: no error, want the spill's")
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
