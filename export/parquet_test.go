@@ -44,7 +44,7 @@ func TestParquetDataset(t *testing.T) {
 		t.Fatalf("dataset files\n%v\nwant\n%v", got, want)
 	}
 	var rows []DispatchRow
-	for _, f := range want[2:5] {
+	for _, f := range want[3:6] {
 		r, err := parquet.ReadFile[DispatchRow](filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
