@@ -38,8 +38,8 @@ func docQueries(t *testing.T) []string {
 	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(b), -1) {
 		qs = append(qs, m[1])
 	}
-	if len(qs) != 4 {
-		t.Fatalf("docs/export.md has %d sql blocks, want the 4 example queries", len(qs))
+	if len(qs) != 5 {
+		t.Fatalf("docs/export.md has %d sql blocks, want the 5 example queries (breakdown, top kernels, steps, incomplete captures, stragglers)", len(qs))
 	}
 	return qs
 }
@@ -93,7 +93,7 @@ func TestDatasetQueries(t *testing.T) {
 
 	// 1. Top kernels per program across ranks: the first row of each
 	// program is tally's costliest kernel of that program, twice over.
-	top := query(t, db, sub(qs[0]))
+	top := query(t, db, sub(qs[1]))
 	firstOf := map[string][]any{}
 	for _, r := range top {
 		if _, ok := firstOf[r[0].(string)]; !ok {
@@ -124,7 +124,7 @@ func TestDatasetQueries(t *testing.T) {
 
 	// 2. Slowest rank per step: both ranks are the same input, so each
 	// step's slowest and fastest agree, and every run of p41 is a step.
-	steps := query(t, db, sub(qs[1]))
+	steps := query(t, db, sub(qs[2]))
 	runs := map[string]int{}
 	for _, r := range steps {
 		runs[r[0].(string)]++
@@ -138,7 +138,7 @@ func TestDatasetQueries(t *testing.T) {
 
 	// 3. Every incomplete capture: both inputs, each with every counted gap
 	// tally's own accounting holds.
-	inc := query(t, db, sub(qs[2]))
+	inc := query(t, db, sub(qs[3]))
 	want := map[string]bool{}
 	for _, g := range res.Capture.Accounting.Gaps {
 		if !g.Kind.IsNote() {
@@ -196,6 +196,14 @@ func TestDatasetTypes(t *testing.T) {
 	if toI64(bd[0][0]) != 1 || toI64(bd[0][1]) <= 0 || toI64(bd[0][2]) != 0 {
 		t.Errorf("breakdown rows, window, window − (busy + idle) = %v, want 1, > 0, 0", bd[0])
 	}
+	// The documented host-wait query, verbatim: the one device row, its
+	// share within 0..100.
+	hw := query(t, db, strings.ReplaceAll(docQueries(t)[0], "'OUT/", "'"+out+"/"))
+	if len(hw) != 1 || toI64(hw[0][2]) != toI64(bd[0][1]) {
+		t.Errorf("host-wait query: %v, want one row of window %v", hw, bd[0][1])
+	} else if pct, ok := hw[0][3].(float64); !ok || pct < 0 || pct > 100 {
+		t.Errorf("host-wait share %v, want a number within 0..100", hw[0][3])
+	}
 	enc := query(t, db, "SELECT encodings FROM parquet_metadata('"+out+"/dispatches/rank=0/input-00000.parquet') WHERE path_in_schema = 'kernel'")
 	if len(enc) == 0 || !strings.Contains(enc[0][0].(string), "DICTIONARY") {
 		t.Errorf("kernel column encodings %v, want dictionary", enc)
@@ -248,7 +256,7 @@ func TestStragglerQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := strings.ReplaceAll(docQueries(t)[3], "'OUT/", "'"+out+"/")
+	q := strings.ReplaceAll(docQueries(t)[4], "'OUT/", "'"+out+"/")
 	rows := query(t, db, q)
 	var wait int64
 	for r := range cfg.Ranks {
