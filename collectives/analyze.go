@@ -50,6 +50,7 @@ func Analyze(run *analysis.Run, col *Collector) *Result {
 	}
 	res.Comparable, res.Clock = clocks(ins)
 	insts, groups := res.collect(ins)
+	res.exposed(run)
 	if res.Matched {
 		res.match(insts, groups, ins)
 		res.groupGaps(groups, ins)
@@ -175,6 +176,24 @@ func (res *Result) collect(ins []rankedInput) (map[instKey]*inst, map[string]*gr
 		res.Ranks = append(res.Ranks, rs)
 	}
 	return insts, groups
+}
+
+// exposed links each rank with its input's time breakdown: the
+// communication its devices ran while no compute ran.
+func (res *Result) exposed(run *analysis.Run) {
+	for i := range res.Ranks {
+		rs := &res.Ranks[i]
+		b := run.Inputs[rs.Input].Breakdown
+		if b == nil || b.Err != nil {
+			continue
+		}
+		rs.HasExposed = true
+		for _, d := range b.Devices {
+			if d.Unit == "ns" {
+				rs.Exposed = capture.SatAdd(rs.Exposed, d.CommTotal-d.CommOverlapped)
+			}
+		}
+	}
 }
 
 // symmetric types: no rank can end before every rank has started.

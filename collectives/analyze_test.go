@@ -253,3 +253,24 @@ func TestOneInputAndPublicTrace(t *testing.T) {
 		}
 	}
 }
+
+// A rank's exposed communication is its input's breakdown rows' comm not
+// under compute (ns devices only); without a breakdown it is unknown.
+func TestExposedFromBreakdown(t *testing.T) {
+	run := &analysis.Run{Inputs: []analysis.Input{
+		{Breakdown: &analysis.Breakdown{Devices: []analysis.DeviceBreakdown{
+			{Unit: "ns", CommTotal: 500, CommOverlapped: 200},
+			{Unit: "ns", CommTotal: 100, CommOverlapped: 100},
+			{Unit: "ticks", CommTotal: 9000, CommOverlapped: 0},
+		}}},
+		{},
+	}}
+	res := &Result{Ranks: []Rank{{Rank: 0, Input: 0}, {Rank: 1, Input: 1}}}
+	res.exposed(run)
+	if r := res.Ranks[0]; !r.HasExposed || r.Exposed != 300 {
+		t.Errorf("rank 0: got exposed %d (known %v), want 300 (known)", r.Exposed, r.HasExposed)
+	}
+	if r := res.Ranks[1]; r.HasExposed {
+		t.Errorf("rank 1 without a breakdown: got exposed %d known, want unknown", r.Exposed)
+	}
+}

@@ -71,6 +71,11 @@ type Rank struct {
 	// Wait sums its waits for the stragglers; StragglerCount is how often it
 	// was the straggler.
 	Wait, StragglerCount int64
+	// Exposed is its communication time not hidden under compute, summed
+	// over its devices from its input's time breakdown (ns devices only);
+	// HasExposed is false when the input has no breakdown.
+	Exposed    int64
+	HasExposed bool
 }
 
 // Result is the collective analysis of a run.

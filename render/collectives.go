@@ -68,6 +68,9 @@ type JSONCollectiveRankRow struct {
 	Matched        int64  `json:"matched"`
 	WaitNs         int64  `json:"wait_ns"`
 	StragglerCount int64  `json:"straggler_count"`
+	// CommExposedNs is the rank's communication not hidden under compute
+	// (its devices' breakdown rows), null without a breakdown.
+	CommExposedNs *int64 `json:"comm_exposed_ns"`
 }
 
 func known(v int64) *int64 {
@@ -124,6 +127,9 @@ func BuildCollectives(res *collectives.Result, run *analysis.Run) *JSONCollectiv
 	for _, r := range res.Ranks {
 		j.Ranks = append(j.Ranks, JSONCollectiveRankRow{Rank: r.Rank, Input: run.Inputs[r.Input].Path, Collectives: r.Collectives,
 			TimeNs: r.Time, Matched: r.Matched, WaitNs: r.Wait, StragglerCount: r.StragglerCount})
+		if r.HasExposed {
+			j.Ranks[len(j.Ranks)-1].CommExposedNs = &r.Exposed
+		}
 	}
 	return j
 }
@@ -182,9 +188,13 @@ func CollectivesText(w io.Writer, res *collectives.Result) error {
 		title = fmt.Sprintf("ranks (%d of %d, longest waits)", collTop, len(ranks))
 		ranks = ranks[:collTop]
 	}
-	f("\n%-40s %11s %12s %12s %10s\n", title, "collectives", "time", "waiting", "last")
+	f("\n%-34s %11s %12s %12s %12s %10s\n", title, "collectives", "time", "waiting", "exposed", "last")
 	for _, r := range ranks {
-		f("%-40s %11d %12s %12s %10d\n", fmt.Sprintf("rank %d", r.Rank), r.Collectives, Duration(r.Time, "ns"), Duration(r.Wait, "ns"), r.StragglerCount)
+		exposed := "-"
+		if r.HasExposed {
+			exposed = Duration(r.Exposed, "ns")
+		}
+		f("%-34s %11d %12s %12s %12s %10d\n", fmt.Sprintf("rank %d", r.Rank), r.Collectives, Duration(r.Time, "ns"), Duration(r.Wait, "ns"), exposed, r.StragglerCount)
 	}
 	if res.Matched && len(res.Instances) > 0 {
 		ins := make([]*collectives.Instance, 0, len(res.Instances))

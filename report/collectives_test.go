@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	_ "github.com/tallyprof/tally/format/kineto"
@@ -35,7 +36,7 @@ func TestCollectivesSection(t *testing.T) {
 		f.Close()
 	}
 	col := collectives.NewCollector()
-	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
+	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{}, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
 	x := Extras{Collectives: collectives.Analyze(run, col)}
 
 	var text bytes.Buffer
@@ -52,7 +53,7 @@ func TestCollectivesSection(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"allreduce              3       3    40.000 µs    40.000 µs   250.000 µs   29.36 GB/s        rank 5 ×3",
-		"rank 5                                             6     1.500 ms         0 ns          6"} {
+		"rank 5                                       6     1.500 ms         0 ns     1.500 ms          6"} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("section lacks %q:\n%s", want, sec)
 		}
