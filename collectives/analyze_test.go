@@ -19,17 +19,9 @@ import (
 func job(t testing.TB, cfg collgen.Config) (*analysis.Run, *Result) {
 	t.Helper()
 	dir := t.TempDir()
-	for r := range cfg.Ranks {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
+	_, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return readRun(t, inputs.Expand([]string{dir}, ""))
 }

@@ -1,9 +1,7 @@
 package collectives
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
@@ -28,17 +26,9 @@ func writeFleet(tb testing.TB, n, instances int) (string, collgen.Config) {
 	cfg.Ranks, cfg.Instances, cfg.Slow, cfg.MissingRank = n, instances, n/2+1, -1
 	cfg.Delay = max(cfg.Delay, 2*int64(n)*cfg.Step) // later than every other rank
 	dir := tb.TempDir()
-	for r := range n {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%05d.json", r)))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			tb.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			tb.Fatal(err)
-		}
+	_, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return dir, cfg
 }

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,18 +19,9 @@ import (
 func TestParquetCollectives(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	var paths []string
-	for r := range cfg.Ranks {
-		p := filepath.Join(dir, fmt.Sprintf("rank-%d.json", r))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		paths = append(paths, p)
+	paths, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "ds")
 	res := run(t, paths, Options{To: Parquet, Out: out})

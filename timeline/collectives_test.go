@@ -3,9 +3,6 @@ package timeline
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,18 +17,9 @@ import (
 func TestCollectiveFlows(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	var paths []string
-	for r := range cfg.Ranks {
-		p := filepath.Join(dir, fmt.Sprintf("rank-%d.json", r))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		paths = append(paths, p)
+	paths, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	sum, err := Run(paths, &buf, Options{As: Chrome})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +15,9 @@ import (
 func TestReportCollectives(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	for r := range cfg.Ranks {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+	_, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	html := filepath.Join(t.TempDir(), "page.html")
 	code, out, errOut := tally("report", "--html", html, dir)

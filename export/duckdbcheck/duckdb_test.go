@@ -6,7 +6,6 @@ package duckdbcheck
 
 import (
 	"database/sql"
-	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -234,18 +233,9 @@ func TestStragglerQuery(t *testing.T) {
 	cfg.Ranks, cfg.Slow, cfg.MissingRank, cfg.Instances = 16, 11, -1, 10
 	cfg.Delay = max(cfg.Delay, 2*int64(cfg.Ranks)*cfg.Step)
 	dir := t.TempDir()
-	var paths []string
-	for r := range cfg.Ranks {
-		p := filepath.Join(dir, fmt.Sprintf("rank-%02d.json", r))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		paths = append(paths, p)
+	paths, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "ds")
 	if _, err := export.Run(paths, export.Options{To: export.Parquet, Out: out}); err != nil {

@@ -2,9 +2,6 @@ package htmlreport
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,15 +19,9 @@ import (
 func TestCollectivesSection(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	for r := range cfg.Ranks {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := collgen.Write(f, cfg, r); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+	_, err := collgen.WriteDir(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	col := collectives.NewCollector()
 	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})

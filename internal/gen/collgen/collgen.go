@@ -21,6 +21,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -82,6 +84,28 @@ func (c Config) Type(i int) string {
 
 // Bytes is instance i's message size as nccl-tests counts it.
 func (c Config) Bytes(i int) int64 { return c.Elems * 4 }
+
+// WriteDir writes every rank's trace into dir as rank-NNNNN.json (names
+// sort in rank order) and returns their paths.
+func WriteDir(dir string, c Config) ([]string, error) {
+	paths := make([]string, 0, c.Ranks)
+	for r := range c.Ranks {
+		p := filepath.Join(dir, fmt.Sprintf("rank-%05d.json", r))
+		f, err := os.Create(p)
+		if err != nil {
+			return nil, err
+		}
+		err = Write(f, c, r)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
 
 // Write writes rank r's trace.
 func Write(w io.Writer, c Config, r int) error {
