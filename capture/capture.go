@@ -17,6 +17,12 @@ type Capture struct {
 	Programs []Program
 	Queues   []Queue
 	Kernels  []Kernel
+	// Ops is the host-op signature table (op.go): OpID n is Ops[n-1].
+	Ops []Op
+	// OpSource says how the reader attributed dispatches to host ops (what
+	// stands for the op), one line for the reports; "" when the reader
+	// records no host ops: its programs and kernels then stand for them.
+	OpSource string
 
 	Accounting Accounting
 
