@@ -21,6 +21,9 @@ type Op struct {
 	// Name is the op as the host recorded it: "aten::mm", an NVTX range,
 	// a ROCTx marker.
 	Name string `json:"name"`
+	// Kind is what the format recorded the op as: "cpu_op",
+	// "user_annotation", "nvtx", "roctx".
+	Kind string `json:"kind,omitempty"`
 	// Path is the module or Python path the op ran under, outermost first
 	// and joined by "/" ("nn.Module: Qwen2Model_0/nn.Module: Linear_3"),
 	// or "" when not recorded.
@@ -39,6 +42,10 @@ type Op struct {
 	Calls     int64 `json:"calls"`
 	HostNS    int64 `json:"host_ns"`
 	HostValid bool  `json:"host_valid"`
+	// GraphLaunches counts the graph launches under calls of this op that
+	// replayed at least one dispatch: their kernels are attributed to the
+	// op around the launch.
+	GraphLaunches int64 `json:"graph_launches,omitempty"`
 	// API is the runtime call that launched the op's dispatches when the
 	// format names one op per API call (nsys: the CUDA API call), "" else.
 	API string `json:"api,omitempty"`
@@ -68,7 +75,7 @@ func (c *Capture) checkOps() error {
 		if o.Name == "" {
 			return fmt.Errorf("op %d has no name", i+1)
 		}
-		if o.Calls < 0 || o.HostNS < 0 {
+		if o.Calls < 0 || o.HostNS < 0 || o.GraphLaunches < 0 {
 			return fmt.Errorf("op %d (%q) has %d calls and %d ns of host time", i+1, o.Name, o.Calls, o.HostNS)
 		}
 	}

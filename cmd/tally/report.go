@@ -35,7 +35,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&rf.wait, "unrecorded-wait", 0, "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)")
 	fs.Var(&rf.nameMaps, "name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program")
 	rf.progress.register(fs)
-	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 69 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
+	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 73 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
 		n, err := format.ParseSize(s)
 		switch {
 		case err != nil:

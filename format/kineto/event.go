@@ -55,10 +55,18 @@ type event struct {
 
 	argName []byte // M events: args.name or args.labels
 	hasArg  bool
+
+	// host is set for the whole read when host ops are attributed
+	// (ops.go): host ops are then read, not skipped.
+	host  bool
+	shape opArgs // a host op's record_shapes args, when host is set
 }
 
 func (e *event) reset(off int64) {
-	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0]}
+	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
+	if e.host {
+		e.shape.reset()
+	}
 }
 
 // wantName reports whether the event's name matters for its category as
@@ -67,7 +75,7 @@ func (e *event) wantName() bool {
 	switch e.cat.class() {
 	case clsHostOp:
 		// ProfilerStep#N is a user_annotation (2021: Operator).
-		return e.cat == catUserAnnotation || e.cat == catOperator2021
+		return e.cat == catUserAnnotation || e.cat == catOperator2021 || e.host
 	case clsFlow, clsHostOther:
 		return e.cat == catCPUInstant
 	}
@@ -84,7 +92,7 @@ func sortIndex(name []byte) bool {
 func (e *event) skippable() bool {
 	switch e.cat.class() {
 	case clsHostOp:
-		return e.cat == catCPUOp || e.cat == catPythonFunction
+		return (e.cat == catCPUOp || e.cat == catPythonFunction) && !e.host
 	case clsFlow, clsCounters:
 		return true
 	case clsHostOther:
@@ -101,6 +109,8 @@ func (e *event) wantArgs() bool {
 	switch e.cat.class() {
 	case clsDevice, clsRuntime, clsGPUAnnotation, clsNone, clsUnknown:
 		return true
+	case clsHostOp:
+		return e.host && e.cat == catCPUOp
 	}
 	return false
 }
@@ -297,7 +307,9 @@ func (r *reader) parseArgs() {
 				s.skipValue()
 			}
 		default:
-			if r.tb != nil && string(k) == "tally" {
+			if e.host && e.cat == catCPUOp && r.opArg(k) {
+				// a record_shapes arg (ops.go)
+			} else if r.tb != nil && string(k) == "tally" {
 				r.tb.readArg(r, e.off) // tally export's placement of a kernel
 			} else {
 				s.skipValue()
@@ -328,6 +340,8 @@ func (r *reader) argsDone() bool {
 		return (e.hasCorr || e.badCorr) && e.pid.numeric() && e.tid.numeric()
 	case clsGPUAnnotation:
 		return e.hasExt && e.pid.numeric() && e.tid.numeric()
+	case clsHostOp:
+		return e.shape.done()
 	}
 	return false
 }

@@ -43,6 +43,7 @@ type reader struct {
 	threadIdx map[threadKey]uint32
 
 	link    *linker
+	ops     *hostOps // host-op attribution, when asked (ops.go)
 	log     *dlog
 	repeats repeats // device events written twice (repeat.go)
 
@@ -437,7 +438,7 @@ func (r *reader) runtimeCall() {
 	}
 	kind := ci.kind
 	var thread uint32
-	if kind.launch || kind.captureBegin || kind.captureEnd {
+	if kind.launch || kind.captureBegin || kind.captureEnd || r.ev.host {
 		thread = r.internThread(e)
 	}
 	if (kind.captureBegin || kind.captureEnd) && e.hasTs {
@@ -481,6 +482,9 @@ func (r *reader) annotation() {
 // ops are not device work.
 func (r *reader) hostOp() {
 	e := &r.ev
+	if e.host {
+		r.hostOpSpan() // still counted below: the event is no device work
+	}
 	if (e.cat == catUserAnnotation || e.cat == catOperator2021) && bytes.HasPrefix(e.name, []byte("ProfilerStep#")) {
 		if n, ok := parseInt(e.name[len("ProfilerStep#"):]); ok {
 			r.steps.add(n)
