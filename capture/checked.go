@@ -36,14 +36,18 @@ type Checked struct {
 
 // Dispatch checks d and forwards it when it holds.
 func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
-	if err := c.CheckDispatch(d); err != nil {
-		if s.Err == nil {
-			s.Err = err
+	if !fits(c, d) {
+		if err := c.CheckDispatch(d); err != nil {
+			if s.Err == nil {
+				s.Err = err
+			}
+			s.Bad++
+			return
 		}
-		s.Bad++
-		return
 	}
-	if why, ok := ImpossibleTime(d, s.ceiling(c, d)); !ok {
+	// ImpossibleTime, with its test inlined.
+	if ceil := s.ceiling(c, d); !plausible(d.Device, ceil) || !plausible(d.Launch, ceil) {
+		why, _ := impossibleWhy(d, ceil)
 		s.invalidEvent(c, d, why)
 		return
 	}
@@ -56,12 +60,27 @@ func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
 	s.Next.Dispatch(c, d)
 }
 
+// fits is CheckDispatch's verdict for a single dispatch that holds, small
+// enough to inline: false sends the dispatch (and every aggregated record)
+// to CheckDispatch, which decides and says why.
+func fits(c *Capture, d *Dispatch) bool {
+	k, p := int(d.Kernel), int(d.Program)
+	return k >= 0 && k < len(c.Kernels) && p >= 0 && p < len(c.Programs) &&
+		c.Kernels[k].Program == d.Program && d.Aggregate == nil &&
+		(d.Queue == NoQueue || d.Queue >= 0 && int(d.Queue) < len(c.Queues))
+}
+
 func (s *Checked) ceiling(c *Capture, d *Dispatch) int64 {
 	ceil := MaxDuration
 	if s.Ceiling > 0 {
 		ceil = s.Ceiling
 	}
-	if c.ProgramClock(d.Program).Unit == "ns" {
+	// c.ProgramClock(d.Program).Unit, without copying the Clock.
+	unit := c.Clock.Unit
+	if p := int(d.Program); p >= 0 && p < len(c.Programs) && c.Programs[p].Clock != nil {
+		unit = c.Programs[p].Clock.Unit
+	}
+	if unit == "ns" {
 		return ceil
 	}
 	if ceil > math.MaxInt64/TicksPerNs {

@@ -20,8 +20,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/format"
@@ -115,9 +118,10 @@ func (e *Expansion) walk(root, formatName string) {
 		files = append(files, root)
 	}
 	sort.Strings(files)
-	for _, p := range files {
-		if reason := recognise(p, formatName); reason != "" {
-			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: reason})
+	reasons := recogniseAll(files, formatName)
+	for i, p := range files {
+		if reasons[i] != "" {
+			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: reasons[i]})
 			continue
 		}
 		e.Paths = append(e.Paths, p)
@@ -137,6 +141,30 @@ func notRegular(p string) string {
 		return "a link to a directory no directory reader recognises: not followed (give the directory itself)"
 	}
 	return "not a regular file (pipe, socket or device): not read (give it as an argument to read it)"
+}
+
+// recogniseAll is recognise for every file, one per core at a time: each
+// opens its file and sniffs its head, which for a directory of ranks is
+// otherwise a serial pass before the parallel read.
+func recogniseAll(files []string, formatName string) []string {
+	reasons := make([]string, len(files))
+	if formatName != "" {
+		return reasons // every file is an input
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				reasons[i] = recognise(files[i], formatName)
+			}
+		}()
+	}
+	wg.Wait()
+	return reasons
 }
 
 // recognise returns "" when p is an input, else why it is passed over.

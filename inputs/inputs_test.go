@@ -328,3 +328,35 @@ func (p *recordProgress) Watch(_ string, in *format.Input) func() {
 		p.mu.Unlock()
 	}
 }
+
+// The files of a directory are sniffed in parallel; the inputs and the
+// skipped files still come in name order, each with its own verdict.
+func TestExpandManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	var skipped []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("f%02d", i))
+		if i%3 == 1 {
+			os.WriteFile(p, []byte("notes, not a trace\n"), 0o644)
+			skipped = append(skipped, p)
+			continue
+		}
+		writeGz(t, p, rankTrace(i, []string{"gemm"}, []int{5}))
+		want = append(want, p)
+	}
+	e := Expand([]string{dir}, "")
+	if !reflect.DeepEqual(e.Paths, want) {
+		t.Fatalf("inputs %v, want %v", e.Paths, want)
+	}
+	var got []string
+	for _, s := range e.Skipped {
+		got = append(got, s.Path)
+		if !strings.Contains(s.Reason, "no reader recognises it") {
+			t.Errorf("%s skipped because %q, want no reader recognises it", s.Path, s.Reason)
+		}
+	}
+	if !reflect.DeepEqual(got, skipped) {
+		t.Fatalf("skipped %v, want %v", got, skipped)
+	}
+}

@@ -2,6 +2,7 @@ package hrxserial
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"testing"
 
@@ -80,4 +81,38 @@ func benchTrace(b *testing.B) ([]byte, *catalog.Catalog) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	return buf.Bytes(), cat
+}
+
+// BenchmarkReadBig reads the kept trace named by TALLY_HRX_BIG straight
+// from disk, through the model check, as `tally report` does, and states
+// MB per CPU-second (with -cpu 1 that is one core's speed, whatever else
+// the machine runs).
+//
+//	go run ./cmd/hrxgen -o /tmp/big.kept -size 300MB -prefill 2
+//	TALLY_HRX_BIG=/tmp/big.kept go test -run '^$' -bench ReadBig -cpu 1 ./format/hrxserial/
+func BenchmarkReadBig(b *testing.B) {
+	path := os.Getenv("TALLY_HRX_BIG")
+	if path == "" {
+		b.Skip("set TALLY_HRX_BIG to a generated kept trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat, err := catalog.Load([]string{manifest})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		c, err := format.ReadFile(path, Name, &format.Options{Catalog: cat}, analysis.NewAggregator())
+		if err != nil || !c.Accounting.Complete() {
+			b.Fatal(err)
+		}
+	}
+	if d := cpuTime() - cpu0; d > 0 {
+		b.ReportMetric(float64(st.Size())*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
+	}
 }

@@ -105,12 +105,22 @@ func (s *state) startCommand(det []byte) {
 	c := &s.cmd
 	c.active, c.stage, c.line = true, stPreBegin, s.lineNo
 	c.traced = len(det) > 0
-	c.raw = append(c.raw[:0], det...)
+	// The detail as the next lines end: " "+det+"\n", or "\n" alone.
+	if len(det) == 0 {
+		c.tail = append(c.tail[:0], '\n')
+		c.raw = c.tail[:0]
+	} else {
+		c.tail = append(append(append(c.tail[:0], ' '), det...), '\n')
+		c.raw = c.tail[1 : len(c.tail)-1]
+	}
 	c.okBegin, c.okEnd = false, false
 	c.prog = s.currentProgram()
 	c.repeat = false
 	if c.traced {
 		c.d = s.d
+		// kind aliased the read buffer, which the reading goroutine
+		// refills before the command's last line: point it at the copy.
+		c.d.kind = c.raw[c.d.kindAt : c.d.kindAt+len(c.d.kind)]
 		c.kernel = c.d.kernel
 		c.list, c.index = c.d.list, c.d.index
 		c.repeat = s.inv != nil && c.index < s.done[c.list]

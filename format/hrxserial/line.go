@@ -1,6 +1,10 @@
 package hrxserial
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/tallyprof/tally/internal/decimal"
+)
 
 // The parser works on byte slices of the read buffer and never allocates:
 // a kept trace has ~7 million lines per GB.
@@ -12,6 +16,7 @@ var (
 	headerPrefix = []byte("# tally kept trace v")
 	headerV1     = []byte("# tally kept trace v1")
 	phaseKey     = []byte(" phase=")
+	preBegin     = []byte("sync-begin phase=command-pre-dispatch")
 )
 
 type event uint8
@@ -45,25 +50,12 @@ const (
 // space. ok is false for an untimed line; overflow reports a stamp too large
 // for 64 bits.
 func stamp(b []byte) (t uint64, rest []byte, ok, overflow bool) {
-	// One pass; the overflow check is only needed past 19 digits.
-	n := 0
-	for n < len(b) {
-		c := b[n] - '0'
-		if c > 9 {
-			break
-		}
-		t = t*10 + uint64(c)
-		n++
-	}
-	if n == 0 || n > 20 || n >= len(b) || b[n] != ' ' {
+	t, n, over := decimal.Prefix(b)
+	if n == 0 || n > decimal.MaxDigits || n >= len(b) || b[n] != ' ' {
 		return 0, b, false, false
 	}
-	if n == 20 {
-		v, okv := parseUint(b[:n])
-		if !okv {
-			return 0, b, false, true
-		}
-		t = v
+	if over {
+		return 0, b, false, true
 	}
 	return t, b[n+1:], true, false
 }
@@ -71,6 +63,15 @@ func stamp(b []byte) (t uint64, rest []byte, ok, overflow bool) {
 // parseEvent reads "<event> phase=<phase>[ <detail>]" (after the trace
 // prefix). ok is false when the line does not match the grammar.
 func parseEvent(b []byte) (ev event, ph phase, phaseName, detail []byte, ok bool) {
+	// A command's first line, one in six: no search, no phase lookup.
+	if bytes.HasPrefix(b, preBegin) {
+		switch rest := b[len(preBegin):]; {
+		case len(rest) == 0:
+			return evSyncBegin, phPre, phasePre, nil, true
+		case rest[0] == ' ' && len(rest) > 1:
+			return evSyncBegin, phPre, phasePre, rest[1:], true
+		}
+	}
 	sp := bytes.IndexByte(b, ' ')
 	if sp < 0 {
 		return 0, 0, nil, nil, false
@@ -189,49 +190,34 @@ type detail struct {
 	kernelID                               uint64
 	kernel                                 bool   // kind is Kernel (case-insensitive)
 	kind                                   []byte // aliases the line
+	kindAt                                 int    // kind's offset in the detail
 }
 
 // parseDetail reads "key=value" pairs separated by single spaces. It accepts
 // the keys of every detail form in any order; unknown keys fail the line.
+// Numbers are read as the key's value is found: one pass over the detail.
+// d.kind aliases b.
 func parseDetail(b []byte, d *detail) bool {
+	return commandDetail(b, d) || detailByKey(b, d)
+}
+
+// detailByKey is parseDetail for keys in any order.
+func detailByKey(b []byte, d *detail) bool {
+	whole := len(b)
 	*d = detail{}
 	for len(b) > 0 {
-		eq := bytes.IndexByte(b, '=')
-		if eq <= 0 {
+		eq := 0
+		for eq < len(b) && b[eq] != '=' {
+			eq++
+		}
+		if eq == 0 || eq == len(b) {
 			return false
 		}
 		key := b[:eq]
 		b = b[eq+1:]
-		sp := bytes.IndexByte(b, ' ')
-		var val []byte
-		if sp < 0 {
-			val, b = b, nil
-		} else {
-			val, b = b[:sp], b[sp+1:]
-			if len(b) == 0 {
-				return false
-			}
-		}
-		if len(val) == 0 {
-			return false
-		}
 		var bit uint16
 		var dst *uint64
 		switch string(key) {
-		case "list":
-			bit = hasList
-			switch string(val) {
-			case "init":
-				d.list = listInit
-			case "main":
-				d.list = listMain
-			default:
-				return false
-			}
-		case "kind":
-			bit = hasKind
-			d.kind = val
-			d.kernel = equalFold(val, "kernel")
 		case "index":
 			bit, dst = hasIndex, &d.index
 		case "list_commands":
@@ -248,8 +234,58 @@ func parseDetail(b []byte, d *detail) bool {
 			bit, dst = hasInit, &d.init
 		case "transient_arena":
 			bit, dst = hasArena, &d.arena
+		case "list", "kind", "length", "value":
+		default:
+			return false
+		}
+		if dst != nil {
+			// A number: 1-20 digits up to the next blank or the end.
+			v, n, over := decimal.Prefix(b)
+			if n == 0 || n > decimal.MaxDigits || over || (n < len(b) && b[n] != ' ') || d.has&bit != 0 {
+				return false
+			}
+			*dst = v
+			d.has |= bit
+			if b = b[n:]; len(b) > 0 {
+				if b = b[1:]; len(b) == 0 {
+					return false // a trailing blank
+				}
+			}
+			continue
+		}
+		sp := bytes.IndexByte(b, ' ')
+		var val []byte
+		if sp < 0 {
+			val, b = b, nil
+		} else {
+			val, b = b[:sp], b[sp+1:]
+			if len(b) == 0 {
+				return false
+			}
+		}
+		if len(val) == 0 {
+			return false
+		}
+		switch string(key) {
+		case "list":
+			bit = hasList
+			switch string(val) {
+			case "init":
+				d.list = listInit
+			case "main":
+				d.list = listMain
+			default:
+				return false
+			}
+		case "kind":
+			bit = hasKind
+			d.kind, d.kindAt = val, whole-len(b)-len(val)-1
+			if len(b) == 0 {
+				d.kindAt++ // no blank after the last value
+			}
+			d.kernel = equalFold(val, "kernel")
 		case "length":
-			bit, dst = hasLength, nil
+			bit = hasLength
 			if !isUint(val) {
 				return false
 			}
@@ -262,45 +298,104 @@ func parseDetail(b []byte, d *detail) bool {
 			if !isUint(v) {
 				return false
 			}
-		default:
-			return false
 		}
 		if d.has&bit != 0 {
 			return false // a key twice
 		}
 		d.has |= bit
-		if dst != nil {
-			v, ok := parseUint(val)
-			if !ok {
-				return false
-			}
-			*dst = v
-		}
 	}
 	return true
 }
 
-func isUint(b []byte) bool {
-	_, ok := parseUint(b)
-	return ok
+// commandDetail is parseDetail for a command's detail in the order every
+// writer puts it: list, index, list_commands, ordinal, kind, then kernel_id
+// and bindings. It returns false for anything else, which parseDetail then
+// reads key by key.
+func commandDetail(b []byte, d *detail) bool {
+	*d = detail{}
+	whole := len(b)
+	switch {
+	case bytes.HasPrefix(b, listMain_):
+		d.list = listMain
+	case bytes.HasPrefix(b, listInit_):
+		d.list = listInit
+	default:
+		return false
+	}
+	b = b[len(listMain_):]
+	var ok bool
+	if d.index, b, ok = number(b, keyIndex); !ok {
+		return false
+	}
+	if d.listCommands, b, ok = number(b, keyListCommands); !ok {
+		return false
+	}
+	if d.ordinal, b, ok = number(b, keyOrdinal); !ok {
+		return false
+	}
+	if !bytes.HasPrefix(b, keyKind) {
+		return false
+	}
+	b = b[len(keyKind):]
+	sp := bytes.IndexByte(b, ' ')
+	if sp < 0 {
+		sp = len(b)
+	}
+	if sp == 0 {
+		return false
+	}
+	d.kind, d.kindAt = b[:sp], whole-len(b)
+	d.kernel = equalFold(d.kind, "kernel")
+	d.has = formCommand
+	if b = b[sp:]; len(b) == 0 {
+		return true
+	}
+	b = b[1:]
+	if d.kernelID, b, ok = number(b, keyKernelID); !ok {
+		return false
+	}
+	if d.bindings, b, ok = number(b, keyBindings); !ok || len(b) != 0 {
+		return false
+	}
+	d.has |= hasKernelID | hasBindings
+	return true
 }
 
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
+var (
+	listMain_       = []byte("list=main ")
+	listInit_       = []byte("list=init ")
+	keyIndex        = []byte("index=")
+	keyListCommands = []byte("list_commands=")
+	keyOrdinal      = []byte("ordinal=")
+	keyKind         = []byte("kind=")
+	keyKernelID     = []byte("kernel_id=")
+	keyBindings     = []byte("bindings=")
+)
+
+// number reads key and its value, 1-20 digits, at the start of b, and
+// the blank after it when more follows; ok is false when b does not start
+// so or ends in a blank.
+func number(b, key []byte) (v uint64, rest []byte, ok bool) {
+	if !bytes.HasPrefix(b, key) {
+		return 0, b, false
 	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (1<<64-1-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
+	b = b[len(key):]
+	v, n, over := decimal.Prefix(b)
+	if n == 0 || n > decimal.MaxDigits || over {
+		return 0, b, false
 	}
-	return v, true
+	if n == len(b) {
+		return v, nil, true
+	}
+	if b[n] != ' ' || n+1 == len(b) {
+		return 0, b, false
+	}
+	return v, b[n+1:], true
+}
+
+func isUint(b []byte) bool {
+	_, ok := decimal.Uint(b)
+	return ok
 }
 
 // Forms a phase's detail must have, by bits.

@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	blockSize   = 1 << 20
+	blockSize   = 256 << 10
 	maxLineSize = 1 << 20 // longer lines are classified by their first MiB and skipped
 )
 
@@ -51,6 +51,12 @@ func readBlocks(r io.Reader, out chan<- block, free <-chan []byte, stop <-chan s
 // ReadStream reads a raw or kept trace from r, streaming dispatches to sink.
 // name is used in messages (a path). Names come from cat, which may be empty.
 func ReadStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sink) (*capture.Capture, error) {
+	return readStream(r, name, cat, sink, true)
+}
+
+// readStream is ReadStream; fast false turns fastLine off, so that tests
+// can hold it to the general path.
+func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sink, fast bool) (*capture.Capture, error) {
 	if sink == nil {
 		sink = capture.Discard
 	}
@@ -81,6 +87,14 @@ func ReadStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 		data := b.buf[:b.n]
 		st.bytes += int64(b.n)
 		for len(data) > 0 {
+			if fast && len(carry) == 0 && !longLine && st.cmd.active {
+				// Most lines continue the open command: recognised
+				// whole, '\n' included, without a search for it.
+				if n := st.fastLine(data); n > 0 {
+					data = data[n:]
+					continue
+				}
+			}
 			nl := bytes.IndexByte(data, '\n')
 			if nl < 0 {
 				if !longLine {

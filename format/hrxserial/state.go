@@ -110,7 +110,8 @@ type command struct {
 	kernel  bool
 	repeat  bool // repeats a command this run already completed
 	d       detail
-	raw     []byte // the detail text, compared with the next lines'
+	raw     []byte // the detail text, compared with the next lines' (in tail)
+	tail    []byte // " "+raw+"\n" ("\n" without a detail): how the next lines end
 	prog    *program
 	list    listName
 	index   uint64 // position in its list, counted when untraced
@@ -205,15 +206,14 @@ func (s *state) line(b []byte) error {
 		s.foreign++
 		return nil
 	}
-	body := rest[len(tracePrefix):]
 	var ok bool
-	if s.cmd.active && s.continueCommand(body, t, timed) {
+	if s.cmd.active && s.continueCommand(rest, t, timed) {
 		ok = true
 	} else {
 		var ev event
 		var ph phase
 		var phaseName, det []byte
-		ev, ph, phaseName, det, ok = parseEvent(body)
+		ev, ph, phaseName, det, ok = parseEvent(rest[len(tracePrefix):])
 		if ok {
 			ok = s.event(ev, ph, phaseName, det, t, timed)
 		}
@@ -222,6 +222,12 @@ func (s *state) line(b []byte) error {
 		s.malformedAt()
 		return nil
 	}
+	s.counted(t, timed)
+	return nil
+}
+
+// counted counts a trace line that was applied, and its stamp.
+func (s *state) counted(t uint64, timed bool) {
 	if timed {
 		s.timed++
 		if s.haveT && t < s.lastT {
@@ -235,7 +241,6 @@ func (s *state) line(b []byte) error {
 		s.untimed++
 	}
 	s.traceLines++
-	return nil
 }
 
 func (s *state) malformedAt() {

@@ -79,6 +79,7 @@ const (
 	clsCounters
 	clsWindow
 	clsFlow
+	numClasses
 )
 
 type catInfo struct {

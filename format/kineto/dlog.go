@@ -75,12 +75,21 @@ func (r *drec) decode(b []byte) {
 	r.state = b[72]
 }
 
-// dlog is the dispatch log: records by sequence number, the newest in
-// memory, older ones spilled.
+// dlog is the dispatch log: records by sequence number, in chunks of a
+// fixed size, the newest in memory, the oldest spilled. Adding a record
+// never moves another: the log holds chunks, not one growing slice, so
+// neither its growth nor a spill copies what stays in memory, and a
+// spilled chunk's memory takes the next records.
 type dlog struct {
-	mem   []drec
-	base  int64 // seq of mem[0]
-	limit int   // records held in memory before the older half is spilled
+	chunks [][]drec // in memory, oldest first; every one full but the last
+	base   int64    // seq of chunks[0][0]
+	added  int64    // records added
+	// shift: a chunk holds 1<<shift records; at most maxChunks are in
+	// memory (limit records, rounded down to whole chunks).
+	shift     uint
+	maxChunks int
+	limit     int // records held in memory before the oldest are spilled
+	free      []drec
 
 	tmpDir  string
 	f       *os.File
@@ -98,37 +107,73 @@ type dlog struct {
 // defaultLogBytes is the in-memory budget of the dispatch log.
 const defaultLogBytes = 8 << 20
 
+// maxChunkShift sizes the chunks of a full-size log: 4,096 records
+// (288 KiB), about 30 chunks in the 8 MiB budget.
+const maxChunkShift = 12
+
 func newDlog(limitRecords int, tmpDir string) *dlog {
 	if limitRecords < 2 {
 		limitRecords = 2
 	}
-	return &dlog{limit: limitRecords, tmpDir: tmpDir}
+	// A quarter of the budget per chunk or less, so that a spill leaves
+	// most of the log (and the records still waiting for their launch
+	// call) in memory; tests' tiny logs get one-record chunks.
+	shift := uint(0)
+	for shift < maxChunkShift && 4<<(shift+1) <= limitRecords {
+		shift++
+	}
+	return &dlog{limit: limitRecords, shift: shift, maxChunks: limitRecords >> shift, tmpDir: tmpDir}
 }
 
 // n is the number of records added.
-func (l *dlog) n() int64 { return l.base + int64(len(l.mem)) }
+func (l *dlog) n() int64 { return l.added }
 
 // add appends r and returns its sequence number.
 func (l *dlog) add(r drec) (int64, error) {
-	if len(l.mem) >= l.limit && !l.noSpill {
-		if err := l.spillHalf(); err != nil {
+	last := len(l.chunks) - 1
+	if last < 0 || len(l.chunks[last]) == 1<<l.shift {
+		if err := l.newChunk(); err != nil {
 			return 0, err
 		}
+		last = len(l.chunks) - 1
 	}
-	l.mem = append(l.mem, r)
-	return l.n() - 1, nil
+	l.chunks[last] = append(l.chunks[last], r)
+	l.added++
+	return l.added - 1, nil
+}
+
+// newChunk opens a chunk for the next records, spilling the oldest first
+// when memory holds maxChunks.
+func (l *dlog) newChunk() error {
+	if len(l.chunks) >= l.maxChunks && !l.noSpill {
+		if err := l.spillOldest(); err != nil {
+			return err
+		}
+	}
+	c := l.free
+	l.free = nil
+	if c == nil && l.shift == maxChunkShift {
+		c, _ = chunks.get()
+	}
+	if c == nil {
+		c = make([]drec, 0, 1<<l.shift)
+	}
+	l.chunks = append(l.chunks, c[:0])
+	return nil
 }
 
 // at returns the record seq while it is in memory, else nil.
 func (l *dlog) at(seq int64) *drec {
 	i := seq - l.base
-	if i < 0 || i >= int64(len(l.mem)) {
+	if i < 0 || i >= l.added-l.base {
 		return nil
 	}
-	return &l.mem[i]
+	return &l.chunks[i>>l.shift][i&(1<<l.shift-1)]
 }
 
-func (l *dlog) spillHalf() error {
+// spillOldest writes the oldest chunk to the temporary file and keeps its
+// memory for the next chunk.
+func (l *dlog) spillOldest() error {
 	if l.f == nil {
 		f, err := os.CreateTemp(l.tmpDir, "tally-kineto-*.spill")
 		if err != nil {
@@ -141,12 +186,12 @@ func (l *dlog) spillHalf() error {
 		l.f = f
 		l.w = bufio.NewWriterSize(f, 1<<20)
 	}
-	half := len(l.mem) / 2
-	if err := l.budget.take(int64(half)*drecSize, l.f.Name()); err != nil {
+	c := l.chunks[0]
+	if err := l.budget.take(int64(len(c))*drecSize, l.f.Name()); err != nil {
 		return err
 	}
-	for i := 0; i < half; i++ {
-		r := &l.mem[i]
+	for i := range c {
+		r := &c[i]
 		if l.onSpill != nil {
 			l.onSpill(r)
 		}
@@ -155,10 +200,12 @@ func (l *dlog) spillHalf() error {
 			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
 		}
 	}
-	n := copy(l.mem, l.mem[half:])
-	l.mem = l.mem[:n]
-	l.base += int64(half)
-	l.spilled += int64(half)
+	n := copy(l.chunks, l.chunks[1:])
+	l.chunks[n] = nil
+	l.chunks = l.chunks[:n]
+	l.free = c
+	l.base += int64(len(c))
+	l.spilled += int64(len(c))
 	return nil
 }
 
@@ -181,14 +228,25 @@ func (l *dlog) replay(fn func(*drec)) error {
 			fn(&rec)
 		}
 	}
-	for i := range l.mem {
-		fn(&l.mem[i])
+	for _, c := range l.chunks {
+		for i := range c {
+			fn(&c[i])
+		}
 	}
 	return nil
 }
 
 // close releases the spill file.
 func (l *dlog) close() {
+	if l.shift == maxChunkShift {
+		// The chunks go to the next read (reuse.go).
+		for _, c := range append(l.chunks, l.free) {
+			if c != nil {
+				chunks.put(c[:0])
+			}
+		}
+	}
+	l.chunks, l.free = nil, nil
 	if l.f != nil {
 		name := l.f.Name()
 		l.f.Close()

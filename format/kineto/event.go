@@ -115,21 +115,94 @@ func (e *event) wantArgs() bool {
 	return false
 }
 
+// Event keys, as ids for the key guesses (guess.go).
+const (
+	ekStart = iota // before the first key: the guess for it
+	ekPh
+	ekCat
+	ekName
+	ekPid
+	ekTid
+	ekTs
+	ekDur
+	ekArgs
+	ekOther
+	numEventKeys
+)
+
+func eventKey(k []byte) int {
+	switch string(k) {
+	case "ph":
+		return ekPh
+	case "cat":
+		return ekCat
+	case "name":
+		return ekName
+	case "pid":
+		return ekPid
+	case "tid":
+		return ekTid
+	case "ts":
+		return ekTs
+	case "dur":
+		return ekDur
+	case "args":
+		return ekArgs
+	}
+	return ekOther
+}
+
+// phClass sorts phases for the key guesses: flows order their keys
+// unlike complete events.
+var phClass = [256]uint8{'X': 1, 's': 2, 'f': 2, 't': 2, 'M': 3, 'i': 3, 'I': 3, 'C': 3, 'B': 3, 'E': 3}
+
+// nextEventKey reads the next member's key of the event, after key prev
+// (ekStart: the '{' and the first key): its id, and more false at the
+// event's '}'. A right guess (guess.go) takes the key in two comparisons.
+func (r *reader) nextEventKey(prev int) (id int, more bool) {
+	s := r.s
+	g := &r.evGuess[prev][phClass[r.ev.ph]]
+	if p := s.pos; g.n != 0 && p >= 0 && p+guessLen < s.end && g.matches(s.buf[p:p+guessLen+1]) {
+		if prev == ekStart {
+			s.enter()
+		}
+		s.pos = p + g.n
+		return g.id, true
+	}
+	start, off := s.pos, s.off
+	var k []byte
+	var esc bool
+	if prev == ekStart {
+		k, esc, more = s.objectFirst()
+	} else {
+		k, esc, more = s.nextMember()
+	}
+	if !more {
+		return 0, false
+	}
+	raw := k
+	if esc {
+		k = unescape(r.keyBuf[:0], k)
+	}
+	id = eventKey(k)
+	if !r.noGuess {
+		s.learn(g, start, off, raw, esc, id)
+	}
+	return id, true
+}
+
 // parseEvent reads one event object (buf[pos] == '{') into r.ev.
 func (r *reader) parseEvent() {
 	s := r.s
 	e := &r.ev
 	e.reset(s.offset())
-	k, kesc, more := s.objectFirst()
+	id, more := r.nextEventKey(ekStart)
 	if !more {
 		return
 	}
 	for {
-		if kesc {
-			k = unescape(r.keyBuf[:0], k)
-		}
-		switch string(k) {
-		case "ph":
+		switch id {
+		case ekPh:
 			if c, ok := s.oneChar(); ok {
 				e.ph = c
 			} else if s.nonWS() == '"' {
@@ -149,7 +222,7 @@ func (r *reader) parseEvent() {
 				s.skipObjectRest() // nothing else in this event is used
 				return
 			}
-		case "cat":
+		case ekCat:
 			if s.nonWS() == '"' {
 				raw, esc := s.str()
 				if esc {
@@ -168,7 +241,7 @@ func (r *reader) parseEvent() {
 				e.cat = catUnknown
 				e.catRaw = append(e.catRaw[:0], "(not a string)"...)
 			}
-		case "name":
+		case ekName:
 			if e.cat != catNone && !e.wantName() {
 				s.skipValue()
 				break
@@ -178,15 +251,15 @@ func (r *reader) parseEvent() {
 				s.skipObjectRest()
 				return
 			}
-		case "pid":
+		case ekPid:
 			e.pid = r.parseID()
-		case "tid":
+		case ekTid:
 			e.tid = r.parseID()
-		case "ts":
+		case ekTs:
 			e.ts, e.tsFl, e.hasTs, e.badTs = r.parseTime()
-		case "dur":
+		case ekDur:
 			e.dur, e.durFl, e.hasDur, e.badDur = r.parseTime()
-		case "args":
+		case ekArgs:
 			if e.cat != catNone && !e.wantArgs() || s.nonWS() != '{' {
 				s.skipValue()
 				break
@@ -195,7 +268,7 @@ func (r *reader) parseEvent() {
 		default:
 			s.skipValue()
 		}
-		if k, kesc, more = s.nextMember(); !more {
+		if id, more = r.nextEventKey(id); !more {
 			return
 		}
 	}
@@ -279,28 +352,25 @@ func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
 func (r *reader) parseArgs() {
 	s := r.s
 	e := &r.ev
-	k, kesc, more := s.objectFirst()
+	id, k, more := r.nextArgKey(akStart)
 	if !more {
 		return
 	}
 	for {
-		if kesc {
-			k = unescape(r.keyBuf[:0], k)
-		}
-		switch string(k) {
-		case "correlation":
+		switch id {
+		case akCorr:
 			e.corr, e.hasCorr, e.badCorr = r.argUint()
-		case "device":
+		case akDevice:
 			var ok bool
 			e.device, ok = r.argInt()
 			e.hasDevice = ok
-		case "stream":
+		case akStream:
 			var ok bool
 			e.stream, ok = r.argInt()
 			e.hasStream = ok
-		case "External id":
+		case akExt:
 			e.ext, e.hasExt = r.argInt()
-		case "name", "labels":
+		case akName:
 			if e.ph == 'M' || e.ph == 0 {
 				e.argName, e.hasArg = s.strValue(e.argName)
 			} else {
@@ -320,10 +390,76 @@ func (r *reader) parseArgs() {
 			s.skipObjectRest()
 			return
 		}
-		if k, kesc, more = s.nextMember(); !more {
+		if id, k, more = r.nextArgKey(id); !more {
 			return
 		}
 	}
+}
+
+// Args keys, as ids for the key guesses.
+const (
+	akStart = iota
+	akCorr
+	akDevice
+	akStream
+	akExt
+	akName
+	akOther
+	numArgKeys
+)
+
+func argKey(k []byte) int {
+	switch string(k) {
+	case "correlation":
+		return akCorr
+	case "device":
+		return akDevice
+	case "stream":
+		return akStream
+	case "External id":
+		return akExt
+	case "name", "labels":
+		return akName
+	}
+	return akOther
+}
+
+// nextArgKey is nextEventKey for the members of args, guessed per class
+// of event (kernels' args and calls' args differ). k is the key, for keys
+// without an id of their own.
+func (r *reader) nextArgKey(prev int) (id int, k []byte, more bool) {
+	s := r.s
+	cls := r.ev.cat.class()
+	if r.ev.ph == 'M' || r.ev.ph == 0 {
+		cls = numClasses // metadata and phase-less events apart
+	}
+	g := &r.argGuess[cls][prev]
+	if p := s.pos; g.n != 0 && p >= 0 && p+guessLen < s.end && g.matches(s.buf[p:p+guessLen+1]) {
+		if prev == akStart {
+			s.enter()
+		}
+		s.pos = p + g.n
+		return g.id, g.key[:g.klen], true
+	}
+	start, off := s.pos, s.off
+	var esc bool
+	if prev == akStart {
+		k, esc, more = s.objectFirst()
+	} else {
+		k, esc, more = s.nextMember()
+	}
+	if !more {
+		return 0, nil, false
+	}
+	raw := k
+	if esc {
+		k = unescape(r.keyBuf[:0], k)
+	}
+	id = argKey(k)
+	if !r.noGuess {
+		s.learn(g, start, off, raw, esc, id)
+	}
+	return id, k, true
 }
 
 // argsDone reports whether every args key the event can use was read.

@@ -66,6 +66,7 @@ type config struct {
 	bufSize    int    // scanner block size
 	logRecords int    // device records held in memory before spilling
 	tmpDir     string // where the spill file goes ("" = os.TempDir)
+	noGuess    bool   // read every key the general way (tests: guess.go)
 }
 
 var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
@@ -92,6 +93,8 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 		sink = capture.Discard
 	}
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
+	defer r.s.release()
+	r.noGuess = cfg.noGuess
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
 	r.log.budget = &spillBudget{limit: opts.SpillLimit}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+
+	dec "github.com/tallyprof/tally/internal/decimal"
 )
 
 // Kineto writes times as JSON numbers of microseconds, either integers
@@ -265,24 +267,17 @@ func signed(mag uint64, neg bool, fl numFlags, ok bool) (int64, numFlags, bool) 
 // parseInt reads an integer-valued token exactly ("7", "7.0", "7e0");
 // ok is false for fractions and values outside int64.
 func parseInt(tok []byte) (int64, bool) {
-	// Fast path: plain digits.
+	// Fast path: plain digits (JSON: no leading zero, no '+').
 	if len(tok) > 0 && len(tok) <= 18 {
-		i := 0
-		neg := tok[0] == '-'
-		if neg {
-			i = 1
+		digits := tok
+		if tok[0] == '-' {
+			digits = tok[1:]
 		}
-		var v int64
-		j := i
-		for j < len(tok) && isDigit(tok[j]) {
-			v = v*10 + int64(tok[j]-'0')
-			j++
-		}
-		if j == len(tok) && j > i && (tok[i] != '0' || j-i == 1) {
-			if neg {
-				v = -v
+		if v, n, _ := dec.Prefix(digits); n == len(digits) && n > 0 && (digits[0] != '0' || n == 1) {
+			if tok[0] == '-' {
+				return -int64(v), true
 			}
-			return v, true
+			return int64(v), true
 		}
 	}
 	d, ok := splitNumber(tok)
@@ -301,13 +296,7 @@ func parseInt(tok []byte) (int64, bool) {
 // ids, e.g. NCCL "Comms Id", exceed int64).
 func parseUint(tok []byte) (uint64, bool) {
 	if len(tok) > 0 && len(tok) <= 19 && tok[0] != '-' {
-		var v uint64
-		j := 0
-		for j < len(tok) && isDigit(tok[j]) {
-			v = v*10 + uint64(tok[j]-'0')
-			j++
-		}
-		if j == len(tok) && j > 0 && (tok[0] != '0' || j == 1) {
+		if v, n, _ := dec.Prefix(tok); n == len(tok) && (tok[0] != '0' || n == 1) {
 			return v, true
 		}
 	}
@@ -343,8 +332,8 @@ func (s *scanner) microsFast() (int64, numFlags, bool) {
 	var v int64
 	if p >= 0 && p+8 <= len(b) {
 		// Absolute times have 13 to 16 digits: the first eight at once.
-		if x := binary.LittleEndian.Uint64(b[p : p+8]); nonDigits(x) == 0 {
-			v = int64(eightDigits(x))
+		if x := binary.LittleEndian.Uint64(b[p : p+8]); dec.NonDigits(x) == 0 {
+			v = int64(dec.EightDigits(x))
 			p += 8
 		}
 	}
@@ -395,9 +384,9 @@ func (s *scanner) intFast() (int64, bool) {
 	if p >= 0 && p+8 <= len(b) {
 		// Ids of one to seven digits (pids, streams, correlations) at once.
 		x := binary.LittleEndian.Uint64(b[p : p+8])
-		if n := bits.TrailingZeros64(nonDigits(x)) >> 3; n > 0 && n < 8 && !numChar[b[p+n]] && (n == 1 || b[p] != '0') {
+		if n := bits.TrailingZeros64(dec.NonDigits(x)) >> 3; n > 0 && n < 8 && !numChar[b[p+n]] && (n == 1 || b[p] != '0') {
 			s.pos = p + n
-			return int64(eightDigits(x << (64 - 8*n))), true
+			return int64(dec.EightDigits(x << (64 - 8*n))), true
 		}
 	}
 	neg := false
@@ -419,13 +408,4 @@ func (s *scanner) intFast() (int64, bool) {
 		v = -v
 	}
 	return v, true
-}
-
-// eightDigits returns the value of the eight ASCII digits in x (little
-// endian: the first digit in the lowest byte).
-func eightDigits(x uint64) uint64 {
-	x &= 0x0F0F0F0F0F0F0F0F
-	x = (x * (10<<8 + 1)) >> 8 & 0x00FF00FF00FF00FF
-	x = (x * (100<<16 + 1)) >> 16 & 0x0000FFFF0000FFFF
-	return (x * (10000<<32 + 1)) >> 32
 }

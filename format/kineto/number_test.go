@@ -1,8 +1,6 @@
 package kineto
 
 import (
-	"encoding/binary"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,22 +109,6 @@ func TestBaseCallName(t *testing.T) {
 	}
 	if k := classifyCall("cudaEventQuery"); k.launch {
 		t.Errorf("cudaEventQuery: %+v", k)
-	}
-}
-
-// TestEightDigits checks the eight-at-a-time conversion against strconv.
-func TestEightDigits(t *testing.T) {
-	for _, n := range []uint64{0, 1, 7, 10, 99999999, 12345678, 87654321, 10000000, 90909090, 31415926} {
-		s := fmt.Sprintf("%08d", n)
-		if got := eightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
-			t.Errorf("%s: %d", s, got)
-		}
-	}
-	for n := uint64(0); n < 100000000; n += 9973 {
-		s := fmt.Sprintf("%08d", n)
-		if got := eightDigits(binary.LittleEndian.Uint64([]byte(s))); got != n {
-			t.Fatalf("%s: %d", s, got)
-		}
 	}
 }
 

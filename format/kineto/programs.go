@@ -119,6 +119,12 @@ func (r *reader) buildPrograms() *programs {
 	annKey := make([]instKey, len(r.anns))
 	// def returns the definition of a program name, creating it.
 	def := func(base string) int32 {
+		if base == "" {
+			// An annotation whose name the file does not give (a damaged
+			// key, an empty string) still names its program: the model
+			// never holds an unnamed one.
+			base = unnamedAnnotation
+		}
 		d, ok := defIdx[base]
 		if !ok {
 			d = int32(len(p.defs))
@@ -330,3 +336,6 @@ func (p *programs) stepOf(d *drec) int {
 	}
 	return -1
 }
+
+// unnamedAnnotation labels the program of an annotation without a name.
+const unnamedAnnotation = "(annotation without a name)"

@@ -26,6 +26,11 @@ type reader struct {
 	s       *scanner
 	ev      event
 	keyBuf  []byte
+	// Key guesses (guess.go): per key just read and phase class, and for
+	// args per category class.
+	evGuess  [numEventKeys][4]keyGuess
+	argGuess [numClasses + 1][numArgKeys]keyGuess
+	noGuess  bool
 
 	top   topLevel
 	stats eventStats

@@ -57,7 +57,21 @@ func newScanner(r io.Reader, size int) *scanner {
 	if size < 16 {
 		size = 16
 	}
+	if size == defaultConfig.bufSize {
+		if b, ok := blocks.get(); ok {
+			return &scanner{r: r, buf: b}
+		}
+	}
 	return &scanner{r: r, buf: make([]byte, size)}
+}
+
+// release gives the scanner's block to the next read (reuse.go). Nothing
+// read may alias it any more: names and keys the reader keeps are copies.
+func (s *scanner) release() {
+	if len(s.buf) == defaultConfig.bufSize {
+		blocks.put(s.buf)
+	}
+	s.buf, s.pos, s.end = nil, 0, 0
 }
 
 // atEOF reports whether every input byte has been consumed.

@@ -11,6 +11,8 @@ package kineto
 import (
 	"encoding/binary"
 	"math/bits"
+
+	dec "github.com/tallyprof/tally/internal/decimal"
 )
 
 // skip states: what may come next.
@@ -238,7 +240,7 @@ func numRest(b []byte, q int) int {
 // a digit (len(b) if none), eight bytes at a time.
 func skipDigits(b []byte, p int) int {
 	for p >= 0 && p+8 <= len(b) {
-		if m := nonDigits(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
+		if m := dec.NonDigits(binary.LittleEndian.Uint64(b[p : p+8])); m != 0 {
 			return p + bits.TrailingZeros64(m)>>3
 		}
 		p += 8
@@ -247,14 +249,6 @@ func skipDigits(b []byte, p int) int {
 		p++
 	}
 	return p
-}
-
-// nonDigits returns a mask whose lowest set bit lies in the first byte of
-// x (little endian) that is not an ASCII digit; 0 when all eight are.
-// Carries of the addition only reach bytes after a non-digit.
-func nonDigits(x uint64) uint64 {
-	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) |
-		((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
 }
 
 // close pops the bracket matching c at buf[p]; done reports that the

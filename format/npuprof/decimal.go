@@ -1,5 +1,7 @@
 package npuprof
 
+import "github.com/tallyprof/tally/internal/decimal"
+
 // Times are printed as decimal milliseconds with 1 to 3 places. They are
 // parsed exactly into picoseconds (ms × 1e9), so sums, differences and the
 // rounding check are integer arithmetic, with no float error added to the
@@ -79,29 +81,24 @@ func halfUlp2(places int) int64 {
 	return u
 }
 
-// parseUint reads a non-negative decimal integer below 1e15.
+// parseUint reads a non-negative decimal integer of at most 15 digits:
+// counts and windows of an engine log, small enough that their products
+// with per-call times in ps cannot overflow.
 func parseUint(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 15 {
+	if len(b) > 15 {
 		return 0, false
 	}
-	var v int64
-	for _, c := range b {
-		c -= '0'
-		if c > 9 {
-			return 0, false
-		}
-		v = v*10 + int64(c)
-	}
-	return v, true
+	v, ok := decimal.Uint(b)
+	return int64(v), ok
 }
 
-// parseInt reads a decimal integer with an optional '-'.
+// parseInt reads a decimal integer with an optional '-' (layer -1 is the
+// embedding), of at most 15 digits.
 func parseInt(b []byte) (int64, bool) {
-	if len(b) > 0 && b[0] == '-' {
-		v, ok := parseUint(b[1:])
-		return -v, ok
+	if len(b) > 16 || len(b) > 0 && b[0] == '+' {
+		return 0, false
 	}
-	return parseUint(b)
+	return decimal.Int(b)
 }
 
 // mulPs returns ps × n, and false on overflow.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/decimal"
 )
 
 // apiFiles are the HIP API trace names rocprofv3 has written beside
@@ -35,9 +36,9 @@ func (l *linker) apiRow(f [][]byte, col map[string]int, _ int64) (string, *captu
 	if !bytes.HasPrefix(f[col["domain"]], []byte("HIP_")) {
 		return "not a HIP API row", nil
 	}
-	corr, ok1 := parseUint(f[col["correlation_id"]])
-	start, ok2 := parseInt(f[col["start_timestamp"]])
-	end, ok3 := parseInt(f[col["end_timestamp"]])
+	corr, ok1 := decimal.Uint(f[col["correlation_id"]])
+	start, ok2 := decimal.Int(f[col["start_timestamp"]])
+	end, ok3 := decimal.Int(f[col["end_timestamp"]])
 	if !ok1 || !ok2 || !ok3 {
 		return "correlation id or time is not an integer", nil
 	}

@@ -309,42 +309,6 @@ func isDigits(b []byte) bool {
 	return true
 }
 
-// parseInt parses a signed decimal integer without allocating.
-func parseInt(b []byte) (int64, bool) {
-	neg := false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		neg = b[0] == '-'
-		b = b[1:]
-	}
-	u, ok := parseUint(b)
-	if !ok || u > 1<<63 || (!neg && u == 1<<63) {
-		return 0, false
-	}
-	if neg {
-		return -int64(u), true
-	}
-	return int64(u), true
-}
-
-// parseUint parses an unsigned decimal integer without allocating.
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (^uint64(0)-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
-}
-
 func sortedKeys(m map[string]int64) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

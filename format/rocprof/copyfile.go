@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/decimal"
 )
 
 // memory_copy_trace.csv beside kernel_trace.csv (same <pid>_ prefix) holds
@@ -39,15 +40,15 @@ func (cr *csvReader) copyRow(name string) sideRow {
 			// copy under a new name.
 			return "kind " + string(f[k]), b.unknownKind(string(f[k])+" in "+name, at.String())
 		}
-		start, ok1 := parseInt(f[col["start_timestamp"]])
-		end, ok2 := parseInt(f[col["end_timestamp"]])
+		start, ok1 := decimal.Int(f[col["start_timestamp"]])
+		end, ok2 := decimal.Int(f[col["end_timestamp"]])
 		if !ok1 || !ok2 {
 			const why = "start or end is not an integer"
 			return why, badSideRow(b.c, name, line, why)
 		}
 		r := row{queue: capture.NoQueue, start: start, end: end, copy: true}
 		if c, has := col["correlation_id"]; has {
-			r.corr, _ = parseUint(f[c])
+			r.corr, _ = decimal.Uint(f[c])
 		}
 		if cr.marks != nil {
 			r.prog, r.instance = cr.marks.program(b, 0, start)

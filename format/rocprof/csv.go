@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/decimal"
 )
 
 // csvLayout says which columns a CSV file has, found by header name
@@ -356,14 +357,14 @@ func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
 		cr.b.unit.Lose(g, "kind "+kind, 1, cr.where())
 		return g
 	}
-	start, ok1 := parseInt(f[cr.lay.start])
-	end, ok2 := parseInt(f[cr.lay.end])
+	start, ok1 := decimal.Int(f[cr.lay.start])
+	end, ok2 := decimal.Int(f[cr.lay.end])
 	if !ok1 || !ok2 {
 		return cr.badRow("start or end is not an integer")
 	}
 	r := row{prog: cr.prog, queue: capture.NoQueue, start: start, end: end}
 	if cr.lay.dispatch >= 0 {
-		r.dispatchID, r.hasDispatchID = parseUint(f[cr.lay.dispatch])
+		r.dispatchID, r.hasDispatchID = decimal.Uint(f[cr.lay.dispatch])
 		if !r.hasDispatchID {
 			return cr.badRow("dispatch id is not an integer")
 		}
@@ -380,11 +381,11 @@ func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
 	var kid uint64
 	hasKID := false
 	if cr.lay.kernelID >= 0 {
-		kid, hasKID = parseUint(f[cr.lay.kernelID])
+		kid, hasKID = decimal.Uint(f[cr.lay.kernelID])
 	}
 	switch {
 	case cr.marks != nil:
-		tid, _ := parseInt(f[cr.lay.thread])
+		tid, _ := decimal.Int(f[cr.lay.thread])
 		r.prog, r.instance = cr.marks.program(cr.b, tid, start)
 	case len(cr.b.c.Programs) == 0:
 		cr.prog = cr.b.program(wholeCapture)
@@ -394,7 +395,7 @@ func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
 		r.queue = cr.b.queue(f[cr.lay.agent], f[cr.lay.queue])
 	}
 	if cr.lay.corr >= 0 {
-		r.corr, _ = parseUint(f[cr.lay.corr]) // not a number: no correlation
+		r.corr, _ = decimal.Uint(f[cr.lay.corr]) // not a number: no correlation
 	}
 	r.kernel = cr.b.kernel(r.prog, f[cr.lay.name], kid, hasKID, "kernel")
 	g := cr.b.emit(&r, pos{"line", cr.line})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/internal/outerrange"
+	"github.com/tallyprof/tally/internal/decimal"
 )
 
 // kernel_trace.csv holds no marker ranges: rocprofv3 writes ROCTx ranges
@@ -42,9 +43,9 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 		if !bytes.Equal(f[col["domain"]], []byte("MARKER_CORE_API")) {
 			return "not a ROCTx range", nil
 		}
-		tid, ok1 := parseInt(f[col["thread_id"]])
-		start, ok2 := parseInt(f[col["start_timestamp"]])
-		end, ok3 := parseInt(f[col["end_timestamp"]])
+		tid, ok1 := decimal.Int(f[col["thread_id"]])
+		start, ok2 := decimal.Int(f[col["start_timestamp"]])
+		end, ok3 := decimal.Int(f[col["end_timestamp"]])
 		switch {
 		case !ok1 || !ok2 || !ok3:
 			// A range lost: its dispatches fall under another program.
