@@ -37,6 +37,9 @@ type Options struct {
 	// progress bar for all inputs). Of a single input (not Many), Watch
 	// is used instead when set.
 	Progress Progress
+	// Ops, when not nil, attributes dispatches to host ops (the readers'
+	// format.Options.Ops) and builds each input's op table (Tables.Ops).
+	Ops *analysis.OpOptions
 }
 
 // Progress watches the reads of a set of inputs: Begin is called with
@@ -108,18 +111,27 @@ func (e *Expansion) Read(opt Options) *analysis.Run {
 func readOne(i int, path string, opt Options, watch func(string, *format.Input) func()) analysis.Input {
 	agg := analysis.NewAggregator()
 	var sink capture.Sink = agg
+	var ops *analysis.OpAggregator
+	if opt.Ops != nil {
+		ops = analysis.NewOpAggregator()
+		sink = capture.Tee{agg, ops}
+	}
 	if opt.Sink != nil {
 		if extra := opt.Sink(i, path); extra != nil {
-			sink = capture.Tee{agg, extra}
+			sink = capture.Tee{sink, extra}
 		}
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
+	ro.Ops = ro.Ops || opt.Ops != nil
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
 	ro.Watch = watch
 	c, err := format.ReadPath(path, opt.Format, &ro, sink)
 	in := analysis.Input{Index: i, Path: path, Err: err}
 	if err == nil && c != nil {
 		in.Capture, in.Tables = c, agg.Tables(c)
+		if ops != nil {
+			in.Tables.Ops = ops.Table(c, *opt.Ops)
+		}
 	}
 	return in
 }
