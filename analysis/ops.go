@@ -15,9 +15,9 @@ type OpAggregator struct {
 }
 
 type opLevel struct {
-	ops   []opAcc             // indexed by capture.OpID; 0 = no op
-	pairs map[uint64]*opAcc   // op<<32 | kernel
-	order []uint64            // pairs in first-seen order (stable output)
+	ops   []opAcc           // indexed by capture.OpID; 0 = no op
+	pairs map[uint64]*opAcc // op<<32 | kernel
+	order []uint64          // pairs in first-seen order (stable output)
 }
 
 type opAcc struct {
