@@ -90,14 +90,33 @@ type OpRow struct {
 	Sigs []OpSignature
 }
 
-// OpSignature is one modelled call signature of an op.
+// OpSignature is one modelled call signature of an op: its shapes, dtypes
+// and concrete inputs, over every module path it ran under (Paths).
 type OpSignature struct {
-	Dims, Types, Concrete, Path string
-	Calls                       int64
+	Dims, Types, Concrete string
+	Paths                 int
+	Calls                 int64
 	Device                      int64
 	Cost                        perfmodel.Cost // one call's
 	Peak                        perfmodel.Peak
 	Roof                        Roofline
+}
+
+// addSig adds a modelled signature, merged with one of the same shapes
+// (the same call under another module path). Linear in the row's
+// signatures: rows have few distinct shapes.
+func (row *OpRow) addSig(s OpSignature) {
+	for i := range row.Sigs {
+		o := &row.Sigs[i]
+		if o.Dims == s.Dims && o.Types == s.Types && o.Concrete == s.Concrete {
+			o.Paths += s.Paths
+			o.Calls = capture.SatAdd(o.Calls, s.Calls)
+			o.Device = capture.SatAdd(o.Device, s.Device)
+			o.Roof.add(&s.Roof)
+			return
+		}
+	}
+	row.Sigs = append(row.Sigs, s)
 }
 
 // Roofline is an op's modelled work against its device time, additive
@@ -284,7 +303,7 @@ func (a *OpAggregator) Table(c *capture.Capture, opt OpOptions) *OpTable {
 			}
 			r := roofOf(cost, o.Calls, s.device, peak)
 			row.Roof.add(&r)
-			row.Sigs = append(row.Sigs, OpSignature{Dims: o.Dims, Types: o.Types, Concrete: o.Concrete, Path: o.Path,
+			row.addSig(OpSignature{Dims: o.Dims, Types: o.Types, Concrete: o.Concrete, Paths: 1,
 				Calls: o.Calls, Device: s.device, Cost: cost, Peak: peak, Roof: r})
 		case ok:
 			row.Roof.add(&Roofline{Family: cost.Family, Modelled: s.device})

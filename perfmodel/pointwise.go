@@ -17,8 +17,12 @@ var elementwise = setOf(
 	"layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "group_norm", "native_group_norm",
 	"batch_norm", "native_batch_norm", "_batch_norm_impl_index", "dropout", "native_dropout",
 	"threshold_backward", "gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward",
-	"native_layer_norm_backward", "embedding", "index_select",
+	"native_layer_norm_backward",
 )
+
+// Gathers (embedding, index_select) read only the rows their index picks,
+// not their whole first input: the pointwise rule would overstate their
+// bytes many times over, so they have no model.
 
 // reductions read their input and write a smaller output.
 var reductions = setOf("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "norm",

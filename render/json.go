@@ -27,6 +27,9 @@ type JSONReport struct {
 	// Sections holds one report per input when several were read (ranks,
 	// runs); the fields above are then the merged view. See multi.go.
 	Sections []JSONSection `json:"sections,omitempty"`
+	// JSONOps (ops, ops_unattributed_device_ns, ops_unmodelled_device_ns,
+	// op_table) is present when the op table was asked for.
+	*JSONOps
 }
 
 // JSONProgram is one program's table.
@@ -118,6 +121,7 @@ func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 	for _, pt := range r.Programs {
 		doc.Programs = append(doc.Programs, jsonProgram(&pt))
 	}
+	doc.JSONOps = jsonOps(r.Ops)
 	return doc
 }
 

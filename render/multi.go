@@ -17,6 +17,8 @@ type JSONSection struct {
 	Accounting *JSONAccounting `json:"accounting,omitempty"`
 	// Queues: as JSONReport.Queues, for this input's gap items.
 	Queues []capture.Queue `json:"queues,omitempty"`
+	// JSONOps: this input's op table, when asked for.
+	*JSONOps
 }
 
 // BuildSection is the section of one input read; c is nil for an input that
@@ -31,5 +33,5 @@ func BuildSection(path string, c *capture.Capture, t *analysis.Tables, err error
 	}
 	doc := BuildJSON(c, t)
 	clock := c.Clock
-	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting, Queues: doc.Queues}
+	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting, Queues: doc.Queues, JSONOps: doc.JSONOps}
 }

@@ -77,7 +77,7 @@ func writeOutput(path string, stdout io.Writer, fill func(io.Writer) error) erro
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\n\nFlags:\n", stderr)
+	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\nWith --by op, also a table of the host ops that launched the dispatches (Kineto), with\nFLOPs, bytes and the roofline where shapes were recorded (docs/ops.md).\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
@@ -88,6 +88,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	names := fs.String("names", "short", "text report: kernel names `short` (template arguments and parameters left out, as nsys shortName; cut to fit 120 columns) or full (whole, as the input wrote them)")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE` (charts, sortable tables, timeline; one section per input when several); - writes the page to standard output instead of the text report (which then goes only to -o FILE)")
 	failAffected := fs.Float64("fail-if-affected", -1, "exit 1 when the gaps touch more than `PCT` percent of device time (missing or not fully attributed), or when a gap's size is unknown — unless its kind is accepted with --accept (a CI gate that, unlike --strict, lives with gaps of known small size)")
+	var of opFlags
+	of.register(fs)
 	var accept multiFlag
 	fs.Var(&accept, "accept", "with --fail-if-affected: leave gap `KIND` out of the check (e.g. truncated_input for traces trimmed after recording); repeat or separate with commas")
 	pos, err := parseInterspersed(fs, args)
@@ -112,9 +114,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tally report: --html - and -o - both write to standard output; give one of them a file")
 		return exitcode.Error
 	}
+	ops, err := of.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		return exitcode.Error
+	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
+	opt.Ops = ops
 	var tls []*htmlreport.Timeline
 	if *html != "" {
 		// One timeline per input: inputs are read in parallel.
