@@ -96,10 +96,10 @@ type OpSignature struct {
 	Dims, Types, Concrete string
 	Paths                 int
 	Calls                 int64
-	Device                      int64
-	Cost                        perfmodel.Cost // one call's
-	Peak                        perfmodel.Peak
-	Roof                        Roofline
+	Device                int64
+	Cost                  perfmodel.Cost // one call's
+	Peak                  perfmodel.Peak
+	Roof                  Roofline
 }
 
 // addSig adds a modelled signature, merged with one of the same shapes
