@@ -12,6 +12,9 @@ import (
 // kernels, never folded into another row.
 type OpAggregator struct {
 	level [2]opLevel // inner, outer
+	// noLaunch counts the dispatches whose launch call is not in the
+	// trace (capture.LinkNoLaunch): they cannot lie under an op.
+	noLaunch opAcc
 }
 
 type opLevel struct {
@@ -41,6 +44,13 @@ func (a *OpAggregator) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 		dev, timed = ag.Device, ag.DeviceValid
 	} else {
 		dev, timed = d.Device.Duration()
+	}
+	if d.Link == capture.LinkNoLaunch {
+		a.noLaunch.dispatches = capture.SatAdd(a.noLaunch.dispatches, n)
+		if timed {
+			a.noLaunch.timed = capture.SatAdd(a.noLaunch.timed, n)
+			a.noLaunch.device = capture.SatAdd(a.noLaunch.device, dev)
+		}
 	}
 	a.level[0].add(d.Op, d.Kernel, n, dev, timed)
 	a.level[1].add(d.OuterOp, d.Kernel, n, dev, timed)

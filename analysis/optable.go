@@ -40,6 +40,10 @@ type OpTable struct {
 	// Unattributed is the dispatches whose launch lies under no op (or
 	// whose launch call is not in the trace), with their costliest kernels.
 	Unattributed OpFigures
+	// NoLaunch is the part of Unattributed whose launch call is not in the
+	// trace (link no-launch, the gpu_event_without_launch gap): the rest
+	// was launched outside any recorded host op.
+	NoLaunchDispatches, NoLaunch int64
 	// Modelled is the device time of attributed dispatches whose op has a
 	// cost model; Unmodelled the rest of the attributed device time, of
 	// which NoShapes had no recorded shapes (record_shapes off) and
@@ -314,6 +318,7 @@ func (a *OpAggregator) Table(c *capture.Capture, opt OpOptions) *OpTable {
 		}
 	}
 	t.Peaks = peaksFrom
+	t.NoLaunchDispatches, t.NoLaunch = a.noLaunch.dispatches, a.noLaunch.device
 	for _, n := range names {
 		t.Rows = append(t.Rows, *rows[n])
 	}
@@ -430,6 +435,8 @@ func MergeOps(ts []*OpTable) *OpTable {
 		m.Timed = capture.SatAdd(m.Timed, t.Timed)
 		m.Device = capture.SatAdd(m.Device, t.Device)
 		m.Unattributed.add(&t.Unattributed)
+		m.NoLaunchDispatches = capture.SatAdd(m.NoLaunchDispatches, t.NoLaunchDispatches)
+		m.NoLaunch = capture.SatAdd(m.NoLaunch, t.NoLaunch)
 		for i := range t.Rows {
 			r := &t.Rows[i]
 			j, ok := rows[r.Name]

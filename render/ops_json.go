@@ -35,6 +35,10 @@ type JSONOpTable struct {
 	UnmodelledNoModelDeviceNS  *int64         `json:"unmodelled_no_model_device_ns"`
 	UnattributedDispatches     int64          `json:"unattributed_dispatches"`
 	UnattributedKernels        []JSONOpKernel `json:"unattributed_kernels"`
+	// Of the unattributed: the dispatches whose launch call is not in the
+	// trace (see gpu_event_without_launch).
+	UnattributedNoLaunchDispatches int64  `json:"unattributed_no_launch_dispatches"`
+	UnattributedNoLaunchDeviceNS   *int64 `json:"unattributed_no_launch_device_ns"`
 }
 
 // JSONOp is one op name's row.
@@ -108,7 +112,8 @@ func jsonOps(t *analysis.OpTable) *JSONOps {
 		OpTable: JSONOpTable{Level: t.Level, Source: t.Source, Device: t.DeviceName, Peaks: t.Peaks, Dispatches: t.Dispatches,
 			DeviceNS: nsOf(t.Device), ModelledDeviceNS: nsOf(t.Modelled), UnmodelledNoShapesDeviceNS: nsOf(t.NoShapes),
 			UnmodelledNoModelDeviceNS: nsOf(t.NoModel), UnattributedDispatches: t.Unattributed.Dispatches,
-			UnattributedKernels: jsonOpKernels(t.Unattributed.Kernels, ns)}}
+			UnattributedKernels:            jsonOpKernels(t.Unattributed.Kernels, ns),
+			UnattributedNoLaunchDispatches: t.NoLaunchDispatches, UnattributedNoLaunchDeviceNS: nsOf(t.NoLaunch)}}
 	if t.Source == "" {
 		j.OpTable.Source = NoOpSource
 	}

@@ -39,6 +39,16 @@ func writeOps(p *printer, t *analysis.OpTable, opt TextOptions) {
 	p.f("  device time %s in %s: %s attributed to %s, %s (%s, %s) under no op\n", Duration(t.Device, unit),
 		units.Plural(t.Dispatches, "dispatch", "dispatches"), frac(attributed), units.Plural(int64(len(t.Rows)), "op name", "op names"),
 		frac(t.Unattributed.Device), Duration(t.Unattributed.Device, unit), units.Plural(t.Unattributed.Dispatches, "dispatch", "dispatches"))
+	if t.Unattributed.Dispatches > 0 {
+		why := fmt.Sprintf("under no op: %s with no launch call in the trace (gpu_event_without_launch), %s launched outside any recorded host op",
+			units.Plural(t.NoLaunchDispatches, "dispatch", "dispatches"), units.Plural(t.Unattributed.Dispatches-t.NoLaunchDispatches, "dispatch", "dispatches"))
+		if len(t.Rows) == 0 && t.Source != "" {
+			why += " (the trace records no host op around any launch: profile with the CPU activity on)"
+		}
+		for _, l := range wrapWords(why, opt.width()-2) {
+			p.f("  %s\n", l)
+		}
+	}
 	p.f("  modelled (FLOPs or bytes from recorded shapes): %s; unmodelled %s (%s without shapes, %s outside the models)\n",
 		frac(t.Modelled), frac(t.Unmodelled), frac(t.NoShapes), frac(t.NoModel))
 	roof := false
