@@ -2,7 +2,7 @@
 // moved by one call of a host op from the shapes, dtypes and concrete
 // inputs the profiler recorded (Kineto record_shapes), and holds the
 // table of accelerator peaks the roofline compares them with. Every
-// formula cites its source (docs/roofline.md lists them with the peaks'
+// formula cites its source (docs/ops.md lists them with the peaks'
 // sources); an op outside the modelled families, or whose args do not
 // parse, has no model — never a guessed one.
 package perfmodel

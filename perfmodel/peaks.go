@@ -9,7 +9,7 @@ import (
 
 // Device is one accelerator's peaks: dense (no sparsity) TFLOP/s per
 // compute type and the memory bandwidth in TB/s. Each figure is the
-// vendor's published one (Source; docs/roofline.md quotes them).
+// vendor's published one (Source; docs/ops.md quotes them).
 type Device struct {
 	Name   string
 	Match  []string // lower-case substrings of the profiler's device name

@@ -66,7 +66,9 @@ func writeOps(p *printer, t *analysis.OpTable, opt TextOptions) {
 		if peaks == "" {
 			peaks = "none known (give --peak-device, or --peak-tflops and --peak-tbps): no roof column"
 		}
-		p.f("  device: %s; peaks: %s (docs/roofline.md)\n", dev, peaks)
+		for _, l := range wrapWords(fmt.Sprintf("device: %s; peaks: %s (docs/ops.md)", dev, peaks), opt.width()-2) {
+			p.f("  %s\n", l)
+		}
 	}
 
 	tb := table{head: []string{"calls", "disp", "device", "share", "host"}, label: "op → costliest kernel (kernels)"}

@@ -18,7 +18,7 @@ type opFlags struct {
 func (f *opFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.by, "by", "kernel", "also tabulate device time by `WHAT`: kernel (the tables only) or op (the host op that launched each dispatch, with FLOPs, bytes and the roofline where shapes were recorded; JSON ops)")
 	fs.StringVar(&f.level, "op-level", "inner", "with --by op: group by the `LEVEL` of host op around each launch: inner (the innermost op, e.g. aten::addmm) or outer (the outermost, e.g. aten::linear or a record_function range)")
-	fs.StringVar(&f.device, "peak-device", "", "with --by op: compare with the peaks of `NAME` from the built-in table (docs/roofline.md: H100 SXM, H100 PCIe, H200, B200, A100 SXM 80GB, A100 PCIe 80GB, A100 40GB, MI300X, MI250X, MI210) instead of the trace's device")
+	fs.StringVar(&f.device, "peak-device", "", "with --by op: compare with the peaks of `NAME` from the built-in table (docs/ops.md: H100 SXM, H100 PCIe, H200, B200, A100 SXM 80GB, A100 PCIe 80GB, A100 40GB, MI300X, MI250X, MI210) instead of the trace's device")
 	fs.Float64Var(&f.tflops, "peak-tflops", 0, "with --by op: the compute peak in `TFLOPS` for every dtype, instead of the table's")
 	fs.Float64Var(&f.tbps, "peak-tbps", 0, "with --by op: the memory bandwidth peak in `TBPS` (TB/s), instead of the table's")
 }

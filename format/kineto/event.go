@@ -110,7 +110,8 @@ func (e *event) wantArgs() bool {
 	case clsDevice, clsRuntime, clsGPUAnnotation, clsNone, clsUnknown:
 		return true
 	case clsHostOp:
-		return e.host && e.cat == catCPUOp
+		// The 2021 schema's Operator events are the ATen ops (and steps).
+		return e.host && (e.cat == catCPUOp || e.cat == catOperator2021)
 	}
 	return false
 }
@@ -377,7 +378,7 @@ func (r *reader) parseArgs() {
 				s.skipValue()
 			}
 		default:
-			if e.host && e.cat == catCPUOp && r.opArg(k) {
+			if e.host && (e.cat == catCPUOp || e.cat == catOperator2021) && r.opArg(k) {
 				// a record_shapes arg (ops.go)
 			} else if r.tb != nil && string(k) == "tally" {
 				r.tb.readArg(r, e.off) // tally export's placement of a kernel

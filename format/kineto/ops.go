@@ -239,7 +239,7 @@ func (h *hostOps) sig(e *event) uint32 {
 	}
 	id := uint32(len(h.sigs))
 	kind := "cpu_op"
-	if e.cat != catCPUOp {
+	if e.cat != catCPUOp && e.cat != catOperator2021 {
 		kind = "user_annotation"
 	}
 	h.sigs = append(h.sigs, opSig{name: string(e.name), dims: string(a.dims), types: string(a.types), concrete: string(a.concrete), kind: kind})
