@@ -430,7 +430,7 @@ func gemmFLOPs(t *testing.T, path string) map[string]float64 {
 			Ts, Dur       float64
 			Args          struct {
 				Dims []json.RawMessage `json:"Input Dims"`
-				Corr *int64      `json:"correlation"`
+				Corr *int64            `json:"correlation"`
 			}
 		} `json:"traceEvents"`
 	}
