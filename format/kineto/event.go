@@ -63,8 +63,10 @@ type event struct {
 }
 
 func (e *event) reset(off int64) {
+	shape := e.shape // its buffers are kept, as the others'
 	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
 	if e.host {
+		e.shape = shape
 		e.shape.reset()
 	}
 }

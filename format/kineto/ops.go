@@ -145,6 +145,10 @@ type opRef struct {
 type pathRec struct{ parent, name uint32 }
 
 type hostOps struct {
+	// Spans are collected in chunks (chunk, then chunks) and joined into
+	// spans by build.
+	chunk  []hostSpan
+	chunks [][]hostSpan
 	spans  []hostSpan
 	sigs   []opSig
 	sigIdx map[string]uint32
@@ -208,7 +212,21 @@ func (r *reader) hostOpSpan() {
 	} else {
 		sp.sig = h.sig(e)
 	}
-	h.spans = append(h.spans, sp)
+	if len(h.chunk) == cap(h.chunk) {
+		h.flushChunk()
+	}
+	h.chunk = append(h.chunk, sp)
+}
+
+// spanChunk is how many spans are collected before they join the rest:
+// appending to one growing slice copied every span again at each doubling.
+const spanChunk = 8192
+
+func (h *hostOps) flushChunk() {
+	if len(h.chunk) > 0 {
+		h.chunks = append(h.chunks, h.chunk)
+	}
+	h.chunk = make([]hostSpan, 0, spanChunk)
 }
 
 func (h *hostOps) module(name []byte) uint32 {
@@ -249,6 +267,16 @@ func (h *hostOps) sig(e *event) uint32 {
 
 // build sorts the spans per thread and links each to its parent.
 func (h *hostOps) build(threads int) {
+	h.flushChunk()
+	n := 0
+	for _, c := range h.chunks {
+		n += len(c)
+	}
+	h.spans = make([]hostSpan, 0, n)
+	for _, c := range h.chunks {
+		h.spans = append(h.spans, c...)
+	}
+	h.chunks, h.chunk = nil, nil
 	slices.SortFunc(h.spans, func(a, b hostSpan) int {
 		switch {
 		case a.thread != b.thread:
