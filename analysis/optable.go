@@ -53,7 +53,28 @@ type OpTable struct {
 	// Peaks names where the peak figures come from ("H100 SXM", "--peak-
 	// tflops"); "" when no peak is known for the trace's device.
 	Peaks string
+	// Roofs are the distinct peak pairs the modelled signatures were
+	// compared with, per dtype (the roofline chart's lines).
+	Roofs []Roof
 	Rows  []OpRow
+}
+
+// Roof is one dtype's peaks.
+type Roof struct {
+	DType        string
+	TFLOPS, TBps float64
+}
+
+func (t *OpTable) addRoof(r Roof) {
+	if r.TFLOPS <= 0 && r.TBps <= 0 {
+		return
+	}
+	for _, o := range t.Roofs {
+		if o == r {
+			return
+		}
+	}
+	t.Roofs = append(t.Roofs, r)
 }
 
 // OpFigures are counts and device time with the kernels behind them.
@@ -305,6 +326,7 @@ func (a *OpAggregator) Table(c *capture.Capture, opt OpOptions) *OpTable {
 			if peak.From != "" {
 				peaksFrom = peak.From
 			}
+			t.addRoof(Roof{DType: string(cost.DType), TFLOPS: peak.TFLOPS, TBps: peak.TBps})
 			r := roofOf(cost, o.Calls, s.device, peak)
 			row.Roof.add(&r)
 			row.addSig(OpSignature{Dims: o.Dims, Types: o.Types, Concrete: o.Concrete, Paths: 1,
@@ -435,6 +457,9 @@ func MergeOps(ts []*OpTable) *OpTable {
 		m.Timed = capture.SatAdd(m.Timed, t.Timed)
 		m.Device = capture.SatAdd(m.Device, t.Device)
 		m.Unattributed.add(&t.Unattributed)
+		for _, r := range t.Roofs {
+			m.addRoof(r)
+		}
 		m.NoLaunchDispatches = capture.SatAdd(m.NoLaunchDispatches, t.NoLaunchDispatches)
 		m.NoLaunch = capture.SatAdd(m.NoLaunch, t.NoLaunch)
 		for i := range t.Rows {
