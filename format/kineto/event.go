@@ -254,6 +254,12 @@ func (r *reader) parseEvent() {
 				s.skipObjectRest()
 				return
 			}
+			if e.host && e.cat == catPythonFunction && e.ph != 0 && !bytes.HasPrefix(e.name, modulePrefix) {
+				// A Python frame other than a module (with_stack writes
+				// many): no op, no path (ops.go).
+				s.skipObjectRest()
+				return
+			}
 		case ekPid:
 			e.pid = r.parseID()
 		case ekTid:

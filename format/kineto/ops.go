@@ -277,17 +277,11 @@ func (h *hostOps) build(threads int) {
 		h.spans = append(h.spans, c...)
 	}
 	h.chunks, h.chunk = nil, nil
-	slices.SortFunc(h.spans, func(a, b hostSpan) int {
-		switch {
-		case a.thread != b.thread:
-			return cmpU32(a.thread, b.thread)
-		case a.start != b.start:
-			return cmpI64(a.start, b.start)
-		case a.end != b.end:
-			return cmpI64(b.end, a.end) // the longer one first: it encloses
-		}
-		return int(a.kind) - int(b.kind) // an op encloses a module frame of its exact span
-	})
+	// Profilers mostly write a thread's ops in time order: a sorted file
+	// is checked in one pass and not sorted again.
+	if !slices.IsSortedFunc(h.spans, spanOrder) {
+		slices.SortFunc(h.spans, spanOrder)
+	}
 	h.lo, h.hi = make([]int32, threads), make([]int32, threads)
 	var stack []int32
 	for i := range h.spans {
@@ -513,4 +507,19 @@ func (r *reader) opDevice() string {
 		}
 	}
 	return name
+}
+
+// spanOrder orders spans by thread, then start; of two starting together
+// the longer first (it encloses), and an op before a module frame of its
+// exact span.
+func spanOrder(a, b hostSpan) int {
+	switch {
+	case a.thread != b.thread:
+		return cmpU32(a.thread, b.thread)
+	case a.start != b.start:
+		return cmpI64(a.start, b.start)
+	case a.end != b.end:
+		return cmpI64(b.end, a.end) // the longer one first: it encloses
+	}
+	return int(a.kind) - int(b.kind) // an op encloses a module frame of its exact span
 }
