@@ -152,6 +152,12 @@ func TestReportByOpGenerated(t *testing.T) {
 		}
 	}
 
+	// --top caps the rows and sums the rest; the row under no op stays.
+	_, top, _ := tally("report", "--by", "op", "--top", "1", p)
+	if !strings.Contains(top, "… 2 more op names") || !strings.Contains(top, "(launch under no op) → orphan") || strings.Contains(top, "aten::add →") {
+		t.Errorf("--top 1: got\n%s\nwant mm, a line for 2 more op names, and the row under no op", top)
+	}
+
 	// Without --by op: no op fields at all (v1 is only added to).
 	_, plain, _ := tally("report", "--json", p)
 	if strings.Contains(plain, `"ops"`) || strings.Contains(plain, "op_table") {
