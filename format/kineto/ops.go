@@ -15,9 +15,9 @@ import (
 // as "## Call CompiledFxGraph …") whose span encloses the dispatch's launch
 // call on the call's thread (same pid and tid). File order is not time
 // order, so every host op span is collected while scanning — memory O(host
-// op events), about 48 bytes each — and sorted per thread at the end; a
-// stack sweep gives each span its parent, and each launch is placed by a
-// binary search and a walk up the parents. Spans of the same signature
+// op events), 32 bytes each while reading, 52 once linked — and sorted per
+// thread at the end; a stack sweep gives each span its parent, and each
+// launch is placed by a binary search and a walk up the parents. Spans of the same signature
 // (name, record_shapes args, module path) share one capture.Op: the table
 // grows with signatures, never with calls.
 //
@@ -114,16 +114,21 @@ const (
 	spanModule              // python_function "nn.Module: X"
 )
 
-// hostSpan is one host op call or module frame.
+// hostSpan is one host op call or module frame, as collected (32 bytes:
+// what build adds is kept apart, in spanLink).
 type hostSpan struct {
 	start, end int64
 	thread     uint32
 	sig        uint32 // opSig (spanOp) or module name (spanModule)
-	// Set by build: parent span, nearest op ancestor (excluding itself),
-	// outermost op ancestor-or-self; -1 when none. path is the module path.
+	kind       uint8
+}
+
+// spanLink is what build sets for the span of the same index: parent
+// span, nearest op ancestor (excluding itself), outermost op
+// ancestor-or-self (-1 when none), and the module path.
+type spanLink struct {
 	parent, opAnc, outer int32
 	path                 uint32
-	kind                 uint8
 	used                 bool // a launch lies under it (counted in Calls)
 }
 
@@ -145,6 +150,7 @@ type opRef struct {
 type pathRec struct{ parent, name uint32 }
 
 type hostOps struct {
+	links []spanLink // by span, set by build
 	// Spans are collected in chunks (chunk, then chunks) and joined into
 	// spans by build.
 	chunk  []hostSpan
@@ -282,6 +288,7 @@ func (h *hostOps) build(threads int) {
 	if !slices.IsSortedFunc(h.spans, spanOrder) {
 		slices.SortFunc(h.spans, spanOrder)
 	}
+	h.links = make([]spanLink, len(h.spans))
 	h.lo, h.hi = make([]int32, threads), make([]int32, threads)
 	var stack []int32
 	for i := range h.spans {
@@ -300,22 +307,23 @@ func (h *hostOps) build(threads int) {
 		for len(stack) > 0 && h.spans[stack[len(stack)-1]].end < sp.end {
 			stack = stack[:len(stack)-1]
 		}
-		sp.parent, sp.opAnc, sp.outer = -1, -1, -1
+		l := &h.links[i]
+		l.parent, l.opAnc, l.outer = -1, -1, -1
 		if len(stack) > 0 {
 			pi := stack[len(stack)-1]
-			p := &h.spans[pi]
-			sp.parent, sp.outer, sp.path = pi, p.outer, p.path
-			if p.kind == spanOp {
-				sp.opAnc = pi
+			pl := &h.links[pi]
+			l.parent, l.outer, l.path = pi, pl.outer, pl.path
+			if h.spans[pi].kind == spanOp {
+				l.opAnc = pi
 			} else {
-				sp.opAnc = p.opAnc
+				l.opAnc = pl.opAnc
 			}
 		}
-		if sp.kind == spanOp && sp.outer < 0 {
-			sp.outer = int32(i)
+		if sp.kind == spanOp && l.outer < 0 {
+			l.outer = int32(i)
 		}
 		if sp.kind == spanModule {
-			sp.path = h.pathOf(sp.path, sp.sig)
+			l.path = h.pathOf(l.path, sp.sig)
 		}
 		stack = append(stack, int32(i))
 	}
@@ -351,16 +359,16 @@ func (h *hostOps) place(th uint32, t int64) (inner, outer int32) {
 	lo, hi := int(h.lo[th]), int(h.hi[th])
 	i := lo + sort.Search(hi-lo, func(k int) bool { return h.spans[lo+k].start > t }) - 1
 	for i >= lo && h.spans[i].end < t {
-		i = int(h.spans[i].parent)
+		i = int(h.links[i].parent)
 	}
 	if i < lo {
 		return -1, -1
 	}
-	c := &h.spans[i]
-	if c.kind == spanOp {
-		return int32(i), c.outer
+	l := &h.links[i]
+	if h.spans[i].kind == spanOp {
+		return int32(i), l.outer
 	}
-	return c.opAnc, c.outer
+	return l.opAnc, l.outer
 }
 
 // attribute sets d.Op and d.OuterOp for the dispatch rec stands for.
@@ -387,25 +395,26 @@ func (h *hostOps) attribute(c *capture.Capture, rec *drec, d *capture.Dispatch, 
 	h.attributed++
 	// Count the calls this launch lies under, up to the first already
 	// counted (its ancestors are counted too).
-	for j := inner; j >= 0 && !h.spans[j].used; j = h.spans[j].opAnc {
+	for j := inner; j >= 0 && !h.links[j].used; j = h.links[j].opAnc {
 		sp := &h.spans[j]
-		sp.used = true
-		ref := h.ref(sp)
+		h.links[j].used = true
+		ref := h.ref(j)
 		ref.calls++
 		ref.hostNS = capture.SatAdd(ref.hostNS, sp.end-sp.start)
 	}
-	in := h.ref(&h.spans[inner])
-	d.Op = h.opID(c, &h.spans[inner], in)
+	in := h.ref(inner)
+	d.Op = h.opID(c, inner, in)
 	if graphFirst {
 		in.graphs++
 	}
 	if outer >= 0 {
-		d.OuterOp = h.opID(c, &h.spans[outer], h.ref(&h.spans[outer]))
+		d.OuterOp = h.opID(c, outer, h.ref(outer))
 	}
 }
 
-func (h *hostOps) ref(sp *hostSpan) *opRef {
-	k := uint64(sp.sig)<<32 | uint64(sp.path)
+// ref is the (signature, module path) record of span i.
+func (h *hostOps) ref(i int32) *opRef {
+	k := uint64(h.spans[i].sig)<<32 | uint64(h.links[i].path)
 	ref := h.refs[k]
 	if ref == nil {
 		ref = &opRef{}
@@ -415,11 +424,11 @@ func (h *hostOps) ref(sp *hostSpan) *opRef {
 	return ref
 }
 
-// opID returns the capture op of span sp, added on first use.
-func (h *hostOps) opID(c *capture.Capture, sp *hostSpan, ref *opRef) capture.OpID {
+// opID returns the capture op of span i, added on first use.
+func (h *hostOps) opID(c *capture.Capture, i int32, ref *opRef) capture.OpID {
 	if ref.id == capture.NoOp {
-		s := &h.sigs[sp.sig]
-		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(sp.path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
+		s := &h.sigs[h.spans[i].sig]
+		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(h.links[i].path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
 	}
 	return ref.id
 }
