@@ -491,3 +491,35 @@ func gemmFLOPs(t *testing.T, path string) map[string]float64 {
 	}
 	return want
 }
+
+// export --per-op: the op table as CSV, one row per op and one for the
+// dispatches under no op (op ""), the figures of report --by op.
+func TestExportPerOp(t *testing.T) {
+	dir := t.TempDir()
+	p := genOpsTrace(t, dir, "a.json", 4)
+	out := filepath.Join(dir, "ops.csv")
+	if code, _, errOut := tally("export", "--to", "csv", "--per-op", "-o", out, p); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "rank,input,op,calls,dispatches,timed,device_ns,host_ns,flops,bytes,modelled_ns,tflops,tbps,of_peak,top_kernel,export_id") {
+		t.Fatalf("got\n%s\nwant a header, mm, region, add and the row under no op", raw)
+	}
+	for i, want := range []string{
+		"0,0,aten::mm,4,4,4,400000,80000,68719476736,117440512,400000,171.79869184,0.29360128,0.173621719898939,gemm_kernel,",
+		"0,0,region,4,8,8,40000,200000,,,0,,,,graph_a,",
+		"0,0,aten::add,4,4,4,40000,80000,,50331648,40000,,1.2582912,0.375609313432836,add_kernel,",
+		"0,0,,0,4,4,12000,,,,,,,,orphan,",
+	} {
+		if !strings.HasPrefix(lines[i+1], want) {
+			t.Errorf("row %d: got %s, want it to start %s", i+1, lines[i+1], want)
+		}
+	}
+	if code, _, errOut := tally("export", "--to", "parquet", "--per-op", "-o", filepath.Join(dir, "pq"), p); code != 2 || !strings.Contains(errOut, "--per-op applies to csv and jsonl") {
+		t.Errorf("parquet --per-op: got exit %d (%s), want 2 and why", code, errOut)
+	}
+}
