@@ -92,7 +92,12 @@ func writeOps(p *printer, t *analysis.OpTable, opt TextOptions) {
 			cells = append(cells, roofCells(&r.Roof)...)
 		}
 		tb.rows = append(tb.rows, cells)
-		labels = append(labels, opLabel(r.Name, r.Kernels, opt))
+		l := opLabel(r.Name, r.Kernels, opt)
+		if r.GraphLaunches > 0 {
+			// The kernels behind graph launches: this row's dispatches.
+			l.tag = " [" + units.Plural(r.GraphLaunches, "graph launch", "graph launches") + "]"
+		}
+		labels = append(labels, l)
 	}
 	if len(rest) > 0 {
 		var f analysis.OpFigures
@@ -149,7 +154,7 @@ func roofCells(r *analysis.Roofline) []string {
 
 // opText is an op row's label: the op's name, its costliest kernel and
 // how many more kernels it launched, escaped.
-type opText struct{ name, kernel, more string }
+type opText struct{ name, tag, kernel, more string }
 
 func opLabel(name string, ks []analysis.OpKernel, opt TextOptions) opText {
 	t := opText{name: safetext.Escape(name)}
@@ -167,20 +172,22 @@ func opLabel(name string, ks []analysis.OpKernel, opt TextOptions) opText {
 }
 
 // fit cuts the label to w columns (0: no limit): the kernel's name gives
-// way first, the op's name only when it alone is too long.
+// way first, the op's name only when it alone is too long; the tag stays.
 func (t opText) fit(w int) string {
-	whole := t.name
+	whole := t.name + t.tag
 	if t.kernel != "" {
 		whole += " → " + t.kernel + t.more
 	}
 	if w <= 0 || runes(whole) <= w {
 		return whole
 	}
-	room := w - runes(t.name) - runes(" → ") - runes(t.more)
+	room := w - runes(t.name) - runes(t.tag) - runes(" → ") - runes(t.more)
 	if t.kernel == "" || room < 12 {
-		return cutEnd(t.name, w)
+		// The tag (graph launches) stays: it says what the row's
+		// dispatches are.
+		return cutEnd(t.name, max(w-runes(t.tag), 8)) + t.tag
 	}
-	return t.name + " → " + cutEnd(t.kernel, room) + t.more
+	return t.name + t.tag + " → " + cutEnd(t.kernel, room) + t.more
 }
 
 // wrapWords breaks s into lines of at most w columns at spaces (w ≤ 0: one
