@@ -4,27 +4,28 @@ import (
 	"strconv"
 )
 
-// OpRow is one row of the op table (CSV and JSON Lines with --per-op):
+// OpRow is one row of the op table (--per-op: the CSV or JSON Lines
+// table, parquet ops.parquet):
 // one host op name of one input at the inner level (the innermost op
 // around each launch), with its modelled work; one row per input with op
 // "" stands for the dispatches under no op. Columns are documented in
 // docs/export.md ("Ops"); never rename one.
 type OpRow struct {
-	Rank       string   `json:"rank"`
-	Input      int32    `json:"input"`
-	Op         string   `json:"op"`
-	Calls      int64    `json:"calls"`
-	Dispatches int64    `json:"dispatches"`
-	Timed      int64    `json:"timed"`
-	DeviceNS   *int64   `json:"device_ns"`
-	HostNS     *int64   `json:"host_ns"`
-	FLOPs      *float64 `json:"flops"`
-	Bytes      *float64 `json:"bytes"`
-	ModelledNS *int64   `json:"modelled_ns"`
-	TFLOPS     *float64 `json:"tflops"`
-	TBps       *float64 `json:"tbps"`
-	OfPeak     *float64 `json:"of_peak"`
-	Kernel     string   `json:"top_kernel"`
+	Rank       string   `parquet:"rank,dict" json:"rank"`
+	Input      int32    `parquet:"input" json:"input"`
+	Op         string   `parquet:"op,dict" json:"op"`
+	Calls      int64    `parquet:"calls" json:"calls"`
+	Dispatches int64    `parquet:"dispatches" json:"dispatches"`
+	Timed      int64    `parquet:"timed" json:"timed"`
+	DeviceNS   *int64   `parquet:"device_ns,optional" json:"device_ns"`
+	HostNS     *int64   `parquet:"host_ns,optional" json:"host_ns"`
+	FLOPs      *float64 `parquet:"flops,optional" json:"flops"`
+	Bytes      *float64 `parquet:"bytes,optional" json:"bytes"`
+	ModelledNS *int64   `parquet:"modelled_ns,optional" json:"modelled_ns"`
+	TFLOPS     *float64 `parquet:"tflops,optional" json:"tflops"`
+	TBps       *float64 `parquet:"tbps,optional" json:"tbps"`
+	OfPeak     *float64 `parquet:"of_peak,optional" json:"of_peak"`
+	Kernel     string   `parquet:"top_kernel,dict" json:"top_kernel"`
 }
 
 var opColumns = []string{"rank", "input", "op", "calls", "dispatches", "timed", "device_ns", "host_ns", "flops", "bytes",

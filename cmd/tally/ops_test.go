@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tallyprof/tally/export"
 )
 
 // genOpsTrace writes a Kineto trace of layers layers with planted ops,
@@ -519,7 +523,19 @@ func TestExportPerOp(t *testing.T) {
 			t.Errorf("row %d: got %s, want it to start %s", i+1, lines[i+1], want)
 		}
 	}
-	if code, _, errOut := tally("export", "--to", "parquet", "--per-op", "-o", filepath.Join(dir, "pq"), p); code != 2 || !strings.Contains(errOut, "--per-op applies to csv and jsonl") {
-		t.Errorf("parquet --per-op: got exit %d (%s), want 2 and why", code, errOut)
+	if code, _, errOut := tally("export", "--to", "pprof", "--per-op", "-o", filepath.Join(dir, "p.pb.gz"), p); code != 2 || !strings.Contains(errOut, "--per-op applies to csv, jsonl and parquet") {
+		t.Errorf("pprof --per-op: got exit %d (%s), want 2 and why", code, errOut)
+	}
+	// Parquet: ops.parquet beside the other tables, the same rows.
+	pq := filepath.Join(dir, "pq")
+	if code, _, errOut := tally("export", "--to", "parquet", "--per-op", "-o", pq, p); code != 0 {
+		t.Fatalf("parquet --per-op: exit %d: %s", code, errOut)
+	}
+	rows, err := parquet.ReadFile[export.OpRow](filepath.Join(pq, "ops.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 || rows[0].Op != "aten::mm" || rows[0].FLOPs == nil || *rows[0].FLOPs != 68719476736 || rows[3].Op != "" || *rows[3].DeviceNS != 12000 {
+		t.Errorf("ops.parquet: got %+v, want mm (68719476736 FLOPs), region, add and the 12000 ns under no op", rows)
 	}
 }
