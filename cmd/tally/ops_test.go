@@ -539,3 +539,25 @@ func TestExportPerOp(t *testing.T) {
 		t.Errorf("ops.parquet: got %+v, want mm (68719476736 FLOPs), region, add and the 12000 ns under no op", rows)
 	}
 }
+
+// The HTML page of many inputs with --by op: an ops section for the merged
+// inputs and one per input.
+func TestReportByOpHTMLMany(t *testing.T) {
+	dir := t.TempDir()
+	genOpsTrace(t, dir, "a.json", 4)
+	genOpsTrace(t, dir, "b.json", 2)
+	page := filepath.Join(dir, "r.html")
+	if code, _, errOut := tally("report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), `<section class="ops">`); n != 3 {
+		t.Errorf("got %d ops sections, want 3 (merged, a, b)", n)
+	}
+	if n := strings.Count(string(raw), `<circle class="op" `); n != 3 {
+		t.Errorf("got %d roofline points, want 3 (mm in each)", n)
+	}
+}
