@@ -112,7 +112,7 @@ func (run *Run) merge() {
 		pt.Program = w.Programs[i]
 		pt.Order()
 	}
-	run.Tables = &Tables{Programs: tables}
+	run.Tables = &Tables{Programs: tables, Ops: run.mergeOps()}
 	run.account(ok, empty)
 	Size(w, run.Tables)
 }
@@ -218,4 +218,15 @@ func (run *Run) account(ok, empty int) {
 		g.AddN(1)
 	}
 	a.SortGaps()
+}
+
+// mergeOps merges the inputs' op tables, when they were built.
+func (run *Run) mergeOps() *OpTable {
+	var ts []*OpTable
+	for _, in := range run.Inputs {
+		if in.Tables != nil && in.Tables.Ops != nil {
+			ts = append(ts, in.Tables.Ops)
+		}
+	}
+	return MergeOps(ts)
 }

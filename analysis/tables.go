@@ -9,6 +9,9 @@ import (
 // Tables are the per-program kernel tables of one capture.
 type Tables struct {
 	Programs []ProgramTable
+	// Ops is the capture's dispatches by host op (optable.go), when asked
+	// for (inputs.Options.Ops); nil otherwise.
+	Ops *OpTable
 }
 
 // ProgramTable is one program's kernels. Shares compare kernels of this

@@ -17,6 +17,16 @@ type Capture struct {
 	Programs []Program
 	Queues   []Queue
 	Kernels  []Kernel
+	// Ops is the host-op signature table (op.go): OpID n is Ops[n-1].
+	Ops []Op
+	// OpSource says how the reader attributed dispatches to host ops (what
+	// stands for the op), one line for the reports; "" when the reader
+	// records no host ops: its programs and kernels then stand for them.
+	OpSource string
+	// OpDevice is the accelerator product the attributed dispatches ran on
+	// ("NVIDIA H100 80GB HBM3"), as the input names it, for the roofline's
+	// peak figures; "" when unknown or when they ran on several kinds.
+	OpDevice string
 
 	Accounting Accounting
 

@@ -37,6 +37,12 @@ type Dispatch struct {
 	// of the host's lateness followed a sync (analysis.Breakdown).
 	HostSync Interval
 
+	// Op is the innermost host op whose call encloses the dispatch's launch
+	// (Capture.Op), OuterOp the outermost one; NoOp when the launch lies
+	// under no op or the format records none (Capture.OpSource). A graph
+	// replay's kernels take the op around their graph launch.
+	Op, OuterOp OpID
+
 	// Key identifies the input record the dispatch came from, where the
 	// format's records carry identity; a repeat is a duplicate_event gap
 	// (see Checked).

@@ -43,6 +43,9 @@ func (c *Capture) CheckValid() error {
 			}
 		}
 	}
+	if err := c.checkOps(); err != nil {
+		return err
+	}
 	if err := c.Accounting.CheckValid(); err != nil {
 		return err
 	}
@@ -84,6 +87,9 @@ func (c *Capture) CheckDispatch(d *Dispatch) error {
 	}
 	if d.Queue != NoQueue && (d.Queue < 0 || int(d.Queue) >= len(c.Queues)) {
 		return fmt.Errorf("dispatch of kernel %q on queue %d, but the capture has %d queues", c.Kernels[k].Name, d.Queue, len(c.Queues))
+	}
+	if err := c.checkOpRef(d); err != nil {
+		return err
 	}
 	if ag := d.Aggregate; ag != nil {
 		if ag.Count <= 0 {

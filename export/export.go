@@ -48,6 +48,10 @@ type Options struct {
 	// PerKernel writes one row per (input, program, kernel) instead of one
 	// per dispatch (csv and jsonl).
 	PerKernel bool
+	// PerOp writes one row per (input, host op) instead of one per
+	// dispatch (csv and jsonl), or adds ops.parquet (parquet): the op
+	// table of `tally report --by op`.
+	PerOp bool
 
 	// Workers is how many inputs are read at once where the writer allows
 	// it (parquet, pprof, kineto into a directory, --per-kernel); 0 means
@@ -127,6 +131,10 @@ func (opt *Options) check(args []string) error {
 		return fmt.Errorf("-o - (standard output) is for pprof and kineto only: %s writes more than one file", opt.To)
 	case opt.PerKernel && opt.To != CSV && opt.To != JSONL:
 		return fmt.Errorf("--per-kernel applies to csv and jsonl (parquet always has a kernels table)")
+	case opt.PerOp && opt.To != CSV && opt.To != JSONL && opt.To != Parquet:
+		return fmt.Errorf("--per-op applies to csv, jsonl and parquet")
+	case opt.PerOp && opt.PerKernel:
+		return fmt.Errorf("give --per-kernel or --per-op, not both")
 	case !slices.Contains(Names, opt.To):
 		return fmt.Errorf("unknown --to %q: give one of %s", opt.To, strings.Join(Names, ", "))
 	}

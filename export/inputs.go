@@ -92,7 +92,11 @@ func readInputs(e *inputs.Expansion, opt Options, w writer) (*analysis.Run, []*i
 		workers = opt.Workers
 	}
 	errs := make([]error, len(ins))
-	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Breakdown: breakdownOptions(opt.To),
+	var ops *analysis.OpOptions
+	if opt.PerOp {
+		ops = &analysis.OpOptions{}
+	}
+	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Ops: ops, Breakdown: breakdownOptions(opt.To),
 		Sink: func(i int, _ string) capture.Sink { return w.sink(ins[i]) },
 		Done: func(r *analysis.Input) {
 			in := ins[r.Index]

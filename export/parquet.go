@@ -50,6 +50,7 @@ func parquetOptions() []parquet.WriterOption {
 // the whole temporary directory is then removed.
 type parquetSet struct {
 	readErr
+	perOp  bool // ops.parquet too
 	out    string
 	dir    *checkedfile.PendingDir
 	states []parquetInput
@@ -66,7 +67,7 @@ func openParquet(opt Options, n int) (*parquetSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &parquetSet{out: opt.Out, dir: dir, states: make([]parquetInput, n), col: collectives.NewCollector()}, nil
+	return &parquetSet{out: opt.Out, perOp: opt.PerOp, dir: dir, states: make([]parquetInput, n), col: collectives.NewCollector()}, nil
 }
 
 func (w *parquetSet) sink(in *input) capture.Sink {
@@ -160,6 +161,15 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 	}
 	if err := writeTable(dir, "gaps.parquet", gaps); err != nil {
 		return err
+	}
+	if w.perOp {
+		var ops []OpRow
+		for _, in := range ins {
+			ops = append(ops, opRows(in)...)
+		}
+		if err := writeTable(dir, "ops.parquet", ops); err != nil {
+			return err
+		}
 	}
 	if err := writeTable(dir, "inputs.parquet", inputRows); err != nil {
 		return err

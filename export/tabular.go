@@ -126,8 +126,11 @@ func openTabular(opt Options) (*tabular, error) {
 		return nil, err
 	}
 	cols := dispatchColumns
-	if opt.PerKernel {
+	switch {
+	case opt.PerKernel:
 		cols = kernelColumns
+	case opt.PerOp:
+		cols = opColumns
 	}
 	if w.t, err = newTable(w.outBytes, opt.To, cols, id); err != nil {
 		w.abort()
@@ -148,13 +151,16 @@ func (w *tabular) abort() {
 // into the one file as they are read, one input at a time, which keeps
 // each input's rows together and in order.
 func (w *tabular) workers() int {
-	if w.opt.PerKernel {
+	if w.opt.PerKernel || w.opt.PerOp {
 		return 0
 	}
 	return 1
 }
 
 func (w *tabular) sink(in *input) capture.Sink {
+	if w.opt.PerOp {
+		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) { in.Written.count(c, d) })
+	}
 	if w.opt.PerKernel {
 		return capture.SinkFunc(func(c *capture.Capture, d *capture.Dispatch) {
 			in.Written.count(c, d)
@@ -186,6 +192,15 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	if opt.PerKernel {
 		for _, in := range ins {
 			for _, r := range kernelRows(in) {
+				if err := t.write(&r, r.cells); err != nil {
+					return fmt.Errorf("writing %s: %w", opt.Out, err)
+				}
+			}
+		}
+	}
+	if opt.PerOp {
+		for _, in := range ins {
+			for _, r := range opRows(in) {
 				if err := t.write(&r, r.cells); err != nil {
 					return fmt.Errorf("writing %s: %w", opt.Out, err)
 				}

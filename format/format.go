@@ -112,6 +112,11 @@ type Options struct {
 	// *SpillLimitError. Copies of the input itself (spools) have their own
 	// limit, TALLY_SPOOL_LIMIT (spool.go).
 	SpillLimit int64
+	// Ops asks the readers that record host operations (Kineto cpu_op and
+	// user_annotation events, NVTX ranges, ROCTx markers) to attribute each
+	// dispatch to the op that launched it (capture.Dispatch.Op). It costs
+	// the Kineto reader the host events it otherwise skips unread.
+	Ops bool
 }
 
 func orDefault(opts *Options) *Options {

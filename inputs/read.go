@@ -43,6 +43,9 @@ type Options struct {
 	// UnrecordedWait takes Reader.UnrecordedWait, and the breakdown's spill
 	// is bounded by Reader.SpillLimit as the readers' are (counted apart).
 	Breakdown *analysis.BreakdownOptions
+	// Ops, when not nil, attributes dispatches to host ops (the readers'
+	// format.Options.Ops) and builds each input's op table (Tables.Ops).
+	Ops *analysis.OpOptions
 }
 
 // Progress watches the reads of a set of inputs: Begin is called with
@@ -119,6 +122,11 @@ func readOne(i int, path string, opt Options, watch func(string, *format.Input) 
 		bd = analysis.NewBreakdownSink(breakdownOptions(*opt.Breakdown, &opt.Reader))
 		tee = append(tee, bd)
 	}
+	var ops *analysis.OpAggregator
+	if opt.Ops != nil {
+		ops = analysis.NewOpAggregator()
+		tee = append(tee, ops)
+	}
 	if opt.Sink != nil {
 		if extra := opt.Sink(i, path); extra != nil {
 			tee = append(tee, extra)
@@ -129,12 +137,16 @@ func readOne(i int, path string, opt Options, watch func(string, *format.Input) 
 		sink = agg
 	}
 	ro := opt.Reader // each reader gets its own copy of the options
+	ro.Ops = ro.Ops || opt.Ops != nil
 	ro.Manifests = append([]string(nil), opt.Reader.Manifests...)
 	ro.Watch = watch
 	c, err := format.ReadPath(path, opt.Format, &ro, sink)
 	in := analysis.Input{Index: i, Path: path, Err: err}
 	if err == nil && c != nil {
 		in.Capture, in.Tables = c, agg.Tables(c)
+		if ops != nil {
+			in.Tables.Ops = ops.Table(c, *opt.Ops)
+		}
 		if bd != nil {
 			in.Breakdown = bd.Finish(c)
 		}

@@ -33,6 +33,9 @@ type JSONReport struct {
 	// Breakdown (added within v1) is the time breakdown per device and the
 	// launch statistics, when the command made one (tally report does).
 	Breakdown *JSONBreakdown `json:"breakdown,omitempty"`
+	// JSONOps (ops, ops_unattributed_device_ns, ops_unmodelled_device_ns,
+	// op_table) is present when the op table was asked for.
+	*JSONOps
 }
 
 // JSONProgram is one program's table.
@@ -124,6 +127,7 @@ func BuildJSON(c *capture.Capture, r *analysis.Tables) *JSONReport {
 	for _, pt := range r.Programs {
 		doc.Programs = append(doc.Programs, jsonProgram(&pt))
 	}
+	doc.JSONOps = jsonOps(r.Ops)
 	return doc
 }
 

@@ -19,6 +19,8 @@ type JSONSection struct {
 	Queues []capture.Queue `json:"queues,omitempty"`
 	// Breakdown: as JSONReport.Breakdown, this input's.
 	Breakdown *JSONBreakdown `json:"breakdown,omitempty"`
+	// JSONOps: this input's op table, when asked for.
+	*JSONOps
 }
 
 // BuildSection is the section of one input read; c is nil for an input that
@@ -33,5 +35,5 @@ func BuildSection(path string, c *capture.Capture, t *analysis.Tables, err error
 	}
 	doc := BuildJSON(c, t)
 	clock := c.Clock
-	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting, Queues: doc.Queues}
+	return JSONSection{Rank: c.Source.Rank, Input: c.Source, Clock: &clock, Programs: doc.Programs, Accounting: &doc.Accounting, Queues: doc.Queues, JSONOps: doc.JSONOps}
 }

@@ -93,6 +93,9 @@ func Text(w io.Writer, c *capture.Capture, r *analysis.Tables, opt TextOptions) 
 		writeProgram(p, c, pt, opt)
 		shown[pt.Program.Name] = true
 	}
+	if r.Ops != nil {
+		writeOps(p, r.Ops, opt)
+	}
 
 	p.f("\n")
 	writeAccounting(p, c, shown, opt)

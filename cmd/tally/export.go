@@ -22,6 +22,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	to := choice(fs, "to", "", "output `FORMAT`: "+strings.Join(export.Names, ", "), export.Names, nil)
 	out := fs.String("o", "", "output `PATH` (a directory for parquet; - for standard output with pprof and kineto)")
 	perKernel := fs.Bool("per-kernel", false, "csv, jsonl: one row per (input, program, kernel) instead of per dispatch")
+	perOp := fs.Bool("per-op", false, "the op table of tally report --by op (inner level, with FLOPs, bytes and the roofline; docs/ops.md): csv, jsonl: one row per (input, host op) instead of per dispatch; parquet: ops.parquet beside the other tables")
 	strict := fs.Bool("strict", false, "exit 1 when an input is not complete (any gap); the export is written anyway")
 	check := fs.String("check", "", "check that the csv/jsonl table `OUT` and its gaps file beside it are from one export (one export_id, the rows and bytes the gaps file states); exit 1 when not")
 	pos, err := parseInterspersed(fs, args)
@@ -47,7 +48,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "give --to FORMAT, one or more input files or directories and -o OUT")
 	}
 	ro := rf.options()
-	res, err := export.Run(pos, export.Options{To: *to, Out: *out, Stdout: stdout, Format: ro.Format, Reader: ro.Reader, PerKernel: *perKernel})
+	res, err := export.Run(pos, export.Options{To: *to, Out: *out, Stdout: stdout, Format: ro.Format, Reader: ro.Reader, PerKernel: *perKernel, PerOp: *perOp})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally export: %v\n", err)
 		return exitcode.Error

@@ -71,7 +71,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	rf.progress.register(fs)
-	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 69 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
+	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 73 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
 		n, err := format.ParseSize(s)
 		switch {
 		case err != nil:
@@ -113,7 +113,7 @@ func writeOutput(path string, stdout io.Writer, fill func(io.Writer) error) erro
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\n\nFlags:\n", stderr)
+	fs := newFlagSet("report", "Usage: tally report [flags] FILE|DIR...\n\nReads FILE (format detected from its content), prints one kernel table per program and,\nunder the tables, everything the capture did not show. Several files or a directory\n(ranks, runs) are read in parallel: one section per input, then merged tables per program.\nWith --by op, also a table of the host ops that launched the dispatches (Kineto), with\nFLOPs, bytes and the roofline where shapes were recorded (docs/ops.md).\n\nFlags:\n", stderr)
 	var rf readerFlags
 	rf.register(fs)
 	asJSON := fs.Bool("json", false, "write the versioned JSON report (schema tally.report/v1, see docs/report-json.md)")
@@ -138,6 +138,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	shortKernel := fs.Duration("short-kernel", 0, "launch statistics: dispatches shorter than `DURATION` count as short kernels (0: 10µs)")
 	breakdown := fs.Bool("breakdown", true, "the time breakdown per device (busy by class, idle by cause) and the launch statistics, in the text, JSON and HTML reports; --breakdown=false leaves them out, and their cost (docs/breakdown.md)")
 	launchStats := fs.Bool("launch-stats", false, "text report: a table of launch statistics per kernel (launch-to-start delay mean, p50, p99, max; short kernels) under each program's kernel table")
+	var of opFlags
+	of.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitcode.Error
@@ -160,9 +162,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "--launch-latency and --short-kernel take a duration of 0 or more (e.g. 30us)")
 	}
 	topt.LaunchStats = *launchStats
+	ops, err := of.options()
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
 	opt := rf.options()
+	opt.Ops = ops
 	if *breakdown {
 		opt.Breakdown = &analysis.BreakdownOptions{LaunchLatency: launchLatency.Nanoseconds(), ShortKernel: shortKernel.Nanoseconds()}
 	}

@@ -25,6 +25,7 @@ type drec struct {
 	kname     uint32
 	queue     uint32
 	call      uint32 // runtime call name, when linked
+	thread    uint32 // host thread of the linked call (ops.go)
 	state     uint8
 }
 
@@ -40,7 +41,7 @@ const (
 	stBadCorr                     // correlation present but not an integer id
 )
 
-const drecSize = 8*7 + 4 + 4 + 4 + 1
+const drecSize = 8*7 + 4 + 4 + 4 + 4 + 1
 
 func (r *drec) encode(b []byte) {
 	le := binary.LittleEndian
@@ -54,7 +55,8 @@ func (r *drec) encode(b []byte) {
 	le.PutUint32(b[56:], r.kname)
 	le.PutUint32(b[60:], r.queue)
 	le.PutUint32(b[64:], r.call)
-	b[68] = r.state
+	le.PutUint32(b[68:], r.thread)
+	b[72] = r.state
 }
 
 func (r *drec) decode(b []byte) {
@@ -69,7 +71,8 @@ func (r *drec) decode(b []byte) {
 	r.kname = le.Uint32(b[56:])
 	r.queue = le.Uint32(b[60:])
 	r.call = le.Uint32(b[64:])
-	r.state = b[68]
+	r.thread = le.Uint32(b[68:])
+	r.state = b[72]
 }
 
 // dlog is the dispatch log: records by sequence number, in chunks of a

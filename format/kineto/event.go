@@ -59,10 +59,19 @@ type event struct {
 	// coll: a collective library's kernel, whose args are read to the end
 	// for its collective (collective.go).
 	coll bool
+	// host is set for the whole read when host ops are attributed
+	// (ops.go): host ops are then read, not skipped.
+	host  bool
+	shape opArgs // a host op's record_shapes args, when host is set
 }
 
 func (e *event) reset(off int64) {
-	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0]}
+	shape := e.shape // its buffers are kept, as the others'
+	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
+	if e.host {
+		e.shape = shape
+		e.shape.reset()
+	}
 }
 
 // wantName reports whether the event's name matters for its category as
@@ -71,7 +80,7 @@ func (e *event) wantName() bool {
 	switch e.cat.class() {
 	case clsHostOp:
 		// ProfilerStep#N is a user_annotation (2021: Operator).
-		return e.cat == catUserAnnotation || e.cat == catOperator2021
+		return e.cat == catUserAnnotation || e.cat == catOperator2021 || e.host
 	case clsFlow, clsHostOther:
 		return e.cat == catCPUInstant
 	}
@@ -88,7 +97,7 @@ func sortIndex(name []byte) bool {
 func (e *event) skippable() bool {
 	switch e.cat.class() {
 	case clsHostOp:
-		return e.cat == catCPUOp || e.cat == catPythonFunction
+		return (e.cat == catCPUOp || e.cat == catPythonFunction) && !e.host
 	case clsFlow, clsCounters:
 		return true
 	case clsHostOther:
@@ -105,6 +114,9 @@ func (e *event) wantArgs() bool {
 	switch e.cat.class() {
 	case clsDevice, clsRuntime, clsGPUAnnotation, clsNone, clsUnknown:
 		return true
+	case clsHostOp:
+		// The 2021 schema's Operator events are the ATen ops (and steps).
+		return e.host && (e.cat == catCPUOp || e.cat == catOperator2021)
 	}
 	return false
 }
@@ -245,6 +257,12 @@ func (r *reader) parseEvent() {
 				s.skipObjectRest()
 				return
 			}
+			if e.host && e.cat == catPythonFunction && e.ph != 0 && !bytes.HasPrefix(e.name, modulePrefix) {
+				// A Python frame other than a module (with_stack writes
+				// many): no op, no path (ops.go).
+				s.skipObjectRest()
+				return
+			}
 		case ekPid:
 			e.pid = r.parseID()
 		case ekTid:
@@ -377,6 +395,8 @@ func (r *reader) parseArgs() {
 		default:
 			switch {
 			case e.coll && r.collArg(k):
+			case e.host && (e.cat == catCPUOp || e.cat == catOperator2021) && r.opArg(k):
+				// a record_shapes arg (ops.go)
 			case r.tb != nil && string(k) == "tally":
 				r.tb.readArg(r, e.off) // tally export's placement of a kernel
 			default:
@@ -474,6 +494,8 @@ func (r *reader) argsDone() bool {
 		return (e.hasCorr || e.badCorr) && e.pid.numeric() && e.tid.numeric()
 	case clsGPUAnnotation:
 		return e.hasExt && e.pid.numeric() && e.tid.numeric()
+	case clsHostOp:
+		return e.shape.done()
 	}
 	return false
 }

@@ -72,6 +72,9 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 		windowLen = r.window.end - r.window.start
 	}
 
+	if r.ops != nil {
+		r.ops.build(len(r.threads))
+	}
 	err := r.log.replay(func(rec *drec) {
 		r.link.resolve(rec)
 		def, inst := progs.of(r, rec)
@@ -108,6 +111,9 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			d.HostSync = r.syncs.of(rec.corr, add)
 		case stLaunchedNoTime:
 			d.Link = capture.LinkLaunched
+		}
+		if r.ops != nil {
+			r.attributeOp(c, rec, &d)
 		}
 		sink.Dispatch(c, &d)
 		if _, ok := capture.ImpossibleTime(&d, ceiling); !ok {
@@ -194,13 +200,17 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("attributed by the step range: %s without an enclosing GPU annotation, launched inside the host's %s range (on any thread, e.g. the autograd engine's); --program-by gpu-annotation leaves them out", units.Plural(pd.byStep, "dispatch", "dispatches"), pd.name))
 		}
 		if pd.graph > 0 {
-			p.Notes = append(p.Notes, fmt.Sprintf("%d dispatches were replayed by graph launches: each is linked to its launch call, but per-op attribution is unavailable for them", pd.graph))
+			p.Notes = append(p.Notes, r.graphNote(pd.graph))
 		}
 		if pd.noLaunch > 0 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%d dispatches have no launch call in the trace (see gpu_event_without_launch)", pd.noLaunch))
 		}
 	}
 
+	if r.ops != nil {
+		r.ops.finish(c)
+		c.OpDevice = r.opDevice()
+	}
 	r.gaps(c, tb, st, &ov)
 	r.accounting(c)
 	r.tallyNotUsed(c)

@@ -530,6 +530,10 @@ func (r *reader) graphGap(a *capture.Accounting, st *replayStats) {
 	if st.totalNS > 0 {
 		share = fmt.Sprintf(", %.1f%% of device time", 100*float64(st.graphNS)/float64(st.totalNS))
 	}
-	g.Summary = fmt.Sprintf("%s replayed %d device events (%d–%d per launch; %s%s): they are in the tables, linked to their launch call, but per-op attribution is unavailable for them, since every replayed kernel carries the launch's correlation id.",
-		units.Plural(g.Count, "graph launch", "graph launches"), st.graphEvents, minK, maxK, ns(st.graphNS), share)
+	ops := "but per-op attribution is unavailable for them, since every replayed kernel carries the launch's correlation id"
+	if r.ops != nil {
+		ops = "and each is attributed to the host op around its launch (the op table's graph_launches); the ops inside the graph are not recorded, since every replayed kernel carries the launch's correlation id"
+	}
+	g.Summary = fmt.Sprintf("%s replayed %d device events (%d–%d per launch; %s%s): they are in the tables, linked to their launch call, %s.",
+		units.Plural(g.Count, "graph launch", "graph launches"), st.graphEvents, minK, maxK, ns(st.graphNS), share, ops)
 }

@@ -98,6 +98,9 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
 	r.log.budget = &spillBudget{limit: opts.SpillLimit}
+	if opts.Ops {
+		r.ev.host, r.ops = true, newHostOps()
+	}
 	if err := r.scan(); err != nil {
 		r.log.close()
 		if r.tb != nil {

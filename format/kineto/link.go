@@ -124,7 +124,7 @@ func (l *linker) growRing() {
 }
 
 func attach(d *drec, rt *rtRec) {
-	d.lts, d.ldur, d.call = rt.ts, rt.dur, rt.call
+	d.lts, d.ldur, d.call, d.thread = rt.ts, rt.dur, rt.call, rt.thread
 }
 
 // device links a device record as far as the calls read so far allow and

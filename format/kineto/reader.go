@@ -48,6 +48,7 @@ type reader struct {
 	threadIdx map[threadKey]uint32
 
 	link    *linker
+	ops     *hostOps // host-op attribution, when asked (ops.go)
 	log     *dlog
 	coll    collState // collective kernels' args (collective.go)
 	repeats repeats   // device events written twice (repeat.go)
@@ -447,7 +448,7 @@ func (r *reader) runtimeCall() {
 	}
 	kind := ci.kind
 	var thread uint32
-	if kind.launch || kind.captureBegin || kind.captureEnd || kind.sync {
+	if kind.launch || kind.captureBegin || kind.captureEnd || kind.sync || r.ev.host {
 		thread = r.internThread(e)
 		r.syncs.call(kind, thread, e)
 	}
@@ -492,6 +493,9 @@ func (r *reader) annotation() {
 // ops are not device work.
 func (r *reader) hostOp() {
 	e := &r.ev
+	if e.host {
+		r.hostOpSpan() // still counted below: the event is no device work
+	}
 	if (e.cat == catUserAnnotation || e.cat == catOperator2021) && bytes.HasPrefix(e.name, []byte("ProfilerStep#")) {
 		if n, ok := parseInt(e.name[len("ProfilerStep#"):]); ok {
 			r.steps.add(n)

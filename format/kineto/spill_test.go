@@ -29,7 +29,7 @@ func TestSpillLimit(t *testing.T) {
 	if !errors.As(err, &fe) || !errors.As(err, &sl) || fe.Path != "big.json" || sl.Limit != 20*drecSize {
 		t.Fatalf("got %v, want a *format.Error for big.json wrapping a *format.SpillLimitError of %d bytes", err, 20*drecSize)
 	}
-	for _, want := range []string{"big.json", sl.File, "spill limit of 1.3 KiB (1380 bytes)", "--spill-limit", "TMPDIR"} {
+	for _, want := range []string{"big.json", sl.File, "spill limit of 1.4 KiB (1460 bytes)", "--spill-limit", "TMPDIR"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

@@ -44,6 +44,11 @@ func FuzzRead(f *testing.F) {
 		if c == nil {
 			t.Fatal("no capture and no error")
 		}
+		// With host-op attribution: the model's checks hold too (format
+		// checks every dispatch's op ids and the op table).
+		if _, err := format.ReadFile(p, Name, &format.Options{Ops: true}, nil); err != nil && errors.Is(err, format.ErrModel) {
+			t.Fatalf("with ops: %v", err)
+		}
 	})
 }
 

@@ -272,6 +272,9 @@ func (r *reader) dispatch(cat int8, start, end, pid, dev, stream, corr int64, na
 		if rt.end >= rt.start {
 			d.Launch = capture.Interval{Begin: rt.start, End: rt.end, Valid: true}
 		}
+		if r.ops != nil {
+			r.attributeOp(d, rt.tid, rt.start)
+		}
 	}
 	// capture.Checked's rules, held here so that such a row is accounted
 	// as lost input and never reaches the early, order and orphan figures.

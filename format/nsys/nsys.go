@@ -65,6 +65,9 @@ func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.C
 		return nil, format.FileError(in.Path, nil, "read it with --format rocpd", "this is a rocprofv3 rocpd database, not an Nsight Systems export")
 	}
 	r := &reader{db: db, sink: sink, c: &capture.Capture{}, ceiling: capture.MaxDuration}
+	if opts != nil && opts.Ops {
+		r.ops = newNvtxOps()
+	}
 	if opts != nil && opts.MaxDuration > 0 {
 		r.ceiling = int64(opts.MaxDuration) // --max-duration, as capture.Checked holds it
 	}

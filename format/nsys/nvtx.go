@@ -64,6 +64,9 @@ func (r *reader) loadNVTX() error {
 		}
 	}
 	*n = nvtxRanges{index: map[string]int32{}} // start again, through SQL
+	if r.ops != nil {
+		r.ops = newNvtxOps()
+	}
 	if err := r.db.QueryRow(`SELECT count(*) FROM NVTX_EVENTS`).Scan(&n.read); err != nil {
 		return r.db.QueryError(t, err)
 	}
@@ -85,6 +88,9 @@ func (r *reader) loadNVTX() error {
 		var textID sql.NullInt64
 		if err := rows.Scan(&start, &end, &tid, &text, &textID); err != nil {
 			return r.db.QueryError(t, err)
+		}
+		if r.ops != nil {
+			r.ops.add(tid, start, end, text.String, text.Valid, textID.Int64, textID.Valid)
 		}
 		if n.offer(tid, start, end) {
 			n.named(&p, text.String, text.Valid, textID.Int64, textID.Valid)

@@ -97,6 +97,9 @@ func (r *reader) loadNVTXDirect() (*pendingNames, error) {
 		if x == nil {
 			break
 		}
+		if r.ops != nil {
+			r.ops.add(x.tid, x.start, x.end, string(arena[x.off:x.off+x.n]), x.hasText, x.textID, x.hasID)
+		}
 		if n.offer(x.tid, x.start, x.end) {
 			n.named(&p, string(arena[x.off:x.off+x.n]), x.hasText, x.textID, x.hasID)
 		}

@@ -43,6 +43,7 @@ type reader struct {
 	ceiling      int64 // longest interval accepted as measured, ns
 
 	nvtx     nvtxRanges
+	ops      *nvtxOps         // host-op attribution, when asked (ops.go)
 	direct   *plan            // the device and runtime tables are scanned directly (direct.go); nil: through SQL
 	nvDirect bool             // NVTX_EVENTS was scanned directly
 	names    map[int64]string // StringIds values of the ids used
@@ -117,6 +118,12 @@ func (r *reader) read() (*capture.Capture, error) {
 	if testHookDirect != nil {
 		testHookDirect(r.direct != nil, r.nvDirect)
 	}
+	if r.ops != nil {
+		if err := r.nameOpRanges(); err != nil {
+			return nil, err
+		}
+		r.ops.build()
+	}
 	r.progInst = make([]int64, len(r.nvtx.ranges))
 	for i := range r.progInst {
 		r.progInst[i] = -1
@@ -132,6 +139,9 @@ func (r *reader) read() (*capture.Capture, error) {
 	}
 	if err := r.overhead(); err != nil {
 		return nil, err
+	}
+	if r.ops != nil {
+		r.finishOps()
 	}
 	r.gaps()
 	r.earlyGap()

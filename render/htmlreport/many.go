@@ -37,6 +37,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 	p.Merged = fmt.Sprintf("merged over %s: one table per program (by name), kernels by name within a program", units.Plural(int64(len(ins)), "input", "inputs"))
 	p.Breakdown = breakdown(whole, run.Breakdown)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
+	p.Ops = opsOf(run.Tables.Ops)
 	// The inputs share the timeline's budget, each keeping a few queues'
 	// worth: the page of 64 ranks stays a page one can open.
 	budget := max(DefaultMax/max(len(ins), 1), minPerInput)
@@ -58,6 +59,7 @@ func buildMany(run *analysis.Run, opt Options) *page {
 		sec.accountingView = accounting(c, &idoc.Accounting, prefix+"gap-")
 		sec.Notes = c.CommentLines()
 		sec.Programs = p.programs(idoc, prefix, sec.Gaps, opt)
+		sec.Ops = opsOf(in.Tables.Ops)
 		p.Sections = append(p.Sections, sec)
 		tl := timelineBlock{Input: i, Heading: sec.Heading, Label: sec.Label}
 		tl.timelineSection = timeline(c, opt.timeline(i).limited(budget), &p.Data.Kernels)

@@ -25,6 +25,8 @@ type page struct {
 	accountingView
 	Notes    []string
 	Programs []programView
+	// Ops is the op table (--by op), nil when not asked for.
+	Ops *opsView
 	// Merged is set when several inputs were read: Programs are then the
 	// merged tables, and Sections hold each input's own report.
 	Merged   string
@@ -67,6 +69,7 @@ type inputView struct {
 	accountingView
 	Notes    []string
 	Programs []programView
+	Ops      *opsView
 }
 
 // timelineBlock is the timeline of one input.
@@ -154,6 +157,7 @@ func build(c *capture.Capture, t *analysis.Tables, bd *analysis.Breakdown, tl0 *
 	p.Notes = c.CommentLines()
 	p.Breakdown = breakdown(c, bd)
 	p.Programs = p.programs(doc, "", p.Gaps, opt)
+	p.Ops = opsOf(t.Ops)
 	p.capWholeNames()
 	tl := timelineBlock{Input: -1}
 	tl.timelineSection = timeline(c, tl0, &p.Data.Kernels)

@@ -1,0 +1,264 @@
+package kineto
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
+)
+
+func hostEv(cat, name string, tid int, ts, dur string, args string) string {
+	if args == "" {
+		args = `{"External id": 1}`
+	}
+	return fmt.Sprintf(`{"ph": "X", "cat": %q, "name": %q, "pid": 100, "tid": %d, "ts": %s, "dur": %s, "args": %s}`, cat, name, tid, ts, dur, args)
+}
+
+func shapes(dims, types string) string {
+	return fmt.Sprintf(`{"External id": 3, "Record function id": 0, "Input Dims": %s, "Input type": %s, "Input Strides": [[1]], "Concrete Inputs": ["", "", ""], "Sequence number": 7}`, dims, types)
+}
+
+// opsTrace has every case of attribution: nested ops, a launch under the
+// outer op only, one under a module frame only, one on a thread where only
+// another thread's op spans its time, a device event without a launch
+// call, a graph launch under a record_function range, and a repeated
+// signature. Host ops come last: file order is not time order. Device
+// events come before their calls (CUPTI's order: linked at the call or at
+// the end) or after them (linked at once, so a spilled record carries its
+// call's thread).
+func opsTrace(callsFirst bool) string {
+	dev := []string{
+		kernel("gemm", "1", "1000", "10"),
+		kernel("bias", "2", "1020", "10"),
+		kernel("x", "3", "1040", "10"),
+		kernel("orphan", "9", "1060", "10"),
+		kernel("g1", "4", "1080", "10"),
+		kernel("g2", "4", "1100", "10"),
+		kernel("g3", "4", "1120", "10"),
+		kernel("gemm", "5", "1140", "10"),
+	}
+	calls := []string{
+		// A call on another thread first: the launching thread is not
+		// thread 0 of the reader's table.
+		`{"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDevice", "pid": 100, "tid": 300, "ts": 1, "dur": 1, "args": {"correlation": 50}}`,
+		call("cudaLaunchKernel", "1", "30", "5"),
+		call("cudaLaunchKernel", "2", "80", "5"),
+		call("cudaLaunchKernel", "3", "200", "5"),
+		call("cudaGraphLaunch", "4", "310", "5"),
+		call("cudaLaunchKernel", "5", "405", "5"),
+	}
+	host := []string{
+		hostEv("user_annotation", "ProfilerStep#1", 100, "0", "1000", ""),
+		hostEv("python_function", "nn.Module: Block_0", 100, "0", "500", `{"Python id": 1}`),
+		hostEv("python_function", "torch/nn/functional.py(1): linear", 100, "10", "100", `{"Python id": 2}`),
+		hostEv("cpu_op", "aten::linear", 100, "10", "100", shapes(`[[8, 16], [32, 16], [32]]`, `["float", "float", "float"]`)),
+		hostEv("cpu_op", "aten::addmm", 100, "20", "50", shapes(`[[32], [8, 16], [16, 32]]`, `["float", "float", "float"]`)),
+		hostEv("cpu_op", "aten::other", 200, "190", "50", ""),
+		hostEv("user_annotation", "graph region", 100, "300", "100", ""),
+		hostEv("cpu_op", "aten::addmm", 100, "400", "20", shapes(`[[32], [8, 16], [16, 32]]`, `["float", "float", "float"]`)),
+	}
+	if callsFirst {
+		return trace(append(append(calls, dev...), host...))
+	}
+	return trace(append(append(dev, calls...), host...))
+}
+
+func TestOpsAttribution(t *testing.T) {
+	for _, callsFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("calls first ", callsFirst), func(t *testing.T) { testOpsAttribution(t, callsFirst) })
+	}
+}
+
+func testOpsAttribution(t *testing.T, callsFirst bool) {
+	r := readOpts(t, opsTrace(callsFirst), &format.Options{Ops: true})
+	c := r.c
+	name := func(id capture.OpID) string {
+		if o := c.Op(id); o != nil {
+			return o.Name
+		}
+		return "-"
+	}
+	want := []struct{ kernel, inner, outer string }{
+		{"gemm", "aten::addmm", "aten::linear"},
+		{"bias", "aten::linear", "aten::linear"},
+		{"x", "-", "-"},      // under a module frame and the step only
+		{"orphan", "-", "-"}, // no launch call
+		{"g1", "graph region", "graph region"},
+		{"g2", "graph region", "graph region"},
+		{"g3", "graph region", "graph region"},
+		{"gemm", "aten::addmm", "aten::addmm"},
+	}
+	if len(r.disp) != len(want) {
+		t.Fatalf("got %d dispatches, want %d", len(r.disp), len(want))
+	}
+	for i, w := range want {
+		d := r.disp[i]
+		k := c.Kernels[d.Kernel].Name
+		if k != w.kernel || name(d.Op) != w.inner || name(d.OuterOp) != w.outer {
+			t.Errorf("dispatch %d: got %s under %s (outer %s), want %s under %s (outer %s)", i, k, name(d.Op), name(d.OuterOp), w.kernel, w.inner, w.outer)
+		}
+	}
+	if r.disp[0].Op != r.disp[7].Op {
+		t.Errorf("the two addmm calls of one signature: got ops %d and %d, want one", r.disp[0].Op, r.disp[7].Op)
+	}
+	if l := r.disp[3].Link; l != capture.LinkNoLaunch {
+		t.Errorf("orphan: got link %s, want no-launch", l)
+	}
+	addmm := c.Op(r.disp[0].Op)
+	if addmm.Dims != "[[32],[8,16],[16,32]]" || addmm.Types != `["float","float","float"]` || addmm.Concrete != `["","",""]` || addmm.Path != "nn.Module: Block_0" || addmm.Kind != "cpu_op" {
+		t.Errorf("addmm signature: got %+v", addmm)
+	}
+	if addmm.Calls != 2 || addmm.HostNS != 70_000 || !addmm.HostValid {
+		t.Errorf("addmm: got %d calls, %d ns, want 2 calls (each launched a kernel), 70000 ns", addmm.Calls, addmm.HostNS)
+	}
+	if lin := c.Op(r.disp[1].Op); lin.Calls != 1 || lin.HostNS != 100_000 {
+		t.Errorf("linear: got %d calls, %d ns, want 1 and 100000", lin.Calls, lin.HostNS)
+	}
+	g := c.Op(r.disp[4].Op)
+	if g.Kind != "user_annotation" || g.GraphLaunches != 1 || g.Calls != 1 {
+		t.Errorf("graph region: got %+v, want a user_annotation with 1 graph launch and 1 call", g)
+	}
+	if len(c.Ops) != 3 {
+		t.Errorf("got %d ops, want 3 (linear, addmm, graph region): aten::other and the step are no op of any dispatch", len(c.Ops))
+	}
+	if c.OpSource == "" || c.OpDevice != "Test GPU" {
+		t.Errorf("got source %q, device %q; want a source and Test GPU", c.OpSource, c.OpDevice)
+	}
+	// The accounting is that of a read without ops: host ops stay
+	// skipped events (not device work), only read.
+	// Only the graph_launch note says what became of the graph's kernels.
+	plain := readOpts(t, opsTrace(callsFirst), nil)
+	withOps := gapText(c)
+	const said = "and each is attributed to the host op around its launch (the op table's graph_launches); the ops inside the graph are not recorded"
+	if !strings.Contains(withOps, said) {
+		t.Errorf("the graph_launch note does not say the graph's kernels are attributed:\n%s", withOps)
+	}
+	withOps = strings.Replace(withOps, said, "but per-op attribution is unavailable for them", 1)
+	if a, b := gapText(plain.c), withOps; a != b {
+		t.Errorf("attribution changes the accounting:\n%s\nvs\n%s", a, b)
+	}
+	for i, d := range plain.disp {
+		if d.Op != capture.NoOp || d.OuterOp != capture.NoOp {
+			t.Errorf("without Ops, dispatch %d: got op %d/%d, want none", i, d.Op, d.OuterOp)
+		}
+	}
+	if len(plain.c.Ops) != 0 || plain.c.OpSource != "" {
+		t.Errorf("without Ops: got %d ops, source %q; want none", len(plain.c.Ops), plain.c.OpSource)
+	}
+}
+
+// Overlapping (not nested) spans on one thread and a launch exactly at an
+// op's end: the innermost span starting last is taken, and an op ending at
+// the launch still encloses it.
+func TestOpsPlacementEdges(t *testing.T) {
+	r := readOpts(t, trace([]string{
+		hostEv("cpu_op", "A", 100, "0", "10", ""),
+		hostEv("cpu_op", "B", 100, "5", "10", ""),
+		hostEv("cpu_op", "C", 100, "20", "10", ""),
+		call("cudaLaunchKernel", "1", "7", "1"),
+		call("cudaLaunchKernel", "2", "3", "1"),
+		call("cudaLaunchKernel", "3", "30", "1"),
+		call("cudaLaunchKernel", "4", "17", "1"),
+		kernel("k1", "1", "100", "1"),
+		kernel("k2", "2", "110", "1"),
+		kernel("k3", "3", "120", "1"),
+		kernel("k4", "4", "130", "1"),
+	}), &format.Options{Ops: true})
+	got := ""
+	for _, d := range r.disp {
+		n := "-"
+		if o := r.c.Op(d.Op); o != nil {
+			n = o.Name
+		}
+		got += n
+	}
+	if got != "BAC-" {
+		t.Errorf("got ops %q, want BAC- (B starts last around 7; only A holds 3; C ends at 30; nothing at 17)", got)
+	}
+}
+
+// The shared CUDA-graph and torch.compile traces: every dispatch with a
+// launch call is attributed (graph kernels to the range around their
+// launch, Triton kernels to their Inductor launcher op).
+func TestOpsSharedGraphAndCompile(t *testing.T) {
+	for _, tc := range []struct {
+		file                 string
+		dispatches, unattrib int
+		wantOp               string // the op of most dispatches
+		wantN                int
+	}{
+		{"tracelens__vllm_decode_full_graph_execution.json.gz", 434, 0, "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)", 421},
+		{"tracelens__torch_compile_triton.json.gz", 12, 0, "aten::mm", 7},
+		{"hta__triton_example.json.gz", 1, 0, "triton_poi_fused_add_cos_sin_0", 1},
+	} {
+		s := readSample(t, "testdata/"+tc.file, &format.Options{Ops: true})
+		n := map[string]int{}
+		unattrib := 0
+		for _, d := range s.disp {
+			o := s.c.Op(d.Op)
+			if o == nil {
+				unattrib++
+				if d.Link == capture.LinkLaunched || d.Link == capture.LinkGraph {
+					t.Errorf("%s: %s has a launch call but no op", tc.file, s.c.Kernels[d.Kernel].Name)
+				}
+				continue
+			}
+			n[o.Name]++
+		}
+		if len(s.disp) != tc.dispatches || unattrib != tc.unattrib || n[tc.wantOp] != tc.wantN {
+			t.Errorf("%s: got %d dispatches, %d unattributed, %d under %s; want %d, %d, %d", tc.file, len(s.disp), unattrib, n[tc.wantOp], tc.wantOp, tc.dispatches, tc.unattrib, tc.wantN)
+		}
+	}
+	s := readSample(t, "testdata/tracelens__torch_compile_triton.json.gz", &format.Options{Ops: true})
+	triton := 0
+	for _, d := range s.disp {
+		if o := s.c.Op(d.Op); o != nil && o.Name[:7] == "triton_" {
+			triton++
+			if s.c.Op(d.OuterOp).Name != "Torch-Compiled Region: 0/0" {
+				t.Errorf("Triton kernel %s: got outer op %s, want the compiled region", s.c.Kernels[d.Kernel].Name, s.c.Op(d.OuterOp).Name)
+			}
+		}
+	}
+	if triton != 4 {
+		t.Errorf("got %d Triton kernels attributed to their launcher ops, want 4", triton)
+	}
+}
+
+// Every shared trace read with ops: the same dispatches (but for their
+// ops) and the same accounting (but for the graph_launch note's phrase),
+// so attribution adds no gap; every op id resolves; and the dispatches
+// under no op are counted, never hidden.
+func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
+	const said = "and each is attributed to the host op around its launch (the op table's graph_launches); the ops inside the graph are not recorded"
+	for _, path := range samples(t) {
+		plain := readSample(t, path, nil)
+		ops := readSample(t, path, &format.Options{Ops: true})
+		a, b := gapText(plain.c), strings.Replace(gapText(ops.c), said, "but per-op attribution is unavailable for them", 1)
+		if a != b {
+			t.Errorf("%s: attribution changes the accounting:\n%s\nvs\n%s", path, a, b)
+		}
+		if len(plain.disp) != len(ops.disp) {
+			t.Fatalf("%s: got %d dispatches with ops, want %d", path, len(ops.disp), len(plain.disp))
+		}
+		under, launched := 0, 0
+		for i := range ops.disp {
+			d, p := ops.disp[i], plain.disp[i]
+			if d.Op != capture.NoOp && ops.c.Op(d.Op) == nil {
+				t.Fatalf("%s: dispatch %d names op %d of %d", path, i, d.Op, len(ops.c.Ops))
+			}
+			if d.Link == capture.LinkLaunched || d.Link == capture.LinkGraph {
+				launched++
+				if d.Op == capture.NoOp {
+					under++
+				}
+			}
+			d.Op, d.OuterOp = capture.NoOp, capture.NoOp
+			if d != p {
+				t.Fatalf("%s: dispatch %d differs with ops: %+v vs %+v", path, i, d, p)
+			}
+		}
+		t.Logf("%s: %d dispatches, %d launched, %d of them under no op, %d op signatures", path, len(ops.disp), launched, under, len(ops.c.Ops))
+	}
+}
