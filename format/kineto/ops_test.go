@@ -255,6 +255,12 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 				}
 			}
 			d.Op, d.OuterOp = capture.NoOp, capture.NoOp
+			// A collective is a copy per read (capture.Collect): compared
+			// by value.
+			if (d.Collective == nil) != (p.Collective == nil) || d.Collective != nil && *d.Collective != *p.Collective {
+				t.Fatalf("%s: dispatch %d's collective differs with ops: %+v vs %+v", path, i, d.Collective, p.Collective)
+			}
+			d.Collective, p.Collective = nil, nil
 			if d != p {
 				t.Fatalf("%s: dispatch %d differs with ops: %+v vs %+v", path, i, d, p)
 			}
