@@ -150,11 +150,11 @@ if command -v python3 >/dev/null; then
 else
 	row "Kineto JSON, $(mb "$kineto"), one core" "\`tally report\` $(t kin1): $per_cpu MB per CPU-second" "no python3 on this machine" "–"
 fi
-# The dispatch log's spill to TMPDIR on this file (69 bytes a record).
+# The dispatch log's spill to TMPDIR on this file (73 bytes a record).
 "$bin/tally" report --json "$kineto" >"$work/kineto.json"
 spilled=$(awk '/"device records spilled to a temporary file"/ {getline; gsub(/[^0-9]/, ""); print; exit}' "$work/kineto.json")
 spilled=${spilled:-0}
-row "Kineto dispatch log spilled to TMPDIR, the same file" "$spilled records, $(awk -v n="$spilled" 'BEGIN { printf "%.1f MB", n * 69 / 1e6 }') (69 B each past the log's 8 MiB; \`--spill-limit\` bounds it)" "–" "–"
+row "Kineto dispatch log spilled to TMPDIR, the same file" "$spilled records, $(awk -v n="$spilled" 'BEGIN { printf "%.1f MB", n * 73 / 1e6 }') (73 B each past the log's 8 MiB; \`--spill-limit\` bounds it)" "–" "–"
 # One plain Kineto file: every core against one.
 measure kin2 "$bin/tally" report "$kineto"
 row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "$(t kin2)" "one core: $(t kin1)" "$(ratio "$kin1_wall" "$kin2_wall") faster"
