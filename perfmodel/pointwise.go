@@ -42,29 +42,11 @@ func setOf(names ...string) map[string]bool {
 // reads its source and writes its destination; fill_ and zero_ only
 // write.
 func pointwise(c *call, base string) (Cost, bool) {
-	var read, outElems float64
-	var outBytes int64
-	var first elem
-	n := 0
-	for i := range c.dims {
-		if !c.isTensor(i) {
-			continue
-		}
-		e, _ := c.elem(i)
-		s, _ := c.shape(i, 0)
-		if n == 0 {
-			first = e
-		}
-		n++
-		read += prod(s) * float64(e.bytes)
-		if p := prod(s); p > outElems || outBytes == 0 {
-			outElems = max(outElems, p)
-			outBytes = e.bytes
-		}
-	}
-	if n == 0 {
+	t := c.tensors()
+	if t.n == 0 {
 		return Cost{}, false
 	}
+	read, first := t.bytes, t.first
 	var by float64
 	switch base {
 	case "copy_":
@@ -77,34 +59,51 @@ func pointwise(c *call, base string) (Cost, bool) {
 			s, _ := c.shape(0, 0)
 			by = read + prod(s)*float64(first.bytes)
 		} else {
-			by = read + outElems*float64(outBytes)
+			by = read + t.maxElems*float64(t.maxBytes)
 		}
 	}
-	return Cost{Family: Elementwise, Bytes: by, HasBytes: true, DType: first.dt, Params: fmt.Sprintf("%d tensors", n)}, true
+	return Cost{Family: Elementwise, Bytes: by, HasBytes: true, DType: first.dt, Params: fmt.Sprintf("%d tensors", t.n)}, true
 }
 
-// reduction: the tensor inputs read once; the output (at most as large as
-// the input, usually far smaller) is not counted.
-func reduction(c *call) (Cost, bool) {
-	var read float64
-	var first elem
-	n := 0
+// tensorArgs sums a call's tensor arguments.
+type tensorArgs struct {
+	n        int     // how many
+	bytes    float64 // their bytes, each read once
+	first    elem    // the first one's element type
+	maxElems float64 // the most elements of any (a broadcast's output)
+	maxBytes int64   // that one's element size
+}
+
+func (c *call) tensors() tensorArgs {
+	var t tensorArgs
 	for i := range c.dims {
 		if !c.isTensor(i) {
 			continue
 		}
 		e, _ := c.elem(i)
 		s, _ := c.shape(i, 0)
-		if n == 0 {
-			first = e
+		if t.n == 0 {
+			t.first = e
 		}
-		n++
-		read += prod(s) * float64(e.bytes)
+		t.n++
+		p := prod(s)
+		t.bytes += p * float64(e.bytes)
+		if p > t.maxElems || t.maxBytes == 0 {
+			t.maxElems = max(t.maxElems, p)
+			t.maxBytes = e.bytes
+		}
 	}
-	if n == 0 {
+	return t
+}
+
+// reduction: the tensor inputs read once; the output (at most as large as
+// the input, usually far smaller) is not counted.
+func reduction(c *call) (Cost, bool) {
+	t := c.tensors()
+	if t.n == 0 {
 		return Cost{}, false
 	}
-	return Cost{Family: Reduction, Bytes: read, HasBytes: true, DType: first.dt, Params: fmt.Sprintf("%d tensors", n)}, true
+	return Cost{Family: Reduction, Bytes: t.bytes, HasBytes: true, DType: t.first.dt, Params: fmt.Sprintf("%d tensors", t.n)}, true
 }
 
 // tritonKernel models a torch.compile (Inductor) Triton kernel by its
@@ -113,23 +112,9 @@ func reduction(c *call) (Cost, bool) {
 // argument is a buffer the kernel reads or writes once, so their bytes
 // are the kernel's minimum traffic. No FLOPs.
 func tritonKernel(c *call) (Cost, bool) {
-	var by float64
-	var first elem
-	n := 0
-	for i := range c.dims {
-		if !c.isTensor(i) {
-			continue
-		}
-		e, _ := c.elem(i)
-		s, _ := c.shape(i, 0)
-		if n == 0 {
-			first = e
-		}
-		n++
-		by += prod(s) * float64(e.bytes)
-	}
-	if n == 0 {
+	t := c.tensors()
+	if t.n == 0 {
 		return Cost{}, false
 	}
-	return Cost{Family: Triton, Bytes: by, HasBytes: true, DType: first.dt, Params: fmt.Sprintf("%d buffers", n)}, true
+	return Cost{Family: Triton, Bytes: t.bytes, HasBytes: true, DType: t.first.dt, Params: fmt.Sprintf("%d buffers", t.n)}, true
 }

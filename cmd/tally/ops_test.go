@@ -1,7 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tallyprof/tally/export"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // genOpsTrace writes a Kineto trace of layers layers with planted ops,
@@ -424,15 +424,6 @@ func TestOpsGEMMFLOPsIndependent(t *testing.T) {
 
 func gemmFLOPs(t *testing.T, path string) map[string]float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Events []struct {
 			Ph, Cat, Name string
@@ -444,7 +435,7 @@ func gemmFLOPs(t *testing.T, path string) map[string]float64 {
 			}
 		} `json:"traceEvents"`
 	}
-	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
+	if err := json.Unmarshal(testfile.Gunzip(t, path), &doc); err != nil {
 		t.Fatal(err)
 	}
 	type launch struct {

@@ -2,13 +2,12 @@ package kineto
 
 import (
 	"bytes"
-	"compress/gzip"
-	"os"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // A generated rank's NCCL kernels carry their collective: type, group,
@@ -79,17 +78,9 @@ func TestCollectiveGroupID(t *testing.T) {
 // The public trace with NCCL args on record_param_comms (group size 1, no
 // NCCL kernel) reads without a collective and without a new gap.
 func TestCollectivePublicTrace(t *testing.T) {
-	f, err := os.Open("testdata/hta__ns_resolution_rank-0.pt.trace.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testfile.Gunzip(t, "testdata/hta__ns_resolution_rank-0.pt.trace.json.gz")
 	var col capture.Collect
-	c, err := readFrom(zr, "hta.json", &format.Options{}, &col, config{bufSize: 1 << 16, logRecords: 1 << 16})
+	c, err := readFrom(bytes.NewReader(data), "hta.json", &format.Options{}, &col, config{bufSize: 1 << 16, logRecords: 1 << 16})
 	if err != nil {
 		t.Fatal(err)
 	}

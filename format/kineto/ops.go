@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -444,26 +445,6 @@ func (h *hostOps) finish(c *capture.Capture) {
 	c.OpSource = "Kineto: the innermost cpu_op or user_annotation (record_function) range enclosing the launch call on its thread; outermost op as well; module path from nn.Module python_function events where recorded. A graph replay's kernels take the op around their graph launch."
 }
 
-func cmpU32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpI64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // attributeOp sets the host ops of dispatch d (from rec) while the log is
 // replayed.
 func (r *reader) attributeOp(c *capture.Capture, rec *drec, d *capture.Dispatch) {
@@ -524,11 +505,11 @@ func (r *reader) opDevice() string {
 func spanOrder(a, b hostSpan) int {
 	switch {
 	case a.thread != b.thread:
-		return cmpU32(a.thread, b.thread)
+		return cmp.Compare(a.thread, b.thread)
 	case a.start != b.start:
-		return cmpI64(a.start, b.start)
+		return cmp.Compare(a.start, b.start)
 	case a.end != b.end:
-		return cmpI64(b.end, a.end) // the longer one first: it encloses
+		return cmp.Compare(b.end, a.end) // the longer one first: it encloses
 	}
 	return int(a.kind) - int(b.kind) // an op encloses a module frame of its exact span
 }

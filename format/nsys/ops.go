@@ -1,6 +1,7 @@
 package nsys
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 
@@ -89,11 +90,11 @@ func (o *nvtxOps) build() {
 	slices.SortStableFunc(o.spans, func(a, b nspan) int {
 		switch {
 		case a.tid != b.tid:
-			return cmpInt(a.tid, b.tid)
+			return cmp.Compare(a.tid, b.tid)
 		case a.start != b.start:
-			return cmpInt(a.start, b.start)
+			return cmp.Compare(a.start, b.start)
 		}
-		return cmpInt(b.end, a.end)
+		return cmp.Compare(b.end, a.end)
 	})
 	o.lo, o.hi = map[int64]int32{}, map[int64]int32{}
 	o.used = make([]bool, len(o.spans))
@@ -116,16 +117,6 @@ func (o *nvtxOps) build() {
 		}
 		stack = append(stack, int32(i))
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // attribute sets d's ops from the ranges around time ts on thread tid.
