@@ -29,6 +29,7 @@ type opsView struct {
 
 type opRowView struct {
 	Name, Kernel                              string
+	KernelFull                                string // Kernel's whole name, on hover
 	Calls, Dispatches                         int64
 	Device, Share, Host, TFLOPS, TBps, OfRoof string
 	Bound                                     string
@@ -78,12 +79,22 @@ func opsOf(t *analysis.OpTable) *opsView {
 			rv.OfRoof = render.Share(x)
 		}
 		if len(r.Kernels) > 0 {
-			rv.Kernel = r.Kernels[0].Name
-			if len(r.Kernels) > 1 {
-				rv.Kernel += fmt.Sprintf(" (+%d)", len(r.Kernels)-1)
-			}
+			rv.KernelFull = r.Kernels[0].Name
 		}
 		v.Rows = append(v.Rows, rv)
+	}
+	// The costliest kernels shown short, as the kernel tables show them
+	// (render.ShortNames tells apart two that would read alike).
+	full := make([]string, len(v.Rows))
+	for i := range v.Rows {
+		full[i] = v.Rows[i].KernelFull
+	}
+	for i, short := range render.ShortNames(full) {
+		rv := &v.Rows[i]
+		rv.Kernel = short
+		if n := len(t.Rows[i].Kernels); n > 1 {
+			rv.Kernel += fmt.Sprintf(" (+%d)", n-1)
+		}
 	}
 	v.Chart, v.NotDrawn = roofline(t)
 	return v

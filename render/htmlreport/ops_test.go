@@ -2,11 +2,13 @@ package htmlreport
 
 import (
 	"bytes"
+	"html/template"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/render"
 )
 
 // opsFixture: a GEMM (FLOPs and bytes: a point), an elementwise op (bytes
@@ -17,6 +19,7 @@ func opsFixture(t *testing.T) []byte {
 		OpSource: "test", OpDevice: "NVIDIA H100 80GB HBM3"}
 	p := c.AddProgram(capture.Program{Name: "step", Instances: 1})
 	k := c.AddKernel(capture.Kernel{Program: p, Name: "gemm", Resolved: true, Category: "kernel"})
+	long := c.AddKernel(capture.Kernel{Program: p, Name: longKernel, Resolved: true, Category: "kernel"})
 	mm := c.AddOp(capture.Op{Name: "aten::mm", Dims: "[[1024,2048],[2048,4096]]", Types: `["c10::BFloat16","c10::BFloat16"]`, Calls: 1, HostValid: true})
 	mm32 := c.AddOp(capture.Op{Name: "aten::bmm", Dims: "[[2,64,64],[2,64,64]]", Types: `["float","float"]`, Calls: 1})
 	add := c.AddOp(capture.Op{Name: "aten::add", Dims: "[[1024],[1024]]", Types: `["float","float"]`, Calls: 1})
@@ -24,6 +27,9 @@ func opsFixture(t *testing.T) []byte {
 	agg, ops := analysis.NewAggregator(), analysis.NewOpAggregator()
 	for i, op := range []capture.OpID{mm, mm32, add, bad, capture.NoOp} {
 		d := &capture.Dispatch{Program: p, Kernel: k, Op: op, Device: capture.Interval{Begin: 0, End: int64(1000 * (i + 1)), Valid: true}}
+		if op == add {
+			d.Kernel = long
+		}
 		agg.Dispatch(c, d)
 		ops.Dispatch(c, d)
 	}
@@ -34,6 +40,23 @@ func opsFixture(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// longKernel is a demangled name as PyTorch's traces carry them.
+const longKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
+
+// An op's costliest kernel is shown short, as the kernel tables show it,
+// its whole name on hover: the table stays within the page.
+func TestOpsKernelShort(t *testing.T) {
+	page := string(opsFixture(t))
+	short := render.ShortNames([]string{longKernel})[0]
+	if short == longKernel {
+		t.Fatalf("ShortNames left %q whole", longKernel)
+	}
+	cell := `<code title="` + template.HTMLEscapeString(longKernel) + `">` + template.HTMLEscapeString(short) + `</code>`
+	if !strings.Contains(page, cell) {
+		t.Errorf("page lacks the short kernel cell %s", cell)
+	}
 }
 
 func TestOpsSection(t *testing.T) {
