@@ -38,6 +38,10 @@ type collRank struct {
 	Collectives                   int64
 	Time, Wait                    string
 	StragglerCount, WaitNs, TimeN int64
+	// Exposed is the rank's communication not under compute, from its
+	// time breakdown ("-" without one); ExposedNs its figure.
+	Exposed   string
+	ExposedNs *int64
 }
 
 // maxBars bounds the bars of one chart (a page of a long job stays light).
@@ -96,8 +100,12 @@ func buildColl(res *collectives.Result) *collView {
 		ranks = ranks[:collRanks]
 	}
 	for _, r := range ranks {
-		v.Ranks = append(v.Ranks, collRank{Rank: r.Rank, Collectives: r.Collectives, Time: render.Duration(r.Time, "ns"),
-			Wait: render.Duration(r.Wait, "ns"), StragglerCount: r.StragglerCount, WaitNs: r.Wait, TimeN: r.Time})
+		cr := collRank{Rank: r.Rank, Collectives: r.Collectives, Time: render.Duration(r.Time, "ns"),
+			Wait: render.Duration(r.Wait, "ns"), StragglerCount: r.StragglerCount, WaitNs: r.Wait, TimeN: r.Time, Exposed: "-"}
+		if r.HasExposed {
+			cr.Exposed, cr.ExposedNs = render.Duration(r.Exposed, "ns"), &r.Exposed
+		}
+		v.Ranks = append(v.Ranks, cr)
 	}
 	return v
 }

@@ -2,15 +2,18 @@ package htmlreport
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	_ "github.com/tallyprof/tally/format/kineto"
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/render"
 )
 
 // The page of a generated job has the collectives section: a skew chart
@@ -24,9 +27,10 @@ func TestCollectivesSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := collectives.NewCollector()
-	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
+	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{}, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
+	res := collectives.Analyze(run, col)
 	var out bytes.Buffer
-	if err := Write(&out, run, Options{Collectives: collectives.Analyze(run, col)}); err != nil {
+	if err := Write(&out, run, Options{Collectives: res}); err != nil {
 		t.Fatal(err)
 	}
 	page := out.String()
@@ -48,5 +52,16 @@ func TestCollectivesSection(t *testing.T) {
 	rows := regexp.MustCompile(`<tr data-rank="(\d+)">`).FindAllStringSubmatch(sec, -1)
 	if len(rows) != cfg.Ranks || rows[0][1] != "0" || rows[len(rows)-1][1] != "5" {
 		t.Errorf("got rank rows %v, want all 8, rank 0 (longest wait) first, rank 5 (the straggler) last", rows)
+	}
+	// Each rank's exposed communication is its breakdown's (the generated
+	// job runs no compute: all of its collectives' time).
+	for _, r := range res.Ranks {
+		// the cell after the wait's
+		cell := fmt.Sprintf(`data-ns="%d">%s</td><td class="n" data-ns="%d">%s</td>`, r.Wait, render.Duration(r.Wait, "ns"), r.Exposed, render.Duration(r.Exposed, "ns"))
+		_, row, _ := strings.Cut(sec, fmt.Sprintf(`<tr data-rank="%d">`, r.Rank))
+		row, _, _ = strings.Cut(row, "</tr>")
+		if !r.HasExposed || r.Exposed != r.Time || !strings.Contains(row, cell) {
+			t.Errorf("rank %d: exposed %d (known %v), time %d; want the time, shown as %s in %s", r.Rank, r.Exposed, r.HasExposed, r.Time, cell, row)
+		}
 	}
 }
