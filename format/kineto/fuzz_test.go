@@ -150,4 +150,25 @@ func fuzzOps(t *testing.T, data []byte) {
 	if tb.Modelled+tb.Unmodelled+tb.Unattributed.Device != tb.Device {
 		t.Fatalf("op table: modelled %d + unmodelled %d + unattributed %d != device %d", tb.Modelled, tb.Unmodelled, tb.Unattributed.Device, tb.Device)
 	}
+	// With a large buffer the record_shapes args take the cache of raw
+	// spellings (opargs.go) instead of canon: the same ops, the same stop.
+	var big capture.Collect
+	cb, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{Ops: true}, &capture.Checked{Next: &big}, config{bufSize: 1 << 16, logRecords: 3})
+	if err != nil {
+		t.Fatalf("with ops and a large buffer: %v", err)
+	}
+	if a, b := gapText(c), gapText(cb); a != b {
+		t.Fatalf("the buffer size changes the accounting with ops:\n%s\nvs\n%s", a, b)
+	}
+	if len(col.Dispatches) != len(big.Dispatches) || len(c.Ops) != len(cb.Ops) {
+		t.Fatalf("the buffer size changes the read with ops: %d dispatches, %d ops vs %d, %d", len(col.Dispatches), len(c.Ops), len(big.Dispatches), len(cb.Ops))
+	}
+	for i, d := range col.Dispatches {
+		e := big.Dispatches[i]
+		for _, p := range [][2]capture.OpID{{d.Op, e.Op}, {d.OuterOp, e.OuterOp}} {
+			if x, y := c.Op(p[0]), cb.Op(p[1]); (x == nil) != (y == nil) || x != nil && *x != *y {
+				t.Fatalf("dispatch %d: op %+v with a tiny buffer, %+v with a large one", i, x, y)
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,5 +267,39 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d dispatches, %d launched, %d of them under no op, %d op signatures", path, len(ops.disp), launched, under, len(ops.c.Ops))
+	}
+}
+
+// More spans than one chunk holds (spanChunk), in time order and in
+// reverse (sorted by build), each op nested in a block that crosses
+// chunk boundaries: every launch gets its own op and block.
+func TestOpsManySpans(t *testing.T) {
+	const n, per = 2*spanChunk + 100, 10 // ops, ops per block
+	var host, dev []string
+	for i := range n {
+		ts := 1000 * i
+		if i%per == 0 {
+			host = append(host, hostEv("user_annotation", fmt.Sprintf("block_%d", i/per), 100, fmt.Sprint(ts), fmt.Sprint(1000*per-1), ""))
+		}
+		host = append(host, hostEv("cpu_op", fmt.Sprintf("op_%d", i%(2*per+1)), 100, fmt.Sprint(ts+1), "500", ""))
+		dev = append(dev, call("cudaLaunchKernel", fmt.Sprint(i+1), fmt.Sprint(ts+2), "1"), kernel("k", fmt.Sprint(i+1), fmt.Sprint(100_000_000+ts), "10"))
+	}
+	for _, reverse := range []bool{false, true} {
+		if reverse {
+			slices.Reverse(host)
+		}
+		r := readWith(t, trace(append(dev, host...)), &format.Options{Ops: true}, config{bufSize: 1 << 16, logRecords: 1 << 10})
+		if len(r.disp) != n {
+			t.Fatalf("reverse %v: got %d dispatches, want %d", reverse, len(r.disp), n)
+		}
+		for i, d := range r.disp {
+			in, out := r.c.Op(d.Op), r.c.Op(d.OuterOp)
+			if in == nil || out == nil || in.Name != fmt.Sprintf("op_%d", i%(2*per+1)) || out.Name != fmt.Sprintf("block_%d", i/per) {
+				t.Fatalf("reverse %v: dispatch %d: got %+v under %+v, want op_%d under block_%d", reverse, i, in, out, i%(2*per+1), i/per)
+			}
+		}
+		if o := r.c.Op(r.disp[0].Op); o.Calls != int64((n+2*per)/(2*per+1)) {
+			t.Errorf("reverse %v: op_0: got %d calls, want %d", reverse, o.Calls, (n+2*per)/(2*per+1))
+		}
 	}
 }
