@@ -25,29 +25,36 @@ import (
 // python_function events named "nn.Module: X" (with_modules) give the
 // module path; other Python frames are left unread.
 
-// Span kinds.
-const (
-	spanOp     uint8 = iota // cpu_op or user_annotation
-	spanModule              // python_function "nn.Module: X"
-)
-
-// hostSpan is one host op call or module frame (40 bytes). The links
+// hostSpan is one host op call or module frame (32 bytes). The links
 // build sets are written into the span itself: a second table of them
 // was as much fresh memory again, and fresh memory (page faults, zeroing)
 // was what attribution cost most.
 type hostSpan struct {
 	start, end int64
-	sig        uint32 // opSig (spanOp) or module name (spanModule)
+	// id is the span's signature (an op: hostOps.sigs) or module name
+	// (hostOps.mods) while collecting; build turns an op's into its ref
+	// (signature and module path: hostOps.refs). The top bits hold the
+	// kind (spanModule) and the mark of an op a launch lies under
+	// (spanUsed: counted in Calls).
+	id uint32
 	// link is the span's thread (its index in reader.threads) while
 	// collecting and sorting, and its parent span (-1: none) once built.
 	link int32
 	// Set by build: the nearest op ancestor (excluding itself) and the
-	// outermost op ancestor-or-self (-1 when none), and the module path.
+	// outermost op ancestor-or-self (-1 when none).
 	opAnc, outer int32
-	path         uint32
-	kind         uint8
-	used         bool // a launch lies under it (counted in Calls)
 }
+
+// The flags in hostSpan.id, and the most signatures, module names or
+// refs it can name.
+const (
+	spanModule = 1 << 31 // a python_function "nn.Module: X" frame; else a cpu_op or user_annotation
+	spanUsed   = 1 << 30
+	spanIDMask = spanUsed - 1
+	maxSpanID  = spanIDMask
+)
+
+func (sp *hostSpan) module() bool { return sp.id&spanModule != 0 }
 
 // opSig is a host op signature without its module path.
 type opSig struct {
@@ -58,10 +65,11 @@ type opSig struct {
 // opRef is a (signature, module path) pair: one capture.Op once a
 // dispatch references it.
 type opRef struct {
-	id     capture.OpID
-	calls  int64
-	hostNS int64
-	graphs int64
+	sig, path uint32
+	id        capture.OpID
+	calls     int64
+	hostNS    int64
+	graphs    int64
 }
 
 type pathRec struct{ parent, name uint32 }
@@ -96,10 +104,10 @@ type hostOps struct {
 
 	// After build: each thread's spans are at(lo[t]) to at(hi[t]-1).
 	lo, hi []int32
-	refs   map[uint64]*opRef
-	order  []uint64 // refs in creation order
+	refs   []opRef // by id (hostSpan.id of an op, once built)
+	refIdx map[uint64]uint32
 
-	noTime int64 // host ops without usable times: not placed
+	noTime int64 // host ops without usable times (or past maxSpanID): not placed
 	// Dispatches by outcome, for the inventory.
 	attributed, underNone, noLaunch int64
 }
@@ -114,7 +122,7 @@ func newHostOps() *hostOps {
 		modIdx:   make(map[string]uint32),
 		paths:    []pathRec{{}},
 		pathIx:   make(map[pathRec]uint32),
-		refs:     make(map[uint64]*opRef),
+		refIdx:   make(map[uint64]uint32),
 		lastIdx:  -1,
 	}
 }
@@ -130,7 +138,7 @@ func (r *reader) hostOpSpan() {
 	if e.ph != 'X' {
 		return
 	}
-	kind := spanOp
+	kind := uint32(0)
 	switch e.cat {
 	case catPythonFunction:
 		if !bytes.HasPrefix(e.name, modulePrefix) {
@@ -149,18 +157,24 @@ func (r *reader) hostOpSpan() {
 	if k := (threadKey{pid: e.pid.n, tid: e.tid.n}); k != h.lastThread || h.lastIdx < 0 {
 		h.lastThread, h.lastIdx = k, int32(r.internThread(e))
 	}
-	sig := uint32(0)
+	id := uint32(0)
 	if kind == spanModule {
-		sig = h.module(e.name)
+		id = h.module(e.name)
 	} else {
-		sig = h.sig(e)
+		id = h.sig(e)
+	}
+	if id > maxSpanID || h.n >= maxSpanID {
+		// Past what a span can name (tens of GB of host ops): not
+		// placed, their launches are under no op.
+		h.noTime++
+		return
 	}
 	last := len(h.spans) - 1
 	if last < 0 || len(h.spans[last]) == spanChunk {
 		h.spans = append(h.spans, make([]hostSpan, 0, spanChunk))
 		last++
 	}
-	h.spans[last] = append(h.spans[last], hostSpan{start: e.ts, end: e.ts + e.dur, sig: sig, link: h.lastIdx, kind: kind})
+	h.spans[last] = append(h.spans[last], hostSpan{start: e.ts, end: e.ts + e.dur, id: id | kind, link: h.lastIdx})
 	h.n++
 }
 
@@ -231,7 +245,12 @@ func (h *hostOps) build(threads int) {
 		}
 	}
 	h.lo, h.hi = make([]int32, threads), make([]int32, threads)
-	var stack []int32
+	// The open spans, with their module paths.
+	type open struct {
+		i    int32
+		path uint32
+	}
+	var stack []open
 	i, prev := int32(0), int32(-1) // span index, thread of the span before
 	for _, c := range h.spans {
 		for k := range c {
@@ -249,30 +268,45 @@ func (h *hostOps) build(threads int) {
 			}
 			// A span that ends before this one ends cannot enclose it
 			// (nor, starting earlier, anything after it).
-			for len(stack) > 0 && h.at(stack[len(stack)-1]).end < sp.end {
+			for len(stack) > 0 && h.at(stack[len(stack)-1].i).end < sp.end {
 				stack = stack[:len(stack)-1]
 			}
-			sp.link, sp.opAnc, sp.outer, sp.path = -1, -1, -1, 0
+			sp.link, sp.opAnc, sp.outer = -1, -1, -1
+			path := uint32(0)
 			if len(stack) > 0 {
-				pi := stack[len(stack)-1]
-				p := h.at(pi)
-				sp.link, sp.outer, sp.path = pi, p.outer, p.path
-				if p.kind == spanOp {
-					sp.opAnc = pi
+				top := stack[len(stack)-1]
+				p := h.at(top.i)
+				sp.link, sp.outer, path = top.i, p.outer, top.path
+				if !p.module() {
+					sp.opAnc = top.i
 				} else {
 					sp.opAnc = p.opAnc
 				}
 			}
-			if sp.kind == spanOp && sp.outer < 0 {
-				sp.outer = i
+			if sp.module() {
+				path = h.pathOf(path, sp.id&spanIDMask)
+			} else {
+				if sp.outer < 0 {
+					sp.outer = i
+				}
+				sp.id = h.refOf(sp.id, path)
 			}
-			if sp.kind == spanModule {
-				sp.path = h.pathOf(sp.path, sp.sig)
-			}
-			stack = append(stack, i)
+			stack = append(stack, open{i, path})
 			i++
 		}
 	}
+}
+
+// refOf returns the ref id of an op signature under a module path.
+func (h *hostOps) refOf(sig, path uint32) uint32 {
+	k := uint64(sig)<<32 | uint64(path)
+	if id, ok := h.refIdx[k]; ok {
+		return id
+	}
+	id := uint32(len(h.refs))
+	h.refs = append(h.refs, opRef{sig: sig, path: path})
+	h.refIdx[k] = id
+	return id
 }
 
 // sorted reports whether the spans are in spanOrder.
@@ -336,7 +370,7 @@ func (h *hostOps) place(th uint32, t int64) (inner, outer int32) {
 		return -1, -1
 	}
 	sp := h.at(i)
-	if sp.kind == spanOp {
+	if !sp.module() {
 		return i, sp.outer
 	}
 	return sp.opAnc, sp.outer
@@ -366,50 +400,39 @@ func (h *hostOps) attribute(c *capture.Capture, rec *drec, d *capture.Dispatch, 
 	h.attributed++
 	// Count the calls this launch lies under, up to the first already
 	// counted (its ancestors are counted too).
-	for j := inner; j >= 0 && !h.at(j).used; j = h.at(j).opAnc {
+	for j := inner; j >= 0 && h.at(j).id&spanUsed == 0; j = h.at(j).opAnc {
 		sp := h.at(j)
-		sp.used = true
+		sp.id |= spanUsed
 		ref := h.ref(j)
 		ref.calls++
 		ref.hostNS = capture.SatAdd(ref.hostNS, sp.end-sp.start)
 	}
 	in := h.ref(inner)
-	d.Op = h.opID(c, inner, in)
+	d.Op = h.opID(c, in)
 	if graphFirst {
 		in.graphs++
 	}
 	if outer >= 0 {
-		d.OuterOp = h.opID(c, outer, h.ref(outer))
+		d.OuterOp = h.opID(c, h.ref(outer))
 	}
 }
 
-// ref is the (signature, module path) record of span i.
-func (h *hostOps) ref(i int32) *opRef {
-	sp := h.at(i)
-	k := uint64(sp.sig)<<32 | uint64(sp.path)
-	ref := h.refs[k]
-	if ref == nil {
-		ref = &opRef{}
-		h.refs[k] = ref
-		h.order = append(h.order, k)
-	}
-	return ref
-}
+// ref is the (signature, module path) record of op span i.
+func (h *hostOps) ref(i int32) *opRef { return &h.refs[h.at(i).id&spanIDMask] }
 
-// opID returns the capture op of span i, added on first use.
-func (h *hostOps) opID(c *capture.Capture, i int32, ref *opRef) capture.OpID {
+// opID returns the capture op of a ref, added on first use.
+func (h *hostOps) opID(c *capture.Capture, ref *opRef) capture.OpID {
 	if ref.id == capture.NoOp {
-		sp := h.at(i)
-		s := &h.sigs[sp.sig]
-		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(sp.path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
+		s := &h.sigs[ref.sig]
+		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(ref.path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
 	}
 	return ref.id
 }
 
 // finish writes the counts into the op table.
 func (h *hostOps) finish(c *capture.Capture) {
-	for _, k := range h.order {
-		ref := h.refs[k]
+	for k := range h.refs {
+		ref := &h.refs[k]
 		if o := c.Op(ref.id); o != nil {
 			o.Calls, o.HostNS, o.GraphLaunches = ref.calls, ref.hostNS, ref.graphs
 		}
@@ -485,5 +508,5 @@ func spanCmp(a, b *hostSpan) int {
 	case a.end != b.end:
 		return cmp.Compare(b.end, a.end) // the longer one first: it encloses
 	}
-	return int(a.kind) - int(b.kind) // an op encloses a module frame of its exact span
+	return cmp.Compare(a.id&spanModule, b.id&spanModule) // an op encloses a module frame of its exact span
 }

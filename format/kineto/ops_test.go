@@ -303,3 +303,20 @@ func TestOpsManySpans(t *testing.T) {
 		}
 	}
 }
+
+// A module frame and an op of exactly the same span, in either file
+// order: the op encloses the frame, so the frame's module is the path of
+// ops inside it, not of the op itself.
+func TestOpsModuleSameSpan(t *testing.T) {
+	mod := hostEv("python_function", "nn.Module: M", 100, "10", "100", `{"Python id": 1}`)
+	op := hostEv("cpu_op", "aten::linear", 100, "10", "100", "")
+	inner := hostEv("cpu_op", "aten::addmm", 100, "20", "50", "")
+	dev := []string{call("cudaLaunchKernel", "1", "30", "5"), kernel("k", "1", "1000", "10"), call("cudaLaunchKernel", "2", "80", "5"), kernel("k", "2", "1020", "10")}
+	for _, host := range [][]string{{mod, op, inner}, {op, mod, inner}, {inner, op, mod}} {
+		r := readOpts(t, trace(append(host, dev...)), &format.Options{Ops: true})
+		a, b := r.c.Op(r.disp[0].Op), r.c.Op(r.disp[1].Op)
+		if a == nil || b == nil || a.Name != "aten::addmm" || a.Path != "nn.Module: M" || b.Name != "aten::linear" || b.Path != "" {
+			t.Errorf("got %+v and %+v, want aten::addmm under nn.Module: M, aten::linear with no path", a, b)
+		}
+	}
+}
