@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -157,8 +158,10 @@ func fuzzOps(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("with ops and a large buffer: %v", err)
 	}
-	if a, b := gapText(c), gapText(cb); a != b {
-		t.Fatalf("the buffer size changes the accounting with ops:\n%s\nvs\n%s", a, b)
+	// (Only the stop is compared: how much trailing data a tiny buffer
+	// counts differs, ops or not.)
+	if a, b := fmt.Sprintf("%+v", c.Accounting.Find(capture.TruncatedInput)), fmt.Sprintf("%+v", cb.Accounting.Find(capture.TruncatedInput)); a != b {
+		t.Fatalf("the buffer size changes where the read with ops stops:\n%s\nvs\n%s", a, b)
 	}
 	if len(col.Dispatches) != len(big.Dispatches) || len(c.Ops) != len(cb.Ops) {
 		t.Fatalf("the buffer size changes the read with ops: %d dispatches, %d ops vs %d, %d", len(col.Dispatches), len(c.Ops), len(big.Dispatches), len(cb.Ops))
