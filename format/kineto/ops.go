@@ -15,7 +15,7 @@ import (
 // as "## Call CompiledFxGraph …") whose span encloses the dispatch's launch
 // call on the call's thread (same pid and tid). File order is not time
 // order, so every host op span is collected while scanning — memory O(host
-// op events), 40 bytes each, links included — and sorted per thread at the
+// op events), 32 bytes each, links included — and sorted per thread at the
 // end (unless the file had them in order); a stack sweep gives each span
 // its parent, and each launch is placed by a binary search and a walk up
 // the parents. Spans of the same signature (name, record_shapes args,
