@@ -102,10 +102,11 @@ type hostOps struct {
 	lastThread threadKey
 	lastIdx    int32
 
-	// After build: each thread's spans are at(lo[t]) to at(hi[t]-1).
-	lo, hi []int32
-	refs   []opRef // by id (hostSpan.id of an op, once built)
-	refIdx map[uint64]uint32
+	// After build: each thread's spans are at(lo[t]) to at(hi[t]-1);
+	// finger[t] is where the last launch on it was placed (place).
+	lo, hi, finger []int32
+	refs           []opRef // by id (hostSpan.id of an op, once built)
+	refIdx         map[uint64]uint32
 
 	noTime int64 // host ops without usable times (or past maxSpanID): not placed
 	// Dispatches by outcome, for the inventory.
@@ -244,7 +245,7 @@ func (h *hostOps) build(threads int) {
 			h.spans[k] = all[k<<spanShift : min((k+1)<<spanShift, len(all))]
 		}
 	}
-	h.lo, h.hi = make([]int32, threads), make([]int32, threads)
+	h.lo, h.hi, h.finger = make([]int32, threads), make([]int32, threads), make([]int32, threads)
 	// The open spans, with their module paths.
 	type open struct {
 		i    int32
@@ -260,7 +261,7 @@ func (h *hostOps) build(threads int) {
 			if th != prev {
 				stack, prev = stack[:0], th
 				if known {
-					h.lo[th] = i
+					h.lo[th], h.finger[th] = i, i
 				}
 			}
 			if known {
@@ -350,19 +351,10 @@ func (h *hostOps) place(th uint32, t int64) (inner, outer int32) {
 	if int(th) >= len(h.lo) {
 		return -1, -1
 	}
-	// The first span starting after t, by a binary search; the one before
-	// it, or the nearest of its ancestors that has not ended by t, is the
-	// innermost around t.
-	lo, a, b := h.lo[th], h.lo[th], h.hi[th]
-	for a < b {
-		m := int32(uint32(a+b) >> 1)
-		if h.at(m).start > t {
-			b = m
-		} else {
-			a = m + 1
-		}
-	}
-	i := a - 1
+	// The span before the first starting after t, or the nearest of its
+	// ancestors that has not ended by t, is the innermost around t.
+	lo := h.lo[th]
+	i := h.firstAfter(th, t) - 1
 	for i >= lo && h.at(i).end < t {
 		i = h.at(i).link
 	}
@@ -374,6 +366,54 @@ func (h *hostOps) place(th uint32, t int64) (inner, outer int32) {
 		return i, sp.outer
 	}
 	return sp.opAnc, sp.outer
+}
+
+// firstAfter returns the index of thread th's first span starting after
+// t (its hi when none). Launches are placed mostly in time order: the
+// search gallops from where the thread's last one was placed (finger),
+// then bisects.
+func (h *hostOps) firstAfter(th uint32, t int64) int32 {
+	lo, hi, f := h.lo[th], h.hi[th], h.finger[th]
+	var a, b int32 // the answer is in [a, b]: a-1 starts by t, b after it (or is hi)
+	if f < hi && h.at(f).start <= t {
+		prev := f
+		for step := int32(1); ; step *= 2 {
+			n := prev + step
+			if n >= hi || n < prev { // (n < prev: past int32)
+				a, b = prev+1, hi
+				break
+			}
+			if h.at(n).start > t {
+				a, b = prev+1, n
+				break
+			}
+			prev = n
+		}
+	} else {
+		prev := f
+		for step := int32(1); ; step *= 2 {
+			n := prev - step
+			if n < lo {
+				a, b = lo, prev
+				break
+			}
+			if h.at(n).start <= t {
+				a, b = n+1, prev
+				break
+			}
+			prev = n
+		}
+	}
+	for a < b {
+		m := int32(uint32(a+b) >> 1)
+		if h.at(m).start > t {
+			b = m
+		} else {
+			a = m + 1
+		}
+	}
+	h.finger[th] = a
+	return a
 }
 
 // attribute sets d.Op and d.OuterOp for the dispatch rec stands for.
