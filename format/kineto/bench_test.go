@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/testfile"
 )
@@ -98,6 +99,31 @@ func BenchmarkReadBig(b *testing.B) {
 	for b.Loop() {
 		agg := analysis.NewAggregator()
 		if _, err := format.ReadFile(path, Name, &format.Options{}, agg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0, st.Size())
+}
+
+// BenchmarkReadBigOps is BenchmarkReadBig with host-op attribution, as
+// `tally report --by op` reads: the kernel and op aggregators both fed.
+// ISSUE-22 bounds it at 1.3× BenchmarkReadBig (docs/ops.md has the
+// figures).
+func BenchmarkReadBigOps(b *testing.B) {
+	path := os.Getenv("TALLY_KINETO_BIG")
+	if path == "" {
+		b.Skip("set TALLY_KINETO_BIG to a generated trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	cpu0 := testfile.CPUTime()
+	for b.Loop() {
+		sink := capture.Tee{analysis.NewAggregator(), analysis.NewOpAggregator()}
+		if _, err := format.ReadFile(path, Name, &format.Options{Ops: true}, sink); err != nil {
 			b.Fatal(err)
 		}
 	}

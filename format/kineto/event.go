@@ -66,12 +66,7 @@ type event struct {
 }
 
 func (e *event) reset(off int64) {
-	shape := e.shape // its buffers are kept, as the others'
 	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
-	if e.host {
-		e.shape = shape
-		e.shape.reset()
-	}
 }
 
 // wantName reports whether the event's name matters for its category as
@@ -392,11 +387,15 @@ func (r *reader) parseArgs() {
 			} else {
 				s.skipValue()
 			}
+		case akDims, akTypes, akConcrete:
+			if e.host && (e.cat == catCPUOp || e.cat == catOperator2021) {
+				r.opArg(id) // a record_shapes arg (ops.go)
+				break
+			}
+			fallthrough
 		default:
 			switch {
 			case e.coll && r.collArg(k):
-			case e.host && (e.cat == catCPUOp || e.cat == catOperator2021) && r.opArg(k):
-				// a record_shapes arg (ops.go)
 			case r.tb != nil && string(k) == "tally":
 				r.tb.readArg(r, e.off) // tally export's placement of a kernel
 			default:
@@ -422,6 +421,15 @@ const (
 	akStream
 	akExt
 	akName
+	// record_shapes args (ops.go), and the keys cpu_ops write around them:
+	// with ids of their own, each key's guess can follow the one before.
+	akDims
+	akTypes
+	akConcrete
+	akStrides
+	akRecFn
+	akEvIdx
+	akSeq
 	akOther
 	numArgKeys
 )
@@ -438,6 +446,20 @@ func argKey(k []byte) int {
 		return akExt
 	case "name", "labels":
 		return akName
+	case "Input Dims":
+		return akDims
+	case "Input type":
+		return akTypes
+	case "Concrete Inputs":
+		return akConcrete
+	case "Input Strides":
+		return akStrides
+	case "Record function id":
+		return akRecFn
+	case "Ev Idx":
+		return akEvIdx
+	case "Sequence number":
+		return akSeq
 	}
 	return akOther
 }

@@ -2,6 +2,7 @@ package kineto
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -149,5 +150,28 @@ func fuzzOps(t *testing.T, data []byte) {
 	tb := ops.Table(c, analysis.OpOptions{})
 	if tb.Modelled+tb.Unmodelled+tb.Unattributed.Device != tb.Device {
 		t.Fatalf("op table: modelled %d + unmodelled %d + unattributed %d != device %d", tb.Modelled, tb.Unmodelled, tb.Unattributed.Device, tb.Device)
+	}
+	// With a large buffer the record_shapes args take the cache of raw
+	// spellings (opargs.go) instead of canon: the same ops, the same stop.
+	var big capture.Collect
+	cb, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{Ops: true}, &capture.Checked{Next: &big}, config{bufSize: 1 << 16, logRecords: 3})
+	if err != nil {
+		t.Fatalf("with ops and a large buffer: %v", err)
+	}
+	// (Only the stop is compared: how much trailing data a tiny buffer
+	// counts differs, ops or not.)
+	if a, b := fmt.Sprintf("%+v", c.Accounting.Find(capture.TruncatedInput)), fmt.Sprintf("%+v", cb.Accounting.Find(capture.TruncatedInput)); a != b {
+		t.Fatalf("the buffer size changes where the read with ops stops:\n%s\nvs\n%s", a, b)
+	}
+	if len(col.Dispatches) != len(big.Dispatches) || len(c.Ops) != len(cb.Ops) {
+		t.Fatalf("the buffer size changes the read with ops: %d dispatches, %d ops vs %d, %d", len(col.Dispatches), len(c.Ops), len(big.Dispatches), len(cb.Ops))
+	}
+	for i, d := range col.Dispatches {
+		e := big.Dispatches[i]
+		for _, p := range [][2]capture.OpID{{d.Op, e.Op}, {d.OuterOp, e.OuterOp}} {
+			if x, y := c.Op(p[0]), cb.Op(p[1]); (x == nil) != (y == nil) || x != nil && *x != *y {
+				t.Fatalf("dispatch %d: op %+v with a tiny buffer, %+v with a large one", i, x, y)
+			}
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -16,122 +15,46 @@ import (
 // as "## Call CompiledFxGraph …") whose span encloses the dispatch's launch
 // call on the call's thread (same pid and tid). File order is not time
 // order, so every host op span is collected while scanning — memory O(host
-// op events), 32 bytes each while reading, 52 once linked — and sorted per
-// thread at the end; a stack sweep gives each span its parent, and each
-// launch is placed by a binary search and a walk up the parents. Spans of the same signature
-// (name, record_shapes args, module path) share one capture.Op: the table
-// grows with signatures, never with calls.
+// op events), 32 bytes each, links included — and sorted per thread at the
+// end (unless the file had them in order); a stack sweep gives each span
+// its parent, and each launch is placed by a binary search and a walk up
+// the parents. Spans of the same signature (name, record_shapes args,
+// module path) share one capture.Op: the table grows with signatures,
+// never with calls.
 //
 // python_function events named "nn.Module: X" (with_modules) give the
 // module path; other Python frames are left unread.
 
-// opArgs are a cpu_op's record_shapes args, as canonical compact JSON.
-type opArgs struct {
-	dims, types, concrete          []byte
-	hasDims, hasTypes, hasConcrete bool
-}
-
-func (a *opArgs) reset() {
-	*a = opArgs{dims: a.dims[:0], types: a.types[:0], concrete: a.concrete[:0]}
-}
-
-// done reports whether every record_shapes arg was read: the rest of the
-// args (strides, sequence numbers) is not used.
-func (a *opArgs) done() bool { return a.hasDims && a.hasTypes && a.hasConcrete }
-
-// maxCanon bounds one canonical arg: longer ones are cut (the op is then
-// not modelled, as its shapes cannot be parsed).
-const maxCanon = 4096
-
-// opArg reads one record_shapes member of a cpu_op's args; false, nothing
-// consumed, for other keys.
-func (r *reader) opArg(k []byte) bool {
-	a := &r.ev.shape
-	switch string(k) {
-	case "Input Dims":
-		a.dims, a.hasDims = r.canon(a.dims[:0]), true
-	case "Input type":
-		a.types, a.hasTypes = r.canon(a.types[:0]), true
-	case "Concrete Inputs":
-		a.concrete, a.hasConcrete = r.canon(a.concrete[:0]), true
-	default:
-		return false
-	}
-	return true
-}
-
-// canon appends the JSON value at the scanner to dst without whitespace:
-// arrays and numbers as written, strings with their escapes as written.
-// Past maxCanon bytes the rest is validated and dropped.
-func (r *reader) canon(dst []byte) []byte {
-	s := r.s
-	if len(dst) >= maxCanon {
-		s.skipValue()
-		return dst
-	}
-	switch c := s.nonWS(); {
-	case c == '[':
-		if s.arrayStart() {
-			return append(dst, "[]"...)
-		}
-		dst = append(dst, '[')
-		for first := true; ; first = false {
-			if !first && len(dst) < maxCanon {
-				dst = append(dst, ',')
-			}
-			dst = r.canon(dst)
-			if !s.arrayNext() {
-				break
-			}
-		}
-		if len(dst) < maxCanon {
-			dst = append(dst, ']')
-		}
-		return dst
-	case c == '"':
-		raw, _ := s.str()
-		dst = append(dst, '"')
-		dst = append(dst, raw...)
-		return append(dst, '"')
-	case c == '-' || isDigit(c):
-		return append(dst, s.checkedNum()...)
-	case c == 't':
-		s.lit("true")
-		return append(dst, "true"...)
-	case c == 'f':
-		s.lit("false")
-		return append(dst, "false"...)
-	case c == 'n':
-		s.lit("null")
-		return append(dst, "null"...)
-	}
-	s.skipValue() // an object: not part of any shape
-	return append(dst, "{}"...)
-}
-
-// Span kinds.
-const (
-	spanOp     uint8 = iota // cpu_op or user_annotation
-	spanModule              // python_function "nn.Module: X"
-)
-
-// hostSpan is one host op call or module frame, as collected (32 bytes:
-// what build adds is kept apart, in spanLink).
+// hostSpan is one host op call or module frame (32 bytes). The links
+// build sets are written into the span itself: a second table of them
+// was as much fresh memory again, and fresh memory (page faults, zeroing)
+// was what attribution cost most.
 type hostSpan struct {
 	start, end int64
-	thread     uint32
-	sig        uint32 // opSig (spanOp) or module name (spanModule)
-	kind       uint8
+	// id is the span's signature (an op: hostOps.sigs) or module name
+	// (hostOps.mods) while collecting; build turns an op's into its ref
+	// (signature and module path: hostOps.refs). The top bits hold the
+	// kind (spanModule) and the mark of an op a launch lies under
+	// (spanUsed: counted in Calls).
+	id uint32
+	// link is the span's thread (its index in reader.threads) while
+	// collecting and sorting, and its parent span (-1: none) once built.
+	link int32
+	// Set by build: the nearest op ancestor (excluding itself) and the
+	// outermost op ancestor-or-self (-1 when none).
+	opAnc, outer int32
 }
 
-// spanLink is what build sets for the span of the same index: parent
-// span, nearest op ancestor (excluding itself), outermost op
-// ancestor-or-self (-1 when none), and the module path.
-type spanLink struct {
-	parent, opAnc, outer int32
-	path                 uint32
-	used                 bool // a launch lies under it (counted in Calls)
-}
+// The flags in hostSpan.id, and the most signatures, module names or
+// refs it can name.
+const (
+	spanModule = 1 << 31 // a python_function "nn.Module: X" frame; else a cpu_op or user_annotation
+	spanUsed   = 1 << 30
+	spanIDMask = spanUsed - 1
+	maxSpanID  = spanIDMask
+)
+
+func (sp *hostSpan) module() bool { return sp.id&spanModule != 0 }
 
 // opSig is a host op signature without its module path.
 type opSig struct {
@@ -142,47 +65,66 @@ type opSig struct {
 // opRef is a (signature, module path) pair: one capture.Op once a
 // dispatch references it.
 type opRef struct {
-	id     capture.OpID
-	calls  int64
-	hostNS int64
-	graphs int64
+	sig, path uint32
+	id        capture.OpID
+	calls     int64
+	hostNS    int64
+	graphs    int64
 }
 
 type pathRec struct{ parent, name uint32 }
 
 type hostOps struct {
-	links []spanLink // by span, set by build
-	// Spans are collected in chunks (chunk, then chunks) and joined into
-	// spans by build.
-	chunk  []hostSpan
-	chunks [][]hostSpan
-	spans  []hostSpan
+	// spans are collected in chunks of spanChunk, every one full but the
+	// last (at), and sorted in place where the file's order was not time
+	// order (build).
+	spans  [][]hostSpan
+	n      int32 // spans in all
 	sigs   []opSig
-	sigIdx map[string]uint32
-	key    []byte
+	sigIdx map[sigKey]uint32
+
+	// Op names and canonical args (opArgs), interned; rawIdx maps an arg
+	// as written to its canonical id (arg).
+	names    []string
+	nameIdx  map[string]uint32
+	canons   []string // canons[0] is "" (absent)
+	canonIdx map[string]uint32
+	rawIdx   map[string]uint32
+	canonBuf []byte
 
 	mods   []string
 	modIdx map[string]uint32
 	paths  []pathRec // paths[0] is the empty path
 	pathIx map[pathRec]uint32
 
-	// After build: each thread's spans are spans[lo[t]:hi[t]].
-	lo, hi []int32
-	refs   map[uint64]*opRef
-	order  []uint64 // refs in creation order
+	// lastThread caches the thread of the last span: a thread's ops
+	// come in runs.
+	lastThread threadKey
+	lastIdx    int32
 
-	noTime int64 // host ops without usable times: not placed
+	// After build: each thread's spans are at(lo[t]) to at(hi[t]-1);
+	// finger[t] is where the last launch on it was placed (place).
+	lo, hi, finger []int32
+	refs           []opRef // by id (hostSpan.id of an op, once built)
+	refIdx         map[uint64]uint32
+
+	noTime int64 // host ops without usable times (or past maxSpanID): not placed
 	// Dispatches by outcome, for the inventory.
 	attributed, underNone, noLaunch int64
 }
 
 func newHostOps() *hostOps {
 	return &hostOps{
-		sigIdx: make(map[string]uint32),
-		modIdx: make(map[string]uint32),
-		paths:  []pathRec{{}},
-		pathIx: make(map[pathRec]uint32),
-		refs:   make(map[uint64]*opRef),
+		sigIdx:   make(map[sigKey]uint32),
+		nameIdx:  make(map[string]uint32),
+		canons:   []string{""},
+		canonIdx: map[string]uint32{"": 0},
+		rawIdx:   make(map[string]uint32),
+		modIdx:   make(map[string]uint32),
+		paths:    []pathRec{{}},
+		pathIx:   make(map[pathRec]uint32),
+		refIdx:   make(map[uint64]uint32),
+		lastIdx:  -1,
 	}
 }
 
@@ -197,7 +139,7 @@ func (r *reader) hostOpSpan() {
 	if e.ph != 'X' {
 		return
 	}
-	kind := spanOp
+	kind := uint32(0)
 	switch e.cat {
 	case catPythonFunction:
 		if !bytes.HasPrefix(e.name, modulePrefix) {
@@ -213,28 +155,40 @@ func (r *reader) hostOpSpan() {
 		h.noTime++
 		return
 	}
-	sp := hostSpan{start: e.ts, end: e.ts + e.dur, thread: r.internThread(e), kind: kind}
+	if k := (threadKey{pid: e.pid.n, tid: e.tid.n}); k != h.lastThread || h.lastIdx < 0 {
+		h.lastThread, h.lastIdx = k, int32(r.internThread(e))
+	}
+	id := uint32(0)
 	if kind == spanModule {
-		sp.sig = h.module(e.name)
+		id = h.module(e.name)
 	} else {
-		sp.sig = h.sig(e)
+		id = h.sig(e)
 	}
-	if len(h.chunk) == cap(h.chunk) {
-		h.flushChunk()
+	if id > maxSpanID || h.n >= maxSpanID {
+		// Past what a span can name (tens of GB of host ops): not
+		// placed, their launches are under no op.
+		h.noTime++
+		return
 	}
-	h.chunk = append(h.chunk, sp)
+	last := len(h.spans) - 1
+	if last < 0 || len(h.spans[last]) == spanChunk {
+		h.spans = append(h.spans, make([]hostSpan, 0, spanChunk))
+		last++
+	}
+	h.spans[last] = append(h.spans[last], hostSpan{start: e.ts, end: e.ts + e.dur, id: id | kind, link: h.lastIdx})
+	h.n++
 }
 
-// spanChunk is how many spans are collected before they join the rest:
-// appending to one growing slice copied every span again at each doubling.
-const spanChunk = 8192
+// spanChunk is how many spans one chunk holds: appending to one growing
+// slice copied every span again at each doubling, and joining chunks
+// into one slice copied them once more.
+const (
+	spanShift = 13
+	spanChunk = 1 << spanShift
+)
 
-func (h *hostOps) flushChunk() {
-	if len(h.chunk) > 0 {
-		h.chunks = append(h.chunks, h.chunk)
-	}
-	h.chunk = make([]hostSpan, 0, spanChunk)
-}
+// at is span i.
+func (h *hostOps) at(i int32) *hostSpan { return &h.spans[i>>spanShift][i&(spanChunk-1)] }
 
 func (h *hostOps) module(name []byte) uint32 {
 	if id, ok := h.modIdx[string(name)]; ok {
@@ -247,19 +201,24 @@ func (h *hostOps) module(name []byte) uint32 {
 	return id
 }
 
+// sigKey is a signature by ids: name, canonical args, category.
+type sigKey struct {
+	name, dims, types, concrete uint32
+	cat                         catID
+}
+
 // sig interns the signature of host op e.
 func (h *hostOps) sig(e *event) uint32 {
+	name, ok := h.nameIdx[string(e.name)]
+	if !ok {
+		name = uint32(len(h.names))
+		str := string(e.name)
+		h.names = append(h.names, str)
+		h.nameIdx[str] = name
+	}
 	a := &e.shape
-	k := append(h.key[:0], e.name...)
-	k = append(k, 0)
-	k = append(k, a.dims...)
-	k = append(k, 0)
-	k = append(k, a.types...)
-	k = append(k, 0)
-	k = append(k, a.concrete...)
-	k = append(k, 0, byte(e.cat))
-	h.key = k
-	if id, ok := h.sigIdx[string(k)]; ok {
+	k := sigKey{name: name, dims: a.dims, types: a.types, concrete: a.concrete, cat: e.cat}
+	if id, ok := h.sigIdx[k]; ok {
 		return id
 	}
 	id := uint32(len(h.sigs))
@@ -267,67 +226,102 @@ func (h *hostOps) sig(e *event) uint32 {
 	if e.cat != catCPUOp && e.cat != catOperator2021 {
 		kind = "user_annotation"
 	}
-	h.sigs = append(h.sigs, opSig{name: string(e.name), dims: string(a.dims), types: string(a.types), concrete: string(a.concrete), kind: kind})
-	h.sigIdx[string(k)] = id
+	h.sigs = append(h.sigs, opSig{name: h.names[name], dims: h.canons[a.dims], types: h.canons[a.types], concrete: h.canons[a.concrete], kind: kind})
+	h.sigIdx[k] = id
 	return id
 }
 
 // build sorts the spans per thread and links each to its parent.
 func (h *hostOps) build(threads int) {
-	h.flushChunk()
-	n := 0
-	for _, c := range h.chunks {
-		n += len(c)
-	}
-	h.spans = make([]hostSpan, 0, n)
-	for _, c := range h.chunks {
-		h.spans = append(h.spans, c...)
-	}
-	h.chunks, h.chunk = nil, nil
 	// Profilers mostly write a thread's ops in time order: a sorted file
 	// is checked in one pass and not sorted again.
-	if !slices.IsSortedFunc(h.spans, spanOrder) {
-		slices.SortFunc(h.spans, spanOrder)
+	if !h.sorted() {
+		all := make([]hostSpan, 0, h.n)
+		for _, c := range h.spans {
+			all = append(all, c...)
+		}
+		slices.SortFunc(all, spanOrder)
+		for k := range h.spans {
+			h.spans[k] = all[k<<spanShift : min((k+1)<<spanShift, len(all))]
+		}
 	}
-	h.links = make([]spanLink, len(h.spans))
-	h.lo, h.hi = make([]int32, threads), make([]int32, threads)
-	var stack []int32
-	for i := range h.spans {
-		sp := &h.spans[i]
-		if i == 0 || h.spans[i-1].thread != sp.thread {
-			stack = stack[:0]
-			if int(sp.thread) < threads {
-				h.lo[sp.thread] = int32(i)
+	h.lo, h.hi, h.finger = make([]int32, threads), make([]int32, threads), make([]int32, threads)
+	// The open spans, with their module paths.
+	type open struct {
+		i    int32
+		path uint32
+	}
+	var stack []open
+	i, prev := int32(0), int32(-1) // span index, thread of the span before
+	for _, c := range h.spans {
+		for k := range c {
+			sp := &c[k]
+			th := sp.link
+			known := th >= 0 && int(th) < threads
+			if th != prev {
+				stack, prev = stack[:0], th
+				if known {
+					h.lo[th], h.finger[th] = i, i
+				}
 			}
-		}
-		if int(sp.thread) < threads {
-			h.hi[sp.thread] = int32(i + 1)
-		}
-		// A span that ends before this one ends cannot enclose it (nor,
-		// starting earlier, anything after it).
-		for len(stack) > 0 && h.spans[stack[len(stack)-1]].end < sp.end {
-			stack = stack[:len(stack)-1]
-		}
-		l := &h.links[i]
-		l.parent, l.opAnc, l.outer = -1, -1, -1
-		if len(stack) > 0 {
-			pi := stack[len(stack)-1]
-			pl := &h.links[pi]
-			l.parent, l.outer, l.path = pi, pl.outer, pl.path
-			if h.spans[pi].kind == spanOp {
-				l.opAnc = pi
+			if known {
+				h.hi[th] = i + 1
+			}
+			// A span that ends before this one ends cannot enclose it
+			// (nor, starting earlier, anything after it).
+			for len(stack) > 0 && h.at(stack[len(stack)-1].i).end < sp.end {
+				stack = stack[:len(stack)-1]
+			}
+			sp.link, sp.opAnc, sp.outer = -1, -1, -1
+			path := uint32(0)
+			if len(stack) > 0 {
+				top := stack[len(stack)-1]
+				p := h.at(top.i)
+				sp.link, sp.outer, path = top.i, p.outer, top.path
+				if !p.module() {
+					sp.opAnc = top.i
+				} else {
+					sp.opAnc = p.opAnc
+				}
+			}
+			if sp.module() {
+				path = h.pathOf(path, sp.id&spanIDMask)
 			} else {
-				l.opAnc = pl.opAnc
+				if sp.outer < 0 {
+					sp.outer = i
+				}
+				sp.id = h.refOf(sp.id, path)
 			}
+			stack = append(stack, open{i, path})
+			i++
 		}
-		if sp.kind == spanOp && l.outer < 0 {
-			l.outer = int32(i)
-		}
-		if sp.kind == spanModule {
-			l.path = h.pathOf(l.path, sp.sig)
-		}
-		stack = append(stack, int32(i))
 	}
+}
+
+// refOf returns the ref id of an op signature under a module path.
+func (h *hostOps) refOf(sig, path uint32) uint32 {
+	k := uint64(sig)<<32 | uint64(path)
+	if id, ok := h.refIdx[k]; ok {
+		return id
+	}
+	id := uint32(len(h.refs))
+	h.refs = append(h.refs, opRef{sig: sig, path: path})
+	h.refIdx[k] = id
+	return id
+}
+
+// sorted reports whether the spans are in spanOrder.
+func (h *hostOps) sorted() bool {
+	var prev *hostSpan
+	for _, c := range h.spans {
+		for k := range c {
+			if prev != nil && spanCmp(prev, &c[k]) > 0 {
+				return false
+			}
+			prev = &c[k]
+		}
+	}
+	return true
 }
 
 func (h *hostOps) pathOf(parent, mod uint32) uint32 {
@@ -357,19 +351,69 @@ func (h *hostOps) place(th uint32, t int64) (inner, outer int32) {
 	if int(th) >= len(h.lo) {
 		return -1, -1
 	}
-	lo, hi := int(h.lo[th]), int(h.hi[th])
-	i := lo + sort.Search(hi-lo, func(k int) bool { return h.spans[lo+k].start > t }) - 1
-	for i >= lo && h.spans[i].end < t {
-		i = int(h.links[i].parent)
+	// The span before the first starting after t, or the nearest of its
+	// ancestors that has not ended by t, is the innermost around t.
+	lo := h.lo[th]
+	i := h.firstAfter(th, t) - 1
+	for i >= lo && h.at(i).end < t {
+		i = h.at(i).link
 	}
 	if i < lo {
 		return -1, -1
 	}
-	l := &h.links[i]
-	if h.spans[i].kind == spanOp {
-		return int32(i), l.outer
+	sp := h.at(i)
+	if !sp.module() {
+		return i, sp.outer
 	}
-	return l.opAnc, l.outer
+	return sp.opAnc, sp.outer
+}
+
+// firstAfter returns the index of thread th's first span starting after
+// t (its hi when none). Launches are placed mostly in time order: the
+// search gallops from where the thread's last one was placed (finger),
+// then bisects.
+func (h *hostOps) firstAfter(th uint32, t int64) int32 {
+	lo, hi, f := h.lo[th], h.hi[th], h.finger[th]
+	var a, b int32 // the answer is in [a, b]: a-1 starts by t, b after it (or is hi)
+	if f < hi && h.at(f).start <= t {
+		prev := f
+		for step := int32(1); ; step *= 2 {
+			n := prev + step
+			if n >= hi || n < prev { // (n < prev: past int32)
+				a, b = prev+1, hi
+				break
+			}
+			if h.at(n).start > t {
+				a, b = prev+1, n
+				break
+			}
+			prev = n
+		}
+	} else {
+		prev := f
+		for step := int32(1); ; step *= 2 {
+			n := prev - step
+			if n < lo {
+				a, b = lo, prev
+				break
+			}
+			if h.at(n).start <= t {
+				a, b = n+1, prev
+				break
+			}
+			prev = n
+		}
+	}
+	for a < b {
+		m := int32(uint32(a+b) >> 1)
+		if h.at(m).start > t {
+			b = m
+		} else {
+			a = m + 1
+		}
+	}
+	h.finger[th] = a
+	return a
 }
 
 // attribute sets d.Op and d.OuterOp for the dispatch rec stands for.
@@ -396,48 +440,39 @@ func (h *hostOps) attribute(c *capture.Capture, rec *drec, d *capture.Dispatch, 
 	h.attributed++
 	// Count the calls this launch lies under, up to the first already
 	// counted (its ancestors are counted too).
-	for j := inner; j >= 0 && !h.links[j].used; j = h.links[j].opAnc {
-		sp := &h.spans[j]
-		h.links[j].used = true
+	for j := inner; j >= 0 && h.at(j).id&spanUsed == 0; j = h.at(j).opAnc {
+		sp := h.at(j)
+		sp.id |= spanUsed
 		ref := h.ref(j)
 		ref.calls++
 		ref.hostNS = capture.SatAdd(ref.hostNS, sp.end-sp.start)
 	}
 	in := h.ref(inner)
-	d.Op = h.opID(c, inner, in)
+	d.Op = h.opID(c, in)
 	if graphFirst {
 		in.graphs++
 	}
 	if outer >= 0 {
-		d.OuterOp = h.opID(c, outer, h.ref(outer))
+		d.OuterOp = h.opID(c, h.ref(outer))
 	}
 }
 
-// ref is the (signature, module path) record of span i.
-func (h *hostOps) ref(i int32) *opRef {
-	k := uint64(h.spans[i].sig)<<32 | uint64(h.links[i].path)
-	ref := h.refs[k]
-	if ref == nil {
-		ref = &opRef{}
-		h.refs[k] = ref
-		h.order = append(h.order, k)
-	}
-	return ref
-}
+// ref is the (signature, module path) record of op span i.
+func (h *hostOps) ref(i int32) *opRef { return &h.refs[h.at(i).id&spanIDMask] }
 
-// opID returns the capture op of span i, added on first use.
-func (h *hostOps) opID(c *capture.Capture, i int32, ref *opRef) capture.OpID {
+// opID returns the capture op of a ref, added on first use.
+func (h *hostOps) opID(c *capture.Capture, ref *opRef) capture.OpID {
 	if ref.id == capture.NoOp {
-		s := &h.sigs[h.spans[i].sig]
-		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(h.links[i].path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
+		s := &h.sigs[ref.sig]
+		ref.id = c.AddOp(capture.Op{Name: s.name, Kind: s.kind, Path: h.pathString(ref.path), Dims: s.dims, Types: s.types, Concrete: s.concrete, HostValid: true})
 	}
 	return ref.id
 }
 
 // finish writes the counts into the op table.
 func (h *hostOps) finish(c *capture.Capture) {
-	for _, k := range h.order {
-		ref := h.refs[k]
+	for k := range h.refs {
+		ref := &h.refs[k]
 		if o := c.Op(ref.id); o != nil {
 			o.Calls, o.HostNS, o.GraphLaunches = ref.calls, ref.hostNS, ref.graphs
 		}
@@ -499,17 +534,19 @@ func (r *reader) opDevice() string {
 	return name
 }
 
-// spanOrder orders spans by thread, then start; of two starting together
-// the longer first (it encloses), and an op before a module frame of its
-// exact span.
-func spanOrder(a, b hostSpan) int {
+// spanOrder orders spans (link: their thread) by thread, then start; of
+// two starting together the longer first (it encloses), and an op before
+// a module frame of its exact span.
+func spanOrder(a, b hostSpan) int { return spanCmp(&a, &b) }
+
+func spanCmp(a, b *hostSpan) int {
 	switch {
-	case a.thread != b.thread:
-		return cmp.Compare(a.thread, b.thread)
+	case a.link != b.link:
+		return cmp.Compare(a.link, b.link)
 	case a.start != b.start:
 		return cmp.Compare(a.start, b.start)
 	case a.end != b.end:
 		return cmp.Compare(b.end, a.end) // the longer one first: it encloses
 	}
-	return int(a.kind) - int(b.kind) // an op encloses a module frame of its exact span
+	return cmp.Compare(a.id&spanModule, b.id&spanModule) // an op encloses a module frame of its exact span
 }

@@ -2,6 +2,9 @@ package kineto
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -266,5 +269,118 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d dispatches, %d launched, %d of them under no op, %d op signatures", path, len(ops.disp), launched, under, len(ops.c.Ops))
+	}
+}
+
+// More spans than one chunk holds (spanChunk), in time order and in
+// reverse (sorted by build), each op nested in a block that crosses
+// chunk boundaries, the device events in launch order or scattered
+// through the file (launches placed out of time order: place's search
+// goes back and forth), every other launch at its op's very start: every
+// launch gets its own op and block.
+func TestOpsManySpans(t *testing.T) {
+	const n, per = 2*spanChunk + 100, 10 // ops, ops per block
+	var host []string
+	for i := range n {
+		ts := 1000 * i
+		if i%per == 0 {
+			host = append(host, hostEv("user_annotation", fmt.Sprintf("block_%d", i/per), 100, fmt.Sprint(ts), fmt.Sprint(1000*per-1), ""))
+		}
+		host = append(host, hostEv("cpu_op", fmt.Sprintf("op_%d", i%(2*per+1)), 100, fmt.Sprint(ts+1), "500", ""))
+	}
+	for _, tc := range []struct{ reverse, scatter bool }{{false, false}, {true, false}, {false, true}} {
+		if tc.reverse {
+			slices.Reverse(host)
+		}
+		var dev []string
+		for j := range n {
+			i := j
+			if tc.scatter {
+				i = (j * 7919) % n // a permutation: n is not a multiple of 7919
+			}
+			dev = append(dev, call("cudaLaunchKernel", fmt.Sprint(i+1), fmt.Sprint(1000*i+1+i%2), "1"), kernel(fmt.Sprintf("k%d", i), fmt.Sprint(i+1), fmt.Sprint(100_000_000+1000*i), "10"))
+		}
+		r := readWith(t, trace(append(dev, host...)), &format.Options{Ops: true}, config{bufSize: 1 << 16, logRecords: 1 << 10})
+		if len(r.disp) != n {
+			t.Fatalf("%+v: got %d dispatches, want %d", tc, len(r.disp), n)
+		}
+		calls := map[string]int64{}
+		for _, d := range r.disp {
+			var i int
+			fmt.Sscanf(r.c.Kernels[d.Kernel].Name, "k%d", &i)
+			in, out := r.c.Op(d.Op), r.c.Op(d.OuterOp)
+			if in == nil || out == nil || in.Name != fmt.Sprintf("op_%d", i%(2*per+1)) || out.Name != fmt.Sprintf("block_%d", i/per) {
+				t.Fatalf("%+v: launch %d: got %+v under %+v, want op_%d under block_%d", tc, i, in, out, i%(2*per+1), i/per)
+			}
+			calls[in.Name] = in.Calls
+		}
+		if calls["op_0"] != int64((n+2*per)/(2*per+1)) {
+			t.Errorf("%+v: op_0: got %d calls, want %d", tc, calls["op_0"], (n+2*per)/(2*per+1))
+		}
+	}
+}
+
+// A module frame and an op of exactly the same span, in either file
+// order: the op encloses the frame, so the frame's module is the path of
+// ops inside it, not of the op itself.
+func TestOpsModuleSameSpan(t *testing.T) {
+	mod := hostEv("python_function", "nn.Module: M", 100, "10", "100", `{"Python id": 1}`)
+	op := hostEv("cpu_op", "aten::linear", 100, "10", "100", "")
+	inner := hostEv("cpu_op", "aten::addmm", 100, "20", "50", "")
+	dev := []string{call("cudaLaunchKernel", "1", "30", "5"), kernel("k", "1", "1000", "10"), call("cudaLaunchKernel", "2", "80", "5"), kernel("k", "2", "1020", "10")}
+	for _, host := range [][]string{{mod, op, inner}, {op, mod, inner}, {inner, op, mod}} {
+		r := readOpts(t, trace(append(host, dev...)), &format.Options{Ops: true})
+		a, b := r.c.Op(r.disp[0].Op), r.c.Op(r.disp[1].Op)
+		if a == nil || b == nil || a.Name != "aten::addmm" || a.Path != "nn.Module: M" || b.Name != "aten::linear" || b.Path != "" {
+			t.Errorf("got %+v and %+v, want aten::addmm under nn.Module: M, aten::linear with no path", a, b)
+		}
+	}
+}
+
+// firstAfter (a gallop from the thread's last placement, then a bisection)
+// against a plain binary search: two threads of spans with repeated
+// starts across chunks, and times in order, in reverse, at random and at
+// the starts themselves.
+func TestOpsFirstAfter(t *testing.T) {
+	h := newHostOps()
+	const n = spanChunk + 500
+	var starts [2][]int64
+	rng := rand.New(rand.NewPCG(1, 2))
+	for th := range int32(2) {
+		ts := int64(0)
+		for range n {
+			ts += int64(rng.IntN(3)) // repeated starts
+			starts[th] = append(starts[th], ts)
+			last := len(h.spans) - 1
+			if last < 0 || len(h.spans[last]) == spanChunk {
+				h.spans = append(h.spans, make([]hostSpan, 0, spanChunk))
+				last++
+			}
+			h.spans[last] = append(h.spans[last], hostSpan{start: ts, end: ts + 1, link: th})
+			h.n++
+		}
+	}
+	h.build(2)
+	var times []int64
+	for i := range 3 * n {
+		switch i % 3 {
+		case 0:
+			times = append(times, int64(rng.IntN(n+10))-5)
+		case 1:
+			times = append(times, starts[0][rng.IntN(n)])
+		default:
+			times = append(times, int64(i/3))
+		}
+	}
+	rev := slices.Clone(times)
+	slices.Reverse(rev)
+	times = append(times, rev...)
+	for _, tm := range times {
+		for th := range uint32(2) {
+			want := h.lo[th] + int32(sort.Search(n, func(k int) bool { return starts[th][k] > tm }))
+			if got := h.firstAfter(th, tm); got != want {
+				t.Fatalf("thread %d, t %d: got %d, want %d", th, tm, got, want)
+			}
+		}
 	}
 }
