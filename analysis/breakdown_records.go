@@ -1,12 +1,11 @@
 package analysis
 
 import (
-	"bufio"
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 )
@@ -130,11 +129,19 @@ type records struct {
 	spilled   int64 // bytes ever written
 	inMemory  bool  // no spill file could be made: memory grows instead
 	err       error
-	scratch   [recSize]byte
+	wbuf      []byte // writeRun's buffer
+
+	// ordered: every record so far arrived in order (recCmp), as most
+	// readers deliver them (hrx serial, nsys, IREE): the chunks need no
+	// sort, and the runs are consecutive, so they are written and read one
+	// after another, without a merge. last is the last record of the last
+	// full chunk (at first one before any record).
+	ordered bool
+	last    bdRec
 }
 
 func newRecords(opt BreakdownOptions) *records {
-	return &records{limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
 }
 
 // add appends r, spilling a full buffer; after a failed spill it only
@@ -143,8 +150,18 @@ func (rs *records) add(r bdRec) {
 	if rs.err != nil {
 		return
 	}
+	if rs.ordered {
+		last := &rs.last
+		if n := len(rs.cur); n > 0 {
+			last = &rs.cur[n-1]
+		}
+		if r.start < last.start || r.start == last.start && recCmp(last, &r) > 0 {
+			rs.ordered = false
+		}
+	}
 	if len(rs.cur) == cap(rs.cur) {
-		if len(rs.cur) > 0 {
+		if n := len(rs.cur); n > 0 {
+			rs.last = rs.cur[n-1]
 			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
 			rs.cur = nil
 		}
@@ -169,6 +186,9 @@ func (rs *records) add(r bdRec) {
 // index; the whole record only on a tie), not the 56-byte records, and
 // moves each record once: half the cost of sorting the records.
 func (rs *records) sorted(c []bdRec) []bdRec {
+	if rs.ordered {
+		return c
+	}
 	keys := rs.keys[:0]
 	inOrder := true
 	for i := range c {
@@ -225,13 +245,13 @@ func (rs *records) spill() {
 			return
 		}
 	}
-	m := &merger{}
+	m := &merger{seq: rs.ordered}
 	var n int64
 	for _, c := range rs.chunks {
 		m.addMem(c)
 		n += int64(len(c))
 	}
-	heap.Init(&m.h)
+	m.init()
 	rs.writeRun(m.next, n)
 	for _, c := range rs.chunks {
 		rs.free = append(rs.free, c[:0])
@@ -251,15 +271,21 @@ func (rs *records) writeRun(next func() (*bdRec, bool), n int64) {
 		rs.err = rs.writeErr(err)
 		return
 	}
-	w := bufio.NewWriterSize(rs.f, runBuffer)
+	if rs.wbuf == nil {
+		rs.wbuf = make([]byte, runBuffer/recSize*recSize)
+	}
+	buf, p := rs.wbuf, 0
 	for r, ok := next(); ok; r, ok = next() {
-		r.encode(rs.scratch[:])
-		if _, err := w.Write(rs.scratch[:]); err != nil {
-			rs.err = rs.writeErr(err)
-			return
+		r.encode(buf[p : p+recSize])
+		if p += recSize; p == len(buf) {
+			if _, err := rs.f.Write(buf); err != nil {
+				rs.err = rs.writeErr(err)
+				return
+			}
+			p = 0
 		}
 	}
-	if err := w.Flush(); err != nil {
+	if _, err := rs.f.Write(buf[:p]); err != nil {
 		rs.err = rs.writeErr(err)
 		return
 	}
@@ -312,9 +338,9 @@ func (rs *records) close() {
 // merger returns the records in order: the spilled runs and, when
 // withMem, the buffered chunks (the filling one sorted first).
 func (rs *records) merger(withMem bool) (*merger, error) {
-	m := &merger{}
+	m := &merger{seq: rs.ordered}
 	for _, r := range rs.runs {
-		src := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(rs.f, r.off, r.n*recSize), runBuffer), left: r.n, name: rs.f.Name()}
+		src := &runReader{f: rs.f, off: r.off, left: r.n, name: rs.f.Name()}
 		if src.advance() {
 			m.h = append(m.h, src)
 		} else if src.err != nil {
@@ -328,11 +354,11 @@ func (rs *records) merger(withMem bool) (*merger, error) {
 		}
 		m.addMem(rs.cur)
 	}
-	heap.Init(&m.h)
+	m.init()
 	return m, nil
 }
 
-// addMem adds a sorted in-memory chunk to the merge (call heap.Init after).
+// addMem adds a sorted in-memory chunk to the merge (call init after).
 func (m *merger) addMem(c []bdRec) {
 	if len(c) == 0 {
 		return
@@ -342,14 +368,21 @@ func (m *merger) addMem(c []bdRec) {
 	m.h = append(m.h, src)
 }
 
-// runReader reads one sorted run (from the file, or the buffer).
+// runReader reads one sorted run (from the file, or the buffer). cur
+// points at its current record: into the buffer, or at one of two decoded
+// copies, so that the record merger.next returned stays valid while the
+// reader moves on.
 type runReader struct {
-	r    *bufio.Reader
+	cur  *bdRec
 	mem  []bdRec
 	i    int
 	left int64
-	cur  bdRec
-	buf  [recSize]byte
+
+	f    *os.File
+	off  int64 // file offset of the next read
+	buf  []byte
+	p    int // next record in buf
+	dec  [2]bdRec
 	name string
 	err  error
 }
@@ -359,55 +392,110 @@ func (s *runReader) advance() bool {
 		return false
 	}
 	s.left--
-	if s.r == nil {
-		s.cur = s.mem[s.i]
+	if s.f == nil {
+		s.cur = &s.mem[s.i]
 		s.i++
 		return true
 	}
-	if _, err := io.ReadFull(s.r, s.buf[:]); err != nil {
-		s.err = fmt.Errorf("rereading the breakdown's temporary spill file %s: %w", s.name, err)
-		return false
+	if s.p == len(s.buf) {
+		// Read as many whole records as the buffer holds, at most the
+		// run's rest.
+		n := min(int64(runBuffer/recSize), s.left+1) * recSize
+		if s.buf == nil {
+			s.buf = make([]byte, 0, runBuffer/recSize*recSize)
+		}
+		s.buf = s.buf[:n]
+		if _, err := s.f.ReadAt(s.buf, s.off); err != nil {
+			s.err = fmt.Errorf("rereading the breakdown's temporary spill file %s: %w", s.name, err)
+			return false
+		}
+		s.off += n
+		s.p = 0
 	}
-	s.cur.decode(s.buf[:])
+	d := &s.dec[0]
+	if s.cur == d {
+		d = &s.dec[1]
+	}
+	d.decode(s.buf[s.p : s.p+recSize])
+	s.p += recSize
+	s.cur = d
 	return true
 }
 
-type runHeap []*runReader
-
-func (h runHeap) Len() int           { return len(h) }
-func (h runHeap) Less(i, j int) bool { return recCmp(&h[i].cur, &h[j].cur) < 0 }
-func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
-func (h *runHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// merger is the k-way merge of sorted runs.
+// merger is the k-way merge of sorted runs: a binary min-heap of their
+// readers, or, when the runs are consecutive (seq: every record arrived in
+// order), the runs one after another.
 type merger struct {
-	h   runHeap
-	out bdRec
+	h   []*runReader
+	seq bool
 	err error
 }
 
+// less orders two readers by their current records.
+func less(a, b *runReader) bool {
+	x, y := a.cur, b.cur
+	if x.start != y.start {
+		return x.start < y.start
+	}
+	return recCmp(x, y) < 0
+}
+
+func (m *merger) init() {
+	if m.seq {
+		return
+	}
+	for i := len(m.h)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+}
+
+// down moves the reader at i down to its place in the heap.
+func (m *merger) down(i int) {
+	h := m.h
+	n := len(h)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if r := j + 1; r < n && less(h[r], h[j]) {
+			j = r
+		}
+		if !less(h[j], h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
 // next returns the next record in order, or false at the end (or on a read
-// error, kept in err).
+// error, kept in err). The record stays valid until the next call.
 func (m *merger) next() (*bdRec, bool) {
 	if len(m.h) == 0 || m.err != nil {
 		return nil, false
 	}
 	top := m.h[0]
-	m.out = top.cur
+	out := top.cur
 	if top.advance() {
-		heap.Fix(&m.h, 0)
-	} else {
-		if top.err != nil {
-			m.err = top.err
-			return nil, false
+		if !m.seq {
+			m.down(0)
 		}
-		heap.Pop(&m.h)
+		return out, true
 	}
-	return &m.out, true
+	if top.err != nil {
+		m.err = top.err
+		return nil, false
+	}
+	if m.seq {
+		m.h[0] = nil
+		m.h = m.h[1:]
+		return out, true
+	}
+	last := len(m.h) - 1
+	m.h[0] = m.h[last]
+	m.h[last] = nil
+	m.h = m.h[:last]
+	m.down(0)
+	return out, true
 }
