@@ -115,7 +115,8 @@ type records struct {
 	cur    []bdRec   // filling, unsorted
 	free   [][]bdRec // chunks emptied by a spill, for reuse
 	spare  []bdRec   // the chunk a sort moves records into
-	keys   []sortKey // the sort's keys
+	keys   []sortKey // sortedWide's keys
+	packed []uint64  // sorted's keys
 	held   int       // records in chunks and cur
 	limit  int
 	chunk  int // records per chunk: min(chunkRecs, limit)
@@ -182,36 +183,85 @@ func (rs *records) add(r bdRec) {
 }
 
 // sorted returns the records of c in order, in c or in a chunk of the same
-// capacity (c then becomes the spare). It sorts 16-byte keys (start and
-// index; the whole record only on a tie), not the 56-byte records, and
-// moves each record once: half the cost of sorting the records.
+// capacity (c then becomes the spare). It sorts keys, not the 56-byte
+// records, and moves each record once: each key is the start (less the
+// chunk's first) and the index packed in 8 bytes, sorted without a compare
+// function; records with equal starts are then ordered by recCmp. A chunk
+// whose starts span 2^51 or more sorts 16-byte keys (start and index).
 func (rs *records) sorted(c []bdRec) []bdRec {
-	if rs.ordered {
+	if rs.ordered || len(c) < 2 {
 		return c
 	}
-	keys := rs.keys[:0]
+	lo, hi := c[0].start, c[0].start
 	inOrder := true
-	for i := range c {
-		keys = append(keys, sortKey{c[i].start, uint32(i)})
-		if i > 0 && inOrder && recCmp(&c[i-1], &c[i]) > 0 {
+	for i := 1; i < len(c); i++ {
+		s := c[i].start
+		lo, hi = min(lo, s), max(hi, s)
+		if inOrder && (s < c[i-1].start || s == c[i-1].start && recCmp(&c[i-1], &c[i]) > 0) {
 			inOrder = false
 		}
 	}
-	rs.keys = keys
 	if inOrder {
 		return c
 	}
+	if uint64(hi)-uint64(lo) >= 1<<(64-idxBits) {
+		return rs.sortedWide(c)
+	}
+	keys := rs.packed[:0]
+	for i := range c {
+		keys = append(keys, (uint64(c[i].start)-uint64(lo))<<idxBits|uint64(i))
+	}
+	rs.packed = keys
+	slices.Sort(keys)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j]>>idxBits == keys[i]>>idxBits {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(keys[i:j], func(a, b uint64) int { return recCmp(&c[a&idxMask], &c[b&idxMask]) })
+		}
+		i = j
+	}
+	out := rs.spareFor(c)
+	for j, k := range keys {
+		out[j] = c[k&idxMask]
+	}
+	rs.spare = c[:0]
+	return out
+}
+
+// idxBits hold a record's index in a chunk in a packed sort key.
+const (
+	idxBits = 13
+	idxMask = 1<<idxBits - 1
+)
+
+var _ [1<<idxBits - chunkRecs]struct{} // chunkRecs must fit in idxBits
+
+// spareFor returns the spare chunk, len(c) long.
+func (rs *records) spareFor(c []bdRec) []bdRec {
+	out := rs.spare
+	if cap(out) < len(c) {
+		out = make([]bdRec, 0, cap(c))
+	}
+	return out[:len(c)]
+}
+
+// sortedWide is sorted for starts too far apart to pack.
+func (rs *records) sortedWide(c []bdRec) []bdRec {
+	keys := rs.keys[:0]
+	for i := range c {
+		keys = append(keys, sortKey{c[i].start, uint32(i)})
+	}
+	rs.keys = keys
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if a.start != b.start {
 			return cmp.Compare(a.start, b.start)
 		}
 		return recCmp(&c[a.i], &c[b.i])
 	})
-	out := rs.spare
-	if cap(out) < len(c) {
-		out = make([]bdRec, 0, cap(c))
-	}
-	out = out[:len(c)]
+	out := rs.spareFor(c)
 	for j, k := range keys {
 		out[j] = c[k.i]
 	}

@@ -512,3 +512,34 @@ func TestBreakdownOrderedSame(t *testing.T) {
 		}
 	}
 }
+
+// A chunk sorts into recCmp order whether its starts pack into 8-byte keys
+// or span too much for them, ties ordered by the whole record.
+func TestRecordsSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	// Starts span [base, base+span): 2^51 apart is the first too wide.
+	for _, span := range []int64{10, 1 << 40, 1 << 51, 1<<51 + 1, 1 << 62} {
+		rs := newRecords(BreakdownOptions{}.withDefaults())
+		rs.ordered = false
+		c := make([]bdRec, 0, chunkRecs)
+		base := int64(-1 << 62)
+		for i := range chunkRecs {
+			s := base + rng.Int64N(span)
+			if i%2 == 0 { // ties
+				s = base + (span-1)/7*rng.Int64N(8)
+			}
+			if i == 0 {
+				s = base + span - 1
+			}
+			if i == 1 {
+				s = base
+			}
+			c = append(c, bdRec{start: s, end: s + rng.Int64N(3), queue: int32(rng.IntN(3)), kernel: int32(rng.IntN(3)), flags: uint8(rng.IntN(2))})
+		}
+		want := slices.Clone(c)
+		slices.SortFunc(want, func(a, b bdRec) int { return recCmp(&a, &b) })
+		if got := rs.sorted(c); !slices.Equal(got, want) {
+			t.Fatalf("span %d: got the records out of recCmp order, want them sorted", span)
+		}
+	}
+}
