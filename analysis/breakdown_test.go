@@ -543,3 +543,33 @@ func TestRecordsSorted(t *testing.T) {
 		}
 	}
 }
+
+// Chunks come from the first one made alone, then the slab, then one by one
+// past it: each holds chunk records and none shares memory with another.
+func TestRecordsChunks(t *testing.T) {
+	rs := newRecords(BreakdownOptions{Records: 8}.withDefaults())
+	var cs [][]bdRec
+	for i := range 5 {
+		c := rs.newChunk()
+		if len(c) != 0 || cap(c) != 8 {
+			t.Fatalf("chunk %d: got len %d cap %d, want 0 and 8", i, len(c), cap(c))
+		}
+		for j := range cap(c) {
+			c = append(c, bdRec{start: int64(i), end: int64(j)})
+		}
+		cs = append(cs, c)
+	}
+	if !rs.slabbed || len(rs.slab) != 0 {
+		t.Fatalf("slab: got made %v, %d records left, want made and used up", rs.slabbed, len(rs.slab))
+	}
+	for i, c := range cs {
+		for j, r := range c {
+			if r.start != int64(i) || r.end != int64(j) {
+				t.Fatalf("chunk %d record %d: got %+v, want start %d end %d (chunks overlap)", i, j, r, i, j)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 8 << 10, 1 << 18} {
+		adviseHuge(make([]bdRec, n)) // a hint: no panic whatever the size
+	}
+}
