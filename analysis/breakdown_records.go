@@ -132,8 +132,8 @@ type records struct {
 	err       error
 	wbuf      []byte // writeRun's buffer
 
-	made, slabbed bool    // the first chunk and the slab were made
-	slab          []bdRec // the slab's chunks not handed out yet
+	made int     // chunks made
+	slab []bdRec // the last slab's chunks not handed out yet
 
 	// ordered: every record so far arrived in order (recCmp), as most
 	// readers deliver them (hrx serial, nsys, IREE): the chunks need no
@@ -247,28 +247,31 @@ func (rs *records) spareFor(c []bdRec) []bdRec {
 	return out[:len(c)]
 }
 
-// newChunk returns an empty chunk: a free one, or the first one made on
-// its own (a small trace needs no more), or one cut from the slab: every
-// further chunk the budget can hold (limit records, the filling chunk
-// and the sort's spare), made once when the first chunk is full, its
-// memory advised for huge pages (breakdown_huge_linux.go). On a VM
-// faulting 14 MiB in 4 KiB pages took 50 ms, in 2 MiB pages 1.5 ms.
-// Past the slab (no spill file: memory grows) chunks are made one by one.
+// newChunk returns an empty chunk: a free one, or one made. The first two
+// (the filling chunk and the sort's spare: all a small trace needs) are
+// made on their own; later ones are cut from slabs, each three times as
+// large as all chunks made so far (at least 4 chunks), up to the budget
+// (limit records, the filling chunk and the spare), their memory advised
+// for huge pages (breakdown_huge_linux.go): on a VM, faulting the 14 MiB
+// budget in 4 KiB pages took 50 ms, in 2 MiB pages 1.5 ms. Slabs grow so
+// that a trace of a few chunks does not take the whole budget (in a run
+// of many inputs its memory, reused, would be cleared), and fast so that
+// few 2 MiB pages straddle slabs' ends. Past the budget (no spill file:
+// memory grows) chunks are made one by one.
 func (rs *records) newChunk() []bdRec {
 	if n := len(rs.free); n > 0 {
 		c := rs.free[n-1][:0]
 		rs.free = rs.free[:n-1]
 		return c
 	}
-	if !rs.made {
-		rs.made = true
-		return make([]bdRec, 0, rs.chunk)
+	if len(rs.slab) < rs.chunk {
+		budget := rs.limit/rs.chunk + 2
+		if n := min(max(3*rs.made, 4), budget-rs.made); rs.made >= 2 && n > 1 {
+			rs.slab = make([]bdRec, n*rs.chunk)
+			adviseHuge(rs.slab)
+		}
 	}
-	if !rs.slabbed {
-		rs.slabbed = true
-		rs.slab = make([]bdRec, (rs.limit/rs.chunk+1)*rs.chunk)
-		adviseHuge(rs.slab)
-	}
+	rs.made++
 	if len(rs.slab) >= rs.chunk {
 		c := rs.slab[:0:rs.chunk]
 		rs.slab = rs.slab[rs.chunk:]

@@ -544,23 +544,27 @@ func TestRecordsSorted(t *testing.T) {
 	}
 }
 
-// Chunks come from the first one made alone, then the slab, then one by one
-// past it: each holds chunk records and none shares memory with another.
+// Chunks come two made alone, then from slabs (each three times all made so
+// far, at least 4 chunks, within the budget), then one by one past the
+// budget: each holds chunk records and none shares memory with another.
 func TestRecordsChunks(t *testing.T) {
-	rs := newRecords(BreakdownOptions{Records: 8}.withDefaults())
+	rs := newRecords(BreakdownOptions{Records: 64}.withDefaults())
+	rs.chunk = 8 // budget: 64/8 + 2 = 10 chunks
 	var cs [][]bdRec
-	for i := range 5 {
+	// Slabs: chunks 3-8 (6), 9-10 (2, the budget's rest); 11-12 alone.
+	wantLeft := []int{0, 0, 5, 4, 3, 2, 1, 0, 1, 0, 0, 0}
+	for i := range wantLeft {
 		c := rs.newChunk()
 		if len(c) != 0 || cap(c) != 8 {
 			t.Fatalf("chunk %d: got len %d cap %d, want 0 and 8", i, len(c), cap(c))
+		}
+		if got := len(rs.slab) / 8; got != wantLeft[i] {
+			t.Fatalf("chunk %d: got %d chunks left in the slab, want %d", i, got, wantLeft[i])
 		}
 		for j := range cap(c) {
 			c = append(c, bdRec{start: int64(i), end: int64(j)})
 		}
 		cs = append(cs, c)
-	}
-	if !rs.slabbed || len(rs.slab) != 0 {
-		t.Fatalf("slab: got made %v, %d records left, want made and used up", rs.slabbed, len(rs.slab))
 	}
 	for i, c := range cs {
 		for j, r := range c {
