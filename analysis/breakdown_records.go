@@ -249,15 +249,14 @@ func (rs *records) spareFor(c []bdRec) []bdRec {
 
 // newChunk returns an empty chunk: a free one, or one made. The first two
 // (the filling chunk and the sort's spare: all a small trace needs) are
-// made on their own; later ones are cut from slabs, each three times as
-// large as all chunks made so far (at least 4 chunks), up to the budget
-// (limit records, the filling chunk and the spare), their memory advised
-// for huge pages (breakdown_huge_linux.go): on a VM, faulting the 14 MiB
-// budget in 4 KiB pages took 50 ms, in 2 MiB pages 1.5 ms. Slabs grow so
-// that a trace of a few chunks does not take the whole budget (in a run
-// of many inputs its memory, reused, would be cleared), and fast so that
-// few 2 MiB pages straddle slabs' ends. Past the budget (no spill file:
-// memory grows) chunks are made one by one.
+// made on their own; later ones are cut from slabs, each as large as all
+// chunks made so far (at least 4), up to the budget (limit records, the
+// filling chunk and the spare), their memory advised for huge pages
+// (breakdown_huge_linux.go): on a VM, faulting the 14 MiB budget in 4 KiB
+// pages took 50 ms, in 2 MiB pages 1.5 ms. Slabs grow, rather than one
+// slab of the whole budget, so that a trace of a few chunks does not clear
+// 14 MiB (in a run of many inputs, memory is reused and cleared). Past the
+// budget (no spill file: memory grows) chunks are made one by one.
 func (rs *records) newChunk() []bdRec {
 	if n := len(rs.free); n > 0 {
 		c := rs.free[n-1][:0]
@@ -266,7 +265,7 @@ func (rs *records) newChunk() []bdRec {
 	}
 	if len(rs.slab) < rs.chunk {
 		budget := rs.limit/rs.chunk + 2
-		if n := min(max(3*rs.made, 4), budget-rs.made); rs.made >= 2 && n > 1 {
+		if n := min(max(rs.made, 4), budget-rs.made); rs.made >= 2 && n > 1 {
 			rs.slab = make([]bdRec, n*rs.chunk)
 			adviseHuge(rs.slab)
 		}

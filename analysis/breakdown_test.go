@@ -544,15 +544,15 @@ func TestRecordsSorted(t *testing.T) {
 	}
 }
 
-// Chunks come two made alone, then from slabs (each three times all made so
-// far, at least 4 chunks, within the budget), then one by one past the
+// Chunks come two made alone, then from slabs (each as large as all made
+// so far, at least 4 chunks, within the budget), then one by one past the
 // budget: each holds chunk records and none shares memory with another.
 func TestRecordsChunks(t *testing.T) {
 	rs := newRecords(BreakdownOptions{Records: 64}.withDefaults())
 	rs.chunk = 8 // budget: 64/8 + 2 = 10 chunks
 	var cs [][]bdRec
-	// Slabs: chunks 3-8 (6), 9-10 (2, the budget's rest); 11-12 alone.
-	wantLeft := []int{0, 0, 5, 4, 3, 2, 1, 0, 1, 0, 0, 0}
+	// Slabs: chunks 3-6 (4), 7-10 (4, the budget's rest); 11-12 alone.
+	wantLeft := []int{0, 0, 3, 2, 1, 0, 3, 2, 1, 0, 0, 0}
 	for i := range wantLeft {
 		c := rs.newChunk()
 		if len(c) != 0 || cap(c) != 8 {
