@@ -21,7 +21,8 @@ import (
 // too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
 // default), whatever the trace's size. The buffer is kept in chunks of
 // chunkRecs records, each sorted when full (no copy to grow it); a spill
-// and the sweep merge them.
+// and the sweep merge them. Records that all arrive in order (records.
+// ordered) need neither the sort nor the merge.
 
 // bdRec is one dispatch as the sweep needs it.
 type bdRec struct {
