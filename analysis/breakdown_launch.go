@@ -195,6 +195,11 @@ func delay(start, lend int64) int64 { return start - lend }
 // newGraph reports whether the graph launch iv was not counted yet, and
 // remembers it.
 func (pr *launchProgram) newGraph(iv capture.Interval) bool {
+	// A graph launch's kernels mostly come one after another: the last
+	// launch remembered first.
+	if pr.graphsUsed > 0 && pr.graphs[(pr.graphsWrite+graphLaunchRing-1)%graphLaunchRing] == [2]int64{iv.Begin, iv.End} {
+		return false
+	}
 	for i := 0; i < pr.graphsUsed; i++ {
 		if pr.graphs[i] == [2]int64{iv.Begin, iv.End} {
 			return false

@@ -1,12 +1,11 @@
 package analysis
 
 import (
-	"bufio"
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 )
@@ -22,7 +21,8 @@ import (
 // too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
 // default), whatever the trace's size. The buffer is kept in chunks of
 // chunkRecs records, each sorted when full (no copy to grow it); a spill
-// and the sweep merge them.
+// and the sweep merge them. Records that all arrive in order (records.
+// ordered) need neither the sort nor the merge.
 
 // bdRec is one dispatch as the sweep needs it.
 type bdRec struct {
@@ -116,7 +116,8 @@ type records struct {
 	cur    []bdRec   // filling, unsorted
 	free   [][]bdRec // chunks emptied by a spill, for reuse
 	spare  []bdRec   // the chunk a sort moves records into
-	keys   []sortKey // the sort's keys
+	keys   []sortKey // sortedWide's keys
+	packed []uint64  // sorted's keys
 	held   int       // records in chunks and cur
 	limit  int
 	chunk  int // records per chunk: min(chunkRecs, limit)
@@ -130,11 +131,22 @@ type records struct {
 	spilled   int64 // bytes ever written
 	inMemory  bool  // no spill file could be made: memory grows instead
 	err       error
-	scratch   [recSize]byte
+	wbuf      []byte // writeRun's buffer
+
+	made int     // chunks made
+	slab []bdRec // the last slab's chunks not handed out yet
+
+	// ordered: every record so far arrived in order (recCmp), as most
+	// readers deliver them (hrx serial, nsys, IREE): the chunks need no
+	// sort, and the runs are consecutive, so they are written and read one
+	// after another, without a merge. last is the last record of the last
+	// full chunk (at first one before any record).
+	ordered bool
+	last    bdRec
 }
 
 func newRecords(opt BreakdownOptions) *records {
-	return &records{limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
 }
 
 // add appends r, spilling a full buffer; after a failed spill it only
@@ -143,8 +155,18 @@ func (rs *records) add(r bdRec) {
 	if rs.err != nil {
 		return
 	}
+	if rs.ordered {
+		last := &rs.last
+		if n := len(rs.cur); n > 0 {
+			last = &rs.cur[n-1]
+		}
+		if r.start < last.start || r.start == last.start && recCmp(last, &r) > 0 {
+			rs.ordered = false
+		}
+	}
 	if len(rs.cur) == cap(rs.cur) {
-		if len(rs.cur) > 0 {
+		if n := len(rs.cur); n > 0 {
+			rs.last = rs.cur[n-1]
 			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
 			rs.cur = nil
 		}
@@ -154,44 +176,124 @@ func (rs *records) add(r bdRec) {
 				return
 			}
 		}
-		if n := len(rs.free); n > 0 {
-			rs.cur, rs.free = rs.free[n-1][:0], rs.free[:n-1]
-		} else {
-			rs.cur = make([]bdRec, 0, rs.chunk)
-		}
+		rs.cur = rs.newChunk()
 	}
 	rs.cur = append(rs.cur, r)
 	rs.held++
 }
 
 // sorted returns the records of c in order, in c or in a chunk of the same
-// capacity (c then becomes the spare). It sorts 16-byte keys (start and
-// index; the whole record only on a tie), not the 56-byte records, and
-// moves each record once: half the cost of sorting the records.
+// capacity (c then becomes the spare). It sorts keys, not the 56-byte
+// records, and moves each record once: each key is the start (less the
+// chunk's first) and the index packed in 8 bytes, sorted without a compare
+// function; records with equal starts are then ordered by recCmp. A chunk
+// whose starts span 2^51 or more sorts 16-byte keys (start and index).
 func (rs *records) sorted(c []bdRec) []bdRec {
-	keys := rs.keys[:0]
+	if rs.ordered || len(c) < 2 {
+		return c
+	}
+	lo, hi := c[0].start, c[0].start
 	inOrder := true
-	for i := range c {
-		keys = append(keys, sortKey{c[i].start, uint32(i)})
-		if i > 0 && inOrder && recCmp(&c[i-1], &c[i]) > 0 {
+	for i := 1; i < len(c); i++ {
+		s := c[i].start
+		lo, hi = min(lo, s), max(hi, s)
+		if inOrder && (s < c[i-1].start || s == c[i-1].start && recCmp(&c[i-1], &c[i]) > 0) {
 			inOrder = false
 		}
 	}
-	rs.keys = keys
 	if inOrder {
 		return c
 	}
+	if uint64(hi)-uint64(lo) >= 1<<(64-idxBits) {
+		return rs.sortedWide(c)
+	}
+	keys := rs.packed[:0]
+	for i := range c {
+		keys = append(keys, (uint64(c[i].start)-uint64(lo))<<idxBits|uint64(i))
+	}
+	rs.packed = keys
+	slices.Sort(keys)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j]>>idxBits == keys[i]>>idxBits {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(keys[i:j], func(a, b uint64) int { return recCmp(&c[a&idxMask], &c[b&idxMask]) })
+		}
+		i = j
+	}
+	out := rs.spareFor(c)
+	for j, k := range keys {
+		out[j] = c[k&idxMask]
+	}
+	rs.spare = c[:0]
+	return out
+}
+
+// idxBits hold a record's index in a chunk in a packed sort key.
+const (
+	idxBits = 13
+	idxMask = 1<<idxBits - 1
+)
+
+var _ [1<<idxBits - chunkRecs]struct{} // chunkRecs must fit in idxBits
+
+// spareFor returns the spare chunk, len(c) long.
+func (rs *records) spareFor(c []bdRec) []bdRec {
+	out := rs.spare
+	if cap(out) < len(c) {
+		out = rs.newChunk()
+	}
+	return out[:len(c)]
+}
+
+// newChunk returns an empty chunk: a free one, or one made. The first two
+// (the filling chunk and the sort's spare: all a small trace needs) are
+// made on their own; later ones are cut from slabs, each as large as all
+// chunks made so far (at least 4), up to the budget (limit records, the
+// filling chunk and the spare), their memory advised for huge pages
+// (breakdown_huge_linux.go): on a VM, faulting the 14 MiB budget in 4 KiB
+// pages took 50 ms, in 2 MiB pages 1.5 ms. Slabs grow, rather than one
+// slab of the whole budget, so that a trace of a few chunks does not clear
+// 14 MiB (in a run of many inputs, memory is reused and cleared). Past the
+// budget (no spill file: memory grows) chunks are made one by one.
+func (rs *records) newChunk() []bdRec {
+	if n := len(rs.free); n > 0 {
+		c := rs.free[n-1][:0]
+		rs.free = rs.free[:n-1]
+		return c
+	}
+	if len(rs.slab) < rs.chunk {
+		budget := rs.limit/rs.chunk + 2
+		if n := min(max(rs.made, 4), budget-rs.made); rs.made >= 2 && n > 1 {
+			rs.slab = make([]bdRec, n*rs.chunk)
+			adviseHuge(rs.slab)
+		}
+	}
+	rs.made++
+	if len(rs.slab) >= rs.chunk {
+		c := rs.slab[:0:rs.chunk]
+		rs.slab = rs.slab[rs.chunk:]
+		return c
+	}
+	return make([]bdRec, 0, rs.chunk)
+}
+
+// sortedWide is sorted for starts too far apart to pack.
+func (rs *records) sortedWide(c []bdRec) []bdRec {
+	keys := rs.keys[:0]
+	for i := range c {
+		keys = append(keys, sortKey{c[i].start, uint32(i)})
+	}
+	rs.keys = keys
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if a.start != b.start {
 			return cmp.Compare(a.start, b.start)
 		}
 		return recCmp(&c[a.i], &c[b.i])
 	})
-	out := rs.spare
-	if cap(out) < len(c) {
-		out = make([]bdRec, 0, cap(c))
-	}
-	out = out[:len(c)]
+	out := rs.spareFor(c)
 	for j, k := range keys {
 		out[j] = c[k.i]
 	}
@@ -225,13 +327,13 @@ func (rs *records) spill() {
 			return
 		}
 	}
-	m := &merger{}
+	m := &merger{seq: rs.ordered}
 	var n int64
 	for _, c := range rs.chunks {
 		m.addMem(c)
 		n += int64(len(c))
 	}
-	heap.Init(&m.h)
+	m.init()
 	rs.writeRun(m.next, n)
 	for _, c := range rs.chunks {
 		rs.free = append(rs.free, c[:0])
@@ -251,15 +353,21 @@ func (rs *records) writeRun(next func() (*bdRec, bool), n int64) {
 		rs.err = rs.writeErr(err)
 		return
 	}
-	w := bufio.NewWriterSize(rs.f, runBuffer)
+	if rs.wbuf == nil {
+		rs.wbuf = make([]byte, runBuffer/recSize*recSize)
+	}
+	buf, p := rs.wbuf, 0
 	for r, ok := next(); ok; r, ok = next() {
-		r.encode(rs.scratch[:])
-		if _, err := w.Write(rs.scratch[:]); err != nil {
-			rs.err = rs.writeErr(err)
-			return
+		r.encode(buf[p : p+recSize])
+		if p += recSize; p == len(buf) {
+			if _, err := rs.f.Write(buf); err != nil {
+				rs.err = rs.writeErr(err)
+				return
+			}
+			p = 0
 		}
 	}
-	if err := w.Flush(); err != nil {
+	if _, err := rs.f.Write(buf[:p]); err != nil {
 		rs.err = rs.writeErr(err)
 		return
 	}
@@ -312,9 +420,9 @@ func (rs *records) close() {
 // merger returns the records in order: the spilled runs and, when
 // withMem, the buffered chunks (the filling one sorted first).
 func (rs *records) merger(withMem bool) (*merger, error) {
-	m := &merger{}
+	m := &merger{seq: rs.ordered}
 	for _, r := range rs.runs {
-		src := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(rs.f, r.off, r.n*recSize), runBuffer), left: r.n, name: rs.f.Name()}
+		src := &runReader{f: rs.f, off: r.off, left: r.n, name: rs.f.Name()}
 		if src.advance() {
 			m.h = append(m.h, src)
 		} else if src.err != nil {
@@ -328,11 +436,11 @@ func (rs *records) merger(withMem bool) (*merger, error) {
 		}
 		m.addMem(rs.cur)
 	}
-	heap.Init(&m.h)
+	m.init()
 	return m, nil
 }
 
-// addMem adds a sorted in-memory chunk to the merge (call heap.Init after).
+// addMem adds a sorted in-memory chunk to the merge (call init after).
 func (m *merger) addMem(c []bdRec) {
 	if len(c) == 0 {
 		return
@@ -342,14 +450,21 @@ func (m *merger) addMem(c []bdRec) {
 	m.h = append(m.h, src)
 }
 
-// runReader reads one sorted run (from the file, or the buffer).
+// runReader reads one sorted run (from the file, or the buffer). cur
+// points at its current record: into the buffer, or at one of two decoded
+// copies, so that the record merger.next returned stays valid while the
+// reader moves on.
 type runReader struct {
-	r    *bufio.Reader
+	cur  *bdRec
 	mem  []bdRec
 	i    int
 	left int64
-	cur  bdRec
-	buf  [recSize]byte
+
+	f    *os.File
+	off  int64 // file offset of the next read
+	buf  []byte
+	p    int // next record in buf
+	dec  [2]bdRec
 	name string
 	err  error
 }
@@ -359,55 +474,110 @@ func (s *runReader) advance() bool {
 		return false
 	}
 	s.left--
-	if s.r == nil {
-		s.cur = s.mem[s.i]
+	if s.f == nil {
+		s.cur = &s.mem[s.i]
 		s.i++
 		return true
 	}
-	if _, err := io.ReadFull(s.r, s.buf[:]); err != nil {
-		s.err = fmt.Errorf("rereading the breakdown's temporary spill file %s: %w", s.name, err)
-		return false
+	if s.p == len(s.buf) {
+		// Read as many whole records as the buffer holds, at most the
+		// run's rest.
+		n := min(int64(runBuffer/recSize), s.left+1) * recSize
+		if s.buf == nil {
+			s.buf = make([]byte, 0, runBuffer/recSize*recSize)
+		}
+		s.buf = s.buf[:n]
+		if _, err := s.f.ReadAt(s.buf, s.off); err != nil {
+			s.err = fmt.Errorf("rereading the breakdown's temporary spill file %s: %w", s.name, err)
+			return false
+		}
+		s.off += n
+		s.p = 0
 	}
-	s.cur.decode(s.buf[:])
+	d := &s.dec[0]
+	if s.cur == d {
+		d = &s.dec[1]
+	}
+	d.decode(s.buf[s.p : s.p+recSize])
+	s.p += recSize
+	s.cur = d
 	return true
 }
 
-type runHeap []*runReader
-
-func (h runHeap) Len() int           { return len(h) }
-func (h runHeap) Less(i, j int) bool { return recCmp(&h[i].cur, &h[j].cur) < 0 }
-func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
-func (h *runHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// merger is the k-way merge of sorted runs.
+// merger is the k-way merge of sorted runs: a binary min-heap of their
+// readers, or, when the runs are consecutive (seq: every record arrived in
+// order), the runs one after another.
 type merger struct {
-	h   runHeap
-	out bdRec
+	h   []*runReader
+	seq bool
 	err error
 }
 
+// less orders two readers by their current records.
+func less(a, b *runReader) bool {
+	x, y := a.cur, b.cur
+	if x.start != y.start {
+		return x.start < y.start
+	}
+	return recCmp(x, y) < 0
+}
+
+func (m *merger) init() {
+	if m.seq {
+		return
+	}
+	for i := len(m.h)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+}
+
+// down moves the reader at i down to its place in the heap.
+func (m *merger) down(i int) {
+	h := m.h
+	n := len(h)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if r := j + 1; r < n && less(h[r], h[j]) {
+			j = r
+		}
+		if !less(h[j], h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
 // next returns the next record in order, or false at the end (or on a read
-// error, kept in err).
+// error, kept in err). The record stays valid until the next call.
 func (m *merger) next() (*bdRec, bool) {
 	if len(m.h) == 0 || m.err != nil {
 		return nil, false
 	}
 	top := m.h[0]
-	m.out = top.cur
+	out := top.cur
 	if top.advance() {
-		heap.Fix(&m.h, 0)
-	} else {
-		if top.err != nil {
-			m.err = top.err
-			return nil, false
+		if !m.seq {
+			m.down(0)
 		}
-		heap.Pop(&m.h)
+		return out, true
 	}
-	return &m.out, true
+	if top.err != nil {
+		m.err = top.err
+		return nil, false
+	}
+	if m.seq {
+		m.h[0] = nil
+		m.h = m.h[1:]
+		return out, true
+	}
+	last := len(m.h) - 1
+	m.h[0] = m.h[last]
+	m.h[last] = nil
+	m.h = m.h[:last]
+	m.down(0)
+	return out, true
 }

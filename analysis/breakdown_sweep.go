@@ -119,6 +119,13 @@ func (p *pendingIdle) offer(r *bdRec) {
 // advance moves the position to t, splitting what lies between by class.
 func (s *sweeper) advance(t int64) {
 	for s.pos < t {
+		if s.maxEnd <= s.pos {
+			// Nothing reaches past pos (maxEnd bounds every cov): idle
+			// until t, as the loop below would find in 8 steps.
+			s.pend = pendingIdle{has: true, g0: s.pos, g1: t, prevQueue: s.lastQueue}
+			s.pos = t
+			return
+		}
 		b := t
 		active := -1
 		for c := range s.cov {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,18 @@ type disp struct {
 
 func (b *bdCapture) run(t *testing.T, opt BreakdownOptions, ds ...disp) *Breakdown {
 	t.Helper()
+	bd := b.feed(opt, ds...).Finish(b.c)
+	if bd.Err != nil {
+		t.Fatal(bd.Err)
+	}
+	for _, r := range bd.Devices {
+		checkSums(t, &r)
+	}
+	return bd
+}
+
+// feed returns a sink given ds, not finished.
+func (b *bdCapture) feed(opt BreakdownOptions, ds ...disp) *BreakdownSink {
 	s := NewBreakdownSink(opt)
 	for _, d := range ds {
 		cd := &capture.Dispatch{Program: b.p, Queue: d.q, Kernel: d.k, Device: capture.Interval{Begin: d.s, End: d.e, Valid: true}}
@@ -66,14 +79,7 @@ func (b *bdCapture) run(t *testing.T, opt BreakdownOptions, ds ...disp) *Breakdo
 		}
 		s.Dispatch(b.c, cd)
 	}
-	bd := s.Finish(b.c)
-	if bd.Err != nil {
-		t.Fatal(bd.Err)
-	}
-	for _, r := range bd.Devices {
-		checkSums(t, &r)
-	}
-	return bd
+	return s
 }
 
 // checkSums holds the contract: the window is the sum of busy and idle.
@@ -427,5 +433,147 @@ func TestBreakdownNoSpillFile(t *testing.T) {
 	}
 	if g, w := one(t, got), one(t, want); !sameRow(g, w) {
 		t.Fatalf("in memory: got %+v, want %+v", g, w)
+	}
+}
+
+// recOf is the record the sink makes of d.
+func recOf(d disp) bdRec {
+	r := bdRec{start: d.s, end: d.e, queue: int32(d.q), kernel: int32(d.k)}
+	if !d.noCall && d.le > 0 {
+		r.flags |= fLaunch
+		r.lBegin, r.lEnd = d.lb, d.le
+		if d.graph {
+			r.flags |= fGraph
+		}
+	}
+	if d.sync > 0 {
+		r.flags |= fSync
+		r.syncEnd = d.sync
+	}
+	return r
+}
+
+// Records that arrive in order skip the sort and the merge (the runs are
+// read one after another): the same breakdown as shuffled ones, in memory
+// and spilled (more than maxRuns runs, compacted), and when the order
+// breaks only after some runs were written in order.
+func TestBreakdownOrderedSame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := newBD()
+	ds := randomDispatches(b, rng, 600)
+	want := b.run(t, BreakdownOptions{}, ds...)
+	if s := b.feed(BreakdownOptions{}, ds...); s.recs.ordered {
+		t.Fatal("random dispatches: got ordered, want not")
+	}
+	slices.SortFunc(ds, func(x, y disp) int {
+		a, b := recOf(x), recOf(y)
+		return recCmp(&a, &b)
+	})
+	late := slices.Clone(ds)
+	i := len(late) - 1
+	for late[i-1].s == late[i].s {
+		i--
+	}
+	late[i-1], late[i] = late[i], late[i-1] // out of order after the runs
+	for _, tc := range []struct {
+		name    string
+		opt     BreakdownOptions
+		ds      []disp
+		ordered bool
+		runs    int
+	}{
+		{"in memory", BreakdownOptions{}, ds, true, 0},
+		{"spilled", BreakdownOptions{Records: 3, TempDir: t.TempDir()}, ds, true, 2},
+		{"spilled, odd chunks", BreakdownOptions{Records: 7, TempDir: t.TempDir()}, ds, true, 2},
+		{"order broken late", BreakdownOptions{Records: 3, TempDir: t.TempDir()}, late, false, 2},
+		{"order broken late, in memory", BreakdownOptions{}, late, false, 0},
+	} {
+		s := b.feed(tc.opt, tc.ds...)
+		if s.recs.ordered != tc.ordered {
+			t.Fatalf("%s: got ordered %v, want %v", tc.name, s.recs.ordered, tc.ordered)
+		}
+		got := s.Finish(b.c)
+		if got.Err != nil {
+			t.Fatalf("%s: %v", tc.name, got.Err)
+		}
+		if got.Runs < tc.runs || tc.runs == 0 && got.Runs != 0 {
+			t.Fatalf("%s: got %d runs, want at least %d", tc.name, got.Runs, tc.runs)
+		}
+		if g, w := one(t, got), one(t, want); !sameRow(g, w) || g.NoLaunchNext != w.NoLaunchNext {
+			t.Fatalf("%s: got %+v, want %+v", tc.name, g, w)
+		}
+		if tc.runs > 0 {
+			shuffled := slices.Clone(tc.ds)
+			rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			u := b.run(t, tc.opt, shuffled...)
+			if u.Spilled != got.Spilled || u.Runs != got.Runs {
+				t.Fatalf("%s: got %d bytes spilled in %d runs, want %d in %d as shuffled", tc.name, got.Spilled, got.Runs, u.Spilled, u.Runs)
+			}
+		}
+	}
+}
+
+// A chunk sorts into recCmp order whether its starts pack into 8-byte keys
+// or span too much for them, ties ordered by the whole record.
+func TestRecordsSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	// Starts span [base, base+span): 2^51 apart is the first too wide.
+	for _, span := range []int64{10, 1 << 40, 1 << 51, 1<<51 + 1, 1 << 62} {
+		rs := newRecords(BreakdownOptions{}.withDefaults())
+		rs.ordered = false
+		c := make([]bdRec, 0, chunkRecs)
+		base := int64(-1 << 62)
+		for i := range chunkRecs {
+			s := base + rng.Int64N(span)
+			if i%2 == 0 { // ties
+				s = base + (span-1)/7*rng.Int64N(8)
+			}
+			if i == 0 {
+				s = base + span - 1
+			}
+			if i == 1 {
+				s = base
+			}
+			c = append(c, bdRec{start: s, end: s + rng.Int64N(3), queue: int32(rng.IntN(3)), kernel: int32(rng.IntN(3)), flags: uint8(rng.IntN(2))})
+		}
+		want := slices.Clone(c)
+		slices.SortFunc(want, func(a, b bdRec) int { return recCmp(&a, &b) })
+		if got := rs.sorted(c); !slices.Equal(got, want) {
+			t.Fatalf("span %d: got the records out of recCmp order, want them sorted", span)
+		}
+	}
+}
+
+// Chunks come two made alone, then from slabs (each as large as all made
+// so far, at least 4 chunks, within the budget), then one by one past the
+// budget: each holds chunk records and none shares memory with another.
+func TestRecordsChunks(t *testing.T) {
+	rs := newRecords(BreakdownOptions{Records: 64}.withDefaults())
+	rs.chunk = 8 // budget: 64/8 + 2 = 10 chunks
+	var cs [][]bdRec
+	// Slabs: chunks 3-6 (4), 7-10 (4, the budget's rest); 11-12 alone.
+	wantLeft := []int{0, 0, 3, 2, 1, 0, 3, 2, 1, 0, 0, 0}
+	for i := range wantLeft {
+		c := rs.newChunk()
+		if len(c) != 0 || cap(c) != 8 {
+			t.Fatalf("chunk %d: got len %d cap %d, want 0 and 8", i, len(c), cap(c))
+		}
+		if got := len(rs.slab) / 8; got != wantLeft[i] {
+			t.Fatalf("chunk %d: got %d chunks left in the slab, want %d", i, got, wantLeft[i])
+		}
+		for j := range cap(c) {
+			c = append(c, bdRec{start: int64(i), end: int64(j)})
+		}
+		cs = append(cs, c)
+	}
+	for i, c := range cs {
+		for j, r := range c {
+			if r.start != int64(i) || r.end != int64(j) {
+				t.Fatalf("chunk %d record %d: got %+v, want start %d end %d (chunks overlap)", i, j, r, i, j)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 8 << 10, 1 << 18} {
+		adviseHuge(make([]bdRec, n)) // a hint: no panic whatever the size
 	}
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package analysis
+
+// adviseHuge: huge pages are asked for on Linux only.
+func adviseHuge([]bdRec) {}
