@@ -266,3 +266,16 @@ func TestExposedFromBreakdown(t *testing.T) {
 		t.Errorf("rank 1 without a breakdown: got exposed %d known, want unknown", r.Exposed)
 	}
 }
+
+// A collective whose trace names a type tally cannot normalise is matched
+// and shown as "unknown", never as a blank type.
+func TestUnknownTypeShown(t *testing.T) {
+	s := &Sink{}
+	c := &capture.Capture{}
+	d := &capture.Dispatch{Device: capture.Interval{Begin: 1, End: 2, Valid: true},
+		Collective: &capture.Collective{Group: "0", Seq: 0, GroupSize: 2, Rank: 0, InElems: -1, OutElems: -1, ElemSize: -1, RankStart: -1, RankStride: -1}}
+	s.Dispatch(c, d)
+	if len(s.recs) != 1 || s.recs[0].typ != UnknownType {
+		t.Fatalf("got records %+v, want one of type %q", s.recs, UnknownType)
+	}
+}

@@ -35,12 +35,20 @@ func (s *Sink) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	if !ok {
 		b = -1
 	}
+	typ := c.Type
+	if typ == "" {
+		typ = UnknownType // a name the reader could not normalise: shown, not blank
+	}
 	s.recs = append(s.recs, record{
 		begin: d.Device.Begin, end: d.Device.End, timed: d.Device.Valid && d.Device.End >= d.Device.Begin,
-		typ: s.str(c.Type), group: s.str(c.Group), groupRanks: s.str(c.GroupRanks),
+		typ: s.str(typ), group: s.str(c.Group), groupRanks: s.str(c.GroupRanks),
 		seq: c.Seq, bytes: b, groupSize: c.GroupSize, rank: c.Rank,
 	})
 }
+
+// UnknownType is the type of a collective whose trace names no type tally
+// knows (its kernel's own name is in the kernel tables).
+const UnknownType = "unknown"
 
 // str interns the strings every instance repeats.
 func (s *Sink) str(v string) string {
