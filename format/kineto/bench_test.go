@@ -85,24 +85,7 @@ func BenchmarkReadNegativeQueue(b *testing.B) {
 // BenchmarkReadBig reads the file named by TALLY_KINETO_BIG straight from
 // disk, streaming, as `tally report` does.
 func BenchmarkReadBig(b *testing.B) {
-	path := os.Getenv("TALLY_KINETO_BIG")
-	if path == "" {
-		b.Skip("set TALLY_KINETO_BIG to a generated trace")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	cpu0 := testfile.CPUTime()
-	for b.Loop() {
-		agg := analysis.NewAggregator()
-		if _, err := format.ReadFile(path, Name, &format.Options{}, agg); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, cpu0, st.Size())
+	benchBig(b, false)
 }
 
 // BenchmarkReadBigOps is BenchmarkReadBig with host-op attribution, as
@@ -110,6 +93,10 @@ func BenchmarkReadBig(b *testing.B) {
 // ISSUE-22 bounds it at 1.3× BenchmarkReadBig (docs/ops.md has the
 // figures).
 func BenchmarkReadBigOps(b *testing.B) {
+	benchBig(b, true)
+}
+
+func benchBig(b *testing.B, ops bool) {
 	path := os.Getenv("TALLY_KINETO_BIG")
 	if path == "" {
 		b.Skip("set TALLY_KINETO_BIG to a generated trace")
@@ -122,8 +109,11 @@ func BenchmarkReadBigOps(b *testing.B) {
 	b.ReportAllocs()
 	cpu0 := testfile.CPUTime()
 	for b.Loop() {
-		sink := capture.Tee{analysis.NewAggregator(), analysis.NewOpAggregator()}
-		if _, err := format.ReadFile(path, Name, &format.Options{Ops: true}, sink); err != nil {
+		var sink capture.Sink = analysis.NewAggregator()
+		if ops {
+			sink = capture.Tee{sink, analysis.NewOpAggregator()}
+		}
+		if _, err := format.ReadFile(path, Name, &format.Options{Ops: ops}, sink); err != nil {
 			b.Fatal(err)
 		}
 	}
