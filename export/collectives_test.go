@@ -1,7 +1,6 @@
 package export
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 )
 
 // The Parquet collectives table of a generated job: one row per rank and
@@ -18,11 +18,7 @@ import (
 // of the whole run (input -1) that makes the export incomplete.
 func TestParquetCollectives(t *testing.T) {
 	cfg := collgen.Default()
-	dir := t.TempDir()
-	paths, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, paths := collgentest.Dir(t, cfg)
 	out := filepath.Join(dir, "ds")
 	res := run(t, paths, Options{To: Parquet, Out: out})
 	if res.Complete {
@@ -77,15 +73,7 @@ func TestParquetCollectives(t *testing.T) {
 func TestKinetoKeepsCollectives(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	p := filepath.Join(dir, "rank-3.json")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := collgen.Write(f, cfg, 3); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	p := collgentest.Rank(t, cfg, 3, dir, "rank-3.json")
 	orig := readBack(t, p, format.Options{})
 	_, back := exportRead(t, p, dir, "back.json", format.Options{})
 	if len(back.disp) != len(orig.disp) || len(orig.disp) != cfg.Instances {

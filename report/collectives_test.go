@@ -6,13 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/collectives"
-	_ "github.com/tallyprof/tally/format/kineto"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -21,14 +17,9 @@ import (
 // the planted figures, and --strict fails on the missing collective.
 func TestCollectivesSection(t *testing.T) {
 	cfg := collgen.Default()
-	dir := t.TempDir()
-	_, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := collectives.NewCollector()
-	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{}, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
-	x := Extras{Collectives: collectives.Analyze(run, col)}
+	dir, _ := collgentest.Dir(t, cfg)
+	run, res := collgentest.Read(t, dir)
+	x := Extras{Collectives: res}
 
 	var text bytes.Buffer
 	if err := WriteWith(&text, run, false, render.TextOptions{}, x); err != nil {
