@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/internal/exitcode"
-	"github.com/tallyprof/tally/internal/gen/collgen"
 	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 	"github.com/tallyprof/tally/render"
 )
@@ -16,9 +15,7 @@ import (
 // straggler within 120 columns, the JSON holds the contract's fields with
 // the planted figures, and --strict fails on the missing collective.
 func TestCollectivesSection(t *testing.T) {
-	cfg := collgen.Default()
-	dir, _ := collgentest.Dir(t, cfg)
-	run, res := collgentest.Read(t, dir)
+	cfg, run, res := collgentest.Job(t)
 	x := Extras{Collectives: res}
 
 	var text bytes.Buffer

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/internal/gen/collgen"
 	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 	"github.com/tallyprof/tally/render"
 )
@@ -16,9 +15,7 @@ import (
 // per type with one bar per instance, each naming the planted straggler,
 // and the ranks that waited longest, the straggler last.
 func TestCollectivesSection(t *testing.T) {
-	cfg := collgen.Default()
-	dir, _ := collgentest.Dir(t, cfg)
-	run, res := collgentest.Read(t, dir)
+	cfg, run, res := collgentest.Job(t)
 	var out bytes.Buffer
 	if err := Write(&out, run, Options{Collectives: res}); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,17 @@ func Dir(t testing.TB, cfg collgen.Config) (dir string, paths []string) {
 	return dir, paths
 }
 
+// Job writes collgen.Default()'s job (8 ranks, rank 5 slow, rank 2's
+// instance 3 missing) with Dir, reads it with Read and returns its config
+// too.
+func Job(t testing.TB) (collgen.Config, *analysis.Run, *collectives.Result) {
+	t.Helper()
+	cfg := collgen.Default()
+	dir, _ := Dir(t, cfg)
+	run, res := Read(t, dir)
+	return cfg, run, res
+}
+
 // Rank writes rank r's trace alone to dir/name and returns its path.
 func Rank(t testing.TB, cfg collgen.Config, r int, dir, name string) string {
 	t.Helper()
