@@ -45,21 +45,19 @@ func plantedTrace() string {
 		}
 		ev = append(ev, fmt.Sprintf(`{"ph": "X", "cat": %q, "name": %q, "pid": %d, "tid": %d, "ts": %d, "dur": %d, "args": {"device": %d, "stream": %d%s}}`, cat, name, dev, stream, ts, dur, dev, stream, c))
 	}
-	call("cudaLaunchKernel", 100, 1, 990, 5)
-	kern("kernel", "gemm_a", 0, 7, 1, 1000, 100)
+	// launch is a cudaLaunchKernel on thread 100 and its kernel on device 0.
+	launch := func(corr, ts, dur int, name string, stream, kts, kdur int) {
+		call("cudaLaunchKernel", 100, corr, ts, dur)
+		kern("kernel", name, 0, stream, corr, kts, kdur)
+	}
+	launch(1, 990, 5, "gemm_a", 7, 1000, 100)
 	ev = append(ev, `{"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 100, "tid": 100, "ts": 996, "dur": 124, "args": {"cbid": 165, "correlation": 90}}`)
-	call("cudaLaunchKernel", 100, 2, 1130, 10)
-	kern("kernel", "gemm_b", 0, 7, 2, 1145, 55)
-	call("cudaLaunchKernel", 100, 3, 1141, 2)
-	kern("kernel", "elementwise", 0, 7, 3, 1208, 92)
-	call("cudaLaunchKernel", 100, 4, 1144, 2)
-	kern("kernel", "gemm_c", 0, 13, 4, 1312, 88)
-	call("cudaLaunchKernel", 100, 5, 1147, 2)
-	kern("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 20, 5, 1380, 40)
-	call("cudaLaunchKernel", 100, 6, 1150, 2)
-	kern("kernel", "gemm_d", 0, 13, 6, 3420, 80)
-	call("cudaLaunchKernel", 100, 7, 1153, 2)
-	kern("kernel", "gemm_e", 0, 13, 7, 3600, 100)
+	launch(2, 1130, 10, "gemm_b", 7, 1145, 55)
+	launch(3, 1141, 2, "elementwise", 7, 1208, 92)
+	launch(4, 1144, 2, "gemm_c", 13, 1312, 88)
+	launch(5, 1147, 2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 1380, 40)
+	launch(6, 1150, 2, "gemm_d", 13, 3420, 80)
+	launch(7, 1153, 2, "gemm_e", 13, 3600, 100)
 	call("cudaGraphLaunch", 100, 8, 3690, 190)
 	kern("kernel", "graph_k1", 0, 7, 8, 3770, 80)
 	kern("kernel", "graph_k2", 0, 7, 8, 3860, 40)
