@@ -75,6 +75,14 @@ type opsDoc struct {
 		Kernels       []struct {
 			Name string `json:"name"`
 		} `json:"kernels"`
+		// Sigs are what the peer comparisons read.
+		Sigs []struct {
+			Dims     string   `json:"input_dims"`
+			Calls    int64    `json:"calls"`
+			DeviceNS int64    `json:"device_ns"`
+			FLOPs    *float64 `json:"flops_per_call"`
+			Bytes    *float64 `json:"bytes_per_call"`
+		} `json:"modelled_signatures"`
 	} `json:"ops"`
 	Unattributed *int64 `json:"ops_unattributed_device_ns"`
 	Unmodelled   *int64 `json:"ops_unmodelled_device_ns"`
@@ -87,6 +95,20 @@ type opsDoc struct {
 		UnattDisp int64  `json:"unattributed_dispatches"`
 	} `json:"op_table"`
 	Sections []opsDoc `json:"sections"`
+}
+
+// reportOps is `tally report --by op --json ARGS…`, which must exit 0.
+func reportOps(t *testing.T, args ...string) *opsDoc {
+	t.Helper()
+	code, out, errOut := tally(append([]string{"report", "--by", "op", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var d opsDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
 }
 
 func closeTo(p *float64, want float64) bool {
@@ -130,15 +152,7 @@ func checkOpsDoc(t *testing.T, what string, d *opsDoc, n int64) {
 func TestReportByOpGenerated(t *testing.T) {
 	dir := t.TempDir()
 	p := genOpsTrace(t, dir, "a.json", 4)
-	code, out, errOut := tally("report", "--by", "op", "--json", p)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var d opsDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	checkOpsDoc(t, "one input", &d, 4)
+	checkOpsDoc(t, "one input", reportOps(t, p), 4)
 
 	// Text: the figures, within 120 columns.
 	_, txt, _ := tally("report", "--by", "op", p)
@@ -170,12 +184,8 @@ func TestReportByOpGenerated(t *testing.T) {
 
 	// Many inputs: each section its own table, the merged one adds them.
 	genOpsTrace(t, dir, "b.json", 2)
-	_, many, _ := tally("report", "--by", "op", "--json", dir)
-	var m opsDoc
-	if err := json.Unmarshal([]byte(many), &m); err != nil {
-		t.Fatal(err)
-	}
-	checkOpsDoc(t, "merged", &m, 6)
+	m := reportOps(t, dir)
+	checkOpsDoc(t, "merged", m, 6)
 	if len(m.Sections) != 2 {
 		t.Fatalf("got %d sections, want 2", len(m.Sections))
 	}
@@ -183,11 +193,7 @@ func TestReportByOpGenerated(t *testing.T) {
 	checkOpsDoc(t, "section b", &m.Sections[1], 2)
 
 	// A peak override; the outer level.
-	_, ov, _ := tally("report", "--by", "op", "--json", "--peak-tflops", "100", "--peak-tbps", "1", p)
-	var o opsDoc
-	if err := json.Unmarshal([]byte(ov), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := reportOps(t, "--peak-tflops", "100", "--peak-tbps", "1", p)
 	if o.Table.Peaks != "--peak-tflops" || !closeTo(o.Ops[0].OfPeak, 17179869184/100e3/100_000) {
 		t.Errorf("--peak-tflops 100: got peaks %q, of peak %v; want 0.171799", o.Table.Peaks, o.Ops[0].OfPeak)
 	}
@@ -211,34 +217,6 @@ func TestReportByOpFlags(t *testing.T) {
 	if code > 1 || !strings.Contains(out, "this format records no host ops") || !strings.Contains(out, "0.0% attributed to 0 op names") {
 		t.Errorf("hrx with --by op: got exit %d, %s%s", code, out, errOut)
 	}
-}
-
-// sigDoc is the part of a --by op JSON report the peer comparisons read.
-type sigDoc struct {
-	Ops []struct {
-		Name  string `json:"name"`
-		Calls int64  `json:"calls"`
-		Sigs  []struct {
-			Dims     string   `json:"input_dims"`
-			Calls    int64    `json:"calls"`
-			DeviceNS int64    `json:"device_ns"`
-			FLOPs    *float64 `json:"flops_per_call"`
-			Bytes    *float64 `json:"bytes_per_call"`
-		} `json:"modelled_signatures"`
-	} `json:"ops"`
-}
-
-func reportSigs(t *testing.T, args ...string) *sigDoc {
-	t.Helper()
-	code, out, errOut := tally(append([]string{"report", "--by", "op", "--json"}, args...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var d sigDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
 }
 
 // TestOpsMatchTraceLens compares tally's cost model with TraceLens's on
@@ -288,7 +266,7 @@ func TestOpsMatchTraceLens(t *testing.T) {
 	ours := map[key]*agg{}
 	// An op at both levels (aten::mul outside any other op) is taken from
 	// the inner report only.
-	for level, d := range []*sigDoc{reportSigs(t, trace), reportSigs(t, "--op-level", "outer", trace)} {
+	for level, d := range []*opsDoc{reportOps(t, trace), reportOps(t, "--op-level", "outer", trace)} {
 		mine := map[key]*agg{}
 		for _, o := range d.Ops {
 			for _, s := range o.Sigs {
@@ -399,14 +377,7 @@ func TestOpsGEMMFLOPsIndependent(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatalf("%s: no GEMM call launched a kernel", name)
 		}
-		code, out, errOut := tally("report", "--by", "op", "--json", path)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, errOut)
-		}
-		var d opsDoc
-		if err := json.Unmarshal([]byte(out), &d); err != nil {
-			t.Fatal(err)
-		}
+		d := reportOps(t, path)
 		got := map[string]float64{}
 		for _, o := range d.Ops {
 			if o.FLOPs != nil && want[o.Name] != 0 {
