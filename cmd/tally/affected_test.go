@@ -22,11 +22,7 @@ func trimmedTrace(t *testing.T) string {
 	if !bytes.Contains(raw, marker) {
 		t.Fatal("the sample's end marker moved: update the test")
 	}
-	path := filepath.Join(t.TempDir(), "trimmed.json")
-	if err := os.WriteFile(path, bytes.Replace(raw, marker, nil, 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, t.TempDir(), "trimmed.json", string(bytes.Replace(raw, marker, nil, 1)))
 }
 
 // The gate, on real traces: --fail-if-affected 1 --accept

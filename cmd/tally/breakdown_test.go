@@ -105,11 +105,7 @@ var plantedGPU1 = plantedDevice{Device: "device 1", Window: 300 * us,
 
 func writePlanted(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "planted.json")
-	if err := os.WriteFile(path, []byte(plantedTrace()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, t.TempDir(), "planted.json", plantedTrace())
 }
 
 func checkDevice(t *testing.T, got, want plantedDevice) {
@@ -287,10 +283,7 @@ func TestBreakdownOff(t *testing.T) {
 func TestBreakdownManyInputs(t *testing.T) {
 	dir := t.TempDir()
 	for _, r := range []string{"rank0", "rank1"} {
-		os.MkdirAll(filepath.Join(dir, r), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, r, "trace.json"), []byte(plantedTrace()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, filepath.Join(r, "trace.json"), plantedTrace())
 	}
 	code, out, errOut := tally("report", "--json", dir)
 	if code != 0 {

@@ -144,10 +144,7 @@ func TestDiffUsageAndWriteErrors(t *testing.T) {
 			t.Errorf("-o into a read-only dir: exit %d", code)
 		}
 	}
-	empty := filepath.Join(t.TempDir(), "empty.json")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty := writeFile(t, t.TempDir(), "empty.json", "")
 	if code, out, errOut := tally("diff", empty, rank1); code != 2 || !strings.Contains(errOut, "holds no dispatch event") || !strings.Contains(out, "GAP empty_capture") {
 		t.Errorf("empty side A: exit %d %q\n%s", code, errOut, out)
 	}

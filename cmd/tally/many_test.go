@@ -20,11 +20,7 @@ func runOfRanks(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sub := filepath.Join(dir, "rank"+string(rune('0'+i)))
-		os.MkdirAll(sub, 0o755)
-		if err := os.WriteFile(filepath.Join(sub, "trace.pt.trace.json.gz"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, filepath.Join("rank"+string(rune('0'+i)), "trace.pt.trace.json.gz"), string(data))
 	}
 	return dir
 }

@@ -11,10 +11,7 @@ import (
 // the report states the names' source.
 func TestNameMapFlag(t *testing.T) {
 	dir := t.TempDir()
-	m := filepath.Join(dir, "allreduce.json")
-	if err := os.WriteFile(m, []byte(`{"level": 2, "callable_id_to_name": {"0": "barrier_spin", "1": "reduce_add"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m := writeFile(t, dir, "allreduce.json", `{"level": 2, "callable_id_to_name": {"0": "barrier_spin", "1": "reduce_add"}}`)
 	const seed = "../../format/swimlane/testdata/seed"
 	code, out, errOut := tally("report", "--name-map", "allreduce="+m, seed)
 	if code != 0 || !strings.Contains(out, "barrier_spin") || !strings.Contains(out, "names from user-supplied map") {

@@ -51,11 +51,7 @@ func genOpsTrace(t *testing.T, dir, name string, layers int) string {
 	}
 	ev = append(ev, `{"name":"Record Window End","ph":"i","s":"g","pid":"","tid":"","ts":0}`)
 	doc := `{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[` + strings.Join(ev, ",\n") + "]}"
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, dir, name, doc)
 }
 
 type opsDoc struct {
