@@ -115,15 +115,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 				bundle = b
 			case fPacketInterned:
 				fields(t, b, func(tf protowire.Number, _ uint64, e []byte) {
-					var iid uint64
-					var s string
-					fields(t, e, func(ef protowire.Number, ev uint64, eb []byte) {
-						if ef == fInternIID {
-							iid = ev
-						} else if ef == fInternName {
-							s = string(eb)
-						}
-					})
+					iid, s := idName(t, e, fInternIID, fInternName)
 					if names[tf] == nil {
 						names[tf] = map[uint64]string{}
 					}
@@ -141,15 +133,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			t.Fatalf("packet %d: flags %d (first cleared: %v)", n, flags, cleared)
 		}
 		if td != nil {
-			var uuid uint64
-			var name string
-			fields(t, td, func(f protowire.Number, v uint64, b []byte) {
-				if f == fTrackUUID {
-					uuid = v
-				} else if f == fTrackName {
-					name = string(b)
-				}
-			})
+			uuid, name := idName(t, td, fTrackUUID, fTrackName)
 			key := fmt.Sprint(uuid)
 			if _, dup := d.tracks[key]; dup || name == "" || uuid == 0 {
 				t.Fatalf("track %d %q declared twice, unnamed or zero", uuid, name)
@@ -250,6 +234,21 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 	}
 	checkFlows(t, d)
 	return d
+}
+
+// idName reads a message's varint field id and string field name (an
+// interned entry, a track descriptor).
+func idName(t *testing.T, msg []byte, idField, nameField protowire.Number) (id uint64, name string) {
+	t.Helper()
+	fields(t, msg, func(f protowire.Number, v uint64, b []byte) {
+		switch f {
+		case idField:
+			id = v
+		case nameField:
+			name = string(b)
+		}
+	})
+	return id, name
 }
 
 // fields calls f for each field of a message; varints give v, bytes b.
