@@ -2,13 +2,11 @@ package layers
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -107,47 +105,6 @@ func writeFile(t testing.TB, path, s string) string {
 func sidecar(t testing.TB, dir string, l, m, h int) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, fmt.Sprintf("layer_%d.json", l)), fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, m, h))
-}
-
-// sidecars writes layer_<l>.json saying [tm, th] beside every dump in dir.
-func sidecars(t testing.TB, dir string) {
-	t.Helper()
-	for l := 0; l < tl; l++ {
-		sidecar(t, dir, l, tm, th)
-	}
-}
-
-// text is rep's text report.
-func text(t testing.TB, rep *Report) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := rep.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// genRow0 is mean|x| and max|x| of row 0 of the dump value() generates for
-// layer l, as float32: what the engine's [L] line prints.
-func genRow0(l int) (meanAbs, absMax float64) {
-	var sum float64
-	for c := 0; c < th; c++ {
-		a := math.Abs(float64(float32(value(l, 0, c))))
-		sum += a
-		absMax = max(absMax, a)
-	}
-	return sum / th, absMax
-}
-
-// layerLog is the [L] log of the dumps value() generates, printed as the
-// engine prints it.
-func layerLog() string {
-	var log strings.Builder
-	for l := 0; l < tl; l++ {
-		mean, mx := genRow0(l)
-		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, mean, mx)
-	}
-	return log.String()
 }
 
 // floatToHalf rounds toward zero to binary16 (normal range only): enough

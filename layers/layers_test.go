@@ -335,3 +335,26 @@ func TestLogThatChecksNothing(t *testing.T) {
 		t.Fatalf("empty log passed: %+v %+v\n%s", rep.Totals, rep.Log, out)
 	}
 }
+
+// genRow0 is mean|x| and max|x| of row 0 of the dump value() generates for
+// layer l, as float32: what the engine's [L] line prints.
+func genRow0(l int) (meanAbs, absMax float64) {
+	var sum float64
+	for c := 0; c < th; c++ {
+		a := math.Abs(float64(float32(value(l, 0, c))))
+		sum += a
+		absMax = max(absMax, a)
+	}
+	return sum / th, absMax
+}
+
+// layerLog is the [L] log of the dumps value() generates, printed as the
+// engine prints it.
+func layerLog() string {
+	var log strings.Builder
+	for l := 0; l < tl; l++ {
+		mean, mx := genRow0(l)
+		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, mean, mx)
+	}
+	return log.String()
+}

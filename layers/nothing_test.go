@@ -11,6 +11,24 @@ import (
 	"testing"
 )
 
+// sidecars writes layer_<l>.json saying [tm, th] beside every dump in dir.
+func sidecars(t *testing.T, dir string) {
+	t.Helper()
+	for l := 0; l < tl; l++ {
+		sidecar(t, dir, l, tm, th)
+	}
+}
+
+// text is rep's text report.
+func text(t *testing.T, rep *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // A --hidden of another width than the dumps' malforms every layer: that
 // is nothing compared, and the reason names --hidden and the width the
 // dumps state, not "0 compared" among malformed layers.
