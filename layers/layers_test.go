@@ -160,6 +160,10 @@ func TestTruncatedAndMismatched(t *testing.T) {
 	if rep.Totals.Malformed != 3 || rep.Totals.Compared != tl-3 {
 		t.Fatalf("%+v", rep.Totals)
 	}
+	// A malformed side still states what it is: its size and kind.
+	if ly := byLayer(rep, 1); ly.Ours == nil || ly.Ours.Bytes != 2046 || ly.Ours.Kind != "f32" {
+		t.Errorf("layer 1 ours: got %+v, want its 2046 bytes of f32", ly.Ours)
+	}
 }
 
 func TestNpyReference(t *testing.T) {
