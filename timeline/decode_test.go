@@ -39,6 +39,17 @@ func (d *decoded) add(s dslice) {
 	d.slices = append(d.slices, s)
 }
 
+// runDecoded runs the timeline of paths as opt says and decodes it.
+func runDecoded(t *testing.T, opt Options, paths ...string) (*Summary, *decoded) {
+	t.Helper()
+	var buf bytes.Buffer
+	sum, err := Run(paths, &buf, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, decode(t, opt.As, buf.Bytes())
+}
+
 // checkFlows: every launch slice starts exactly one flow, and every flow
 // ends on exactly one dispatch slice (trace processor and the Chrome
 // importer join them by id).
