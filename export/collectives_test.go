@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/collgen"
@@ -24,10 +22,7 @@ func TestParquetCollectives(t *testing.T) {
 	if res.Complete {
 		t.Error("export complete; want incomplete (a collective is missing on rank 2)")
 	}
-	rows, err := parquet.ReadFile[CollectiveRow](filepath.Join(out, "collectives.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readParquet[CollectiveRow](t, filepath.Join(out, "collectives.parquet"))
 	if want := cfg.Ranks*cfg.Instances - 1; len(rows) != want {
 		t.Fatalf("got %d rows, want %d", len(rows), want)
 	}
@@ -53,10 +48,7 @@ func TestParquetCollectives(t *testing.T) {
 	if stragglers != cfg.Instances {
 		t.Errorf("got %d straggler rows, want %d", stragglers, cfg.Instances)
 	}
-	gaps, err := parquet.ReadFile[GapRow](filepath.Join(out, "gaps.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gaps := readParquet[GapRow](t, filepath.Join(out, "gaps.parquet"))
 	found := false
 	for _, g := range gaps {
 		if g.Kind == string(collectives.UnmatchedCollective) {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -164,15 +162,9 @@ func TestParquetSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "ds")
 	run(t, []string{swimlaneSeed}, Options{To: Parquet, Out: out, Reader: acrossChips})
-	kern, err := parquet.ReadFile[KernelRow](filepath.Join(out, "kernels.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kern := readParquet[KernelRow](t, filepath.Join(out, "kernels.parquet"))
 	checkKernelRows(t, "parquet kernels", kern, kernels, programs)
-	progs, err := parquet.ReadFile[ProgramRow](filepath.Join(out, "programs.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	progs := readParquet[ProgramRow](t, filepath.Join(out, "programs.parquet"))
 	got := map[string]bool{}
 	for _, r := range progs {
 		key := r.Rank + "|" + r.Program
