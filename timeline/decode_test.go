@@ -271,35 +271,26 @@ func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) 
 			t.Fatalf("bad tag")
 		}
 		msg = msg[l:]
+		var v uint64
+		var b []byte
 		switch typ {
 		case protowire.VarintType:
-			v, l := protowire.ConsumeVarint(msg)
-			if l < 0 {
-				t.Fatalf("bad varint")
-			}
-			f(num, v, nil)
-			msg = msg[l:]
+			v, l = protowire.ConsumeVarint(msg)
 		case protowire.BytesType:
-			b, l := protowire.ConsumeBytes(msg)
-			if l < 0 {
-				t.Fatalf("bad bytes")
-			}
-			f(num, 0, b)
-			msg = msg[l:]
+			b, l = protowire.ConsumeBytes(msg)
 		case protowire.Fixed64Type:
-			v, l := protowire.ConsumeFixed64(msg)
-			if l < 0 {
-				t.Fatalf("bad fixed64")
-			}
-			f(num, v, nil)
-			msg = msg[l:]
+			v, l = protowire.ConsumeFixed64(msg)
 		default:
-			l := protowire.ConsumeFieldValue(num, typ, msg)
-			if l < 0 {
-				t.Fatalf("bad field")
-			}
-			msg = msg[l:]
+			l = protowire.ConsumeFieldValue(num, typ, msg)
 		}
+		if l < 0 {
+			t.Fatalf("bad field %d of wire type %d", num, typ)
+		}
+		switch typ {
+		case protowire.VarintType, protowire.BytesType, protowire.Fixed64Type:
+			f(num, v, b)
+		}
+		msg = msg[l:]
 	}
 }
 
