@@ -134,10 +134,7 @@ func checkDevice(t *testing.T, got, want plantedDevice) {
 
 func TestBreakdownPlantedJSON(t *testing.T) {
 	path := writePlanted(t)
-	code, out, errOut := tally("report", "--json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", path)
 	var doc struct {
 		Breakdown struct {
 			Devices      []plantedDevice `json:"devices"`
@@ -166,10 +163,7 @@ func TestBreakdownPlantedJSON(t *testing.T) {
 
 func TestBreakdownPlantedText(t *testing.T) {
 	path := writePlanted(t)
-	code, out, errOut := tally("report", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", path)
 	for _, want := range []string{
 		"  device 0: window 2.990 ms, 12 dispatches on 3 queues\n",
 		"    busy  715.000 µs   23.9%  compute 655.000 µs 21.9% · comm 20.000 µs 0.7% · memcpy 30.000 µs 1.0% ·\n" +
@@ -236,9 +230,7 @@ func htmlBars(t *testing.T, page string) []plantedDevice {
 func TestBreakdownPlantedHTML(t *testing.T) {
 	path := writePlanted(t)
 	out := filepath.Join(t.TempDir(), "r.html")
-	if code, _, errOut := tally("report", "--html", out, path); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "report", "--html", out, path)
 	page, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -285,10 +277,7 @@ func TestBreakdownManyInputs(t *testing.T) {
 	for _, r := range []string{"rank0", "rank1"} {
 		writeFile(t, dir, filepath.Join(r, "trace.json"), plantedTrace())
 	}
-	code, out, errOut := tally("report", "--json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", dir)
 	type bd struct {
 		Devices []struct {
 			Input  *int             `json:"input"`

@@ -40,10 +40,7 @@ func TestReportOrderAndNames(t *testing.T) {
 // 1,000 characters) every table keeps to 120 columns, the summary leads
 // with the costliest program, and JSON keeps the full names.
 func TestNsysFirstScreen(t *testing.T) {
-	code, out, errOut := tally("report", nsysSample)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", nsysSample)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "    - ") && !strings.HasPrefix(line, "    touches:") && utf8.RuneCountInString(line) > 120 {
 			t.Errorf("got a %d-column table line, want ≤ 120: %q", utf8.RuneCountInString(line), line)

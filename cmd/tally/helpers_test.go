@@ -3,8 +3,20 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
+
+// tallyOK runs tally with args, which must exit 0, and returns its
+// standard output.
+func tallyOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := tally(args...)
+	if code != 0 {
+		t.Fatalf("tally %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
 
 // writeFile writes content to dir/name, making name's directories, and
 // returns the path.

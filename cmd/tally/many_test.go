@@ -27,10 +27,7 @@ func runOfRanks(t *testing.T) string {
 
 func TestReportManyText(t *testing.T) {
 	dir := runOfRanks(t)
-	code, out, errOut := tally("report", "--top", "3", dir, filepath.Join(dir, "missing.json"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--top", "3", dir, filepath.Join(dir, "missing.json"))
 	for _, want := range []string{"tally report: 3 inputs read, 2 used, 1 skipped (1 could not be read)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
 		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)"} {
 		if !strings.Contains(out, want) {
@@ -68,10 +65,7 @@ func TestReportManyText(t *testing.T) {
 }
 
 func TestReportManyJSON(t *testing.T) {
-	code, out, errOut := tally("report", "--json", rank0, rank1)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", rank0, rank1)
 	var doc struct {
 		Schema   string `json:"schema"`
 		Inputs   []struct{ Path, Rank string }

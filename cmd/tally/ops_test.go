@@ -96,10 +96,7 @@ type opsDoc struct {
 // reportOps is `tally report --by op --json ARGS…`, which must exit 0.
 func reportOps(t *testing.T, args ...string) *opsDoc {
 	t.Helper()
-	code, out, errOut := tally(append([]string{"report", "--by", "op", "--json"}, args...)...)
-	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, errOut)
-	}
+	out := tallyOK(t, append([]string{"report", "--by", "op", "--json"}, args...)...)
 	var d opsDoc
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
@@ -460,9 +457,7 @@ func TestExportPerOp(t *testing.T) {
 	dir := t.TempDir()
 	p := genOpsTrace(t, dir, "a.json", 4)
 	out := filepath.Join(dir, "ops.csv")
-	if code, _, errOut := tally("export", "--to", "csv", "--per-op", "-o", out, p); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "csv", "--per-op", "-o", out, p)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -486,9 +481,7 @@ func TestExportPerOp(t *testing.T) {
 	}
 	// Parquet: ops.parquet beside the other tables, the same rows.
 	pq := filepath.Join(dir, "pq")
-	if code, _, errOut := tally("export", "--to", "parquet", "--per-op", "-o", pq, p); code != 0 {
-		t.Fatalf("parquet --per-op: exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "parquet", "--per-op", "-o", pq, p)
 	rows, err := parquet.ReadFile[export.OpRow](filepath.Join(pq, "ops.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -505,9 +498,7 @@ func TestReportByOpHTMLMany(t *testing.T) {
 	genOpsTrace(t, dir, "a.json", 4)
 	genOpsTrace(t, dir, "b.json", 2)
 	page := filepath.Join(dir, "r.html")
-	if code, _, errOut := tally("report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir)
 	raw, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
