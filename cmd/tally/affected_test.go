@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,17 +118,17 @@ func TestAffectedInEveryOutput(t *testing.T) {
 	if code, _, errOut := tally("report", "--html", page, qwen); code != 0 {
 		t.Fatalf("html: %d %s", code, errOut)
 	}
-	html, _ := os.ReadFile(page)
-	if !strings.Contains(string(html), "13.742 ms (30.1%) of device time in the tables, not fully attributed") {
+	html := readFile(t, page)
+	if !strings.Contains(html, "13.742 ms (30.1%) of device time in the tables, not fully attributed") {
 		t.Error("html page lacks the figure")
 	}
 	csvOut := filepath.Join(dir, "d.csv")
 	if code, _, errOut := tally("export", "--to", "csv", "-o", csvOut, qwen); code > 1 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
-	gaps, _ := os.ReadFile(csvOut + ".gaps.csv")
-	if !strings.Contains(string(gaps), "size_known,missing_device_time,unattributed_device_time,lost_dispatches,affected_basis") ||
-		!strings.Contains(string(gaps), ",true,0,13741827,0,") {
+	gaps := readFile(t, csvOut+".gaps.csv")
+	if !strings.Contains(gaps, "size_known,missing_device_time,unattributed_device_time,lost_dispatches,affected_basis") ||
+		!strings.Contains(gaps, ",true,0,13741827,0,") {
 		t.Errorf("csv gaps file lacks the figure:\n%s", gaps)
 	}
 	_, dout, _ := tally("diff", qwen, qwen)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -231,11 +230,8 @@ func TestBreakdownPlantedHTML(t *testing.T) {
 	path := writePlanted(t)
 	out := filepath.Join(t.TempDir(), "r.html")
 	tallyOK(t, "report", "--html", out, path)
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bars := htmlBars(t, string(page))
+	page := readFile(t, out)
+	bars := htmlBars(t, page)
 	if len(bars) != 2 {
 		t.Fatalf("bars: got %d, want 2", len(bars))
 	}
@@ -248,7 +244,7 @@ func TestBreakdownPlantedHTML(t *testing.T) {
 	}
 	for _, want := range []string{"host_wait 110.000 µs (3.7%), 40.000 µs after a sync call", "comm 40.000 µs in all: 20.000 µs hidden under compute, 20.000 µs exposed",
 		"cause unknown: the format records no launch calls"} {
-		if !strings.Contains(string(page), want) {
+		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
@@ -381,11 +377,8 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 
 // docs/breakdown.md shows the planted trace's block as tally prints it.
 func TestBreakdownDocExample(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/breakdown.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, _ := strings.Cut(string(doc), "```\n")
+	doc := readFile(t, "../../docs/breakdown.md")
+	_, rest, _ := strings.Cut(doc, "```\n")
 	example, _, _ := strings.Cut(rest, "```\n")
 	_, out, _ := tally("report", writePlanted(t))
 	block, _, _ := strings.Cut(out[strings.Index(out, "where device time went"):], "\n  the capture has gaps")

@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// readFile is the content of path, which must be readable.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // tallyOK runs tally with args, which must exit 0, and returns its
 // standard output.
 func tallyOK(t *testing.T, args ...string) string {

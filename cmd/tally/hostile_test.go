@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,12 +107,9 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 	csvOut := filepath.Join(dir, "d.csv")
 	tallyOK(t, "export", "--to", "csv", a, "-o", csvOut)
 	for _, p := range []string{csvOut, csvOut + ".gaps.csv"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoControls(t, filepath.Base(p), string(data))
-		if !strings.Contains(string(data), `gemm\nCOMPLETE`) {
+		data := readFile(t, p)
+		checkNoControls(t, filepath.Base(p), data)
+		if !strings.Contains(data, `gemm\nCOMPLETE`) {
 			t.Errorf("%s does not hold the escaped name:\n%s", p, data)
 		}
 	}
@@ -144,11 +140,8 @@ func TestHostileNamesInJSON(t *testing.T) {
 	jsonl := filepath.Join(dir, "d.jsonl")
 	tallyOK(t, "export", "--to", "jsonl", a, "-o", jsonl)
 	for _, p := range []string{jsonl, jsonl + ".gaps.jsonl"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkJSONControls(t, filepath.Base(p), string(data))
+		data := readFile(t, p)
+		checkJSONControls(t, filepath.Base(p), data)
 	}
 	out = tallyOK(t, "diff", "--json", a, a)
 	checkJSONControls(t, "diff --json", out)

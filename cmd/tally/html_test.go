@@ -17,12 +17,9 @@ func TestReportHTML(t *testing.T) {
 	if !strings.Contains(stdout, "INCOMPLETE") {
 		t.Fatal("--html dropped the text report")
 	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := readFile(t, out)
 	for _, want := range []string{`data-verdict="incomplete"`, "unfinished_dispatch", "loom_libs:ggml_mul_mat_f32_f32_wmma", "tally report --manifests ../../examples/kernels --html"} {
-		if !strings.Contains(string(page), want) {
+		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
@@ -72,13 +69,10 @@ func TestReportHTMLMany(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "3 inputs read, 2 used, 1 skipped (1 could not be read)") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := readFile(t, out)
 	for _, want := range []string{`id="merged"`, `id="input-0" data-input="0" data-rank="0"`, `data-rank="1"`, `data-verdict="failed"`,
 		`data-kind="failed_input"`, `data-kind="incomplete_input"`, `class="tinput" data-input="1"`, "input 3/3"} {
-		if !strings.Contains(string(page), want) {
+		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
@@ -104,8 +98,8 @@ func TestReportHTMLStdout(t *testing.T) {
 	}
 	txt := filepath.Join(t.TempDir(), "r.txt")
 	code, stdout, _ = tally("report", "--html", "-", "-o", txt, rank0, rank1)
-	text, _ := os.ReadFile(txt)
-	if code != 0 || !strings.Contains(stdout, `id="merged"`) || !strings.Contains(string(text), "== merged over 2 inputs") {
+	text := readFile(t, txt)
+	if code != 0 || !strings.Contains(stdout, `id="merged"`) || !strings.Contains(text, "== merged over 2 inputs") {
 		t.Fatalf("--html - -o FILE: exit %d, text %.80q", code, text)
 	}
 	if code, stdout, errOut := tally("report", "--html", "-", "-o", "-", example); code != 2 || stdout != "" || !strings.Contains(errOut, "both write to standard output") {

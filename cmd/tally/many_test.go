@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,11 +15,8 @@ import (
 func runOfRanks(t *testing.T) string {
 	dir := t.TempDir()
 	for i, src := range []string{rank0, rank1} {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, dir, filepath.Join("rank"+string(rune('0'+i)), "trace.pt.trace.json.gz"), string(data))
+		data := readFile(t, src)
+		writeFile(t, dir, filepath.Join("rank"+string(rune('0'+i)), "trace.pt.trace.json.gz"), data)
 	}
 	return dir
 }
@@ -100,13 +96,10 @@ func TestReportManyJSON(t *testing.T) {
 func TestTimelineManyRanks(t *testing.T) {
 	dir := runOfRanks(t)
 	js := filepath.Join(t.TempDir(), "run.json")
-	code, _, errOut := tally("timeline", dir, "-o", js)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data, _ := os.ReadFile(js)
+	tallyOK(t, "timeline", dir, "-o", js)
+	data := readFile(t, js)
 	for _, want := range []string{`"name":"rank 0"`, `"name":"rank 1"`, `"tally_inputs":2`} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(data, want) {
 			t.Errorf("timeline lacks %s", want)
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +23,7 @@ func TestNameMapFlag(t *testing.T) {
 	if code, _, errOut := tally("timeline", "--name-map", "allreduce="+m, seed, "-o", js); code != 0 {
 		t.Errorf("timeline: exit %d %q", code, errOut)
 	}
-	if b, _ := os.ReadFile(js); !strings.Contains(string(b), `"barrier_spin"`) {
+	if !strings.Contains(readFile(t, js), `"barrier_spin"`) {
 		t.Error("timeline does not use the map")
 	}
 }

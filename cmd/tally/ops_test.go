@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,10 +230,7 @@ func TestReportByOpFlags(t *testing.T) {
 //   - TraceLens splits some signatures that tally merges (the same dims
 //     under other strides): calls and times are compared summed per dims.
 func TestOpsMatchTraceLens(t *testing.T) {
-	raw, err := os.ReadFile("testdata/tracelens_ops_h100_qwen.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, "testdata/tracelens_ops_h100_qwen.json")
 	var tl struct {
 		Rows []struct {
 			Name   string          `json:"name"`
@@ -245,7 +241,7 @@ func TestOpsMatchTraceLens(t *testing.T) {
 			KT     float64         `json:"Kernel Time (µs)_sum"`
 		} `json:"unified_perf_summary"`
 	}
-	if err := json.Unmarshal(raw, &tl); err != nil {
+	if err := json.Unmarshal([]byte(raw), &tl); err != nil {
 		t.Fatal(err)
 	}
 	trace := "../../format/kineto/testdata/tracelens__h100_qwen1.5-0.5b.json.gz"
@@ -458,11 +454,8 @@ func TestExportPerOp(t *testing.T) {
 	p := genOpsTrace(t, dir, "a.json", 4)
 	out := filepath.Join(dir, "ops.csv")
 	tallyOK(t, "export", "--to", "csv", "--per-op", "-o", out, p)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	raw := readFile(t, out)
+	lines := strings.Split(strings.TrimSpace(raw), "\n")
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "rank,input,op,calls,dispatches,timed,device_ns,host_ns,flops,bytes,modelled_ns,tflops,tbps,of_peak,top_kernel,export_id") {
 		t.Fatalf("got\n%s\nwant a header, mm, region, add and the row under no op", raw)
 	}
@@ -499,14 +492,11 @@ func TestReportByOpHTMLMany(t *testing.T) {
 	genOpsTrace(t, dir, "b.json", 2)
 	page := filepath.Join(dir, "r.html")
 	tallyOK(t, "report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir)
-	raw, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(raw), `<section class="ops">`); n != 3 {
+	raw := readFile(t, page)
+	if n := strings.Count(raw, `<section class="ops">`); n != 3 {
 		t.Errorf("got %d ops sections, want 3 (merged, a, b)", n)
 	}
-	if n := strings.Count(string(raw), `<circle class="op" `); n != 3 {
+	if n := strings.Count(raw, `<circle class="op" `); n != 3 {
 		t.Errorf("got %d roofline points, want 3 (mm in each)", n)
 	}
 }
