@@ -103,9 +103,7 @@ func TestAffectedInEveryOutput(t *testing.T) {
 			} `json:"gaps"`
 		} `json:"accounting"`
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	a := doc.Accounting.Affected
 	if a.Unattributed != 13741827 || !a.SizeKnown || len(a.Unknown) != 0 || a.Share < 0.300 || a.Share > 0.302 {
 		t.Errorf("json accounting.affected = %+v, want 13741827 ns unattributed, share 0.301, size known", a)

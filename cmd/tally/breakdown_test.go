@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -140,9 +139,7 @@ func TestBreakdownPlantedJSON(t *testing.T) {
 			SyncRecorded bool            `json:"sync_recorded"`
 		} `json:"breakdown"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	ds := doc.Breakdown.Devices
 	if len(ds) != 2 {
 		t.Fatalf("devices: got %d, want 2", len(ds))
@@ -295,9 +292,7 @@ func TestBreakdownManyInputs(t *testing.T) {
 			Breakdown *bd `json:"breakdown"`
 		} `json:"sections"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	m := doc.Breakdown
 	if len(m.Devices) != 4 || m.Total == nil || len(doc.Sections) != 2 {
 		t.Fatalf("got %d merged rows, total %v, %d sections; want 4 rows, a total, 2 sections", len(m.Devices), m.Total != nil, len(doc.Sections))
@@ -365,9 +360,7 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 			} `json:"programs"`
 		} `json:"breakdown"`
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	p := doc.Breakdown.Programs[0]
 	if p.HostLaunch != 221*us || p.Bound || p.Delay == nil || p.Delay.Count != 12 || p.Delay.Max != 2445*us || p.Delay.Min != -110*us || p.Delay.Graph != 3 {
 		t.Errorf("program %s: got host launch %d, bound %v, delay %+v; want 221000, not bound, 12 delays from -110000 to 2445000, 3 from a graph launch",

@@ -76,9 +76,7 @@ func TestDiffRepeatedInputs(t *testing.T) {
 			RunsB int `json:"runs_b"`
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.diff/v1" || len(doc.Sides) != 2 || len(doc.Sides[0].Inputs) != 2 || len(doc.Sides[1].Inputs) != 2 {
 		t.Fatalf("sides: %+v", doc.Sides)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -49,9 +48,7 @@ func TestNoEndMarkerVerdict(t *testing.T) {
 					CutUnit   string `json:"cut_unit"`
 				}
 			}
-			if err := json.Unmarshal([]byte(js), &doc); err != nil {
-				t.Fatal(err)
-			}
+			decodeJSON(t, js, &doc)
 			if a := doc.Accounting; !a.Complete || a.EndMarker == nil || *a.EndMarker || a.CutUnit != c.unit {
 				t.Fatalf("JSON accounting: got %+v, want complete, end_marker false, cut_unit %q", a, c.unit)
 			}

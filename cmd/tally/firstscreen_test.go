@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,9 +58,7 @@ func TestNsysFirstScreen(t *testing.T) {
 			Kernels []struct{ Name string }
 		}
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	full := false
 	for _, p := range doc.Programs {
 		for _, k := range p.Kernels {
@@ -90,9 +87,7 @@ func TestNsysSplitByDevice(t *testing.T) {
 			t.Fatalf("--program-by %s: exit %d: %s", by, code, errOut)
 		}
 		var doc struct{ Programs []prog }
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
-			t.Fatal(err)
-		}
+		decodeJSON(t, js, &doc)
 		out := map[string]prog{}
 		for _, p := range doc.Programs {
 			out[p.Name] = p

@@ -1,11 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// decodeJSON decodes the JSON document s into v.
+func decodeJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // readFile is the content of path, which must be readable.
 func readFile(t *testing.T, path string) string {

@@ -129,9 +129,7 @@ func TestHostileNamesInJSON(t *testing.T) {
 			} `json:"kernels"`
 		} `json:"programs"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if len(doc.Programs) == 0 || len(doc.Programs[0].Kernels) == 0 || doc.Programs[0].Kernels[0].Name != forged {
 		t.Errorf("report --json kernels %+v, want the name %q as the trace holds it", doc.Programs, forged)
 	}

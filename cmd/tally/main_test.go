@@ -114,9 +114,7 @@ func TestReportJSON(t *testing.T) {
 			} `json:"gaps"`
 		} `json:"accounting"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 1 || doc.Inputs[0].Format != "hrx-serial" || doc.Clock.Unit != "ns" {
 		t.Fatalf("header: %+v", doc)
 	}

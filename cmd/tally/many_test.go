@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -76,9 +75,7 @@ func TestReportManyJSON(t *testing.T) {
 			Accounting *struct{ Complete bool }
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 2 || len(doc.Sections) != 2 || doc.Sections[1].Rank != "1" || doc.Accounting.Complete {
 		t.Fatalf("doc %+v", doc)
 	}

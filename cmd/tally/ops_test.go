@@ -97,9 +97,7 @@ func reportOps(t *testing.T, args ...string) *opsDoc {
 	t.Helper()
 	out := tallyOK(t, append([]string{"report", "--by", "op", "--json"}, args...)...)
 	var d opsDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &d)
 	return &d
 }
 
@@ -241,9 +239,7 @@ func TestOpsMatchTraceLens(t *testing.T) {
 			KT     float64         `json:"Kernel Time (µs)_sum"`
 		} `json:"unified_perf_summary"`
 	}
-	if err := json.Unmarshal([]byte(raw), &tl); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, raw, &tl)
 	trace := "../../format/kineto/testdata/tracelens__h100_qwen1.5-0.5b.json.gz"
 	type key struct{ name, dims string }
 	type agg struct {
