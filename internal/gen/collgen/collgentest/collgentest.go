@@ -31,13 +31,13 @@ func Dir(t testing.TB, cfg collgen.Config) (dir string, paths []string) {
 }
 
 // Job writes collgen.Default()'s job (8 ranks, rank 5 slow, rank 2's
-// instance 3 missing) with Dir, reads it with Read and returns its config
+// instance 3 missing) with Dir, reads it with read and returns its config
 // too.
 func Job(t testing.TB) (collgen.Config, *analysis.Run, *collectives.Result) {
 	t.Helper()
 	cfg := collgen.Default()
 	dir, _ := Dir(t, cfg)
-	run, res := Read(t, dir)
+	run, res := read(t, dir)
 	return cfg, run, res
 }
 
@@ -59,9 +59,9 @@ func Rank(t testing.TB, cfg collgen.Config, r int, dir, name string) string {
 	return p
 }
 
-// Read reads dir as `tally report DIR` does (the time breakdown on, each
+// read reads dir as `tally report DIR` does (the time breakdown on, each
 // input with its collectives sink) and analyses the collectives.
-func Read(t testing.TB, dir string) (*analysis.Run, *collectives.Result) {
+func read(t testing.TB, dir string) (*analysis.Run, *collectives.Result) {
 	t.Helper()
 	col := collectives.NewCollector()
 	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{},
