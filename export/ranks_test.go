@@ -1,8 +1,6 @@
 package export
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -121,10 +119,7 @@ func TestPerKernelCSVSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "k.csv")
 	run(t, []string{swimlaneSeed}, Options{To: CSV, Out: out, PerKernel: true, Reader: acrossChips})
-	recs, err := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, out)
 	if strings.Join(recs[0], ",") != strings.Join(kernelColumns, ",")+",export_id" {
 		t.Fatalf("header %v", recs[0])
 	}
