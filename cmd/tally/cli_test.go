@@ -198,12 +198,8 @@ func TestCompletionValues(t *testing.T) {
 		}
 	}
 	_, fish, _ := tally("completion", "fish")
-	for _, want := range []string{"-l to -d", "-x -a 'csv jsonl kineto parquet pprof'", "-l as -d", "-x -a 'perfetto chrome'",
-		"'__fish_seen_subcommand_from help' -a 'report inspect timeline", "-a help -d"} {
-		if !strings.Contains(fish, want) {
-			t.Errorf("fish script lacks %q", want)
-		}
-	}
+	containsAll(t, "fish script", fish, "-l to -d", "-x -a 'csv jsonl kineto parquet pprof'", "-l as -d", "-x -a 'perfetto chrome'",
+		"'__fish_seen_subcommand_from help' -a 'report inspect timeline", "-a help -d")
 }
 
 // TestCompletionOtherShells loads the zsh and fish scripts in those shells

@@ -8,6 +8,22 @@ import (
 	"testing"
 )
 
+// containsAll fails the test for each of wants that out (what names it)
+// lacks, and then shows the start of out.
+func containsAll(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	missing := false
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q", what, want)
+			missing = true
+		}
+	}
+	if missing {
+		t.Logf("%s:\n%.4000s", what, out)
+	}
+}
+
 // decodeJSON decodes the JSON document s into v.
 func decodeJSON(t *testing.T, s string, v any) {
 	t.Helper()

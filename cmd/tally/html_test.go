@@ -18,11 +18,7 @@ func TestReportHTML(t *testing.T) {
 		t.Fatal("--html dropped the text report")
 	}
 	page := readFile(t, out)
-	for _, want := range []string{`data-verdict="incomplete"`, "unfinished_dispatch", "loom_libs:ggml_mul_mat_f32_f32_wmma", "tally report --manifests ../../examples/kernels --html"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	containsAll(t, "page", page, `data-verdict="incomplete"`, "unfinished_dispatch", "loom_libs:ggml_mul_mat_f32_f32_wmma", "tally report --manifests ../../examples/kernels --html")
 	// Failed writes are errors, and leave nothing behind.
 	if code, _, errOut := tally("report", "--html", "/dev/full", example); code != 2 || !strings.Contains(errOut, "/dev/full") {
 		t.Fatalf("/dev/full: exit %d %s", code, errOut)
@@ -70,12 +66,8 @@ func TestReportHTMLMany(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	page := readFile(t, out)
-	for _, want := range []string{`id="merged"`, `id="input-0" data-input="0" data-rank="0"`, `data-rank="1"`, `data-verdict="failed"`,
-		`data-kind="failed_input"`, `data-kind="incomplete_input"`, `class="tinput" data-input="1"`, "input 3/3"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	containsAll(t, "page", page, `id="merged"`, `id="input-0" data-input="0" data-rank="0"`, `data-rank="1"`, `data-verdict="failed"`,
+		`data-kind="failed_input"`, `data-kind="incomplete_input"`, `class="tinput" data-input="1"`, "input 3/3")
 	if code, _, _ := tally("report", "--strict", "--html", out, dir); code != 1 {
 		t.Errorf("--strict with --html on incomplete ranks: exit %d", code)
 	}
