@@ -56,14 +56,11 @@ func TestCutRunsLeftOut(t *testing.T) {
 	if r.A.Complete() {
 		t.Fatal("the side with a cut run is complete")
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
+	out := textOf(t, r)
 	for _, want := range []string{"A: 2 runs cut short (failed or never ended) left out of the samples",
 		"program p41: A 6 runs, B 6 runs; left out, cut short: A 2 runs, B 0 runs"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
 	var doc JSONDiff
@@ -107,10 +104,8 @@ func TestSideDirectory(t *testing.T) {
 			t.Errorf("input %d is %s", i, c.Source.Path)
 		}
 	}
-	var text bytes.Buffer
-	r.WriteText(&text)
-	if !strings.Contains(text.String(), "A: skipped "+filepath.Join(dir, "a", "README.md")+": no reader recognises it") {
-		t.Errorf("skipped file not listed:\n%s", text.String())
+	if out := textOf(t, r); !strings.Contains(out, "A: skipped "+filepath.Join(dir, "a", "README.md")+": no reader recognises it") {
+		t.Errorf("skipped file not listed:\n%s", out)
 	}
 
 	// An empty directory is an error naming it; so is an input that fails,

@@ -14,6 +14,16 @@ import (
 	"github.com/tallyprof/tally/internal/golden"
 )
 
+// textOf is r's text output.
+func textOf(t *testing.T, r *Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 func (r *Result) program(t *testing.T, name string) *Program {
 	t.Helper()
 	for i := range r.Programs {
@@ -147,13 +157,10 @@ func TestSameDistributionIsNoChange(t *testing.T) {
 	}
 	// And one seed as printed: every delta column reads ~.
 	r := Compare(side("A", 7, baseline()), side("B", 8, baseline()))
-	var buf bytes.Buffer
-	if err := r.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(buf.String(), "\n") {
+	out := textOf(t, r)
+	for _, line := range strings.Split(out, "\n") {
 		if (strings.HasPrefix(line, "program ") || strings.HasPrefix(line, "kernels: ")) && (strings.Contains(line, "slower") || strings.Contains(line, "faster")) {
-			t.Fatalf("identical workloads printed a change: %q\n%s", line, buf.String())
+			t.Fatalf("identical workloads printed a change: %q\n%s", line, out)
 		}
 	}
 }
@@ -182,18 +189,14 @@ func TestIncompleteSide(t *testing.T) {
 	if k := r.program(t, "decode").kernel(t, "attention"); len(k.GapsB) != 0 {
 		t.Errorf("attention's row carries another kernel's gap: %v", k.GapsB)
 	}
-	var buf bytes.Buffer
-	if err := r.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := textOf(t, r)
 	for _, want := range []string{"B: INCOMPLETE: b.trace", "GAP dropped_records (1)", "GAP unfinished_dispatch (1) [program decode]",
 		"GAP on B: unfinished_dispatch (1)", "A: COMPLETE\n", "B: INCOMPLETE: its gaps", "  matmul [GAP on B: unfinished_dispatch]\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q", want)
 		}
 	}
-	golden.Check(t, "testdata/incomplete.golden", buf.Bytes())
+	golden.Check(t, "testdata/incomplete.golden", []byte(out))
 }
 
 // Times in ns and in ticks are never compared; counts still are.

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -61,11 +60,7 @@ func TestRealRankPair(t *testing.T) {
 	if s := r.Slower(0); len(s) != 0 {
 		t.Errorf("slower with n=1: %v", s)
 	}
-	var buf bytes.Buffer
-	if err := r.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := textOf(t, r)
 	for _, want := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "GAP truncated_input (1)", "ncclKernel_SendRecv_RING_SIMPLE_S", "~ (needs ≥ 6 runs)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q", want)
@@ -74,7 +69,7 @@ func TestRealRankPair(t *testing.T) {
 	if strings.Contains(out, "±∞") {
 		t.Errorf("text shows ±∞: want the median alone and \"needs ≥ %d runs\"", MinRuns())
 	}
-	golden.Check(t, "testdata/hta-ranks.golden", buf.Bytes())
+	golden.Check(t, "testdata/hta-ranks.golden", []byte(out))
 }
 
 func TestRunErrors(t *testing.T) {

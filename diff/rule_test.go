@@ -65,14 +65,11 @@ func TestChangeNeedsTestAndInterval(t *testing.T) {
 	if s := r.Slower(0); len(s) != 0 {
 		t.Errorf("--fail-if-slower 0: %q, want nothing", s)
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
+	out := textOf(t, r)
 	for _, want := range []string{"kernels: 1 no change (~), 1 with p < 0.05 whose interval includes 0, not called",
 		"~ (p=0.043 n=30; the interval -0.6%…+1.6% includes 0)", "only when the test and the interval agree"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
 	j := jsonMetric(&m)
@@ -136,11 +133,7 @@ func TestGapOnce(t *testing.T) {
 	if k := dec.kernel(t, "matmul"); len(k.GapsB) != 1 {
 		t.Errorf("matmul gaps on B %v, want one unfinished_dispatch", k.GapsB)
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	out := text.String()
+	out := textOf(t, r)
 	if n := strings.Count(out, "GAP on B: unfinished_dispatch (3 in 3 inputs); each stated under its input above\n"); n != 1 {
 		t.Errorf("the program's gap line %d times, want once:\n%s", n, out)
 	}

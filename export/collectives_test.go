@@ -1,15 +1,13 @@
 package export
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 )
 
 // The Parquet collectives table of a generated job: one row per rank and
@@ -18,20 +16,13 @@ import (
 // of the whole run (input -1) that makes the export incomplete.
 func TestParquetCollectives(t *testing.T) {
 	cfg := collgen.Default()
-	dir := t.TempDir()
-	paths, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, paths := collgentest.Dir(t, cfg)
 	out := filepath.Join(dir, "ds")
 	res := run(t, paths, Options{To: Parquet, Out: out})
 	if res.Complete {
 		t.Error("export complete; want incomplete (a collective is missing on rank 2)")
 	}
-	rows, err := parquet.ReadFile[CollectiveRow](filepath.Join(out, "collectives.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readParquet[CollectiveRow](t, filepath.Join(out, "collectives.parquet"))
 	if want := cfg.Ranks*cfg.Instances - 1; len(rows) != want {
 		t.Fatalf("got %d rows, want %d", len(rows), want)
 	}
@@ -57,10 +48,7 @@ func TestParquetCollectives(t *testing.T) {
 	if stragglers != cfg.Instances {
 		t.Errorf("got %d straggler rows, want %d", stragglers, cfg.Instances)
 	}
-	gaps, err := parquet.ReadFile[GapRow](filepath.Join(out, "gaps.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gaps := readParquet[GapRow](t, filepath.Join(out, "gaps.parquet"))
 	found := false
 	for _, g := range gaps {
 		if g.Kind == string(collectives.UnmatchedCollective) {
@@ -77,15 +65,7 @@ func TestParquetCollectives(t *testing.T) {
 func TestKinetoKeepsCollectives(t *testing.T) {
 	cfg := collgen.Default()
 	dir := t.TempDir()
-	p := filepath.Join(dir, "rank-3.json")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := collgen.Write(f, cfg, 3); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	p := collgentest.Rank(t, cfg, 3, dir, "rank-3.json")
 	orig := readBack(t, p, format.Options{})
 	_, back := exportRead(t, p, dir, "back.json", format.Options{})
 	if len(back.disp) != len(orig.disp) || len(orig.disp) != cfg.Instances {

@@ -94,11 +94,6 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-// sameAsInput checks the read-back against the input it was exported
-// from: clock, rank, programs, kernels, queues, every written dispatch,
-// the tables, and every gap with its kind, scope, count, figures and
-// items, marked as the input's. extra are the kinds the read-back may add
-// (what the export did not write).
 // sameDispatch compares dispatches and the values of their collectives.
 func sameDispatch(a, b capture.Dispatch) bool {
 	ca, cb := a.Collective, b.Collective
@@ -106,6 +101,21 @@ func sameDispatch(a, b capture.Dispatch) bool {
 	return a == b && (ca == nil) == (cb == nil) && (ca == nil || *ca == *cb)
 }
 
+// sameReading: back is orig's reading (sameAsInput, nothing extra) and
+// reports the same text; what names the comparison.
+func sameReading(t *testing.T, what string, orig, back *readResult) {
+	t.Helper()
+	sameAsInput(t, orig, back)
+	if got, want := reportText(t, back), reportText(t, orig); got != want {
+		t.Errorf("%s\n got:\n%s\nwant:\n%s", what, got, want)
+	}
+}
+
+// sameAsInput checks the read-back against the input it was exported
+// from: clock, rank, programs, kernels, queues, every written dispatch,
+// the tables, and every gap with its kind, scope, count, figures and
+// items, marked as the input's. extra are the kinds the read-back may add
+// (what the export did not write).
 func sameAsInput(t *testing.T, orig, back *readResult, extra ...capture.Kind) {
 	t.Helper()
 	oc, bc := orig.c, back.c
@@ -198,10 +208,7 @@ func TestKinetoReadBackHrx(t *testing.T) {
 	ropt := format.Options{Manifests: []string{manifests}}
 	orig := readBack(t, example, ropt)
 	_, back := exportRead(t, example, t.TempDir(), "df.json", ropt)
-	sameAsInput(t, orig, back)
-	if got, want := reportText(t, back), reportText(t, orig); got != want {
-		t.Errorf("report\n got:\n%s\nwant:\n%s", got, want)
-	}
+	sameReading(t, "report", orig, back)
 	for _, k := range []capture.Kind{capture.UnfinishedDispatch, capture.IncompleteProgram, capture.UnresolvedName, capture.DeviceFault} {
 		if g, w := back.c.Accounting.CountOf(k), orig.c.Accounting.CountOf(k); g != w || w == 0 {
 			t.Errorf("%s: %d, want %d", k, g, w)
@@ -222,10 +229,7 @@ func TestKinetoReadBackIREE(t *testing.T) {
 			in := "../format/ireeprof/testdata/" + name + ".ireeprof"
 			orig := readBack(t, in, format.Options{})
 			_, back := exportRead(t, in, dir, name+".json", format.Options{})
-			sameAsInput(t, orig, back)
-			if got, want := reportText(t, back), reportText(t, orig); got != want {
-				t.Errorf("report\n got:\n%s\nwant:\n%s", got, want)
-			}
+			sameReading(t, "report", orig, back)
 		})
 	}
 	t.Run("ticks", func(t *testing.T) {
@@ -260,17 +264,11 @@ func TestKinetoReadBackKineto(t *testing.T) {
 			in := "../format/kineto/testdata/" + name + ".json.gz"
 			orig := readBack(t, in, format.Options{})
 			g1path, g1 := exportRead(t, in, dir, name+".1.json", format.Options{})
-			sameAsInput(t, orig, g1)
-			if got, want := reportText(t, g1), reportText(t, orig); got != want {
-				t.Errorf("first generation\n got:\n%s\nwant:\n%s", got, want)
-			}
+			sameReading(t, "first generation", orig, g1)
 			_, g2 := exportRead(t, g1path, dir, name+".2.json", format.Options{})
-			sameAsInput(t, g1, g2)
+			sameReading(t, "second generation", g1, g2)
 			if ex := exportedLines(g2.c); len(ex) != 2 || !strings.Contains(ex[0], "from "+g1path+" (kineto") || !strings.Contains(ex[1], "from "+in+" (kineto") {
 				t.Errorf("second generation's provenance %q, want the export from the first, then the first's", ex)
-			}
-			if got, want := reportText(t, g2), reportText(t, g1); got != want {
-				t.Errorf("second generation\n got:\n%s\nwant:\n%s", got, want)
 			}
 		})
 	}

@@ -14,6 +14,16 @@ import (
 	"github.com/tallyprof/tally/capture"
 )
 
+// readParquet reads a Parquet file's rows.
+func readParquet[T any](t *testing.T, path string) []T {
+	t.Helper()
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 func files(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
@@ -45,10 +55,7 @@ func TestParquetDataset(t *testing.T) {
 	}
 	var rows []DispatchRow
 	for _, f := range want[3:6] {
-		r, err := parquet.ReadFile[DispatchRow](filepath.Join(out, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readParquet[DispatchRow](t, filepath.Join(out, f))
 		rows = append(rows, r...)
 	}
 	var disp, untimed, agg int64
@@ -79,17 +86,11 @@ func TestParquetDataset(t *testing.T) {
 	if disp != 43 || agg != 2 || untimed != 2 || len(rows) != 25 {
 		t.Errorf("dispatches %d, aggregated rows %d, untimed rows %d, rows %d", disp, agg, untimed, len(rows))
 	}
-	ins, err := parquet.ReadFile[InputRow](filepath.Join(out, "inputs.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ins := readParquet[InputRow](t, filepath.Join(out, "inputs.parquet"))
 	if len(ins) != 2 || ins[0].Complete || !ins[1].Complete || ins[0].Unfinished != 1 || ins[1].Rank != "a/b" || ins[0].RankFrom != "input-index" || ins[1].RankFrom != "source" || ins[0].Dispatches != 40 {
 		t.Errorf("inputs %+v", ins)
 	}
-	gaps, err := parquet.ReadFile[GapRow](filepath.Join(out, "gaps.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gaps := readParquet[GapRow](t, filepath.Join(out, "gaps.parquet"))
 	var kinds []string
 	for _, g := range gaps {
 		kinds = append(kinds, g.Record+":"+g.Kind)
@@ -97,10 +98,7 @@ func TestParquetDataset(t *testing.T) {
 	if k := strings.Join(kinds, " "); !strings.Contains(k, "gap:unfinished_dispatch") || !strings.Contains(k, "export:aggregated_records") || !strings.Contains(k, "export:untimed_dispatches") {
 		t.Errorf("gaps %v", kinds)
 	}
-	kern, err := parquet.ReadFile[KernelRow](filepath.Join(out, "kernels.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kern := readParquet[KernelRow](t, filepath.Join(out, "kernels.parquet"))
 	// Input a's kernels split by queue rank: kernel 0 and the aggregated
 	// records (no queue: the input's rank, 0) on rank 0, kernel 1's single
 	// dispatches on rank 1; input b's one kernel on its source rank.
@@ -158,10 +156,7 @@ func TestParquetBreakdown(t *testing.T) {
 	in := "../format/kineto/testdata/hta__sampled_rank-0.json.gz"
 	out := filepath.Join(dir, "ds")
 	run(t, []string{in}, Options{To: Parquet, Out: out})
-	rows, err := parquet.ReadFile[BreakdownRow](filepath.Join(out, "breakdown.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readParquet[BreakdownRow](t, filepath.Join(out, "breakdown.parquet"))
 	if len(rows) != 1 {
 		t.Fatalf("rows: got %d, want 1 (one GPU)", len(rows))
 	}

@@ -1,16 +1,12 @@
 package export
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -123,10 +119,7 @@ func TestPerKernelCSVSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "k.csv")
 	run(t, []string{swimlaneSeed}, Options{To: CSV, Out: out, PerKernel: true, Reader: acrossChips})
-	recs, err := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, out)
 	if strings.Join(recs[0], ",") != strings.Join(kernelColumns, ",")+",export_id" {
 		t.Fatalf("header %v", recs[0])
 	}
@@ -164,15 +157,9 @@ func TestParquetSplitsRanks(t *testing.T) {
 	kernels, programs := sumsByRank(t, swimlaneSeed)
 	out := filepath.Join(t.TempDir(), "ds")
 	run(t, []string{swimlaneSeed}, Options{To: Parquet, Out: out, Reader: acrossChips})
-	kern, err := parquet.ReadFile[KernelRow](filepath.Join(out, "kernels.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kern := readParquet[KernelRow](t, filepath.Join(out, "kernels.parquet"))
 	checkKernelRows(t, "parquet kernels", kern, kernels, programs)
-	progs, err := parquet.ReadFile[ProgramRow](filepath.Join(out, "programs.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	progs := readParquet[ProgramRow](t, filepath.Join(out, "programs.parquet"))
 	got := map[string]bool{}
 	for _, r := range progs {
 		key := r.Rank + "|" + r.Program

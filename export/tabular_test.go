@@ -57,6 +57,16 @@ func read(t *testing.T, p string) []byte {
 	return b
 }
 
+// readCSV is the records of the CSV file p.
+func readCSV(t *testing.T, p string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(read(t, p))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
 // TestGolden keeps the CSV and JSON Lines exports of the shipped example,
 // per dispatch and per kernel, and their gaps files.
 func TestGolden(t *testing.T) {
@@ -94,10 +104,7 @@ func TestGolden(t *testing.T) {
 func TestCSVMatchesTables(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d.csv")
 	run(t, []string{example}, exampleOpts(CSV, out))
-	rows, err := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, out)
 	col := map[string]int{}
 	for i, c := range rows[0] {
 		col[c] = i
@@ -134,10 +141,7 @@ func TestCSVMatchesTables(t *testing.T) {
 			}
 		}
 	}
-	gaps, err := csv.NewReader(bytes.NewReader(read(t, out+".gaps.csv"))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gaps := readCSV(t, out+".gaps.csv")
 	var unfinished bool
 	read, used, skipped := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	for _, g := range gaps[1:] {
@@ -202,7 +206,7 @@ func TestAggregatedRows(t *testing.T) {
 	}
 	out = filepath.Join(dir, "k.csv")
 	run(t, []string{in}, Options{To: CSV, Out: out, Format: synthFormat, PerKernel: true})
-	rows, _ := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
+	rows := readCSV(t, out)
 	for _, r := range rows[1:] {
 		if r[8] != "13" || r[10] != "10" || r[12] != "" || r[13] != "" {
 			t.Errorf("kernel row %v: want 13 dispatches, 10 aggregated, null min/max", r)
@@ -230,7 +234,7 @@ func TestRanks(t *testing.T) {
 	b := writeSynth(t, dir, "b.synth", synthSpec{N: 1})
 	out := filepath.Join(dir, "r.csv")
 	run(t, []string{a, b}, Options{To: CSV, Out: out, Format: synthFormat})
-	rows, _ := csv.NewReader(bytes.NewReader(read(t, out))).ReadAll()
+	rows := readCSV(t, out)
 	var got []string
 	for _, r := range rows[1:] {
 		got = append(got, r[0])

@@ -1,28 +1,16 @@
 package layers
 
-import (
-	"encoding/binary"
-	"testing"
-)
+import "testing"
 
 // FuzzNpyHeader: any bytes end in a header, a request for more bytes
 // (never more than the header bound), or an error; never a panic, and a
 // returned shape is bounded.
 func FuzzNpyHeader(f *testing.F) {
-	hdr := func(major byte, dict string) []byte {
-		b := append([]byte("\x93NUMPY"), major, 0)
-		if major == 1 {
-			b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
-		} else {
-			b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
-		}
-		return append(b, dict...)
-	}
-	f.Add(hdr(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (512, 4096), }   \n"))
-	f.Add(hdr(2, "{'descr': '<f2', 'fortran_order': False, 'shape': (7,), }\n"))
-	f.Add(hdr(3, "{'descr': '<f8', 'fortran_order': True, 'shape': (), }\n"))
-	f.Add(hdr(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (9223372036854775807, 2), }\n"))
-	f.Add(hdr(3, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }\n"))
+	f.Add(npyBytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (512, 4096), }   \n"))
+	f.Add(npyBytes(2, "{'descr': '<f2', 'fortran_order': False, 'shape': (7,), }\n"))
+	f.Add(npyBytes(3, "{'descr': '<f8', 'fortran_order': True, 'shape': (), }\n"))
+	f.Add(npyBytes(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (9223372036854775807, 2), }\n"))
+	f.Add(npyBytes(3, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, need, err := parseNpyHeader(data)
 		if err != nil {

@@ -41,6 +41,18 @@ func writeF32(t testing.TB, dir string, l, m, h int, v func(r, c int) float64) s
 	return p
 }
 
+// npyBytes is a .npy header of the given version around dict (the magic,
+// the version, the dict's length, the dict).
+func npyBytes(major byte, dict string) []byte {
+	b := append([]byte("\x93NUMPY"), major, 0)
+	if major == 1 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
+	} else {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
+	}
+	return append(b, dict...)
+}
+
 // writeNpy writes a .npy file of the given version, descr and shape.
 func writeNpy(t testing.TB, path string, major byte, descr string, shape []int, v func(i int) float64) {
 	t.Helper()
@@ -66,13 +78,7 @@ func writeNpy(t testing.TB, path string, major byte, descr string, shape []int, 
 		dict += " "
 	}
 	dict += "\n"
-	b := append([]byte("\x93NUMPY"), major, 0)
-	if major == 1 {
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
-	} else {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
-	}
-	b = append(b, dict...)
+	b := npyBytes(major, dict)
 	for i := 0; i < n; i++ {
 		var x float64
 		if v != nil {
@@ -89,9 +95,22 @@ func writeNpy(t testing.TB, path string, major byte, descr string, shape []int, 
 			b = binary.LittleEndian.AppendUint32(b, uint32(i))
 		}
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	writeFile(t, path, string(b))
+}
+
+// writeFile writes s to path and returns the path.
+func writeFile(t testing.TB, path, s string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// sidecar writes layer_<l>.json in dir saying the shape [m, h].
+func sidecar(t testing.TB, dir string, l, m, h int) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, fmt.Sprintf("layer_%d.json", l)), fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, m, h))
 }
 
 // floatToHalf rounds toward zero to binary16 (normal range only): enough

@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,11 +29,7 @@ func TestHostilePathsEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := rep.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := text(t, rep)
 	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && r < 0x20 }); i >= 0 {
 		t.Errorf("text holds control %q at byte %d, want none but newlines:\n%s", out[i], i, out)
 	}

@@ -338,18 +338,12 @@ func (rep *Report) layer(l int64, ref, ours []string, hidden int64, logStats map
 
 // open reads a pair's descriptions and settles their row width.
 func (rep *Report) open(ly *Layer, ref, ours string, hidden int64) (*Layer, *pair, error) {
-	rt, err := openTensor(ref, hidden)
-	if rt != nil {
-		ly.Ref = side(rt)
-	}
+	rt, err := openSide(ref, hidden, &ly.Ref)
 	if err != nil {
 		ly, err := rep.fileErr(ly, err)
 		return ly, nil, err
 	}
-	ot, err := openTensor(ours, hidden)
-	if ot != nil {
-		ly.Ours = side(ot)
-	}
+	ot, err := openSide(ours, hidden, &ly.Ours)
 	if err != nil {
 		ly, err := rep.fileErr(ly, err)
 		return ly, nil, err
@@ -360,6 +354,16 @@ func (rep *Report) open(ly *Layer, ref, ours string, hidden int64) (*Layer, *pai
 	}
 	ly.HFrom = from
 	return ly, &pair{ly: ly, ref: rt, ours: ot, h: h}, nil
+}
+
+// openSide opens one side's tensor and sets *stats to what is known of
+// it, also when the open fails past the description.
+func openSide(path string, hidden int64, stats **SideStats) (*tensor, error) {
+	t, err := openTensor(path, hidden)
+	if t != nil {
+		*stats = side(t)
+	}
+	return t, err
 }
 
 // pair is one comparison to run: the streaming part runs in parallel with

@@ -90,10 +90,8 @@ func TestSmoothDriftAndStep(t *testing.T) {
 	if rep.Step == nil || rep.Step.Layer != 6 || !rep.Findings() {
 		t.Fatalf("step at 6: %+v", rep.Step)
 	}
-	var b bytes.Buffer
-	rep.WriteText(&b)
-	if !strings.Contains(b.String(), "STEP CHANGE at layer 6") {
-		t.Fatal(b.String())
+	if out := text(t, rep); !strings.Contains(out, "STEP CHANGE at layer 6") {
+		t.Fatal(out)
 	}
 	// Only row 5 differs: the per-row minimum finds it.
 	ref, ours = dumps(t, func(l, r, c int) float64 {
@@ -130,9 +128,7 @@ func TestMissingLayers(t *testing.T) {
 	if rep.Totals.NotWritten != 3 || !rep.Findings() {
 		t.Fatalf("totals %+v", rep.Totals)
 	}
-	var b bytes.Buffer
-	rep.WriteText(&b)
-	golden.Check(t, "testdata/missing.golden", bytes.ReplaceAll(bytes.ReplaceAll(b.Bytes(), []byte(ref), []byte("REF")), []byte(ours), []byte("OURS")))
+	golden.Check(t, "testdata/missing.golden", bytes.ReplaceAll(bytes.ReplaceAll([]byte(text(t, rep)), []byte(ref), []byte("REF")), []byte(ours), []byte("OURS")))
 }
 
 func TestTruncatedAndMismatched(t *testing.T) {
@@ -163,6 +159,10 @@ func TestTruncatedAndMismatched(t *testing.T) {
 	}
 	if rep.Totals.Malformed != 3 || rep.Totals.Compared != tl-3 {
 		t.Fatalf("%+v", rep.Totals)
+	}
+	// A malformed side still states what it is: its size and kind.
+	if ly := byLayer(rep, 1); ly.Ours == nil || ly.Ours.Bytes != 2046 || ly.Ours.Kind != "f32" {
+		t.Errorf("layer 1 ours: got %+v, want its 2046 bytes of f32", ly.Ours)
 	}
 }
 
@@ -235,31 +235,20 @@ func TestNaN(t *testing.T) {
 
 func TestSidecarAndLog(t *testing.T) {
 	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
-	for l := 0; l < tl; l++ {
-		side := fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, tm, th)
-		if l == 8 {
-			side = `{"shape":[3,5],"dtype":"f32"}`
-		}
-		os.WriteFile(filepath.Join(ours, fmt.Sprintf("layer_%d.json", l)), []byte(side), 0o644)
-	}
+	sidecars(t, ours)
+	sidecar(t, ours, 8, 3, 5)
 	// [L] lines: layers 0-2 as the dump's row 0, layer 1 wrong, layer 11 without a dump.
 	var log strings.Builder
 	log.WriteString("# tally kept trace v1 clock=monotonic unit=ns\n")
 	for l := 0; l < 3; l++ {
-		var sum, mx float64
-		for c := 0; c < th; c++ {
-			a := math.Abs(float64(float32(value(l, 0, c))))
-			sum += a
-			mx = max(mx, a)
-		}
+		mean, mx := genRow0(l)
 		if l == 1 {
 			mx *= 1.1
 		}
-		fmt.Fprintf(&log, "%d   [L] %d %.6f %.4f\n", 100+l, l, sum/th, mx)
+		fmt.Fprintf(&log, "%d   [L] %d %.6f %.4f\n", 100+l, l, mean, mx)
 	}
 	log.WriteString("  [L] 11 0.5 1.0\n")
-	lp := filepath.Join(t.TempDir(), "engine.kept")
-	os.WriteFile(lp, []byte(log.String()), 0o644)
+	lp := writeFile(t, filepath.Join(t.TempDir(), "engine.kept"), log.String())
 	rep := run(t, ref, ours, Options{Log: lp})
 	if ly := byLayer(rep, 0); ly.HFrom != "ours sidecar" || ly.Log == nil || !ly.Log.Agrees || ly.Log.Line != 2 {
 		t.Fatalf("layer 0: %+v %+v", ly, ly.Log)
@@ -307,11 +296,7 @@ func TestMapAndErrors(t *testing.T) {
 // --strict must fail, though no layer between files is missing.
 func TestLogLayersPastTheDumps(t *testing.T) {
 	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
-	var log strings.Builder
-	log.WriteString(layerLog())
-	log.WriteString("  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n")
-	lp := filepath.Join(t.TempDir(), "engine.log")
-	os.WriteFile(lp, []byte(log.String()), 0o644)
+	lp := writeFile(t, filepath.Join(t.TempDir(), "engine.log"), layerLog()+"  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n")
 	rep := run(t, ref, ours, Options{Hidden: th, Log: lp})
 	if rep.Totals.LogMismatch != 0 || rep.Totals.Compared != tl || rep.Log.WithoutDump != "10..11" {
 		t.Fatalf("%+v %+v", rep.Totals, rep.Log)
@@ -319,13 +304,11 @@ func TestLogLayersPastTheDumps(t *testing.T) {
 	if !rep.Findings() {
 		t.Fatal("layers the log shows ran without a dump are not a finding")
 	}
-	var b bytes.Buffer
-	rep.WriteText(&b)
-	if strings.Contains(b.String(), "COMPLETE") {
-		t.Fatalf("verdict COMPLETE:\n%s", b.String())
+	if out := text(t, rep); strings.Contains(out, "COMPLETE") {
+		t.Fatalf("verdict COMPLETE:\n%s", out)
 	}
 	// The negative arm: a log whose layers all have dumps is no finding.
-	os.WriteFile(lp, []byte(strings.Replace(log.String(), "  [L] 10 0.5 1.0\n  [L] 11 0.5 1.0\n", "", 1)), 0o644)
+	writeFile(t, lp, layerLog())
 	if rep := run(t, ref, ours, Options{Hidden: th, Log: lp}); rep.Findings() || rep.Log.WithoutDump != "none" {
 		t.Fatalf("complete log: %+v %+v", rep.Totals, rep.Log)
 	}
@@ -336,10 +319,7 @@ func TestLogLayersPastTheDumps(t *testing.T) {
 // the row width, are findings.
 func TestLogThatChecksNothing(t *testing.T) {
 	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
-	var log strings.Builder
-	log.WriteString(layerLog())
-	lp := filepath.Join(t.TempDir(), "engine.log")
-	os.WriteFile(lp, []byte(log.String()), 0o644)
+	lp := writeFile(t, filepath.Join(t.TempDir(), "engine.log"), layerLog())
 	// The positive arm: every layer checked, nothing found.
 	if rep := run(t, ref, ours, Options{Hidden: th, Log: lp}); rep.Findings() || rep.Log.Checked != tl || rep.Log.Unchecked != 0 {
 		t.Fatalf("checked log: %+v %+v", rep.Totals, rep.Log)
@@ -349,33 +329,36 @@ func TestLogThatChecksNothing(t *testing.T) {
 	if !rep.Findings() || rep.Log.Unchecked != tl || rep.Log.Checked != 0 {
 		t.Fatalf("unchecked log passed: %+v %+v", rep.Totals, rep.Log)
 	}
-	var b bytes.Buffer
-	rep.WriteText(&b)
-	if !strings.Contains(b.String(), "LOG UNCHECKED: ") || strings.Contains(b.String(), "COMPLETE") {
-		t.Fatalf("text:\n%s", b.String())
+	if out := text(t, rep); !strings.Contains(out, "LOG UNCHECKED: ") || strings.Contains(out, "COMPLETE") {
+		t.Fatalf("text:\n%s", out)
 	}
 	// A log without a single [L] line checks nothing.
-	os.WriteFile(lp, []byte("[prof] npu_gemm n=100 pack=0.1 quant+launch=0.2 wait=0.3 readback=0.1 ms (N=4)\n"), 0o644)
+	writeFile(t, lp, "[prof] npu_gemm n=100 pack=0.1 quant+launch=0.2 wait=0.3 readback=0.1 ms (N=4)\n")
 	rep = run(t, ref, ours, Options{Hidden: th, Log: lp})
-	b.Reset()
-	rep.WriteText(&b)
-	if !rep.Findings() || rep.Log.Checked != 0 || !strings.Contains(b.String(), "LOG CHECKED NOTHING") {
-		t.Fatalf("empty log passed: %+v %+v\n%s", rep.Totals, rep.Log, b.String())
+	if out := text(t, rep); !rep.Findings() || rep.Log.Checked != 0 || !strings.Contains(out, "LOG CHECKED NOTHING") {
+		t.Fatalf("empty log passed: %+v %+v\n%s", rep.Totals, rep.Log, out)
 	}
 }
 
-// layerLog is the [L] log of the dumps value() generates: row 0's mean|x|
-// and absmax per layer, printed as the engine prints them.
+// genRow0 is mean|x| and max|x| of row 0 of the dump value() generates for
+// layer l, as float32: what the engine's [L] line prints.
+func genRow0(l int) (meanAbs, absMax float64) {
+	var sum float64
+	for c := 0; c < th; c++ {
+		a := math.Abs(float64(float32(value(l, 0, c))))
+		sum += a
+		absMax = max(absMax, a)
+	}
+	return sum / th, absMax
+}
+
+// layerLog is the [L] log of the dumps value() generates, printed as the
+// engine prints it.
 func layerLog() string {
 	var log strings.Builder
 	for l := 0; l < tl; l++ {
-		var sum, mx float64
-		for c := 0; c < th; c++ {
-			a := math.Abs(float64(float32(value(l, 0, c))))
-			sum += a
-			mx = max(mx, a)
-		}
-		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, sum/th, mx)
+		mean, mx := genRow0(l)
+		fmt.Fprintf(&log, "  [L] %d %.6f %.4f\n", l, mean, mx)
 	}
 	return log.String()
 }

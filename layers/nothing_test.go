@@ -15,13 +15,11 @@ import (
 func sidecars(t *testing.T, dir string) {
 	t.Helper()
 	for l := 0; l < tl; l++ {
-		side := fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, tm, th)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("layer_%d.json", l)), []byte(side), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		sidecar(t, dir, l, tm, th)
 	}
 }
 
+// text is rep's text report.
 func text(t *testing.T, rep *Report) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -64,7 +62,7 @@ func TestNothingComparedWrongHidden(t *testing.T) {
 	writeF32(t, ours, 3, tm*2, th/2, func(r, c int) float64 { return 0 })
 	writeF32(t, ref, 3, tm*2, th/2, func(r, c int) float64 { return 0 })
 	for _, d := range []string{ref, ours} {
-		os.WriteFile(filepath.Join(d, "layer_3.json"), []byte(fmt.Sprintf(`{"shape":[%d,%d],"dtype":"f32"}`, tm*2, th/2)), 0o644)
+		sidecar(t, d, 3, tm*2, th/2)
 	}
 	rep = run(t, ref, ours, Options{Hidden: th})
 	if ly := byLayer(rep, 3); rep.NothingCompared != "" || ly.Status != "malformed" || ly.hiddenFit == "" {
@@ -114,8 +112,7 @@ func TestRow0NonFinite(t *testing.T) {
 		}
 		return 0
 	})
-	lp := filepath.Join(t.TempDir(), "engine.log")
-	os.WriteFile(lp, []byte(layerLog()), 0o644)
+	lp := writeFile(t, filepath.Join(t.TempDir(), "engine.log"), layerLog())
 	rep := run(t, ref, ours, Options{Hidden: th, Log: lp})
 	for l, holds := range map[int64]string{4: "holds 1 NaN,", 6: "holds 2 Inf,"} {
 		ly := byLayer(rep, l)
@@ -140,8 +137,7 @@ func TestRow0NonFinite(t *testing.T) {
 	// numbers. For layer 5, whose row 0 is finite, nan is a difference.
 	lines := strings.SplitAfter(layerLog(), "\n")
 	lines[4], lines[5] = "  [L] 4 nan nan\n", "  [L] 5 nan inf\n"
-	log := strings.Join(lines, "")
-	os.WriteFile(lp, []byte(log), 0o644)
+	writeFile(t, lp, strings.Join(lines, ""))
 	rep = run(t, ref, ours, Options{Hidden: th, Log: lp})
 	if ly := byLayer(rep, 4); !ly.Log.Agrees {
 		t.Fatalf("nan against a NaN row: got %+v, want agrees", ly.Log)

@@ -6,16 +6,6 @@ import (
 	"testing"
 )
 
-func npyBytes(major byte, dict string) []byte {
-	b := append([]byte("\x93NUMPY"), major, 0)
-	if major == 1 {
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
-	} else {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
-	}
-	return append(b, dict...)
-}
-
 func TestNpyHeader(t *testing.T) {
 	h, need, err := parseNpyHeader(npyBytes(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }\n"))
 	if err != nil || need != 0 || h.dtype != f16 || len(h.shape) != 2 || h.shape[1] != 4 || h.offset != 10+60 {

@@ -12,13 +12,21 @@ import (
 )
 
 // recordUntilPaused runs fakehrx until it pauses (see its -pause-at), sends
-// sig to this process — tally record's forwarding passes it on, as on a
-// Ctrl-C — and returns the result and the kept trace's path.
+// sig and returns the result and the kept trace's path.
 func recordUntilPaused(t *testing.T, sig syscall.Signal, args ...string) (*Result, string) {
 	t.Helper()
+	res, kept, _ := recordUntil(t, "fakehrx: paused", sig, args...)
+	return res, kept
+}
+
+// recordUntil runs fakehrx until its standard output says want, sends sig
+// to this process — tally record's forwarding passes it on, as on a
+// Ctrl-C — and returns the result, the kept trace's path and the output.
+func recordUntil(t *testing.T, want string, sig syscall.Signal, args ...string) (*Result, string, *notifyWriter) {
+	t.Helper()
 	kept := filepath.Join(t.TempDir(), "run.kept")
-	paused := make(chan struct{})
-	out := &notifyWriter{want: "fakehrx: paused", hit: paused}
+	hit := make(chan struct{})
+	out := &notifyWriter{want: want, hit: hit}
 	done := make(chan *Result)
 	go func() {
 		res, err := Run(Options{Command: append([]string{fake}, args...), Kept: kept, Stdout: out, Stderr: &syncBuffer{}})
@@ -28,18 +36,18 @@ func recordUntilPaused(t *testing.T, sig syscall.Signal, args ...string) (*Resul
 		done <- res
 	}()
 	select {
-	case <-paused:
+	case <-hit:
 	case <-time.After(20 * time.Second):
-		t.Fatal("fakehrx never paused")
+		t.Fatalf("fakehrx never said %q", want)
 	}
 	syscall.Kill(os.Getpid(), sig)
 	select {
 	case res := <-done:
-		return res, kept
+		return res, kept, out
 	case <-time.After(20 * time.Second):
 		t.Fatalf("%v was not forwarded: the command is still running", sig)
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 func endRecord(t *testing.T, kept string) string {

@@ -176,29 +176,7 @@ func TestRecordFullDisk(t *testing.T) {
 }
 
 func TestRecordForwardsSignals(t *testing.T) {
-	kept := filepath.Join(t.TempDir(), "run.kept")
-	waiting := make(chan struct{})
-	out := &notifyWriter{want: "fakehrx: waiting", hit: waiting}
-	done := make(chan *Result)
-	go func() {
-		res, err := Run(Options{Command: []string{fake, "-decode", "1", "-wait"}, Kept: kept, Stdout: out, Stderr: &syncBuffer{}})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	select {
-	case <-waiting:
-	case <-time.After(20 * time.Second):
-		t.Fatal("child never got to wait")
-	}
-	syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	var res *Result
-	select {
-	case res = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("SIGTERM was not forwarded: the command is still waiting")
-	}
+	res, _, out := recordUntil(t, "fakehrx: waiting", syscall.SIGTERM, "-decode", "1", "-wait")
 	if res.ExitCode != 143 || !strings.Contains(out.String(), "fakehrx: got terminated") {
 		t.Fatalf("exit %d, out %q", res.ExitCode, out.String())
 	}

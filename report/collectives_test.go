@@ -6,13 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/collectives"
-	_ "github.com/tallyprof/tally/format/kineto"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
-	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -20,15 +15,8 @@ import (
 // straggler within 120 columns, the JSON holds the contract's fields with
 // the planted figures, and --strict fails on the missing collective.
 func TestCollectivesSection(t *testing.T) {
-	cfg := collgen.Default()
-	dir := t.TempDir()
-	_, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := collectives.NewCollector()
-	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{}, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
-	x := Extras{Collectives: collectives.Analyze(run, col)}
+	cfg, run, res := collgentest.Job(t)
+	x := Extras{Collectives: res}
 
 	var text bytes.Buffer
 	if err := WriteWith(&text, run, false, render.TextOptions{}, x); err != nil {

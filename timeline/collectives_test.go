@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/tallyprof/tally/format/kineto"
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 )
 
 // A generated job's timeline: every rank's part of every instance on its
@@ -16,11 +16,7 @@ import (
 // collective in the verdict.
 func TestCollectiveFlows(t *testing.T) {
 	cfg := collgen.Default()
-	dir := t.TempDir()
-	paths, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, paths := collgentest.Dir(t, cfg)
 	var buf bytes.Buffer
 	sum, err := Run(paths, &buf, Options{As: Chrome})
 	if err != nil {

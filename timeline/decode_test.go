@@ -39,6 +39,17 @@ func (d *decoded) add(s dslice) {
 	d.slices = append(d.slices, s)
 }
 
+// runDecoded runs the timeline of paths as opt says and decodes it.
+func runDecoded(t *testing.T, opt Options, paths ...string) (*Summary, *decoded) {
+	t.Helper()
+	var buf bytes.Buffer
+	sum, err := Run(paths, &buf, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, decode(t, opt.As, buf.Bytes())
+}
+
 // checkFlows: every launch slice starts exactly one flow, and every flow
 // ends on exactly one dispatch slice (trace processor and the Chrome
 // importer join them by id).
@@ -115,15 +126,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 				bundle = b
 			case fPacketInterned:
 				fields(t, b, func(tf protowire.Number, _ uint64, e []byte) {
-					var iid uint64
-					var s string
-					fields(t, e, func(ef protowire.Number, ev uint64, eb []byte) {
-						if ef == fInternIID {
-							iid = ev
-						} else if ef == fInternName {
-							s = string(eb)
-						}
-					})
+					iid, s := idName(t, e, fInternIID, fInternName)
 					if names[tf] == nil {
 						names[tf] = map[uint64]string{}
 					}
@@ -141,15 +144,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			t.Fatalf("packet %d: flags %d (first cleared: %v)", n, flags, cleared)
 		}
 		if td != nil {
-			var uuid uint64
-			var name string
-			fields(t, td, func(f protowire.Number, v uint64, b []byte) {
-				if f == fTrackUUID {
-					uuid = v
-				} else if f == fTrackName {
-					name = string(b)
-				}
-			})
+			uuid, name := idName(t, td, fTrackUUID, fTrackName)
 			key := fmt.Sprint(uuid)
 			if _, dup := d.tracks[key]; dup || name == "" || uuid == 0 {
 				t.Fatalf("track %d %q declared twice, unnamed or zero", uuid, name)
@@ -252,6 +247,21 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 	return d
 }
 
+// idName reads a message's varint field id and string field name (an
+// interned entry, a track descriptor).
+func idName(t *testing.T, msg []byte, idField, nameField protowire.Number) (id uint64, name string) {
+	t.Helper()
+	fields(t, msg, func(f protowire.Number, v uint64, b []byte) {
+		switch f {
+		case idField:
+			id = v
+		case nameField:
+			name = string(b)
+		}
+	})
+	return id, name
+}
+
 // fields calls f for each field of a message; varints give v, bytes b.
 func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) {
 	t.Helper()
@@ -261,35 +271,26 @@ func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) 
 			t.Fatalf("bad tag")
 		}
 		msg = msg[l:]
+		var v uint64
+		var b []byte
 		switch typ {
 		case protowire.VarintType:
-			v, l := protowire.ConsumeVarint(msg)
-			if l < 0 {
-				t.Fatalf("bad varint")
-			}
-			f(num, v, nil)
-			msg = msg[l:]
+			v, l = protowire.ConsumeVarint(msg)
 		case protowire.BytesType:
-			b, l := protowire.ConsumeBytes(msg)
-			if l < 0 {
-				t.Fatalf("bad bytes")
-			}
-			f(num, 0, b)
-			msg = msg[l:]
+			b, l = protowire.ConsumeBytes(msg)
 		case protowire.Fixed64Type:
-			v, l := protowire.ConsumeFixed64(msg)
-			if l < 0 {
-				t.Fatalf("bad fixed64")
-			}
-			f(num, v, nil)
-			msg = msg[l:]
+			v, l = protowire.ConsumeFixed64(msg)
 		default:
-			l := protowire.ConsumeFieldValue(num, typ, msg)
-			if l < 0 {
-				t.Fatalf("bad field")
-			}
-			msg = msg[l:]
+			l = protowire.ConsumeFieldValue(num, typ, msg)
 		}
+		if l < 0 {
+			t.Fatalf("bad field %d of wire type %d", num, typ)
+		}
+		switch typ {
+		case protowire.VarintType, protowire.BytesType, protowire.Fixed64Type:
+			f(num, v, b)
+		}
+		msg = msg[l:]
 	}
 }
 

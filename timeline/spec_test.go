@@ -295,16 +295,11 @@ func TestLaunchFlowsToItsDispatch(t *testing.T) {
 // Launches that fit none of their track's lanes are not drawn and counted
 // apart: never misnested, never in the verdict (every dispatch is drawn).
 func TestLaunchesBeyondTheLanesAreCounted(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
-	q := c.AddQueue(capture.Queue{Name: "stream 1", Device: "GPU 0", Rank: "0"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+	c, launched := oneKernel("monotonic")
 	var ds []capture.Dispatch
 	for i := range int64(maxLanes + 8) {
 		// Each launch begins inside the previous one and outlasts it.
-		ds = append(ds, capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: 0, Index: i, Ordinal: -1, Link: capture.LinkLaunched,
-			Launch: capture.Interval{Begin: 10 * i, End: 1000 + 10*i, Valid: true},
-			Device: capture.Interval{Begin: 5000 + 100*i, End: 5050 + 100*i, Valid: true}})
+		ds = append(ds, launched(i, 10*i, 1000+10*i, 5000+100*i, 5050+100*i))
 	}
 	for _, f := range []Format{Perfetto, Chrome} {
 		data, w := writeWith(t, f, c, ds)
@@ -348,20 +343,29 @@ func TestGraphLaunchDrawnOnce(t *testing.T) {
 // launches_not_drawn (docs/timeline.md), like one that fits no lane: its
 // dispatch is drawn whole, but the file holds one arrow fewer.
 func TestLaunchBeforeTheBaseIsCounted(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Domain: "unix-epoch", Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
-	q := c.AddQueue(capture.Queue{Name: "stream 1", Device: "GPU 0", Rank: "0"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+	c, launched := oneKernel("unix-epoch")
 	const t0, hour = int64(1764547200_000_000_000), int64(3600_000_000_000)
 	ds := []capture.Dispatch{
-		{Program: p, Queue: q, Kernel: k, Instance: 0, Index: 0, Ordinal: -1, Link: capture.LinkLaunched,
-			Launch: capture.Interval{Begin: t0 - 100, End: t0 - 50, Valid: true}, Device: capture.Interval{Begin: t0, End: t0 + 10, Valid: true}},
+		launched(0, t0-100, t0-50, t0, t0+10),
 		// Launched three hours before its dispatch ran: before the base.
-		{Program: p, Queue: q, Kernel: k, Instance: 0, Index: 1, Ordinal: -1, Link: capture.LinkLaunched,
-			Launch: capture.Interval{Begin: t0 - 3*hour, End: t0 - 3*hour + 50, Valid: true}, Device: capture.Interval{Begin: t0 + 20, End: t0 + 30, Valid: true}},
+		launched(1, t0-3*hour, t0-3*hour+50, t0+20, t0+30),
 	}
 	_, w := writeWith(t, Chrome, c, ds)
 	if st := w.Stats(); st.Slices != 2 || st.Launches != 1 || st.LaunchesNotDrawn != 1 {
 		t.Errorf("%+v: want 2 slices, 1 launch drawn, 1 not drawn", st)
+	}
+}
+
+// oneKernel is a capture on a ns clock of domain with one program, queue
+// and kernel; launched(i, …) is its dispatch i, launched over [lb, le)
+// and run over [db, de).
+func oneKernel(domain string) (*capture.Capture, func(i, lb, le, db, de int64) capture.Dispatch) {
+	c := &capture.Capture{Clock: capture.Clock{Domain: domain, Unit: "ns", Timed: true}}
+	p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+	q := c.AddQueue(capture.Queue{Name: "stream 1", Device: "GPU 0", Rank: "0"})
+	k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+	return c, func(i, lb, le, db, de int64) capture.Dispatch {
+		return capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: 0, Index: i, Ordinal: -1, Link: capture.LinkLaunched,
+			Launch: capture.Interval{Begin: lb, End: le, Valid: true}, Device: capture.Interval{Begin: db, End: de, Valid: true}}
 	}
 }

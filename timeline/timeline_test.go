@@ -257,12 +257,7 @@ func TestRealTraceMatchesReport(t *testing.T) {
 	}
 	tables := agg.Tables(c)
 	for _, f := range []Format{Perfetto, Chrome} {
-		var buf bytes.Buffer
-		sum, err := Run([]string{path}, &buf, Options{Reader: opts, As: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := decode(t, f, buf.Bytes())
+		sum, d := runDecoded(t, Options{Reader: opts, As: f}, path)
 		checkAgainstTables(t, d, tables, c)
 		if sum.Stats.Slices != tables.Dispatches() || sum.Complete {
 			t.Errorf("%s: %d slices for %d dispatches, verdict %q", f, sum.Stats.Slices, tables.Dispatches(), sum.Verdict)
@@ -280,12 +275,7 @@ func TestFailedInputIsAGapOfTheWhole(t *testing.T) {
 	bad := filepath.Join(dir, "bad.bin")
 	os.WriteFile(bad, []byte("\x00\x01\x02 not a trace"), 0o644)
 	for _, f := range []Format{Perfetto, Chrome} {
-		var buf bytes.Buffer
-		sum, err := Run([]string{bad, "../examples/decode-fault.kept"}, &buf, Options{As: f, Reader: format.Options{Manifests: []string{"../examples/kernels"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := decode(t, f, buf.Bytes())
+		sum, d := runDecoded(t, Options{As: f, Reader: format.Options{Manifests: []string{"../examples/kernels"}}}, bad, "../examples/decode-fault.kept")
 		if sum.Failed != 1 || len(d.slices) == 0 || sum.Verdict != "incomplete: 1 input failed; 1 input incomplete" {
 			t.Errorf("%s: got failed %d, %d slices, verdict %q; want 1, some, \"incomplete: 1 input failed; 1 input incomplete\"", f, sum.Failed, len(d.slices), sum.Verdict)
 		}
@@ -351,12 +341,7 @@ func TestMicros(t *testing.T) {
 func TestSwimlaneSeedCase(t *testing.T) {
 	const seed = "../format/swimlane/testdata/seed"
 	for _, f := range []Format{Perfetto, Chrome} {
-		var buf bytes.Buffer
-		sum, err := Run([]string{seed}, &buf, Options{As: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := decode(t, f, buf.Bytes())
+		sum, d := runDecoded(t, Options{As: f}, seed)
 		waits := 0
 		for _, s := range d.slices {
 			if s.end-s.begin == 24_000_000 {
@@ -408,13 +393,8 @@ func TestRealTracesRoundTrip(t *testing.T) {
 		}
 		tables := agg.Tables(c)
 		for _, f := range []Format{Perfetto, Chrome} {
-			var buf bytes.Buffer
-			sum, err := Run([]string{p}, &buf, Options{As: f, Reader: opts})
-			if err != nil {
-				t.Fatal(err)
-			}
 			t.Run(filepath.Base(p)+"/"+f.String(), func(t *testing.T) {
-				d := decode(t, f, buf.Bytes())
+				sum, d := runDecoded(t, Options{As: f, Reader: opts}, p)
 				if sum.Stats.Misnested == 0 {
 					checkAgainstTables(t, d, tables, c)
 				}

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -37,12 +36,7 @@ func TestUnfinishedOnItsQueueTrack(t *testing.T) {
 	}
 	for _, f := range []Format{Perfetto, Chrome} {
 		t.Run(f.String(), func(t *testing.T) {
-			var buf bytes.Buffer
-			sum, err := Run([]string{path}, &buf, Options{As: f})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := decode(t, f, buf.Bytes()) // every slice closed, every track named
+			sum, d := runDecoded(t, Options{As: f}, path) // every slice closed, every track named
 			completed := map[string]int{}
 			for _, s := range d.slices {
 				if s.cat != "unfinished" {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +21,7 @@ func trimmedTrace(t *testing.T) string {
 	if !bytes.Contains(raw, marker) {
 		t.Fatal("the sample's end marker moved: update the test")
 	}
-	path := filepath.Join(t.TempDir(), "trimmed.json")
-	if err := os.WriteFile(path, bytes.Replace(raw, marker, nil, 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, t.TempDir(), "trimmed.json", string(bytes.Replace(raw, marker, nil, 1)))
 }
 
 // The issue's gate, on real traces: --fail-if-affected 1 --accept
@@ -108,9 +103,7 @@ func TestAffectedInEveryOutput(t *testing.T) {
 			} `json:"gaps"`
 		} `json:"accounting"`
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	a := doc.Accounting.Affected
 	if a.Unattributed != 13741827 || !a.SizeKnown || len(a.Unknown) != 0 || a.Share < 0.300 || a.Share > 0.302 {
 		t.Errorf("json accounting.affected = %+v, want 13741827 ns unattributed, share 0.301, size known", a)
@@ -123,17 +116,17 @@ func TestAffectedInEveryOutput(t *testing.T) {
 	if code, _, errOut := tally("report", "--html", page, qwen); code != 0 {
 		t.Fatalf("html: %d %s", code, errOut)
 	}
-	html, _ := os.ReadFile(page)
-	if !strings.Contains(string(html), "13.742 ms (30.1%) of device time in the tables, not fully attributed") {
+	html := readFile(t, page)
+	if !strings.Contains(html, "13.742 ms (30.1%) of device time in the tables, not fully attributed") {
 		t.Error("html page lacks the figure")
 	}
 	csvOut := filepath.Join(dir, "d.csv")
 	if code, _, errOut := tally("export", "--to", "csv", "-o", csvOut, qwen); code > 1 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
-	gaps, _ := os.ReadFile(csvOut + ".gaps.csv")
-	if !strings.Contains(string(gaps), "size_known,missing_device_time,unattributed_device_time,lost_dispatches,affected_basis") ||
-		!strings.Contains(string(gaps), ",true,0,13741827,0,") {
+	gaps := readFile(t, csvOut+".gaps.csv")
+	if !strings.Contains(gaps, "size_known,missing_device_time,unattributed_device_time,lost_dispatches,affected_basis") ||
+		!strings.Contains(gaps, ",true,0,13741827,0,") {
 		t.Errorf("csv gaps file lacks the figure:\n%s", gaps)
 	}
 	_, dout, _ := tally("diff", qwen, qwen)

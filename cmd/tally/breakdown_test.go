@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -45,21 +43,19 @@ func plantedTrace() string {
 		}
 		ev = append(ev, fmt.Sprintf(`{"ph": "X", "cat": %q, "name": %q, "pid": %d, "tid": %d, "ts": %d, "dur": %d, "args": {"device": %d, "stream": %d%s}}`, cat, name, dev, stream, ts, dur, dev, stream, c))
 	}
-	call("cudaLaunchKernel", 100, 1, 990, 5)
-	kern("kernel", "gemm_a", 0, 7, 1, 1000, 100)
+	// launch is a cudaLaunchKernel on thread 100 and its kernel on device 0.
+	launch := func(corr, ts, dur int, name string, stream, kts, kdur int) {
+		call("cudaLaunchKernel", 100, corr, ts, dur)
+		kern("kernel", name, 0, stream, corr, kts, kdur)
+	}
+	launch(1, 990, 5, "gemm_a", 7, 1000, 100)
 	ev = append(ev, `{"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 100, "tid": 100, "ts": 996, "dur": 124, "args": {"cbid": 165, "correlation": 90}}`)
-	call("cudaLaunchKernel", 100, 2, 1130, 10)
-	kern("kernel", "gemm_b", 0, 7, 2, 1145, 55)
-	call("cudaLaunchKernel", 100, 3, 1141, 2)
-	kern("kernel", "elementwise", 0, 7, 3, 1208, 92)
-	call("cudaLaunchKernel", 100, 4, 1144, 2)
-	kern("kernel", "gemm_c", 0, 13, 4, 1312, 88)
-	call("cudaLaunchKernel", 100, 5, 1147, 2)
-	kern("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 20, 5, 1380, 40)
-	call("cudaLaunchKernel", 100, 6, 1150, 2)
-	kern("kernel", "gemm_d", 0, 13, 6, 3420, 80)
-	call("cudaLaunchKernel", 100, 7, 1153, 2)
-	kern("kernel", "gemm_e", 0, 13, 7, 3600, 100)
+	launch(2, 1130, 10, "gemm_b", 7, 1145, 55)
+	launch(3, 1141, 2, "elementwise", 7, 1208, 92)
+	launch(4, 1144, 2, "gemm_c", 13, 1312, 88)
+	launch(5, 1147, 2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 1380, 40)
+	launch(6, 1150, 2, "gemm_d", 13, 3420, 80)
+	launch(7, 1153, 2, "gemm_e", 13, 3600, 100)
 	call("cudaGraphLaunch", 100, 8, 3690, 190)
 	kern("kernel", "graph_k1", 0, 7, 8, 3770, 80)
 	kern("kernel", "graph_k2", 0, 7, 8, 3860, 40)
@@ -107,11 +103,7 @@ var plantedGPU1 = plantedDevice{Device: "device 1", Window: 300 * us,
 
 func writePlanted(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "planted.json")
-	if err := os.WriteFile(path, []byte(plantedTrace()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, t.TempDir(), "planted.json", plantedTrace())
 }
 
 func checkDevice(t *testing.T, got, want plantedDevice) {
@@ -140,19 +132,14 @@ func checkDevice(t *testing.T, got, want plantedDevice) {
 
 func TestBreakdownPlantedJSON(t *testing.T) {
 	path := writePlanted(t)
-	code, out, errOut := tally("report", "--json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", path)
 	var doc struct {
 		Breakdown struct {
 			Devices      []plantedDevice `json:"devices"`
 			SyncRecorded bool            `json:"sync_recorded"`
 		} `json:"breakdown"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	ds := doc.Breakdown.Devices
 	if len(ds) != 2 {
 		t.Fatalf("devices: got %d, want 2", len(ds))
@@ -172,13 +159,10 @@ func TestBreakdownPlantedJSON(t *testing.T) {
 
 func TestBreakdownPlantedText(t *testing.T) {
 	path := writePlanted(t)
-	code, out, errOut := tally("report", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, want := range []string{
+	out := tallyOK(t, "report", path)
+	containsAll(t, "text report", out,
 		"  device 0: window 2.990 ms, 12 dispatches on 3 queues\n",
-		"    busy  715.000 µs   23.9%  compute 655.000 µs 21.9% · comm 20.000 µs 0.7% · memcpy 30.000 µs 1.0% ·\n" +
+		"    busy  715.000 µs   23.9%  compute 655.000 µs 21.9% · comm 20.000 µs 0.7% · memcpy 30.000 µs 1.0% ·\n"+
 			"                              memset 10.000 µs 0.3%\n",
 		"    idle    2.275 ms   76.1%  host_wait 110.000 µs 3.7% (40.000 µs after a sync call) · launch_latency 53.000 µs 1.8% ·\n",
 		"host_wait 110.000 µs 3.7% (40.000 µs after a sync call)",
@@ -189,11 +173,7 @@ func TestBreakdownPlantedText(t *testing.T) {
 		"  device 1: window 300.000 µs, 2 dispatches\n",
 		"    idle  100.000 µs   33.3%  unexplained 100.000 µs 33.3%\n",
 		"note: cause unknown: the format records no launch calls",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text report lacks %q", want)
-		}
-	}
+	)
 	// The block keeps within 120 columns (the rest of the report is not
 	// this test's).
 	block, _, _ := strings.Cut(out[strings.Index(out, "where device time went"):], "\n\n")
@@ -242,14 +222,9 @@ func htmlBars(t *testing.T, page string) []plantedDevice {
 func TestBreakdownPlantedHTML(t *testing.T) {
 	path := writePlanted(t)
 	out := filepath.Join(t.TempDir(), "r.html")
-	if code, _, errOut := tally("report", "--html", out, path); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bars := htmlBars(t, string(page))
+	tallyOK(t, "report", "--html", out, path)
+	page := readFile(t, out)
+	bars := htmlBars(t, page)
 	if len(bars) != 2 {
 		t.Fatalf("bars: got %d, want 2", len(bars))
 	}
@@ -260,12 +235,8 @@ func TestBreakdownPlantedHTML(t *testing.T) {
 				want.Device, want.Window, want.Busy, want.Idle)
 		}
 	}
-	for _, want := range []string{"host_wait 110.000 µs (3.7%), 40.000 µs after a sync call", "comm 40.000 µs in all: 20.000 µs hidden under compute, 20.000 µs exposed",
-		"cause unknown: the format records no launch calls"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	containsAll(t, "page", page, "host_wait 110.000 µs (3.7%), 40.000 µs after a sync call", "comm 40.000 µs in all: 20.000 µs hidden under compute, 20.000 µs exposed",
+		"cause unknown: the format records no launch calls")
 }
 
 // --breakdown=false leaves the block, the launch lines and the JSON object
@@ -289,15 +260,9 @@ func TestBreakdownOff(t *testing.T) {
 func TestBreakdownManyInputs(t *testing.T) {
 	dir := t.TempDir()
 	for _, r := range []string{"rank0", "rank1"} {
-		os.MkdirAll(filepath.Join(dir, r), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, r, "trace.json"), []byte(plantedTrace()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, filepath.Join(r, "trace.json"), plantedTrace())
 	}
-	code, out, errOut := tally("report", "--json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", dir)
 	type bd struct {
 		Devices []struct {
 			Input  *int             `json:"input"`
@@ -319,9 +284,7 @@ func TestBreakdownManyInputs(t *testing.T) {
 			Breakdown *bd `json:"breakdown"`
 		} `json:"sections"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	m := doc.Breakdown
 	if len(m.Devices) != 4 || m.Total == nil || len(doc.Sections) != 2 {
 		t.Fatalf("got %d merged rows, total %v, %d sections; want 4 rows, a total, 2 sections", len(m.Devices), m.Total != nil, len(doc.Sections))
@@ -359,17 +322,13 @@ func TestBreakdownManyInputs(t *testing.T) {
 func TestBreakdownPlantedLaunchStats(t *testing.T) {
 	path := writePlanted(t)
 	_, out, _ := tally("report", "--launch-stats", path)
-	for _, want := range []string{
-		"  launch: host launch calls 221.000 µs in 12 launched dispatches (30.1% of the device time);\n" +
+	containsAll(t, "text report", out,
+		"  launch: host launch calls 221.000 µs in 12 launched dispatches (30.1% of the device time);\n"+
 			"    launch→start mean 436.083 µs, p50 55.040 µs, p99 2.441 ms, max 2.445 ms (3 from a graph launch call);\n",
 		"kernel (launch statistics)\n",
 		"             1    10.000 µs     5.000 µs     5.000 µs     5.000 µs     5.000 µs      0  gemm_b\n",
 		"             1   190.000 µs  -110.000 µs  -110.000 µs  -110.000 µs  -110.000 µs      0  graph_k1\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text report lacks %q", want)
-		}
-	}
+	)
 	if _, plain, _ := tally("report", path); strings.Contains(plain, "kernel (launch statistics)") {
 		t.Error("the launch statistics table is there without --launch-stats")
 	}
@@ -389,9 +348,7 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 			} `json:"programs"`
 		} `json:"breakdown"`
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	p := doc.Breakdown.Programs[0]
 	if p.HostLaunch != 221*us || p.Bound || p.Delay == nil || p.Delay.Count != 12 || p.Delay.Max != 2445*us || p.Delay.Min != -110*us || p.Delay.Graph != 3 {
 		t.Errorf("program %s: got host launch %d, bound %v, delay %+v; want 221000, not bound, 12 delays from -110000 to 2445000, 3 from a graph launch",
@@ -401,11 +358,8 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 
 // docs/breakdown.md shows the planted trace's block as tally prints it.
 func TestBreakdownDocExample(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/breakdown.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, _ := strings.Cut(string(doc), "```\n")
+	doc := readFile(t, "../../docs/breakdown.md")
+	_, rest, _ := strings.Cut(doc, "```\n")
 	example, _, _ := strings.Cut(rest, "```\n")
 	_, out, _ := tally("report", writePlanted(t))
 	block, _, _ := strings.Cut(out[strings.Index(out, "where device time went"):], "\n  the capture has gaps")

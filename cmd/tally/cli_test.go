@@ -134,8 +134,7 @@ func TestCompletion(t *testing.T) {
 		t.Skip("no bash to run the script")
 	}
 	_, script, _ := tally("completion", "bash")
-	path := filepath.Join(t.TempDir(), "tally.bash")
-	os.WriteFile(path, []byte(script), 0o644)
+	path := writeFile(t, t.TempDir(), "tally.bash", script)
 	complete := func(words ...string) string {
 		t.Helper()
 		cmd := exec.Command(bash, "-c", `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($#-1)); _tally; echo "${COMPREPLY[*]}"`, "x", path)
@@ -199,12 +198,8 @@ func TestCompletionValues(t *testing.T) {
 		}
 	}
 	_, fish, _ := tally("completion", "fish")
-	for _, want := range []string{"-l to -d", "-x -a 'csv jsonl kineto parquet pprof'", "-l as -d", "-x -a 'perfetto chrome'",
-		"'__fish_seen_subcommand_from help' -a 'report inspect timeline", "-a help -d"} {
-		if !strings.Contains(fish, want) {
-			t.Errorf("fish script lacks %q", want)
-		}
-	}
+	containsAll(t, "fish script", fish, "-l to -d", "-x -a 'csv jsonl kineto parquet pprof'", "-l as -d", "-x -a 'perfetto chrome'",
+		"'__fish_seen_subcommand_from help' -a 'report inspect timeline", "-a help -d")
 }
 
 // TestCompletionOtherShells loads the zsh and fish scripts in those shells
@@ -213,8 +208,7 @@ func TestCompletionOtherShells(t *testing.T) {
 	dir := t.TempDir()
 	if zsh, err := exec.LookPath("zsh"); err == nil {
 		_, script, _ := tally("completion", "zsh")
-		path := filepath.Join(dir, "tally.zsh")
-		os.WriteFile(path, []byte(script), 0o644)
+		path := writeFile(t, dir, "tally.zsh", script)
 		out, err := exec.Command(zsh, "-c", `autoload -U compinit && compinit -u -D && source "$1" && complete -p tally`, "x", path).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "-F _tally tally") {
 			t.Errorf("zsh: %v\n%s", err, out)
@@ -224,8 +218,7 @@ func TestCompletionOtherShells(t *testing.T) {
 	}
 	if fish, err := exec.LookPath("fish"); err == nil {
 		_, script, _ := tally("completion", "fish")
-		path := filepath.Join(dir, "tally.fish")
-		os.WriteFile(path, []byte(script), 0o644)
+		path := writeFile(t, dir, "tally.fish", script)
 		out, err := exec.Command(fish, "-c", `source $argv[1]; complete -C "tally in"; complete -C "tally report --progress al"; complete -C "tally completion z"`, path).CombinedOutput()
 		got := string(out)
 		if err != nil || !strings.Contains(got, "inspect\twhat the file holds") || !strings.Contains(got, "always\t") || !strings.Contains(got, "zsh") {

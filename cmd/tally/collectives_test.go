@@ -7,18 +7,14 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 )
 
 // tally report DIR of a generated job prints the collectives section (and
 // its JSON), with the html page too, and --strict fails on the planted
 // missing collective.
 func TestReportCollectives(t *testing.T) {
-	cfg := collgen.Default()
-	dir := t.TempDir()
-	_, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := collgentest.Dir(t, collgen.Default())
 	html := filepath.Join(t.TempDir(), "page.html")
 	code, out, errOut := tally("report", "--html", html, dir)
 	if code != 0 || !strings.Contains(out, "== collectives: 6 instances matched across 8 ranks ==") || !strings.Contains(out, "unmatched_collective") {

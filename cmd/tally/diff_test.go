@@ -39,16 +39,9 @@ func genTrace(t *testing.T, name string, seed int64, slower float64) string {
 func TestDiffSlowerKernel(t *testing.T) {
 	a := genTrace(t, "a.kept", 1, 1)
 	b := genTrace(t, "b.kept", 2, 1.3)
-	code, out, errOut := tally("diff", "--manifests", kernels, a, b)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, want := range []string{"program p41: A 12 runs, B 12 runs: slower\n", "program p303: A 6 runs, B 6 runs", "kernels: 4 slower, 16 no change (~)\n", "A: COMPLETE\nB: COMPLETE\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diff lacks %q:\n%s", want, out)
-		}
-	}
-	code, _, errOut = tally("diff", "--manifests", kernels, "--fail-if-slower", "10", a, b)
+	out := tallyOK(t, "diff", "--manifests", kernels, a, b)
+	containsAll(t, "diff", out, "program p41: A 12 runs, B 12 runs: slower\n", "program p303: A 6 runs, B 6 runs", "kernels: 4 slower, 16 no change (~)\n", "A: COMPLETE\nB: COMPLETE\n")
+	code, _, errOut := tally("diff", "--manifests", kernels, "--fail-if-slower", "10", a, b)
 	if code != 1 || !strings.Contains(errOut, "slower by more than 10%: program p41, kernel loom_libs:ggml_mul_mat_f32_f32_wmma: time per dispatch +") {
 		t.Fatalf("--fail-if-slower 10: exit %d\n%s", code, errOut)
 	}
@@ -57,7 +50,7 @@ func TestDiffSlowerKernel(t *testing.T) {
 	}
 	// The same workload again: nothing is slower.
 	a2 := genTrace(t, "a2.kept", 3, 1)
-	if code, out, errOut = tally("diff", "--manifests", kernels, "--fail-if-slower", "5", a, a2); code != 0 {
+	if code, out, errOut := tally("diff", "--manifests", kernels, "--fail-if-slower", "5", a, a2); code != 0 {
 		t.Fatalf("same workload, --fail-if-slower 5: exit %d %s\n%s", code, errOut, out)
 	}
 }
@@ -66,10 +59,7 @@ func TestDiffSlowerKernel(t *testing.T) {
 func TestDiffRepeatedInputs(t *testing.T) {
 	a1, a2 := genTrace(t, "a1.kept", 1, 1), genTrace(t, "a2.kept", 2, 1)
 	b1, b2 := genTrace(t, "b1.kept", 3, 1), genTrace(t, "b2.kept", 4, 1)
-	code, out, errOut := tally("diff", a1, "--manifests", kernels, a2, "--", b1, b2, "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "diff", a1, "--manifests", kernels, a2, "--", b1, b2, "--json")
 	var doc struct {
 		Schema string
 		Sides  []struct {
@@ -82,9 +72,7 @@ func TestDiffRepeatedInputs(t *testing.T) {
 			RunsB int `json:"runs_b"`
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.diff/v1" || len(doc.Sides) != 2 || len(doc.Sides[0].Inputs) != 2 || len(doc.Sides[1].Inputs) != 2 {
 		t.Fatalf("sides: %+v", doc.Sides)
 	}
@@ -96,15 +84,12 @@ func TestDiffRepeatedInputs(t *testing.T) {
 }
 
 func TestDiffRealRanks(t *testing.T) {
-	code, out, errOut := tally("diff", rank0, rank1)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "diff", rank0, rank1)
 	// No GPU annotations: the host ProfilerStep ranges make 2 steps a side.
 	if !strings.Contains(out, "program ProfilerStep: A 2 runs, B 2 runs") || !strings.Contains(out, "A: INCOMPLETE") {
 		t.Fatalf("output:\n%s", out)
 	}
-	code, _, errOut = tally("diff", "--strict", rank0, rank1)
+	code, _, errOut := tally("diff", "--strict", rank0, rank1)
 	if code != 1 || !strings.Contains(errOut, "side A is incomplete") || !strings.Contains(errOut, "side B is incomplete") {
 		t.Fatalf("--strict: exit %d %s", code, errOut)
 	}
@@ -144,10 +129,7 @@ func TestDiffUsageAndWriteErrors(t *testing.T) {
 			t.Errorf("-o into a read-only dir: exit %d", code)
 		}
 	}
-	empty := filepath.Join(t.TempDir(), "empty.json")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty := writeFile(t, t.TempDir(), "empty.json", "")
 	if code, out, errOut := tally("diff", empty, rank1); code != 2 || !strings.Contains(errOut, "holds no dispatch event") || !strings.Contains(out, "GAP empty_capture") {
 		t.Errorf("empty side A: exit %d %q\n%s", code, errOut, out)
 	}

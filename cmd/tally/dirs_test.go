@@ -18,7 +18,7 @@ func runDirOf(t *testing.T, traces ...string) string {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "README.md"), []byte("notes\n"), 0o644)
+	writeFile(t, dir, "README.md", "notes\n")
 	return dir
 }
 

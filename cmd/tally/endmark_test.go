@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,12 +20,9 @@ const selfManifest = selfTrace + "manifest.json"
 // note alone.
 func TestNoEndMarkerVerdict(t *testing.T) {
 	dir := t.TempDir()
-	complete, err := os.ReadFile(selfTrace + "complete.kept")
-	if err != nil {
-		t.Fatal(err)
-	}
+	complete := readFile(t, selfTrace+"complete.kept")
 	// An old kept trace: the header without end=1, no end record.
-	old := strings.Replace(string(complete), " end=1", "", 1)
+	old := strings.Replace(complete, " end=1", "", 1)
 	old = old[:strings.LastIndex(strings.TrimSuffix(old, "\n"), "\n")+1]
 	oldKept := writeFile(t, dir, "old.kept", old)
 	rocCSV := "../../format/rocprof/testdata/decode_kernel_trace.csv"
@@ -53,17 +48,13 @@ func TestNoEndMarkerVerdict(t *testing.T) {
 					CutUnit   string `json:"cut_unit"`
 				}
 			}
-			if err := json.Unmarshal([]byte(js), &doc); err != nil {
-				t.Fatal(err)
-			}
+			decodeJSON(t, js, &doc)
 			if a := doc.Accounting; !a.Complete || a.EndMarker == nil || *a.EndMarker || a.CutUnit != c.unit {
 				t.Fatalf("JSON accounting: got %+v, want complete, end_marker false, cut_unit %q", a, c.unit)
 			}
 			html := filepath.Join(t.TempDir(), "r.html")
-			if code, _, errOut := tally("report", "--html", html, "--manifests", selfManifest, c.path); code != 0 {
-				t.Fatalf("--html: exit %d %s", code, errOut)
-			}
-			if page, _ := os.ReadFile(html); !bytes.Contains(page, []byte(want)) {
+			tallyOK(t, "report", "--html", html, "--manifests", selfManifest, c.path)
+			if page := readFile(t, html); !strings.Contains(page, want) {
 				t.Fatalf("the HTML verdict lacks %q", want)
 			}
 			if _, out, _ := tally("inspect", "--manifests", selfManifest, c.path); !strings.Contains(out, want) {
@@ -101,8 +92,8 @@ func TestCutsAndInterruptionsFailStrict(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "GAP truncated_input (1): the kept trace has no end record") || !strings.Contains(out, "(line 332)") {
 		t.Fatalf("kept trace without its end record: exit %d\n%s", code, out)
 	}
-	complete, _ := os.ReadFile(selfTrace + "complete.kept")
-	stopped := writeFile(t, dir, "stopped.kept", strings.Replace(string(complete), "end exit=0", "end signal=SIGTERM forwarded=SIGTERM", 1))
+	complete := readFile(t, selfTrace+"complete.kept")
+	stopped := writeFile(t, dir, "stopped.kept", strings.Replace(complete, "end exit=0", "end signal=SIGTERM forwarded=SIGTERM", 1))
 	code, out, _ = tally("report", "--strict", "--manifests", selfManifest, stopped)
 	if code != 1 || !strings.Contains(out, "GAP interrupted_recording (1)") || !strings.Contains(out, "killed by SIGTERM after tally record forwarded SIGTERM to it; it stopped between program runs") {
 		t.Fatalf("stopped recording: exit %d\n%s", code, out)

@@ -10,9 +10,7 @@ import (
 func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "d.csv")
-	if code, _, errOut := tally("export", "--to", "csv", example, "--manifests", kernels, "-o", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "csv", example, "--manifests", kernels, "-o", out)
 	for _, p := range []string{out, out + ".gaps.csv"} {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", p, err)
@@ -43,9 +41,7 @@ func TestExportCheck(t *testing.T) {
 	dir := t.TempDir()
 	out, other := filepath.Join(dir, "d.csv"), filepath.Join(dir, "e.csv")
 	for _, p := range []string{out, other} {
-		if code, _, errOut := tally("export", "--to", "csv", example, "-o", p); code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		tallyOK(t, "export", "--to", "csv", example, "-o", p)
 	}
 	code, stdout, errOut := tally("export", "--check", out)
 	if code != 0 || !strings.Contains(stdout, "are one export: export_id ") || !strings.Contains(stdout, "287 rows") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,10 +39,7 @@ func TestReportOrderAndNames(t *testing.T) {
 // 1,000 characters) every table keeps to 120 columns, the summary leads
 // with the costliest program, and JSON keeps the full names.
 func TestNsysFirstScreen(t *testing.T) {
-	code, out, errOut := tally("report", nsysSample)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", nsysSample)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "    - ") && !strings.HasPrefix(line, "    touches:") && utf8.RuneCountInString(line) > 120 {
 			t.Errorf("got a %d-column table line, want ≤ 120: %q", utf8.RuneCountInString(line), line)
@@ -62,9 +58,7 @@ func TestNsysFirstScreen(t *testing.T) {
 			Kernels []struct{ Name string }
 		}
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, js, &doc)
 	full := false
 	for _, p := range doc.Programs {
 		for _, k := range p.Kernels {
@@ -93,9 +87,7 @@ func TestNsysSplitByDevice(t *testing.T) {
 			t.Fatalf("--program-by %s: exit %d: %s", by, code, errOut)
 		}
 		var doc struct{ Programs []prog }
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
-			t.Fatal(err)
-		}
+		decodeJSON(t, js, &doc)
 		out := map[string]prog{}
 		for _, p := range doc.Programs {
 			out[p.Name] = p

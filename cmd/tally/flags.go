@@ -104,6 +104,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseNoArgs parses the flags of a command that takes no arguments. ok
+// false: a flag error, -h or an argument, and code is the exit status.
+func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return exitcode.Error, false
+	case len(pos) > 0:
+		return usageError(fs, "takes no arguments"), false
+	}
+	return exitcode.OK, true
+}
+
 // parseQuiet is fs.Parse with the flag package's own messages held back:
 // it would print the error and the whole help. -h prints the help; an
 // error prints one line.

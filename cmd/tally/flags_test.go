@@ -45,6 +45,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"layers", "--hidden", "-3", "a", "b"}, `invalid value "-3" for flag -hidden`},
 		{[]string{"selftest", "extra"}, "takes no arguments"},
 		{[]string{"version", "extra"}, "takes no arguments"},
+		{[]string{"formats", "extra"}, "takes no arguments"},
 		{[]string{"completion", "tcsh"}, `unknown shell "tcsh": give bash, zsh or fish`},
 	} {
 		code, out, errOut := tally(c.args...)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,10 +66,7 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 	a := hostileTrace(t, dir, "a.json")
 	b := hostileTrace(t, dir, "b.json")
 
-	code, out, errOut := tally("report", a)
-	if code != 0 {
-		t.Fatalf("report: exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", a)
 	checkNoControls(t, "report", out)
 	if n := lineStarts(out, "COMPLETE"); n != 0 {
 		t.Errorf("report has %d lines starting COMPLETE, want 0 (the capture is incomplete):\n%s", n, out)
@@ -82,19 +78,13 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 		t.Errorf("report does not show the name escaped as %q:\n%s", want, out)
 	}
 
-	code, out, errOut = tally("inspect", a)
-	if code != 0 {
-		t.Fatalf("inspect: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "inspect", a)
 	checkNoControls(t, "inspect", out)
 	if n, m := lineStarts(out, "COMPLETE"), lineStarts(out, "INCOMPLETE"); n != 0 || m != 1 {
 		t.Errorf("inspect has %d COMPLETE and %d INCOMPLETE lines, want 0 and 1:\n%s", n, m, out)
 	}
 
-	code, out, errOut = tally("diff", a, b)
-	if code != 0 {
-		t.Fatalf("diff: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "diff", a, b)
 	checkNoControls(t, "diff", out)
 	if n := lineStarts(out, "COMPLETE"); n != 0 {
 		t.Errorf("diff has %d lines starting COMPLETE, want 0:\n%s", n, out)
@@ -102,35 +92,24 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 	if !strings.Contains(out, "A: INCOMPLETE: its gaps") || !strings.Contains(out, "B: INCOMPLETE: its gaps") {
 		t.Errorf("diff lacks the real verdicts:\n%s", out)
 	}
-	code, out, errOut = tally("diff", "--csv", a, b)
-	if code != 0 {
-		t.Fatalf("diff --csv: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "diff", "--csv", a, b)
 	checkNoControls(t, "diff --csv", out)
 
 	// Many inputs: each section's header names its file, and a file name
 	// is as hostile as a kernel's.
 	odd := hostileTrace(t, dir, "c\nCOMPLETE\x1b[8m.json")
-	code, out, errOut = tally("report", a, odd)
-	if code != 0 {
-		t.Fatalf("report of two inputs: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "report", a, odd)
 	checkNoControls(t, "report of two inputs", out)
 	if n := lineStarts(out, "COMPLETE"); n != 0 {
 		t.Errorf("report of two inputs has %d lines starting COMPLETE, want 0:\n%s", n, out)
 	}
 
 	csvOut := filepath.Join(dir, "d.csv")
-	if code, _, errOut := tally("export", "--to", "csv", a, "-o", csvOut); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "csv", a, "-o", csvOut)
 	for _, p := range []string{csvOut, csvOut + ".gaps.csv"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoControls(t, filepath.Base(p), string(data))
-		if !strings.Contains(string(data), `gemm\nCOMPLETE`) {
+		data := readFile(t, p)
+		checkNoControls(t, filepath.Base(p), data)
+		if !strings.Contains(data, `gemm\nCOMPLETE`) {
 			t.Errorf("%s does not hold the escaped name:\n%s", p, data)
 		}
 	}
@@ -141,10 +120,7 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 func TestHostileNamesInJSON(t *testing.T) {
 	dir := t.TempDir()
 	a := hostileTrace(t, dir, "a.json")
-	code, out, errOut := tally("report", "--json", a)
-	if code != 0 {
-		t.Fatalf("report --json: exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", a)
 	checkJSONControls(t, "report --json", out)
 	var doc struct {
 		Programs []struct {
@@ -153,32 +129,19 @@ func TestHostileNamesInJSON(t *testing.T) {
 			} `json:"kernels"`
 		} `json:"programs"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if len(doc.Programs) == 0 || len(doc.Programs[0].Kernels) == 0 || doc.Programs[0].Kernels[0].Name != forged {
 		t.Errorf("report --json kernels %+v, want the name %q as the trace holds it", doc.Programs, forged)
 	}
-	code, out, errOut = tally("inspect", "--json", a)
-	if code != 0 {
-		t.Fatalf("inspect --json: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "inspect", "--json", a)
 	checkJSONControls(t, "inspect --json", out)
 	jsonl := filepath.Join(dir, "d.jsonl")
-	if code, _, errOut := tally("export", "--to", "jsonl", a, "-o", jsonl); code != 0 {
-		t.Fatalf("export jsonl: exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "jsonl", a, "-o", jsonl)
 	for _, p := range []string{jsonl, jsonl + ".gaps.jsonl"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkJSONControls(t, filepath.Base(p), string(data))
+		data := readFile(t, p)
+		checkJSONControls(t, filepath.Base(p), data)
 	}
-	code, out, errOut = tally("diff", "--json", a, a)
-	if code != 0 {
-		t.Fatalf("diff --json: exit %d: %s", code, errOut)
-	}
+	out = tallyOK(t, "diff", "--json", a, a)
 	checkJSONControls(t, "diff --json", out)
 }
 

@@ -17,15 +17,8 @@ func TestReportHTML(t *testing.T) {
 	if !strings.Contains(stdout, "INCOMPLETE") {
 		t.Fatal("--html dropped the text report")
 	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`data-verdict="incomplete"`, "unfinished_dispatch", "loom_libs:ggml_mul_mat_f32_f32_wmma", "tally report --manifests ../../examples/kernels --html"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	page := readFile(t, out)
+	containsAll(t, "page", page, `data-verdict="incomplete"`, "unfinished_dispatch", "loom_libs:ggml_mul_mat_f32_f32_wmma", "tally report --manifests ../../examples/kernels --html")
 	// Failed writes are errors, and leave nothing behind.
 	if code, _, errOut := tally("report", "--html", "/dev/full", example); code != 2 || !strings.Contains(errOut, "/dev/full") {
 		t.Fatalf("/dev/full: exit %d %s", code, errOut)
@@ -72,16 +65,9 @@ func TestReportHTMLMany(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "3 inputs read, 2 used, 1 skipped (1 could not be read)") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`id="merged"`, `id="input-0" data-input="0" data-rank="0"`, `data-rank="1"`, `data-verdict="failed"`,
-		`data-kind="failed_input"`, `data-kind="incomplete_input"`, `class="tinput" data-input="1"`, "input 3/3"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("page lacks %q", want)
-		}
-	}
+	page := readFile(t, out)
+	containsAll(t, "page", page, `id="merged"`, `id="input-0" data-input="0" data-rank="0"`, `data-rank="1"`, `data-verdict="failed"`,
+		`data-kind="failed_input"`, `data-kind="incomplete_input"`, `class="tinput" data-input="1"`, "input 3/3")
 	if code, _, _ := tally("report", "--strict", "--html", out, dir); code != 1 {
 		t.Errorf("--strict with --html on incomplete ranks: exit %d", code)
 	}
@@ -104,8 +90,8 @@ func TestReportHTMLStdout(t *testing.T) {
 	}
 	txt := filepath.Join(t.TempDir(), "r.txt")
 	code, stdout, _ = tally("report", "--html", "-", "-o", txt, rank0, rank1)
-	text, _ := os.ReadFile(txt)
-	if code != 0 || !strings.Contains(stdout, `id="merged"`) || !strings.Contains(string(text), "== merged over 2 inputs") {
+	text := readFile(t, txt)
+	if code != 0 || !strings.Contains(stdout, `id="merged"`) || !strings.Contains(text, "== merged over 2 inputs") {
 		t.Fatalf("--html - -o FILE: exit %d, text %.80q", code, text)
 	}
 	if code, stdout, errOut := tally("report", "--html", "-", "-o", "-", example); code != 2 || stdout != "" || !strings.Contains(errOut, "both write to standard output") {

@@ -17,15 +17,12 @@ func TestReportStdinPipe(t *testing.T) {
 }
 
 func reportStdin(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { w.Write(data); w.Close() }()
+	go func() { w.Write([]byte(data)); w.Close() }()
 	old := os.Stdin
 	os.Stdin = r
 	defer func() { os.Stdin = old; r.Close() }()

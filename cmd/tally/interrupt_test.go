@@ -49,10 +49,7 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for p, content := range c.old {
-				os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
-				if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFile(t, dir, p, content)
 			}
 			cmd := exec.Command(os.Args[0], append(c.args, "-o", filepath.Join(dir, c.out))...)
 			cmd.Env = append(os.Environ(), "TALLY_TEST_MAIN=1")

@@ -28,19 +28,12 @@ func tally(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestReportExample(t *testing.T) {
-	code, out, errOut := tally("report", "--manifests", kernels, example)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--manifests", kernels, example)
 	first := strings.SplitN(out, "\n", 2)[0]
 	if !strings.HasPrefix(first, "times: ns on the recording process's monotonic clock, taken when each line arrived") {
 		t.Fatalf("first line does not state the clock: %q", first)
 	}
-	for _, want := range []string{"program p41:", "program p96:", "loom_libs:ggml_mul_mat_f32_f32_wmma", "GAP unfinished_dispatch", "GAP device_fault", "p41:#14896872061627543929", "INCOMPLETE"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
+	containsAll(t, "report", out, "program p41:", "program p96:", "loom_libs:ggml_mul_mat_f32_f32_wmma", "GAP unfinished_dispatch", "GAP device_fault", "p41:#14896872061627543929", "INCOMPLETE")
 	// Flags may follow the file.
 	code2, out2, _ := tally("report", example, "--manifests", kernels)
 	if code2 != 0 || out2 != out {
@@ -52,9 +45,7 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 	if code, _, _ := tally("report", "--strict", "--manifests", kernels, example); code != 1 {
 		t.Fatalf("--strict on an incomplete capture: exit %d, want 1", code)
 	}
-	if code, _, errOut := tally("report", "--strict", "--manifests", kernels, selfTrace+"complete.kept"); code != 0 {
-		t.Fatalf("--strict on a complete capture: exit %d %s", code, errOut)
-	}
+	tallyOK(t, "report", "--strict", "--manifests", kernels, selfTrace+"complete.kept")
 	// A log of another program is no format: an error listing the
 	// formats, never an empty hrx capture advising hrx's debug switch.
 	code, out, errOut := tally("report", selfTrace+"nontrace.log")
@@ -119,9 +110,7 @@ func TestReportJSON(t *testing.T) {
 			} `json:"gaps"`
 		} `json:"accounting"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 1 || doc.Inputs[0].Format != "hrx-serial" || doc.Clock.Unit != "ns" {
 		t.Fatalf("header: %+v", doc)
 	}

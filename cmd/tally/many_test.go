@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,31 +14,17 @@ import (
 func runOfRanks(t *testing.T) string {
 	dir := t.TempDir()
 	for i, src := range []string{rank0, rank1} {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sub := filepath.Join(dir, "rank"+string(rune('0'+i)))
-		os.MkdirAll(sub, 0o755)
-		if err := os.WriteFile(filepath.Join(sub, "trace.pt.trace.json.gz"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, src)
+		writeFile(t, dir, filepath.Join("rank"+string(rune('0'+i)), "trace.pt.trace.json.gz"), data)
 	}
 	return dir
 }
 
 func TestReportManyText(t *testing.T) {
 	dir := runOfRanks(t)
-	code, out, errOut := tally("report", "--top", "3", dir, filepath.Join(dir, "missing.json"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, want := range []string{"tally report: 3 inputs read, 2 used, 1 skipped (1 could not be read)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
-		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
+	out := tallyOK(t, "report", "--top", "3", dir, filepath.Join(dir, "missing.json"))
+	containsAll(t, "report", out, "tally report: 3 inputs read, 2 used, 1 skipped (1 could not be read)", "== input 1/3: rank 0 · ", "== input 2/3: rank 1 · ", "FAILED: open ",
+		"== merged over 3 inputs", "GAP failed_input (1)", "GAP incomplete_input (2)")
 	// Each program's merged dispatches are the sum of the sections'.
 	re := regexp.MustCompile(`(?m)^program (.+): (\d+) runs?, (\d+) dispatches`)
 	sections, merged, _ := strings.Cut(out, "== merged")
@@ -72,10 +56,7 @@ func TestReportManyText(t *testing.T) {
 }
 
 func TestReportManyJSON(t *testing.T) {
-	code, out, errOut := tally("report", "--json", rank0, rank1)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := tallyOK(t, "report", "--json", rank0, rank1)
 	var doc struct {
 		Schema   string `json:"schema"`
 		Inputs   []struct{ Path, Rank string }
@@ -90,9 +71,7 @@ func TestReportManyJSON(t *testing.T) {
 			Accounting *struct{ Complete bool }
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 2 || len(doc.Sections) != 2 || doc.Sections[1].Rank != "1" || doc.Accounting.Complete {
 		t.Fatalf("doc %+v", doc)
 	}
@@ -110,13 +89,10 @@ func TestReportManyJSON(t *testing.T) {
 func TestTimelineManyRanks(t *testing.T) {
 	dir := runOfRanks(t)
 	js := filepath.Join(t.TempDir(), "run.json")
-	code, _, errOut := tally("timeline", dir, "-o", js)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data, _ := os.ReadFile(js)
+	tallyOK(t, "timeline", dir, "-o", js)
+	data := readFile(t, js)
 	for _, want := range []string{`"name":"rank 0"`, `"name":"rank 1"`, `"tally_inputs":2`} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(data, want) {
 			t.Errorf("timeline lacks %s", want)
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +10,7 @@ import (
 // the report states the names' source.
 func TestNameMapFlag(t *testing.T) {
 	dir := t.TempDir()
-	m := filepath.Join(dir, "allreduce.json")
-	if err := os.WriteFile(m, []byte(`{"level": 2, "callable_id_to_name": {"0": "barrier_spin", "1": "reduce_add"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m := writeFile(t, dir, "allreduce.json", `{"level": 2, "callable_id_to_name": {"0": "barrier_spin", "1": "reduce_add"}}`)
 	const seed = "../../format/swimlane/testdata/seed"
 	code, out, errOut := tally("report", "--name-map", "allreduce="+m, seed)
 	if code != 0 || !strings.Contains(out, "barrier_spin") || !strings.Contains(out, "names from user-supplied map") {
@@ -27,7 +23,7 @@ func TestNameMapFlag(t *testing.T) {
 	if code, _, errOut := tally("timeline", "--name-map", "allreduce="+m, seed, "-o", js); code != 0 {
 		t.Errorf("timeline: exit %d %q", code, errOut)
 	}
-	if b, _ := os.ReadFile(js); !strings.Contains(string(b), `"barrier_spin"`) {
+	if !strings.Contains(readFile(t, js), `"barrier_spin"`) {
 		t.Error("timeline does not use the map")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,11 +50,7 @@ func genOpsTrace(t *testing.T, dir, name string, layers int) string {
 	}
 	ev = append(ev, `{"name":"Record Window End","ph":"i","s":"g","pid":"","tid":"","ts":0}`)
 	doc := `{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[` + strings.Join(ev, ",\n") + "]}"
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, dir, name, doc)
 }
 
 type opsDoc struct {
@@ -75,6 +70,14 @@ type opsDoc struct {
 		Kernels       []struct {
 			Name string `json:"name"`
 		} `json:"kernels"`
+		// Sigs are what the peer comparisons read.
+		Sigs []struct {
+			Dims     string   `json:"input_dims"`
+			Calls    int64    `json:"calls"`
+			DeviceNS int64    `json:"device_ns"`
+			FLOPs    *float64 `json:"flops_per_call"`
+			Bytes    *float64 `json:"bytes_per_call"`
+		} `json:"modelled_signatures"`
 	} `json:"ops"`
 	Unattributed *int64 `json:"ops_unattributed_device_ns"`
 	Unmodelled   *int64 `json:"ops_unmodelled_device_ns"`
@@ -87,6 +90,15 @@ type opsDoc struct {
 		UnattDisp int64  `json:"unattributed_dispatches"`
 	} `json:"op_table"`
 	Sections []opsDoc `json:"sections"`
+}
+
+// reportOps is `tally report --by op --json ARGS…`, which must exit 0.
+func reportOps(t *testing.T, args ...string) *opsDoc {
+	t.Helper()
+	out := tallyOK(t, append([]string{"report", "--by", "op", "--json"}, args...)...)
+	var d opsDoc
+	decodeJSON(t, out, &d)
+	return &d
 }
 
 func closeTo(p *float64, want float64) bool {
@@ -130,24 +142,12 @@ func checkOpsDoc(t *testing.T, what string, d *opsDoc, n int64) {
 func TestReportByOpGenerated(t *testing.T) {
 	dir := t.TempDir()
 	p := genOpsTrace(t, dir, "a.json", 4)
-	code, out, errOut := tally("report", "--by", "op", "--json", p)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var d opsDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	checkOpsDoc(t, "one input", &d, 4)
+	checkOpsDoc(t, "one input", reportOps(t, p), 4)
 
 	// Text: the figures, within 120 columns.
 	_, txt, _ := tally("report", "--by", "op", p)
-	for _, want := range []string{"ops (inner level", "under no op", "aten::mm → gemm_kernel", "(launch under no op) → orphan", "region [4 graph launches]", "171.8", "17.4%", "peaks: H100 SXM",
-		"modelled (FLOPs or bytes from recorded shapes): 89.4%; unmodelled 8.1% (8.1% without shapes, 0.0% outside the models)"} {
-		if !strings.Contains(txt, want) {
-			t.Errorf("text lacks %q:\n%s", want, txt)
-		}
-	}
+	containsAll(t, "text", txt, "ops (inner level", "under no op", "aten::mm → gemm_kernel", "(launch under no op) → orphan", "region [4 graph launches]", "171.8", "17.4%", "peaks: H100 SXM",
+		"modelled (FLOPs or bytes from recorded shapes): 89.4%; unmodelled 8.1% (8.1% without shapes, 0.0% outside the models)")
 	sec := txt[strings.Index(txt, "\nops ("):]
 	sec = sec[:strings.Index(sec, "\n\n")]
 	for _, l := range strings.Split(sec, "\n") {
@@ -170,12 +170,8 @@ func TestReportByOpGenerated(t *testing.T) {
 
 	// Many inputs: each section its own table, the merged one adds them.
 	genOpsTrace(t, dir, "b.json", 2)
-	_, many, _ := tally("report", "--by", "op", "--json", dir)
-	var m opsDoc
-	if err := json.Unmarshal([]byte(many), &m); err != nil {
-		t.Fatal(err)
-	}
-	checkOpsDoc(t, "merged", &m, 6)
+	m := reportOps(t, dir)
+	checkOpsDoc(t, "merged", m, 6)
 	if len(m.Sections) != 2 {
 		t.Fatalf("got %d sections, want 2", len(m.Sections))
 	}
@@ -183,11 +179,7 @@ func TestReportByOpGenerated(t *testing.T) {
 	checkOpsDoc(t, "section b", &m.Sections[1], 2)
 
 	// A peak override; the outer level.
-	_, ov, _ := tally("report", "--by", "op", "--json", "--peak-tflops", "100", "--peak-tbps", "1", p)
-	var o opsDoc
-	if err := json.Unmarshal([]byte(ov), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := reportOps(t, "--peak-tflops", "100", "--peak-tbps", "1", p)
 	if o.Table.Peaks != "--peak-tflops" || !closeTo(o.Ops[0].OfPeak, 17179869184/100e3/100_000) {
 		t.Errorf("--peak-tflops 100: got peaks %q, of peak %v; want 0.171799", o.Table.Peaks, o.Ops[0].OfPeak)
 	}
@@ -213,34 +205,6 @@ func TestReportByOpFlags(t *testing.T) {
 	}
 }
 
-// sigDoc is the part of a --by op JSON report the peer comparisons read.
-type sigDoc struct {
-	Ops []struct {
-		Name  string `json:"name"`
-		Calls int64  `json:"calls"`
-		Sigs  []struct {
-			Dims     string   `json:"input_dims"`
-			Calls    int64    `json:"calls"`
-			DeviceNS int64    `json:"device_ns"`
-			FLOPs    *float64 `json:"flops_per_call"`
-			Bytes    *float64 `json:"bytes_per_call"`
-		} `json:"modelled_signatures"`
-	} `json:"ops"`
-}
-
-func reportSigs(t *testing.T, args ...string) *sigDoc {
-	t.Helper()
-	code, out, errOut := tally(append([]string{"report", "--by", "op", "--json"}, args...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var d sigDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
-}
-
 // TestOpsMatchTraceLens compares tally's cost model with TraceLens's on
 // the shared H100 trace (its output recorded in testdata, with command,
 // commit and date). Per (op, input dims): the same calls, the same device
@@ -260,10 +224,7 @@ func reportSigs(t *testing.T, args ...string) *sigDoc {
 //   - TraceLens splits some signatures that tally merges (the same dims
 //     under other strides): calls and times are compared summed per dims.
 func TestOpsMatchTraceLens(t *testing.T) {
-	raw, err := os.ReadFile("testdata/tracelens_ops_h100_qwen.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, "testdata/tracelens_ops_h100_qwen.json")
 	var tl struct {
 		Rows []struct {
 			Name   string          `json:"name"`
@@ -274,9 +235,7 @@ func TestOpsMatchTraceLens(t *testing.T) {
 			KT     float64         `json:"Kernel Time (µs)_sum"`
 		} `json:"unified_perf_summary"`
 	}
-	if err := json.Unmarshal(raw, &tl); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, raw, &tl)
 	trace := "../../format/kineto/testdata/tracelens__h100_qwen1.5-0.5b.json.gz"
 	type key struct{ name, dims string }
 	type agg struct {
@@ -288,7 +247,7 @@ func TestOpsMatchTraceLens(t *testing.T) {
 	ours := map[key]*agg{}
 	// An op at both levels (aten::mul outside any other op) is taken from
 	// the inner report only.
-	for level, d := range []*sigDoc{reportSigs(t, trace), reportSigs(t, "--op-level", "outer", trace)} {
+	for level, d := range []*opsDoc{reportOps(t, trace), reportOps(t, "--op-level", "outer", trace)} {
 		mine := map[key]*agg{}
 		for _, o := range d.Ops {
 			for _, s := range o.Sigs {
@@ -399,14 +358,7 @@ func TestOpsGEMMFLOPsIndependent(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatalf("%s: no GEMM call launched a kernel", name)
 		}
-		code, out, errOut := tally("report", "--by", "op", "--json", path)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, errOut)
-		}
-		var d opsDoc
-		if err := json.Unmarshal([]byte(out), &d); err != nil {
-			t.Fatal(err)
-		}
+		d := reportOps(t, path)
 		got := map[string]float64{}
 		for _, o := range d.Ops {
 			if o.FLOPs != nil && want[o.Name] != 0 {
@@ -493,14 +445,9 @@ func TestExportPerOp(t *testing.T) {
 	dir := t.TempDir()
 	p := genOpsTrace(t, dir, "a.json", 4)
 	out := filepath.Join(dir, "ops.csv")
-	if code, _, errOut := tally("export", "--to", "csv", "--per-op", "-o", out, p); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	tallyOK(t, "export", "--to", "csv", "--per-op", "-o", out, p)
+	raw := readFile(t, out)
+	lines := strings.Split(strings.TrimSpace(raw), "\n")
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "rank,input,op,calls,dispatches,timed,device_ns,host_ns,flops,bytes,modelled_ns,tflops,tbps,of_peak,top_kernel,export_id") {
 		t.Fatalf("got\n%s\nwant a header, mm, region, add and the row under no op", raw)
 	}
@@ -519,9 +466,7 @@ func TestExportPerOp(t *testing.T) {
 	}
 	// Parquet: ops.parquet beside the other tables, the same rows.
 	pq := filepath.Join(dir, "pq")
-	if code, _, errOut := tally("export", "--to", "parquet", "--per-op", "-o", pq, p); code != 0 {
-		t.Fatalf("parquet --per-op: exit %d: %s", code, errOut)
-	}
+	tallyOK(t, "export", "--to", "parquet", "--per-op", "-o", pq, p)
 	rows, err := parquet.ReadFile[export.OpRow](filepath.Join(pq, "ops.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -538,17 +483,12 @@ func TestReportByOpHTMLMany(t *testing.T) {
 	genOpsTrace(t, dir, "a.json", 4)
 	genOpsTrace(t, dir, "b.json", 2)
 	page := filepath.Join(dir, "r.html")
-	if code, _, errOut := tally("report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	raw, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(raw), `<section class="ops">`); n != 3 {
+	tallyOK(t, "report", "--by", "op", "--html", page, "-o", filepath.Join(dir, "r.txt"), dir)
+	raw := readFile(t, page)
+	if n := strings.Count(raw, `<section class="ops">`); n != 3 {
 		t.Errorf("got %d ops sections, want 3 (merged, a, b)", n)
 	}
-	if n := strings.Count(string(raw), `<circle class="op" `); n != 3 {
+	if n := strings.Count(raw, `<circle class="op" `); n != 3 {
 		t.Errorf("got %d roofline points, want 3 (mm in each)", n)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,11 +11,8 @@ import (
 // The README's readers table names every registered reader, and only
 // those: iree-jsonl was missing from it (issue 20).
 func TestReadmeReaders(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, ok := strings.Cut(string(b), "\n## Readers\n")
+	b := readFile(t, "../../README.md")
+	_, table, ok := strings.Cut(b, "\n## Readers\n")
 	if !ok {
 		t.Fatal("README: no '## Readers' section")
 	}

@@ -359,12 +359,8 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 
 func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("formats", "Usage: tally formats\n\nLists the readers: the names --format takes, and what each reads.\n", stderr)
-	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
-		return exitcode.Error
-	case len(pos) > 0:
-		return usageError(fs, "takes no arguments")
+	if code, ok := parseNoArgs(fs, args); !ok {
+		return code
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {

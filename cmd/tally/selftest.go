@@ -10,12 +10,8 @@ import (
 
 func cmdSelftest(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("selftest", "Usage: tally selftest\n\nChecks this binary against small embedded traces (complete, cut, fault, raw, a file no reader recognises, a\nkept trace without a trace line, an empty file, an IREE bundle, a Kineto trace);\nexits 1 if any check fails.\n", stderr)
-	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
-		return exitcode.Error
-	case len(pos) > 0:
-		return usageError(fs, "takes no arguments")
+	if code, ok := parseNoArgs(fs, args); !ok {
+		return code
 	}
 	failed, err := selftest.Run(stdout, selftest.Checks)
 	if err != nil {

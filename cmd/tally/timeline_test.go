@@ -25,8 +25,8 @@ func TestTimelineCLI(t *testing.T) {
 	var doc struct {
 		OtherData map[string]any `json:"otherData"`
 	}
-	data, _ := os.ReadFile(js)
-	if err := json.Unmarshal(data, &doc); err != nil || !strings.HasPrefix(doc.OtherData["tally_verdict"].(string), "incomplete") {
+	data := readFile(t, js)
+	if err := json.Unmarshal([]byte(data), &doc); err != nil || !strings.HasPrefix(doc.OtherData["tally_verdict"].(string), "incomplete") {
 		t.Errorf("chrome json: %v %v", err, doc.OtherData)
 	}
 	// Usage errors, unknown --as, all inputs failing, unwritable outputs.

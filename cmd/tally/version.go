@@ -11,12 +11,8 @@ import (
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("version", "Usage: tally version\n\nPrints the module version, the VCS revision it was built from, and the Go version.\n", stderr)
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitcode.Error
-	}
-	if len(pos) > 0 {
-		return usageError(fs, "takes no arguments")
+	if code, ok := parseNoArgs(fs, args); !ok {
+		return code
 	}
 	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())); err != nil {
 		return exitcode.Error

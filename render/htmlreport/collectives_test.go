@@ -7,12 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
-	"github.com/tallyprof/tally/collectives"
-	_ "github.com/tallyprof/tally/format/kineto"
-	"github.com/tallyprof/tally/inputs"
-	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -20,15 +15,7 @@ import (
 // per type with one bar per instance, each naming the planted straggler,
 // and the ranks that waited longest, the straggler last.
 func TestCollectivesSection(t *testing.T) {
-	cfg := collgen.Default()
-	dir := t.TempDir()
-	_, err := collgen.WriteDir(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := collectives.NewCollector()
-	run := inputs.Expand([]string{dir}, "").Read(inputs.Options{Workers: 2, Breakdown: &analysis.BreakdownOptions{}, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
-	res := collectives.Analyze(run, col)
+	cfg, run, res := collgentest.Job(t)
 	var out bytes.Buffer
 	if err := Write(&out, run, Options{Collectives: res}); err != nil {
 		t.Fatal(err)
