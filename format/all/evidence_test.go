@@ -95,7 +95,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 	// A directory of such files is no run directory.
 	dir := t.TempDir()
 	for name, data := range inputs {
-		os.WriteFile(filepath.Join(dir, strings.ReplaceAll(name, " ", "_")), data, 0o644)
+		writeFile(t, dir, strings.ReplaceAll(name, " ", "_"), data)
 	}
 	if f, conf := format.DetectDir(dir); conf != format.No {
 		t.Errorf("a directory of foreign files: %s sniffs it as %v, want No", f.Name, conf)

@@ -2,8 +2,6 @@ package all
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,15 +61,6 @@ func ireeBundle(evs []gen.DispatchEvent, repeat, cut bool) []byte {
 		return b.Bytes()[:end]
 	}
 	return b.Bytes()
-}
-
-func writeFile(t *testing.T, dir, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // ireeJSONL prints evs as iree-profile does; cut leaves out the summary.

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,11 +102,7 @@ func (t *kinetoTrace) write(tb *testing.T, dir, doc string) string {
 		}
 		name, data = "rank0.pt.trace.json.gz", z.Bytes()
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return writeFile(tb, dir, name, data)
 }
 
 func kinetoFixture(variant string, old bool) promiseFixture {

@@ -1,8 +1,6 @@
 package all
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,11 +51,6 @@ func init() {
 
 func npuLog(lines ...string) func(t *testing.T, dir string) string {
 	return func(t *testing.T, dir string) string {
-		t.Helper()
-		p := filepath.Join(dir, "engine.log")
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return writeFile(t, dir, "engine.log", []byte(strings.Join(lines, "\n")+"\n"))
 	}
 }

@@ -2,8 +2,6 @@ package all
 
 import (
 	"encoding/binary"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -77,10 +75,6 @@ func probeFile(body func(*probeBuilder)) func(t *testing.T, dir string) string {
 			rec(probefile.TypeKernel, uint32(0), uint32(0), "k").
 			rec(probefile.TypeQueue, uint32(0), "q", "dev")
 		body(b)
-		p := filepath.Join(dir, "run.probe")
-		if err := os.WriteFile(p, b.b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return writeFile(t, dir, "run.probe", b.b)
 	}
 }

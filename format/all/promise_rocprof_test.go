@@ -98,15 +98,7 @@ func rocprofWriteCSV(t *testing.T, dir string, lay rocprofCSVLayout, ds []rocpro
 	for _, d := range ds {
 		b.WriteString(lay.rows(d))
 	}
-	return rocprofWriteFile(t, filepath.Join(dir, "1_kernel_trace.csv"), b.String())
-}
-
-func rocprofWriteFile(t *testing.T, path, data string) string {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, dir, "1_kernel_trace.csv", []byte(b.String()))
 }
 
 func (lay rocprofCSVLayout) fixture() promiseFixture {
@@ -138,7 +130,7 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 				t.Fatal(err)
 			}
 			s := strings.TrimSuffix(string(data), "\n")
-			return rocprofWriteFile(t, path, s[:strings.LastIndexByte(s, '\n')+1]) // the last line dropped
+			return writeFile(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
 		},
 		endMarker: false, // a CSV has none: the no_end_marker note says so
 	}
@@ -174,7 +166,7 @@ func rocprofJSON(ds []rocprofDispatch) string {
 func rocprofJSONFixture() promiseFixture {
 	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
 		return func(t *testing.T, dir string) string {
-			return rocprofWriteFile(t, filepath.Join(dir, "908_results.json"), rocprofJSON(change(rocprofBase())))
+			return writeFile(t, dir, "908_results.json", []byte(rocprofJSON(change(rocprofBase()))))
 		}
 	}
 	return promiseFixture{
@@ -188,7 +180,7 @@ func rocprofJSONFixture() promiseFixture {
 			// The document ends where its last record began: a document
 			// shows its cut, for it never closes.
 			doc := rocprofJSON(rocprofBase())
-			return rocprofWriteFile(t, filepath.Join(dir, "908_results.json"), doc[:strings.LastIndex(doc, "\n  {")+1])
+			return writeFile(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
 		},
 		endMarker: true,
 	}
@@ -253,7 +245,7 @@ func sqliteCutLastPage(t *testing.T, path string) string {
 	if len(data) < 2*page {
 		t.Fatalf("%s holds %d bytes: fewer than two pages of %d", path, len(data), page)
 	}
-	return rocprofWriteFile(t, path, string(data[:len(data)-page]))
+	return writeFile(t, filepath.Dir(path), filepath.Base(path), data[:len(data)-page])
 }
 
 func rocpdFixture() promiseFixture {
