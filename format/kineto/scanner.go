@@ -514,16 +514,7 @@ func (s *scanner) enter() {
 
 // objectStart consumes '{' and reports whether the object is empty (its
 // '}' is then consumed too).
-func (s *scanner) objectStart() (empty bool) {
-	s.expect('{', "'{'")
-	s.enter()
-	if s.nonWS() == '}' {
-		s.pos++
-		s.depth--
-		return true
-	}
-	return false
-}
+func (s *scanner) objectStart() (empty bool) { return s.start('{', '}', "'{'") }
 
 // objectFirst is objectStart and nextKey in one: it consumes the '{' and
 // the first key with its ':'; more is false for an empty object ('}'
@@ -636,10 +627,15 @@ func (s *scanner) nextMember() (raw []byte, esc, more bool) {
 func (s *scanner) objectNext() (more bool) { return s.next('}', "an object") }
 
 // arrayStart consumes '[' and reports whether the array is empty.
-func (s *scanner) arrayStart() (empty bool) {
-	s.expect('[', "'['")
+func (s *scanner) arrayStart() (empty bool) { return s.start('[', ']', "'['") }
+
+// start consumes the opening byte of a container (what names it for the
+// error) and reports whether the container is empty (its closing byte is
+// then consumed too).
+func (s *scanner) start(open, close byte, what string) (empty bool) {
+	s.expect(open, what)
 	s.enter()
-	if s.nonWS() == ']' {
+	if s.nonWS() == close {
 		s.pos++
 		s.depth--
 		return true
