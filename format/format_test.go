@@ -6,11 +6,12 @@ import (
 	"compress/gzip"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func init() {
@@ -37,10 +38,7 @@ func init() {
 }
 
 func write(t *testing.T, data []byte) string {
-	p := filepath.Join(t.TempDir(), "in")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := fixture.Write(t, t.TempDir(), "in", data)
 	return p
 }
 

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/npuprof"
 )
 
@@ -55,10 +55,7 @@ func otherSQLite(t *testing.T) []byte {
 		}
 	}
 	db.Close()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, p)
 	return data
 }
 
@@ -95,7 +92,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 	// A directory of such files is no run directory.
 	dir := t.TempDir()
 	for name, data := range inputs {
-		writeFile(t, dir, strings.ReplaceAll(name, " ", "_"), data)
+		fixture.Write(t, dir, strings.ReplaceAll(name, " ", "_"), data)
 	}
 	if f, conf := format.DetectDir(dir); conf != format.No {
 		t.Errorf("a directory of foreign files: %s sniffs it as %v, want No", f.Name, conf)
@@ -107,10 +104,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 // npu-prof's, which says no window completed; it is not hrx's.
 func TestStalledNPULogIsNotHrx(t *testing.T) {
 	const path = "../npuprof/testdata/stall-unindented.log"
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := fixture.Read(t, path)
 	if got := hrxserial.Sniff(head); got != format.No {
 		t.Errorf("hrx-serial sniffs the stalled NPU log as %v, want No", got)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -18,21 +19,21 @@ func init() {
 		variant: "kept",
 		opts:    &format.Options{Manifests: []string{"../../testdata/hrx/manifest.json"}},
 		base: func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.kept", []byte(hrxTrace(hrxPlain)))
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxPlain)))
 		},
 		// Every line of the second command carries a kernel_id that does
 		// not parse: six malformed lines, no dispatch.
 		unreadable: func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.kept", []byte(hrxTrace(hrxBadID)))
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxBadID)))
 		},
 		// The second command's post-dispatch sync-end is stamped at the
 		// int64 maximum: a 9.2e18 ns "kernel".
 		impossible: func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.kept", []byte(hrxTrace(hrxHugeEnd)))
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxHugeEnd)))
 		},
 		// The second command's six lines written twice.
 		repeated: func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.kept", []byte(hrxTrace(hrxTwice)))
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxTwice)))
 		},
 		repeatKind: capture.DuplicateEvent,
 		// The last line (end phase=command-program) dropped. Raw stderr and
@@ -40,7 +41,7 @@ func init() {
 		// with the kept-trace end record (another branch).
 		cut: func(t *testing.T, dir string) string {
 			lines := strings.SplitAfter(hrxTrace(hrxPlain), "\n")
-			return writeFile(t, dir, "run.kept", []byte(strings.Join(lines[:len(lines)-2], "")))
+			return fixture.Write(t, dir, "run.kept", []byte(strings.Join(lines[:len(lines)-2], "")))
 		},
 		endMarker: false,
 	})

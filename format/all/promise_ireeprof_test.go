@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/ireeprof"
 	gen "github.com/tallyprof/tally/internal/gen/ireeprofgen"
 )
@@ -104,7 +105,7 @@ func ireeImpossible() []gen.DispatchEvent {
 func init() {
 	bundle := func(evs func() []gen.DispatchEvent, repeat, cut bool) func(t *testing.T, dir string) string {
 		return func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.ireeprof", ireeBundle(evs(), repeat, cut))
+			return fixture.Write(t, dir, "run.ireeprof", ireeBundle(evs(), repeat, cut))
 		}
 	}
 	promiseFixtures[ireeprof.Name] = append(promiseFixtures[ireeprof.Name], promiseFixture{
@@ -121,7 +122,7 @@ func init() {
 
 	jsonl := func(evs func() []gen.DispatchEvent, cut bool) func(t *testing.T, dir string) string {
 		return func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.jsonl", ireeJSONL(evs(), cut))
+			return fixture.Write(t, dir, "run.jsonl", ireeJSONL(evs(), cut))
 		}
 	}
 	promiseFixtures[ireeprof.JSONLName] = append(promiseFixtures[ireeprof.JSONLName], promiseFixture{
@@ -132,7 +133,7 @@ func init() {
 		// record is written twice: every row twice.
 		repeated: func(t *testing.T, dir string) string {
 			evs := ireeEvents()
-			return writeFile(t, dir, "run.jsonl", ireeJSONL(append(evs, evs...), false))
+			return fixture.Write(t, dir, "run.jsonl", ireeJSONL(append(evs, evs...), false))
 		},
 		repeatKind: capture.DuplicateEvent,
 		// The closing dispatch_summary row dropped.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Kineto (PyTorch profiler) traces, in the current spelling (relative µs
@@ -102,7 +103,7 @@ func (t *kinetoTrace) write(tb *testing.T, dir, doc string) string {
 		}
 		name, data = "rank0.pt.trace.json.gz", z.Bytes()
 	}
-	return writeFile(tb, dir, name, data)
+	return fixture.Write(tb, dir, name, data)
 }
 
 func kinetoFixture(variant string, old bool) promiseFixture {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // npu-prof: the two profilers an NPU engine log holds. Every record is an
@@ -51,6 +52,6 @@ func init() {
 
 func npuLog(lines ...string) func(t *testing.T, dir string) string {
 	return func(t *testing.T, dir string) string {
-		return writeFile(t, dir, "engine.log", []byte(strings.Join(lines, "\n")+"\n"))
+		return fixture.Write(t, dir, "engine.log", []byte(strings.Join(lines, "\n")+"\n"))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/probefile"
 )
 
@@ -75,6 +76,6 @@ func probeFile(body func(*probeBuilder)) func(t *testing.T, dir string) string {
 			rec(probefile.TypeKernel, uint32(0), uint32(0), "k").
 			rec(probefile.TypeQueue, uint32(0), "q", "dev")
 		body(b)
-		return writeFile(t, dir, "run.probe", b.b)
+		return fixture.Write(t, dir, "run.probe", b.b)
 	}
 }

@@ -3,7 +3,7 @@ package all
 import (
 	"database/sql"
 	"fmt"
-	"os"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,7 +98,7 @@ func rocprofWriteCSV(t *testing.T, dir string, lay rocprofCSVLayout, ds []rocpro
 	for _, d := range ds {
 		b.WriteString(lay.rows(d))
 	}
-	return writeFile(t, dir, "1_kernel_trace.csv", []byte(b.String()))
+	return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(b.String()))
 }
 
 func (lay rocprofCSVLayout) fixture() promiseFixture {
@@ -125,12 +125,9 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 		repeatKind: capture.DuplicateDispatchID,
 		cut: func(t *testing.T, dir string) string {
 			path := rocprofWriteCSV(t, dir, lay, rocprofBase())
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := fixture.Read(t, path)
 			s := strings.TrimSuffix(string(data), "\n")
-			return writeFile(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
+			return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
 		},
 		endMarker: false, // a CSV has none: the no_end_marker note says so
 	}
@@ -166,7 +163,7 @@ func rocprofJSON(ds []rocprofDispatch) string {
 func rocprofJSONFixture() promiseFixture {
 	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
 		return func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "908_results.json", []byte(rocprofJSON(change(rocprofBase()))))
+			return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(change(rocprofBase()))))
 		}
 	}
 	return promiseFixture{
@@ -180,7 +177,7 @@ func rocprofJSONFixture() promiseFixture {
 			// The document ends where its last record began: a document
 			// shows its cut, for it never closes.
 			doc := rocprofJSON(rocprofBase())
-			return writeFile(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
+			return fixture.Write(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
 		},
 		endMarker: true,
 	}
@@ -234,10 +231,7 @@ func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 // page boundary, the cleanest cut a database can have.
 func sqliteCutLastPage(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	page := int(data[16])<<8 | int(data[17])
 	if page == 1 {
 		page = 65536
@@ -245,7 +239,7 @@ func sqliteCutLastPage(t *testing.T, path string) string {
 	if len(data) < 2*page {
 		t.Fatalf("%s holds %d bytes: fewer than two pages of %d", path, len(data), page)
 	}
-	return writeFile(t, filepath.Dir(path), filepath.Base(path), data[:len(data)-page])
+	return fixture.Write(t, filepath.Dir(path), filepath.Base(path), data[:len(data)-page])
 }
 
 func rocpdFixture() promiseFixture {

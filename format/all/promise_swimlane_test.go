@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // swimlane: a run directory with one program and one dispatch dir of two
@@ -49,7 +50,7 @@ func swimlaneRun(records string) func(t *testing.T, dir string) string {
 			"dfx_outputs/rank0/d0/chip_swimlane_records.json": records,
 		}
 		for name, data := range files {
-			writeFile(t, dir, name, []byte(data))
+			fixture.Write(t, dir, name, []byte(data))
 		}
 		return dir
 	}

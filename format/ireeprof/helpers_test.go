@@ -2,13 +2,13 @@ package ireeprof
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // samples are the bundles in testdata with golden iree-profile output.
@@ -16,10 +16,7 @@ var samples = []string{"smoke", "smoke_no_dispatch", "dispatch_mode", "no_dispat
 
 func sampleBytes(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".ireeprof"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := fixture.Read(t, filepath.Join("testdata", name+".ireeprof"))
 	return b
 }
 

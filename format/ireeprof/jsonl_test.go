@@ -3,7 +3,6 @@ package ireeprof
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tables) {
@@ -30,10 +30,7 @@ func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tabl
 
 func goldenJSONL(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := fixture.Read(t, filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
 	return b
 }
 
@@ -113,10 +110,7 @@ func TestJSONLGaps(t *testing.T) {
 		t.Errorf("tool error: %+v", c.Accounting.Gaps)
 	}
 	// Aggregate output is not read as dispatches, and says so.
-	agg, err := os.ReadFile(filepath.Join("testdata", "golden", "dispatch_mode.dispatch.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	agg := fixture.Read(t, filepath.Join("testdata", "golden", "dispatch_mode.dispatch.jsonl"))
 	c, _ = readJSONLBytes(t, agg)
 	if c.Accounting.Find(capture.SkippedInput) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
 		t.Errorf("aggregate: %+v", c.Accounting.Gaps)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/gen/nsysgen"
 )
 
@@ -171,10 +172,7 @@ var shuffled = []string{
 // direct scans never read a page SQLite refuses (they leave it to SQL).
 // TALLY_NSYS_MUTATIONS sets the count (200).
 func TestMutatedDirectMatchesSQL(t *testing.T) {
-	data, err := os.ReadFile(genDB(t, genOpts{kernels: 40, nvtx: true, graphs: 1, orphans: 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, genDB(t, genOpts{kernels: 40, nvtx: true, graphs: 1, orphans: 2}))
 	mutations := 200
 	if n, err := strconv.Atoi(os.Getenv("TALLY_NSYS_MUTATIONS")); err == nil {
 		mutations = n

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func TestGeneratedPrograms(t *testing.T) {
@@ -109,10 +110,7 @@ func TestUnknownTablesNamed(t *testing.T) {
 
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	cases := map[string][]byte{
 		"text.sqlite":    []byte("hello, not a database\n"),
 		"header.sqlite":  append([]byte("SQLite format 3\x00"), make([]byte, 4000)...),
@@ -121,10 +119,7 @@ func TestBadInputs(t *testing.T) {
 		"page1.sqlite":   good[:4096],
 	}
 	for name, data := range cases {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fixture.Write(t, dir, name, data)
 		c, err := format.ReadFile(p, Name, nil, nil)
 		if err == nil {
 			// A cut file may still open: then it must not look complete.
@@ -172,10 +167,7 @@ func TestForeignSQLite(t *testing.T) {
 func TestNotAPlainFile(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	want := len(readPath(t, sample).disp)
 	count := func(in *format.Input) int {
 		t.Helper()
@@ -192,10 +184,7 @@ func TestNotAPlainFile(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(good)
 	zw.Close()
-	gzPath := filepath.Join(t.TempDir(), "x.sqlite.gz")
-	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gzPath := fixture.Write(t, t.TempDir(), "x.sqlite.gz", gz.Bytes())
 	if n := len(readPath(t, gzPath).disp); n != want {
 		t.Errorf("gzip: %d dispatches, want %d", n, want)
 	}

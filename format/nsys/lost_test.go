@@ -4,13 +4,12 @@ import (
 	"database/sql"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // execDB runs statements on a generated database.
@@ -154,15 +153,9 @@ func TestRepeatedRows(t *testing.T) {
 // at the byte it ends, from its header's page count — not read as a
 // smaller, complete capture.
 func TestCutAtPageBoundary(t *testing.T) {
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "cut.sqlite")
-	if err := os.WriteFile(p, good[:len(good)-4096], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = format.ReadFile(p, "", nil, nil)
+	good := fixture.Read(t, sample)
+	p := fixture.Write(t, t.TempDir(), "cut.sqlite", good[:len(good)-4096])
+	_, err := format.ReadFile(p, "", nil, nil)
 	var fe *format.Error
 	if !errors.As(err, &fe) || fe.Offset != int64(len(good)-4096) || !strings.Contains(err.Error(), "the database is cut") {
 		t.Fatalf("got %v, want a format.Error at byte %d saying the database is cut", err, len(good)-4096)

@@ -5,11 +5,11 @@ import (
 	"compress/gzip"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/internal/sqlitein"
 )
 
@@ -30,10 +30,7 @@ func TestSpoolLimit(t *testing.T) {
 		zw := gzip.NewWriter(&b)
 		zw.Write(data)
 		zw.Close()
-		p := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fixture.Write(t, t.TempDir(), name, b.Bytes())
 		return p
 	}
 	bomb := gzFile("bomb.sqlite.gz", append(append([]byte{}, sqlitein.Magic...), make([]byte, 64<<20)...))
@@ -43,10 +40,7 @@ func TestSpoolLimit(t *testing.T) {
 	if !errors.As(err, &fe) || !errors.As(err, &le) || fe.Path != bomb || !strings.Contains(err.Error(), "spool limit of") || !strings.Contains(err.Error(), format.SpoolLimitEnv+"=") {
 		t.Errorf("gzip bomb: %v; want a *format.Error naming the file, the spool limit and %s", err, format.SpoolLimitEnv)
 	}
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	if c, err := format.ReadFile(gzFile("real.sqlite.gz", good), Name, nil, nil); err != nil || c.Accounting.Input[0].Read == 0 {
 		t.Errorf("a real export under the limit: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // csvRecords reads a whole CSV file with encoding/csv.
@@ -270,10 +272,7 @@ func TestLinesAfterMultilineRecord(t *testing.T) {
 }
 
 func TestCutCSV(t *testing.T) {
-	data, err := os.ReadFile("testdata/decode_kernel_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, "testdata/decode_kernel_trace.csv")
 	full := readBytes(t, string(data))
 	if !full.c.Accounting.Complete() {
 		t.Fatal(gapText(full.c))
@@ -335,19 +334,13 @@ func TestCounterCollection(t *testing.T) {
 // A gzip file cut in the middle: the rows before are read, the cut is a
 // truncation, not an error.
 func TestCutGzipCSV(t *testing.T) {
-	data, err := os.ReadFile("testdata/prefill_kernel_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, "testdata/prefill_kernel_trace.csv")
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	zw.Write(data)
 	zw.Close()
 	gz := buf.Bytes()
-	p := filepath.Join(t.TempDir(), "cut.csv.gz")
-	if err := os.WriteFile(p, gz[:len(gz)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := fixture.Write(t, t.TempDir(), "cut.csv.gz", gz[:len(gz)/2])
 	r := readPath(t, p, "")
 	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil || len(r.disp) == 0 || len(r.disp) >= 1128 {
 		t.Fatalf("%d dispatches\n%s", len(r.disp), gapText(r.c))
@@ -372,9 +365,7 @@ func TestMarkerRanges(t *testing.T) {
 		`"MARKER_CORE_API","phase",1,0,5,400,500` + "\n" +
 		`"HIP_RUNTIME_API","hipLaunchKernel",1,7,6,0,1000` + "\n"
 	for name, data := range map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fixture.Write(t, dir, name, []byte(data))
 	}
 	r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), "")
 	got := map[string]int{}

@@ -2,13 +2,13 @@ package rocprof
 
 import (
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	_ "github.com/tallyprof/tally/format/nsys"
 )
 
@@ -241,10 +241,7 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 		t.Errorf("nsys read as rocpd: %v", err)
 	}
 	// Not SQLite at all, given as rocpd.
-	q := filepath.Join(dir, "x.db")
-	if err := os.WriteFile(q, []byte("not sqlite"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	q := fixture.Write(t, dir, "x.db", []byte("not sqlite"))
 	if _, err := format.ReadFile(q, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "not an SQLite database") {
 		t.Fatalf("%v", err)
 	}
@@ -255,16 +252,10 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 // smaller, complete run.
 func TestRocpdCutAtPageBoundary(t *testing.T) {
 	path := genRocpd(t)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	page := int(data[16])<<8 | int(data[17])
-	cut := filepath.Join(t.TempDir(), "cut.db")
-	if err := os.WriteFile(cut, data[:len(data)-page], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = format.ReadFile(cut, "", nil, nil)
+	cut := fixture.Write(t, t.TempDir(), "cut.db", data[:len(data)-page])
+	_, err := format.ReadFile(cut, "", nil, nil)
 	var fe *format.Error
 	if !errorsAs(err, &fe) || fe.Offset != int64(len(data)-page) || !strings.Contains(err.Error(), "the database is cut") {
 		t.Fatalf("got %v, want a format.Error at byte %d saying the database is cut", err, len(data)-page)
