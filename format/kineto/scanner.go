@@ -460,30 +460,9 @@ func (s *scanner) skipNumFast() bool {
 	if p == d || (b[d] == '0' && p-d > 1) {
 		return false
 	}
-	if p < len(b) && b[p] == '.' {
-		p++
-		d = p
-		for p < len(b) && isDigit(b[p]) {
-			p++
-		}
-		if p == d {
-			return false
-		}
-	}
-	if p < len(b) && (b[p] == 'e' || b[p] == 'E') {
-		p++
-		if p < len(b) && (b[p] == '+' || b[p] == '-') {
-			p++
-		}
-		d = p
-		for p < len(b) && isDigit(b[p]) {
-			p++
-		}
-		if p == d {
-			return false
-		}
-	}
-	if p >= len(b) || numChar[b[p]] {
+	// The fraction, the exponent and the byte after them, as the skip
+	// loop checks them.
+	if p = numRest(b, p); p < 0 {
 		return false
 	}
 	s.pos = p
