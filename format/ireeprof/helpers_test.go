@@ -20,6 +20,12 @@ func sampleBytes(t testing.TB, name string) []byte {
 	return b
 }
 
+// goldenPath is the iree-profile output of kind (dispatch_events,
+// summary, dispatch) for sample name.
+func goldenPath(name, kind string) string {
+	return filepath.Join("testdata", "golden", name+"."+kind+".jsonl")
+}
+
 // result is one read: the capture, the dispatches and the decoded events.
 type result struct {
 	c    *capture.Capture

@@ -3,7 +3,6 @@ package ireeprof
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -30,7 +29,7 @@ func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tabl
 
 func goldenJSONL(t *testing.T, name string) []byte {
 	t.Helper()
-	b := fixture.Read(t, filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
+	b := fixture.Read(t, goldenPath(name, "dispatch_events"))
 	return b
 }
 
@@ -110,7 +109,7 @@ func TestJSONLGaps(t *testing.T) {
 		t.Errorf("tool error: %+v", c.Accounting.Gaps)
 	}
 	// Aggregate output is not read as dispatches, and says so.
-	agg := fixture.Read(t, filepath.Join("testdata", "golden", "dispatch_mode.dispatch.jsonl"))
+	agg := fixture.Read(t, goldenPath("dispatch_mode", "dispatch"))
 	c, _ = readJSONLBytes(t, agg)
 	if c.Accounting.Find(capture.SkippedInput) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
 		t.Errorf("aggregate: %+v", c.Accounting.Gaps)

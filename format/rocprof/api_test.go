@@ -137,15 +137,6 @@ func checkAPI(t *testing.T, r result, x apiExpect) {
 	}
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		fixture.Write(t, dir, name, []byte(data))
-	}
-	return dir
-}
-
 const apiHdr = `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n"
 
 func arow(fn string, corr, start, end int) string {

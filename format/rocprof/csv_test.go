@@ -351,22 +351,19 @@ func TestCutGzipCSV(t *testing.T) {
 // is the outermost ROCTx range open on its thread (or a process-wide
 // range, thread 0) when it started; marks (start = end) are not ranges.
 func TestMarkerRanges(t *testing.T) {
-	dir := t.TempDir()
 	kernels := hdr +
 		krow("1", "a", 150, 160) + // in step#1 and its inner range
 		krow("2", "b", 250, 260) + // in step#2
 		krow("3", "a", 450, 460) + // outside every thread-7 range, inside the process-wide one
 		krow("4", "a", 950, 960) // outside all
-	markers := `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n" +
+	markers := apiHdr +
 		`"MARKER_CORE_API","step#1",1,7,1,100,200` + "\n" +
 		`"MARKER_CORE_API","inner",1,7,2,140,170` + "\n" +
 		`"MARKER_CORE_API","step#2",1,7,3,240,300` + "\n" +
 		`"MARKER_CORE_API","a mark",1,7,4,250,250` + "\n" +
 		`"MARKER_CORE_API","phase",1,0,5,400,500` + "\n" +
 		`"HIP_RUNTIME_API","hipLaunchKernel",1,7,6,0,1000` + "\n"
-	for name, data := range map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers} {
-		fixture.Write(t, dir, name, []byte(data))
-	}
+	dir := writeFiles(t, map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers})
 	r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), "")
 	got := map[string]int{}
 	for _, d := range r.disp {

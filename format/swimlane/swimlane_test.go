@@ -194,12 +194,10 @@ func variant(t *testing.T, change func(root string)) string {
 	return root
 }
 
+// write writes data to path, making its directory.
 func write(t *testing.T, path, data string) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Write(t, filepath.Dir(path), filepath.Base(path), []byte(data))
 }
 
 // No marker with two programs, and a marker naming an unknown program:
