@@ -79,23 +79,10 @@ func nsysWrite(t *testing.T, dir string, ks []nsysKernel) string {
 }
 
 func nsysFixture() promiseFixture {
-	with := func(change func([]nsysKernel) []nsysKernel) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return nsysWrite(t, dir, change(nsysBase())) }
-	}
-	return promiseFixture{
-		base:       with(func(ks []nsysKernel) []nsysKernel { return ks }),
-		unreadable: with(func(ks []nsysKernel) []nsysKernel { ks[1].start = ""; return ks }), // a NULL start
-		impossible: with(func(ks []nsysKernel) []nsysKernel { ks[1].end = "9223372036854775807"; return ks }),
-		repeated:   with(func(ks []nsysKernel) []nsysKernel { return append(ks, ks[1]) }),
-		repeatKind: capture.DuplicateEvent,
-		cut: func(t *testing.T, dir string) string {
-			return sqliteCutLastPage(t, nsysWrite(t, dir, nsysBase()))
-		},
-		// A database is written whole: one cut at a page boundary is
-		// refused from its header's page count (rows missing from a file
-		// that is whole cannot be seen: docs/formats/nsys.md).
-		cutIsError: true,
-	}
+	return dbFixture(nsysBase, nsysWrite,
+		func(k *nsysKernel) { k.start = "" }, // a NULL start
+		func(k *nsysKernel) { k.end = "9223372036854775807" },
+		capture.DuplicateEvent)
 }
 
 func init() { promiseFixtures["nsys"] = append(promiseFixtures["nsys"], nsysFixture()) }

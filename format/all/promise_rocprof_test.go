@@ -102,12 +102,10 @@ func rocprofWriteCSV(t *testing.T, dir string, lay rocprofCSVLayout, ds []rocpro
 }
 
 func (lay rocprofCSVLayout) fixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return rocprofWriteCSV(t, dir, lay, change(rocprofBase())) }
-	}
+	with := edited(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string { return rocprofWriteCSV(t, dir, lay, ds) })
 	return promiseFixture{
 		variant: lay.variant,
-		base:    with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
+		base:    with(unchanged),
 		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch {
 			if lay.hasKind {
 				ds[1].kind = "KERNEL_DISPATCH_V2" // a kind this reader does not know
@@ -161,14 +159,12 @@ func rocprofJSON(ds []rocprofDispatch) string {
 }
 
 func rocprofJSONFixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string {
-			return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(change(rocprofBase()))))
-		}
-	}
+	with := edited(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string {
+		return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(ds)))
+	})
 	return promiseFixture{
 		variant:    "json",
-		base:       with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
+		base:       with(unchanged),
 		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = ""; return ds }), // no start_timestamp
 		impossible: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].end = "9223372036854775807"; return ds }),
 		repeated:   with(func(ds []rocprofDispatch) []rocprofDispatch { return append(ds[:2], ds[1], ds[2]) }),
@@ -243,23 +239,10 @@ func sqliteCutLastPage(t *testing.T, path string) string {
 }
 
 func rocpdFixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return rocpdWrite(t, dir, change(rocprofBase())) }
-	}
-	return promiseFixture{
-		base:       with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
-		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = ""; return ds }), // a NULL start
-		impossible: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = "-5"; return ds }),
-		repeated:   with(func(ds []rocprofDispatch) []rocprofDispatch { return append(ds, ds[1]) }),
-		repeatKind: capture.DuplicateDispatchID,
-		cut: func(t *testing.T, dir string) string {
-			return sqliteCutLastPage(t, rocpdWrite(t, dir, rocprofBase()))
-		},
-		// A database is written whole: one cut at a page boundary is
-		// refused from its header's page count (rows missing from a file
-		// that is whole cannot be seen: docs/formats/rocprof.md).
-		cutIsError: true,
-	}
+	return dbFixture(rocprofBase, rocpdWrite,
+		func(d *rocprofDispatch) { d.start = "" }, // a NULL start
+		func(d *rocprofDispatch) { d.start = "-5" },
+		capture.DuplicateDispatchID)
 }
 
 func init() {
