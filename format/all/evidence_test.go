@@ -1,7 +1,6 @@
 package all
 
 import (
-	"database/sql"
 	"errors"
 	"math/rand"
 	"path/filepath"
@@ -44,19 +43,9 @@ func noEvidence(t *testing.T) map[string][]byte {
 // otherSQLite is a real SQLite database of another program's schema.
 func otherSQLite(t *testing.T) []byte {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "other.db")
-	db, err := sql.Open("sqlite", "file:"+p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, visits INTEGER)`, `INSERT INTO urls (url, visits) VALUES ('https://example.org', 3)`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	data := fixture.Read(t, p)
-	return data
+	p := fixture.SQLite(t, filepath.Join(t.TempDir(), "other.db"),
+		`CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, visits INTEGER)`, `INSERT INTO urls (url, visits) VALUES ('https://example.org', 3)`)
+	return fixture.Read(t, p)
 }
 
 // No reader claims an input without evidence of its format: every

@@ -1,7 +1,6 @@
 package all
 
 import (
-	"database/sql"
 	"fmt"
 	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
@@ -187,12 +186,6 @@ const rocpdRun = "_0000ddb5_8903_7903_b269_cd8d3745bb8a"
 // A start or end "" is NULL.
 func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 	t.Helper()
-	path := filepath.Join(dir, "908_results.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	s := rocpdRun
 	stmts := []string{
 		`CREATE TABLE rocpd_metadata` + s + ` (id INTEGER PRIMARY KEY, tag TEXT, value TEXT)`,
@@ -215,12 +208,7 @@ func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 	for _, l := range []string{"rocpd_metadata", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_kernel_dispatch"} {
 		stmts = append(stmts, `CREATE VIEW `+l+` AS SELECT * FROM `+l+s)
 	}
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-	return path
+	return fixture.SQLite(t, filepath.Join(dir, "908_results.db"), stmts...)
 }
 
 // sqliteCutLastPage drops the last page of a database file: a cut at a

@@ -106,9 +106,9 @@ func TestDirectMatchesSQL(t *testing.T) {
 	// Repeats, NULL processes and ids, several processes interleaved and
 	// rows out of order within a process.
 	mixed := genDB(t, genOpts{kernels: 400, nodeGraph: 3, orphans: 2, nvtx: true})
-	execDB(t, mixed, nullableKernels...)
-	execDB(t, mixed, shuffled...)
-	execDB(t, mixed,
+	fixture.SQLite(t, mixed, nullableKernels...)
+	fixture.SQLite(t, mixed, shuffled...)
+	fixture.SQLite(t, mixed,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = globalTid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = NULL WHERE correlationId % 37 = 1`,
@@ -136,8 +136,8 @@ func TestDirectMatchesSQL(t *testing.T) {
 	if err := nsysgen.Write(near, 2000); err != nil {
 		t.Fatal(err)
 	}
-	execDB(t, near, shuffled...)
-	execDB(t, near,
+	fixture.SQLite(t, near, shuffled...)
+	fixture.SQLite(t, near,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = globalTid + (1 << 24) WHERE correlationId % 3 = 0`)
 	defer func(w int) { sortWindow = w }(sortWindow)

@@ -3,7 +3,6 @@ package nsys
 import (
 	"bytes"
 	"compress/gzip"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -139,15 +138,7 @@ func TestBadInputs(t *testing.T) {
 // refuses it with the list of formats. Given --format nsys, the reader
 // reads it and says what it lacks.
 func TestForeignSQLite(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "other.db")
-	db, err := sql.Open("sqlite", "file:"+p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE t (x INTEGER)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	p := fixture.SQLite(t, filepath.Join(t.TempDir(), "other.db"), `CREATE TABLE t (x INTEGER)`)
 	if c, err := format.ReadFile(p, "", nil, nil); !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), "an SQLite database") {
 		t.Fatalf("detected: got %v, %+v, want no reader to recognise it", err, c)
 	}
