@@ -1,8 +1,6 @@
 package all
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"strings"
 	"testing"
@@ -93,15 +91,7 @@ func (t *kinetoTrace) write(tb *testing.T, dir, doc string) string {
 	tb.Helper()
 	name, data := "trace.json", []byte(doc)
 	if t.old {
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		if _, err := w.Write(data); err != nil {
-			tb.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			tb.Fatal(err)
-		}
-		name, data = "rank0.pt.trace.json.gz", z.Bytes()
+		name, data = "rank0.pt.trace.json.gz", fixture.Gzip(tb, data)
 	}
 	return fixture.Write(tb, dir, name, data)
 }

@@ -2,7 +2,6 @@ package npuprof
 
 import (
 	"bytes"
-	"compress/gzip"
 	"strings"
 	"testing"
 
@@ -16,12 +15,7 @@ import (
 // whole gzip log says nothing of the kind.
 func TestGzipCut(t *testing.T) {
 	one := fixture.Read(t, "testdata/stall-unindented.log")
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write(bytes.Repeat(one, 50))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	z := bytes.NewBuffer(fixture.Gzip(t, bytes.Repeat(one, 50)))
 	const said = "the gzip stream ended early"
 	for _, c := range []struct {
 		name string

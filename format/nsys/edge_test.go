@@ -1,8 +1,6 @@
 package nsys
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -171,11 +169,7 @@ func TestNotAPlainFile(t *testing.T) {
 	if n := count(format.BytesInput("mem.sqlite", good)); n != want {
 		t.Errorf("in memory: %d dispatches, want %d", n, want)
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(good)
-	zw.Close()
-	gzPath := fixture.Write(t, t.TempDir(), "x.sqlite.gz", gz.Bytes())
+	gzPath := fixture.Write(t, t.TempDir(), "x.sqlite.gz", fixture.Gzip(t, good))
 	if n := len(readPath(t, gzPath).disp); n != want {
 		t.Errorf("gzip: %d dispatches, want %d", n, want)
 	}

@@ -1,8 +1,6 @@
 package nsys
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"strings"
@@ -26,12 +24,7 @@ func TestSpoolLimit(t *testing.T) {
 	defer func() { format.SpoolFloor = saved }()
 	format.SpoolFloor = 4 << 20 // the real sample inflates to 2.2 MB
 	gzFile := func(name string, data []byte) string {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(data)
-		zw.Close()
-		p := fixture.Write(t, t.TempDir(), name, b.Bytes())
-		return p
+		return fixture.Write(t, t.TempDir(), name, fixture.Gzip(t, data))
 	}
 	bomb := gzFile("bomb.sqlite.gz", append(append([]byte{}, sqlitein.Magic...), make([]byte, 64<<20)...))
 	_, err := format.ReadFile(bomb, Name, nil, nil)

@@ -1,8 +1,6 @@
 package rocprof
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -335,11 +333,7 @@ func TestCounterCollection(t *testing.T) {
 // truncation, not an error.
 func TestCutGzipCSV(t *testing.T) {
 	data := fixture.Read(t, "testdata/prefill_kernel_trace.csv")
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(data)
-	zw.Close()
-	gz := buf.Bytes()
+	gz := fixture.Gzip(t, data)
 	p := fixture.Write(t, t.TempDir(), "cut.csv.gz", gz[:len(gz)/2])
 	r := readPath(t, p, "")
 	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil || len(r.disp) == 0 || len(r.disp) >= 1128 {
