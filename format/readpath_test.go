@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
-
 	"github.com/tallyprof/tally/format/internal/fixture"
 )
 

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tallyprof/tally/internal/cleanup"
-
 	"github.com/tallyprof/tally/format/internal/fixture"
+	"github.com/tallyprof/tally/internal/cleanup"
 )
 
 func TestParseSize(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/format"
-
 	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
