@@ -2,6 +2,8 @@ package kineto
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,11 +79,7 @@ func (r *reader) eventSection() capture.Section {
 			s.Add("category "+cats[id].name, n)
 		}
 	}
-	unk := make([]string, 0, len(r.stats.unknownCats))
-	for k := range r.stats.unknownCats {
-		unk = append(unk, k)
-	}
-	sort.Strings(unk)
+	unk := slices.Sorted(maps.Keys(r.stats.unknownCats))
 	for _, k := range unk {
 		s.Add("category "+k+" (unknown)", r.stats.unknownCats[k])
 	}
@@ -242,11 +240,7 @@ func (r *reader) stepSection() capture.Section {
 		base, _, _ := stripStep(r.annNames[a.name])
 		names[base]++
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(names))
 	for i, k := range keys {
 		if i == 50 {
 			s.Add("gpu_user_annotation …", fmt.Sprintf("%d more names", len(keys)-50))

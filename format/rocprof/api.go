@@ -2,7 +2,8 @@ package rocprof
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -232,11 +233,7 @@ func (l *linker) unlaunched(c *capture.Capture, source string) {
 	if len(by) == 0 {
 		return
 	}
-	names := make([]string, 0, len(by))
-	for n := range by {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(by))
 	g := c.Accounting.Gap(capture.LaunchWithoutGPUEvent, "")
 	g.Summary = "kernel launch calls with no dispatch of their correlation id: the kernel was still queued when the process exited or its buffers were not flushed, or kernel tracing dropped it"
 	for _, n := range names {

@@ -2,7 +2,8 @@ package rocprof
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -310,12 +311,7 @@ func isDigits(b []byte) bool {
 }
 
 func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/tallyprof/tally/format"
@@ -170,11 +171,7 @@ func crossCheck(path string, p *program) string {
 // three, then how many more).
 func diffNames(names map[string]string, t *Table) []string {
 	var diff []string
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(names))
 	for _, k := range keys {
 		v := names[k]
 		id, err := strconv.ParseInt(k, 10, 64)
