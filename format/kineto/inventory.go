@@ -2,8 +2,6 @@ package kineto
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
@@ -79,7 +77,11 @@ func (r *reader) eventSection() capture.Section {
 			s.Add("category "+cats[id].name, n)
 		}
 	}
-	unk := slices.Sorted(maps.Keys(r.stats.unknownCats))
+	unk := make([]string, 0, len(r.stats.unknownCats))
+	for k := range r.stats.unknownCats {
+		unk = append(unk, k)
+	}
+	sort.Strings(unk)
 	for _, k := range unk {
 		s.Add("category "+k+" (unknown)", r.stats.unknownCats[k])
 	}
@@ -240,7 +242,11 @@ func (r *reader) stepSection() capture.Section {
 		base, _, _ := stripStep(r.annNames[a.name])
 		names[base]++
 	}
-	keys := slices.Sorted(maps.Keys(names))
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	for i, k := range keys {
 		if i == 50 {
 			s.Add("gpu_user_annotation …", fmt.Sprintf("%d more names", len(keys)-50))

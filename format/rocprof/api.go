@@ -2,8 +2,7 @@ package rocprof
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -233,7 +232,11 @@ func (l *linker) unlaunched(c *capture.Capture, source string) {
 	if len(by) == 0 {
 		return
 	}
-	names := slices.Sorted(maps.Keys(by))
+	names := make([]string, 0, len(by))
+	for n := range by {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	g := c.Accounting.Gap(capture.LaunchWithoutGPUEvent, "")
 	g.Summary = "kernel launch calls with no dispatch of their correlation id: the kernel was still queued when the process exited or its buffers were not flushed, or kernel tracing dropped it"
 	for _, n := range names {

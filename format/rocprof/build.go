@@ -2,8 +2,7 @@ package rocprof
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -311,7 +310,12 @@ func isDigits(b []byte) bool {
 }
 
 func sortedKeys(m map[string]int64) []string {
-	return slices.Sorted(maps.Keys(m))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

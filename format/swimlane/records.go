@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/tallyprof/tally/format"
@@ -171,7 +170,11 @@ func crossCheck(path string, p *program) string {
 // three, then how many more).
 func diffNames(names map[string]string, t *Table) []string {
 	var diff []string
-	keys := slices.Sorted(maps.Keys(names))
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	for _, k := range keys {
 		v := names[k]
 		id, err := strconv.ParseInt(k, 10, 64)
