@@ -3,14 +3,13 @@ package format
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func init() {
@@ -37,10 +36,7 @@ func init() {
 }
 
 func write(t *testing.T, data []byte) string {
-	p := filepath.Join(t.TempDir(), "in")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := fixture.Write(t, t.TempDir(), "in", data)
 	return p
 }
 
@@ -81,11 +77,7 @@ func TestEmptyFile(t *testing.T) {
 }
 
 func TestGzipInputDetected(t *testing.T) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write([]byte("MAGIC inside gzip"))
-	zw.Close()
-	c, err := ReadFile(write(t, b.Bytes()), "", nil, nil)
+	c, err := ReadFile(write(t, gz(t, []byte("MAGIC inside gzip"))), "", nil, nil)
 	if err != nil || c.Source.Format != "test-magic" || !c.Source.Compressed {
 		t.Fatalf("%v %+v", err, c)
 	}
@@ -95,21 +87,15 @@ func TestGzipInputDetected(t *testing.T) {
 // empty trace: it used to be sniffed as an empty head and reported as
 // "nothing was recorded" by whichever reader takes any text.
 func TestGzipCutBeforeFirstByte(t *testing.T) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(bytes.Repeat([]byte("MAGIC inside gzip\n"), 1000))
-	zw.Close()
+	z := gz(t, bytes.Repeat([]byte("MAGIC inside gzip\n"), 1000))
 	for _, n := range []int{10, 12} { // the header; the header and a first byte of deflate data
-		c, err := ReadFile(write(t, b.Bytes()[:n]), "", nil, nil)
+		c, err := ReadFile(write(t, z[:n]), "", nil, nil)
 		if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
 			t.Errorf("cut at %d: %v, %+v", n, err, c)
 		}
 	}
 	// A gzip of nothing is an empty trace all the same.
-	var e bytes.Buffer
-	zw = gzip.NewWriter(&e)
-	zw.Close()
-	if head, err := BytesInput("empty.gz", e.Bytes()).Head(); err != nil || len(head) != 0 {
+	if head, err := BytesInput("empty.gz", gz(t, nil)).Head(); err != nil || len(head) != 0 {
 		t.Errorf("gzip of nothing: head %q, %v", head, err)
 	}
 }

@@ -4,7 +4,6 @@ package format
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // fifo makes a named pipe that a goroutine fills with data.
@@ -34,13 +34,7 @@ func fifo(t *testing.T, data []byte) string {
 	return p
 }
 
-func gz(t *testing.T, data []byte) []byte {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(data)
-	zw.Close()
-	return b.Bytes()
-}
+func gz(t *testing.T, data []byte) []byte { return fixture.Gzip(t, data) }
 
 func TestStreamInputGzip(t *testing.T) {
 	content := bytes.Repeat([]byte("MAGIC stream content 0123456789\n"), 40000) // 1.3 MB: beyond one read-ahead

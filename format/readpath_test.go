@@ -2,12 +2,12 @@ package format
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // A directory reader's capture gets the same model check as a file
@@ -43,10 +43,7 @@ func TestModelCheckedForDirectories(t *testing.T) {
 // opened input, a directory and a file that cannot be opened.
 func TestReadPathWatch(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "empty.log")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := fixture.Write(t, dir, "empty.log", nil)
 	for _, c := range []struct {
 		name, path string
 		opened     bool

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/cleanup"
 )
 
@@ -51,10 +51,7 @@ func TestSpoolLimitRule(t *testing.T) {
 // bomb writes n bytes of zeros, gzipped, as name in a new directory.
 func bomb(t *testing.T, name string, n int) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, gz(t, make([]byte, n)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := fixture.Write(t, t.TempDir(), name, gz(t, make([]byte, n)))
 	return p
 }
 

@@ -25,6 +25,17 @@ func brokenReader(break_ func(c *capture.Capture, d *capture.Dispatch)) func(*In
 	}
 }
 
+// readBroken reads a one-byte input with the reader name, registered (the
+// first time) as brokenReader(break_).
+func readBroken(name string, break_ func(c *capture.Capture, d *capture.Dispatch)) (*capture.Capture, *capture.Collect, error) {
+	if _, ok := Lookup(name); !ok {
+		Register(Format{Name: name, Sniff: func([]byte) Confidence { return No }, Read: brokenReader(break_)})
+	}
+	var got capture.Collect
+	c, err := ReadInput(BytesInput("trace.bin", []byte("x")), name, nil, &got)
+	return c, &got, err
+}
+
 func TestModelBrokenByReader(t *testing.T) {
 	cases := []struct {
 		name, want string
@@ -50,11 +61,7 @@ func TestModelBrokenByReader(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "test-broken-" + tc.name
-			if _, ok := Lookup(name); !ok {
-				Register(Format{Name: name, Sniff: func([]byte) Confidence { return No }, Read: brokenReader(tc.break_)})
-			}
-			var got capture.Collect
-			c, err := ReadInput(BytesInput("trace.bin", []byte("x")), name, nil, &got)
+			c, got, err := readBroken(name, tc.break_)
 			if tc.want == "" {
 				if err != nil || len(got.Dispatches) != 1 {
 					t.Fatalf("valid capture refused: %v", err)
@@ -129,11 +136,7 @@ func TestImpossibleTimesAreGaps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "test-impossible-" + tc.name
-			if _, ok := Lookup(name); !ok {
-				Register(Format{Name: name, Sniff: func([]byte) Confidence { return No }, Read: brokenReader(tc.break_)})
-			}
-			var got capture.Collect
-			c, err := ReadInput(BytesInput("trace.bin", []byte("x")), name, nil, &got)
+			c, got, err := readBroken(name, tc.break_)
 			if err != nil {
 				t.Fatalf("impossible time made a read error: %v", err)
 			}

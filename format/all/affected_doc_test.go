@@ -1,7 +1,7 @@
 package all
 
 import (
-	"os"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +16,7 @@ import (
 // kind a reader registers, with its rule as capture.Rule.Describe words it
 // and its basis: a kind cannot be added without saying how it is sized.
 func TestAffectedRulesDocumented(t *testing.T) {
-	raw, err := os.ReadFile("../../docs/report-json.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fixture.Read(t, "../../docs/report-json.md")
 	doc := string(raw)
 	_, sec, ok := strings.Cut(doc, "### How much each gap touches")
 	if ok {
@@ -65,10 +62,7 @@ func TestAffectedRulesDocumented(t *testing.T) {
 
 // Every kind in the kinds table is a note or has a sizing rule.
 func TestEveryKindSizedOrNote(t *testing.T) {
-	raw, err := os.ReadFile("../../docs/report-json.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fixture.Read(t, "../../docs/report-json.md")
 	_, sec, _ := strings.Cut(string(raw), "### Gap kinds")
 	sec, _, _ = strings.Cut(sec, "\n### ")
 	for _, line := range strings.Split(sec, "\n") {

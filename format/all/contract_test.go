@@ -1,13 +1,12 @@
 package all
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Every registered reader, named with --format, ends bad input in a capture
@@ -15,17 +14,14 @@ import (
 // a model break. (Without --format, such input is no reader's:
 // TestNoCatchAllSniffer.)
 func TestReaderContract(t *testing.T) {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(`{"traceEvents": [`))
-	zw.Close()
+	gz := fixture.Gzip(t, []byte(`{"traceEvents": [`))
 	inputs := map[string][]byte{
 		"binary":   {0, 1, 2, 3, 0xff, 0xfe, 'I', 'R', 'P', 'F'},
 		"text":     []byte("hello\nworld\n"),
 		"brace":    []byte("{"),
 		"bracket":  []byte("[1, 2"),
 		"magic":    []byte("IRPF\x01\x00\x00\x00\xff\xff\xff\xff"),
-		"cut-gzip": gz.Bytes()[:gz.Len()-6],
+		"cut-gzip": gz[:len(gz)-6],
 		"nul":      {0},
 	}
 	formats := format.Formats()

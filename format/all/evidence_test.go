@@ -1,10 +1,8 @@
 package all
 
 import (
-	"database/sql"
 	"errors"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/format/hrxserial"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/npuprof"
 )
 
@@ -44,22 +43,9 @@ func noEvidence(t *testing.T) map[string][]byte {
 // otherSQLite is a real SQLite database of another program's schema.
 func otherSQLite(t *testing.T) []byte {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "other.db")
-	db, err := sql.Open("sqlite", "file:"+p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, visits INTEGER)`, `INSERT INTO urls (url, visits) VALUES ('https://example.org', 3)`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	p := fixture.SQLite(t, filepath.Join(t.TempDir(), "other.db"),
+		`CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, visits INTEGER)`, `INSERT INTO urls (url, visits) VALUES ('https://example.org', 3)`)
+	return fixture.Read(t, p)
 }
 
 // No reader claims an input without evidence of its format: every
@@ -95,7 +81,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 	// A directory of such files is no run directory.
 	dir := t.TempDir()
 	for name, data := range inputs {
-		os.WriteFile(filepath.Join(dir, strings.ReplaceAll(name, " ", "_")), data, 0o644)
+		fixture.Write(t, dir, strings.ReplaceAll(name, " ", "_"), data)
 	}
 	if f, conf := format.DetectDir(dir); conf != format.No {
 		t.Errorf("a directory of foreign files: %s sniffs it as %v, want No", f.Name, conf)
@@ -107,10 +93,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 // npu-prof's, which says no window completed; it is not hrx's.
 func TestStalledNPULogIsNotHrx(t *testing.T) {
 	const path = "../npuprof/testdata/stall-unindented.log"
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := fixture.Read(t, path)
 	if got := hrxserial.Sniff(head); got != format.No {
 		t.Errorf("hrx-serial sniffs the stalled NPU log as %v, want No", got)
 	}

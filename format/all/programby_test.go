@@ -1,7 +1,6 @@
 package all
 
 import (
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,59 +16,50 @@ import (
 // none of it. gpu-annotation is Kineto's alone: any other reader refuses
 // it, naming itself.
 func TestProgramByEveryReader(t *testing.T) {
-	names := make([]string, 0, len(promiseFixtures))
-	for n := range promiseFixtures {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, reader := range names {
-		for _, fx := range promiseFixtures[reader] {
-			t.Run(strings.Trim(reader+"/"+fx.variant, "/"), func(t *testing.T) {
-				path := fx.base(t, t.TempDir())
-				read := func(by string) (*capture.Capture, *analysis.Tables, error) {
-					opts := format.Options{}
-					if fx.opts != nil {
-						opts = *fx.opts
-					}
-					opts.ProgramBy = by
-					agg := analysis.NewAggregator()
-					c, err := format.ReadPath(path, "", &opts, agg)
-					if err != nil {
-						return nil, nil, err
-					}
-					return c, agg.Tables(c), nil
-				}
-				base, bt, err := read(format.ByAnnotation)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, wantNS := bt.Dispatches(), deviceNS(bt)
-				for _, by := range []string{"auto", "device", "stream", "none", "annotation,device", "annotation,stream"} {
-					c, tb, err := read(by)
-					if err != nil {
-						t.Errorf("--program-by %s: %v", by, err)
-						continue
-					}
-					if got := tb.Dispatches(); got != want || deviceNS(tb) != wantNS {
-						t.Errorf("--program-by %s: got %d dispatches, %d ns; annotation has %d, %d", by, got, deviceNS(tb), want, wantNS)
-					}
-					if err := c.CheckValid(); err != nil {
-						t.Errorf("--program-by %s: %v", by, err)
-					}
-					if by == "device" || by == "stream" {
-						checkWhere(t, c, by, len(base.Queues) > 0)
-					}
-				}
-				_, _, err = read(format.ByGPUAnnotation)
-				if reader == "kineto" && err != nil {
-					t.Errorf("gpu-annotation: %v", err)
-				}
-				if reader != "kineto" && (err == nil || !strings.Contains(err.Error(), "the "+reader+" reader has no GPU annotations")) {
-					t.Errorf("gpu-annotation: got %v, want the %s reader to refuse it", err, reader)
-				}
-			})
+	eachFixture(t, func(t *testing.T, reader string, fx promiseFixture) {
+		path := fx.base(t, t.TempDir())
+		read := func(by string) (*capture.Capture, *analysis.Tables, error) {
+			opts := format.Options{}
+			if fx.opts != nil {
+				opts = *fx.opts
+			}
+			opts.ProgramBy = by
+			agg := analysis.NewAggregator()
+			c, err := format.ReadPath(path, "", &opts, agg)
+			if err != nil {
+				return nil, nil, err
+			}
+			return c, agg.Tables(c), nil
 		}
-	}
+		base, bt, err := read(format.ByAnnotation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantNS := bt.Dispatches(), deviceNS(bt)
+		for _, by := range []string{"auto", "device", "stream", "none", "annotation,device", "annotation,stream"} {
+			c, tb, err := read(by)
+			if err != nil {
+				t.Errorf("--program-by %s: %v", by, err)
+				continue
+			}
+			if got := tb.Dispatches(); got != want || deviceNS(tb) != wantNS {
+				t.Errorf("--program-by %s: got %d dispatches, %d ns; annotation has %d, %d", by, got, deviceNS(tb), want, wantNS)
+			}
+			if err := c.CheckValid(); err != nil {
+				t.Errorf("--program-by %s: %v", by, err)
+			}
+			if by == "device" || by == "stream" {
+				checkWhere(t, c, by, len(base.Queues) > 0)
+			}
+		}
+		_, _, err = read(format.ByGPUAnnotation)
+		if reader == "kineto" && err != nil {
+			t.Errorf("gpu-annotation: %v", err)
+		}
+		if reader != "kineto" && (err == nil || !strings.Contains(err.Error(), "the "+reader+" reader has no GPU annotations")) {
+			t.Errorf("gpu-annotation: got %v, want the %s reader to refuse it", err, reader)
+		}
+	})
 }
 
 // checkWhere: every program of a grouping by device or stream is named

@@ -2,13 +2,12 @@ package all
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
@@ -19,22 +18,30 @@ func init() {
 	promiseFixtures["hrx-serial"] = append(promiseFixtures["hrx-serial"], promiseFixture{
 		variant: "kept",
 		opts:    &format.Options{Manifests: []string{"../../testdata/hrx/manifest.json"}},
-		base:    func(t *testing.T, dir string) string { return writeHrx(t, dir, hrxTrace(hrxPlain)) },
+		base: func(t *testing.T, dir string) string {
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxPlain)))
+		},
 		// Every line of the second command carries a kernel_id that does
 		// not parse: six malformed lines, no dispatch.
-		unreadable: func(t *testing.T, dir string) string { return writeHrx(t, dir, hrxTrace(hrxBadID)) },
+		unreadable: func(t *testing.T, dir string) string {
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxBadID)))
+		},
 		// The second command's post-dispatch sync-end is stamped at the
 		// int64 maximum: a 9.2e18 ns "kernel".
-		impossible: func(t *testing.T, dir string) string { return writeHrx(t, dir, hrxTrace(hrxHugeEnd)) },
+		impossible: func(t *testing.T, dir string) string {
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxHugeEnd)))
+		},
 		// The second command's six lines written twice.
-		repeated:   func(t *testing.T, dir string) string { return writeHrx(t, dir, hrxTrace(hrxTwice)) },
+		repeated: func(t *testing.T, dir string) string {
+			return fixture.Write(t, dir, "run.kept", []byte(hrxTrace(hrxTwice)))
+		},
 		repeatKind: capture.DuplicateEvent,
 		// The last line (end phase=command-program) dropped. Raw stderr and
 		// kept traces have no end marker: the no_end_marker note comes
 		// with the kept-trace end record (another branch).
 		cut: func(t *testing.T, dir string) string {
 			lines := strings.SplitAfter(hrxTrace(hrxPlain), "\n")
-			return writeHrx(t, dir, strings.Join(lines[:len(lines)-2], ""))
+			return fixture.Write(t, dir, "run.kept", []byte(strings.Join(lines[:len(lines)-2], "")))
 		},
 		endMarker: false,
 	})
@@ -88,13 +95,4 @@ func hrxTrace(v hrxVariant) string {
 	line("end phase=command-list list=main list_commands=2 main_commands=2")
 	line("end phase=command-program " + prog)
 	return b.String()
-}
-
-func writeHrx(t *testing.T, dir, trace string) string {
-	t.Helper()
-	p := filepath.Join(dir, "run.kept")
-	if err := os.WriteFile(p, []byte(trace), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -2,12 +2,11 @@ package all
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/ireeprof"
 	gen "github.com/tallyprof/tally/internal/gen/ireeprofgen"
 )
@@ -65,15 +64,6 @@ func ireeBundle(evs []gen.DispatchEvent, repeat, cut bool) []byte {
 	return b.Bytes()
 }
 
-func writeFile(t *testing.T, dir, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // ireeJSONL prints evs as iree-profile does; cut leaves out the summary.
 func ireeJSONL(evs []gen.DispatchEvent, cut bool) []byte {
 	var b strings.Builder
@@ -115,7 +105,7 @@ func ireeImpossible() []gen.DispatchEvent {
 func init() {
 	bundle := func(evs func() []gen.DispatchEvent, repeat, cut bool) func(t *testing.T, dir string) string {
 		return func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.ireeprof", ireeBundle(evs(), repeat, cut))
+			return fixture.Write(t, dir, "run.ireeprof", ireeBundle(evs(), repeat, cut))
 		}
 	}
 	promiseFixtures[ireeprof.Name] = append(promiseFixtures[ireeprof.Name], promiseFixture{
@@ -132,7 +122,7 @@ func init() {
 
 	jsonl := func(evs func() []gen.DispatchEvent, cut bool) func(t *testing.T, dir string) string {
 		return func(t *testing.T, dir string) string {
-			return writeFile(t, dir, "run.jsonl", ireeJSONL(evs(), cut))
+			return fixture.Write(t, dir, "run.jsonl", ireeJSONL(evs(), cut))
 		}
 	}
 	promiseFixtures[ireeprof.JSONLName] = append(promiseFixtures[ireeprof.JSONLName], promiseFixture{
@@ -143,7 +133,7 @@ func init() {
 		// record is written twice: every row twice.
 		repeated: func(t *testing.T, dir string) string {
 			evs := ireeEvents()
-			return writeFile(t, dir, "run.jsonl", ireeJSONL(append(evs, evs...), false))
+			return fixture.Write(t, dir, "run.jsonl", ireeJSONL(append(evs, evs...), false))
 		},
 		repeatKind: capture.DuplicateEvent,
 		// The closing dispatch_summary row dropped.

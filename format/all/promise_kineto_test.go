@@ -1,15 +1,12 @@
 package all
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Kineto (PyTorch profiler) traces, in the current spelling (relative µs
@@ -94,21 +91,9 @@ func (t *kinetoTrace) write(tb *testing.T, dir, doc string) string {
 	tb.Helper()
 	name, data := "trace.json", []byte(doc)
 	if t.old {
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		if _, err := w.Write(data); err != nil {
-			tb.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			tb.Fatal(err)
-		}
-		name, data = "rank0.pt.trace.json.gz", z.Bytes()
+		name, data = "rank0.pt.trace.json.gz", fixture.Gzip(tb, data)
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return fixture.Write(tb, dir, name, data)
 }
 
 func kinetoFixture(variant string, old bool) promiseFixture {

@@ -1,12 +1,11 @@
 package all
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // npu-prof: the two profilers an NPU engine log holds. Every record is an
@@ -53,11 +52,6 @@ func init() {
 
 func npuLog(lines ...string) func(t *testing.T, dir string) string {
 	return func(t *testing.T, dir string) string {
-		t.Helper()
-		p := filepath.Join(dir, "engine.log")
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return fixture.Write(t, dir, "engine.log", []byte(strings.Join(lines, "\n")+"\n"))
 	}
 }

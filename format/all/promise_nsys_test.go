@@ -1,12 +1,12 @@
 package all
 
 import (
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Promise fixtures of the nsys reader (Nsight Systems SQLite export). A
@@ -37,12 +37,6 @@ const nsysGlobalPid = int64(111) << 24
 // given and a cudaLaunchKernel call for each correlation id.
 func nsysWrite(t *testing.T, dir string, ks []nsysKernel) string {
 	t.Helper()
-	path := filepath.Join(dir, "report.sqlite")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	stmts := []string{
 		`CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)`,
 		`INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (10, 'void gemm<float>(float*, float const*, int)')`,
@@ -70,32 +64,14 @@ func nsysWrite(t *testing.T, dir string, ks []nsysKernel) string {
 			stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (%d, %d, 0, %d, %d, 1, 0, NULL)`, at, at+300, nsysGlobalPid+1, k.corr))
 		}
 	}
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-	return path
+	return fixture.SQLite(t, filepath.Join(dir, "report.sqlite"), stmts...)
 }
 
 func nsysFixture() promiseFixture {
-	with := func(change func([]nsysKernel) []nsysKernel) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return nsysWrite(t, dir, change(nsysBase())) }
-	}
-	return promiseFixture{
-		base:       with(func(ks []nsysKernel) []nsysKernel { return ks }),
-		unreadable: with(func(ks []nsysKernel) []nsysKernel { ks[1].start = ""; return ks }), // a NULL start
-		impossible: with(func(ks []nsysKernel) []nsysKernel { ks[1].end = "9223372036854775807"; return ks }),
-		repeated:   with(func(ks []nsysKernel) []nsysKernel { return append(ks, ks[1]) }),
-		repeatKind: capture.DuplicateEvent,
-		cut: func(t *testing.T, dir string) string {
-			return sqliteCutLastPage(t, nsysWrite(t, dir, nsysBase()))
-		},
-		// A database is written whole: one cut at a page boundary is
-		// refused from its header's page count (rows missing from a file
-		// that is whole cannot be seen: docs/formats/nsys.md).
-		cutIsError: true,
-	}
+	return dbFixture(nsysBase, nsysWrite,
+		func(k *nsysKernel) { k.start = "" }, // a NULL start
+		func(k *nsysKernel) { k.end = "9223372036854775807" },
+		capture.DuplicateEvent)
 }
 
 func init() { promiseFixtures["nsys"] = append(promiseFixtures["nsys"], nsysFixture()) }

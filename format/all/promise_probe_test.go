@@ -2,11 +2,10 @@ package all
 
 import (
 	"encoding/binary"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/probefile"
 )
 
@@ -77,10 +76,6 @@ func probeFile(body func(*probeBuilder)) func(t *testing.T, dir string) string {
 			rec(probefile.TypeKernel, uint32(0), uint32(0), "k").
 			rec(probefile.TypeQueue, uint32(0), "q", "dev")
 		body(b)
-		p := filepath.Join(dir, "run.probe")
-		if err := os.WriteFile(p, b.b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return fixture.Write(t, dir, "run.probe", b.b)
 	}
 }

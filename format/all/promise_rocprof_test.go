@@ -1,9 +1,8 @@
 package all
 
 import (
-	"database/sql"
 	"fmt"
-	"os"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,24 +97,14 @@ func rocprofWriteCSV(t *testing.T, dir string, lay rocprofCSVLayout, ds []rocpro
 	for _, d := range ds {
 		b.WriteString(lay.rows(d))
 	}
-	return rocprofWriteFile(t, filepath.Join(dir, "1_kernel_trace.csv"), b.String())
-}
-
-func rocprofWriteFile(t *testing.T, path, data string) string {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(b.String()))
 }
 
 func (lay rocprofCSVLayout) fixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return rocprofWriteCSV(t, dir, lay, change(rocprofBase())) }
-	}
+	with := edited(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string { return rocprofWriteCSV(t, dir, lay, ds) })
 	return promiseFixture{
 		variant: lay.variant,
-		base:    with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
+		base:    with(unchanged),
 		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch {
 			if lay.hasKind {
 				ds[1].kind = "KERNEL_DISPATCH_V2" // a kind this reader does not know
@@ -133,12 +122,9 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 		repeatKind: capture.DuplicateDispatchID,
 		cut: func(t *testing.T, dir string) string {
 			path := rocprofWriteCSV(t, dir, lay, rocprofBase())
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := fixture.Read(t, path)
 			s := strings.TrimSuffix(string(data), "\n")
-			return rocprofWriteFile(t, path, s[:strings.LastIndexByte(s, '\n')+1]) // the last line dropped
+			return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
 		},
 		endMarker: false, // a CSV has none: the no_end_marker note says so
 	}
@@ -172,14 +158,12 @@ func rocprofJSON(ds []rocprofDispatch) string {
 }
 
 func rocprofJSONFixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string {
-			return rocprofWriteFile(t, filepath.Join(dir, "908_results.json"), rocprofJSON(change(rocprofBase())))
-		}
-	}
+	with := edited(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string {
+		return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(ds)))
+	})
 	return promiseFixture{
 		variant:    "json",
-		base:       with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
+		base:       with(unchanged),
 		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = ""; return ds }), // no start_timestamp
 		impossible: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].end = "9223372036854775807"; return ds }),
 		repeated:   with(func(ds []rocprofDispatch) []rocprofDispatch { return append(ds[:2], ds[1], ds[2]) }),
@@ -188,7 +172,7 @@ func rocprofJSONFixture() promiseFixture {
 			// The document ends where its last record began: a document
 			// shows its cut, for it never closes.
 			doc := rocprofJSON(rocprofBase())
-			return rocprofWriteFile(t, filepath.Join(dir, "908_results.json"), doc[:strings.LastIndex(doc, "\n  {")+1])
+			return fixture.Write(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
 		},
 		endMarker: true,
 	}
@@ -202,12 +186,6 @@ const rocpdRun = "_0000ddb5_8903_7903_b269_cd8d3745bb8a"
 // A start or end "" is NULL.
 func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 	t.Helper()
-	path := filepath.Join(dir, "908_results.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	s := rocpdRun
 	stmts := []string{
 		`CREATE TABLE rocpd_metadata` + s + ` (id INTEGER PRIMARY KEY, tag TEXT, value TEXT)`,
@@ -230,22 +208,14 @@ func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 	for _, l := range []string{"rocpd_metadata", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_kernel_dispatch"} {
 		stmts = append(stmts, `CREATE VIEW `+l+` AS SELECT * FROM `+l+s)
 	}
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-	return path
+	return fixture.SQLite(t, filepath.Join(dir, "908_results.db"), stmts...)
 }
 
 // sqliteCutLastPage drops the last page of a database file: a cut at a
 // page boundary, the cleanest cut a database can have.
 func sqliteCutLastPage(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	page := int(data[16])<<8 | int(data[17])
 	if page == 1 {
 		page = 65536
@@ -253,27 +223,14 @@ func sqliteCutLastPage(t *testing.T, path string) string {
 	if len(data) < 2*page {
 		t.Fatalf("%s holds %d bytes: fewer than two pages of %d", path, len(data), page)
 	}
-	return rocprofWriteFile(t, path, string(data[:len(data)-page]))
+	return fixture.Write(t, filepath.Dir(path), filepath.Base(path), data[:len(data)-page])
 }
 
 func rocpdFixture() promiseFixture {
-	with := func(change func([]rocprofDispatch) []rocprofDispatch) func(*testing.T, string) string {
-		return func(t *testing.T, dir string) string { return rocpdWrite(t, dir, change(rocprofBase())) }
-	}
-	return promiseFixture{
-		base:       with(func(ds []rocprofDispatch) []rocprofDispatch { return ds }),
-		unreadable: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = ""; return ds }), // a NULL start
-		impossible: with(func(ds []rocprofDispatch) []rocprofDispatch { ds[1].start = "-5"; return ds }),
-		repeated:   with(func(ds []rocprofDispatch) []rocprofDispatch { return append(ds, ds[1]) }),
-		repeatKind: capture.DuplicateDispatchID,
-		cut: func(t *testing.T, dir string) string {
-			return sqliteCutLastPage(t, rocpdWrite(t, dir, rocprofBase()))
-		},
-		// A database is written whole: one cut at a page boundary is
-		// refused from its header's page count (rows missing from a file
-		// that is whole cannot be seen: docs/formats/rocprof.md).
-		cutIsError: true,
-	}
+	return dbFixture(rocprofBase, rocpdWrite,
+		func(d *rocprofDispatch) { d.start = "" }, // a NULL start
+		func(d *rocprofDispatch) { d.start = "-5" },
+		capture.DuplicateDispatchID)
 }
 
 func init() {

@@ -1,12 +1,11 @@
 package all
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // swimlane: a run directory with one program and one dispatch dir of two
@@ -51,13 +50,7 @@ func swimlaneRun(records string) func(t *testing.T, dir string) string {
 			"dfx_outputs/rank0/d0/chip_swimlane_records.json": records,
 		}
 		for name, data := range files {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			fixture.Write(t, dir, name, []byte(data))
 		}
 		return dir
 	}

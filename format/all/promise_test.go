@@ -142,18 +142,7 @@ func TestPromiseFixturesCoverEveryReader(t *testing.T) {
 	}
 }
 
-func TestPromise(t *testing.T) {
-	names := make([]string, 0, len(promiseFixtures))
-	for n := range promiseFixtures {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, reader := range names {
-		for _, fx := range promiseFixtures[reader] {
-			t.Run(strings.Trim(reader+"/"+fx.variant, "/"), func(t *testing.T) { checkPromise(t, reader, fx) })
-		}
-	}
-}
+func TestPromise(t *testing.T) { eachFixture(t, checkPromise) }
 
 func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	dir := t.TempDir()

@@ -3,13 +3,12 @@ package all
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // An engine that prints a long loading log before its first profiler line,
@@ -27,10 +26,8 @@ func TestRescanFindsFormatPastTheHead(t *testing.T) {
 	for i, n := range []int{50, 100, 150} {
 		fmt.Fprintf(&b, "%d [prof] npu_gemm n=%d pack=0.0 quant+launch=0.2 wait=%d.0 readback=0.0 ms (N=2048)\n", ts+int64(i), n, 3+i)
 	}
-	path := filepath.Join(t.TempDir(), "run.kept")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
+	path := fixture.Write(t, dir, "run.kept", []byte(b.String()))
 	var got capture.Collect
 	c, err := format.ReadFile(path, "", nil, &got)
 	if err != nil {
@@ -45,7 +42,7 @@ func TestRescanFindsFormatPastTheHead(t *testing.T) {
 	}
 	// The negative arm: with nothing any reader claims, the first reader's
 	// empty capture stands.
-	os.WriteFile(path, []byte(strings.ReplaceAll(b.String(), "[prof]", "[info]")), 0o644)
+	fixture.Write(t, dir, "run.kept", []byte(strings.ReplaceAll(b.String(), "[prof]", "[info]")))
 	c, err = format.ReadFile(path, "", nil, nil)
 	if err != nil || c.Accounting.CountOf(capture.EmptyCapture) == 0 || c.Accounting.Find(format.DetectedByScan) != nil {
 		t.Fatalf("no claimed line: %v %+v", err, c.Accounting.Gaps)
@@ -68,10 +65,7 @@ func TestScanFindsFormatPastUnclaimedHead(t *testing.T) {
 	npu := "[L] -1 0.012345 0.4521\n[mla] L3 attn_absmax=1.2345 mlp_absmax=2.3456 x_absmax=3.4567\n"
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, tail, want string }{{"hrx", hrx, "hrx-serial"}, {"npu", npu, "npu-prof"}} {
-		path := filepath.Join(dir, tc.name+".log")
-		if err := os.WriteFile(path, []byte(loading+tc.tail), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := fixture.Write(t, dir, tc.name+".log", []byte(loading+tc.tail))
 		if _, conf := format.Detect([]byte(loading[:64<<10])); conf != format.No {
 			t.Fatalf("the loading log's head is claimed (%v): the test does not test the scan", conf)
 		}
@@ -84,8 +78,7 @@ func TestScanFindsFormatPastUnclaimedHead(t *testing.T) {
 			t.Fatalf("%s: got %s with %+v, want %s found by the scan", tc.name, c.Source.Format, g, tc.want)
 		}
 	}
-	path := filepath.Join(dir, "none.log")
-	os.WriteFile(path, []byte(loading+"[prof] started\n"), 0o644)
+	path := fixture.Write(t, dir, "none.log", []byte(loading+"[prof] started\n"))
 	if c, err := format.ReadFile(path, "", nil, nil); !errors.Is(err, format.ErrUnknownFormat) {
 		t.Fatalf("no evidence in the whole file: got %v, %+v, want no reader", err, c)
 	}

@@ -3,7 +3,6 @@ package ireeprof
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,7 +67,7 @@ func FuzzRead(f *testing.F) {
 // or an error, never a panic, and no dispatch breaks the model.
 func FuzzReadJSONL(f *testing.F) {
 	for _, name := range samples {
-		if b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl")); err == nil {
+		if b, err := os.ReadFile(goldenPath(name, "dispatch_events")); err == nil {
 			f.Add(b)
 			f.Add(append(append([]byte{}, b...), b...)) // every row twice
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,7 +30,7 @@ type goldenRow struct {
 
 func goldenRows(t *testing.T, name string) []goldenRow {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
+	f, err := os.Open(goldenPath(name, "dispatch_events"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +144,7 @@ type goldenSummary map[string]any
 
 func readSummary(t *testing.T, name string) (file goldenSummary, devices []goldenSummary) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "golden", name+".summary.jsonl"))
+	f, err := os.Open(goldenPath(name, "summary"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package ireeprof
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // samples are the bundles in testdata with golden iree-profile output.
@@ -16,11 +16,14 @@ var samples = []string{"smoke", "smoke_no_dispatch", "dispatch_mode", "no_dispat
 
 func sampleBytes(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".ireeprof"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := fixture.Read(t, filepath.Join("testdata", name+".ireeprof"))
 	return b
+}
+
+// goldenPath is the iree-profile output of kind (dispatch_events,
+// summary, dispatch) for sample name.
+func goldenPath(name, kind string) string {
+	return filepath.Join("testdata", "golden", name+"."+kind+".jsonl")
 }
 
 // result is one read: the capture, the dispatches and the decoded events.

@@ -455,14 +455,23 @@ func (j *jsonlReader) send(p *jsonProgram, kid capture.KernelID, row *jsonRow, i
 }
 
 func (j *jsonlReader) invalidRow(p *jsonProgram, kid capture.KernelID, row *jsonRow, why, where string, in *capture.InputCount) {
-	g := gapOf(j.c, capture.InvalidEvent, p.name)
-	lose(in, g, "invalid (zero or reversed ticks)", func() string { return where })
+	j.loseRow(capture.InvalidEvent, p, kid, row, in, "invalid (zero or reversed ticks)",
+		func() string { return ": " + why }, func() string { return where })
+}
+
+// loseRow loses row to p's gap of kind, counted in in under reason, with
+// an item naming the row's event (then what) and its queue (then where).
+// what and where are called only while they are needed.
+func (j *jsonlReader) loseRow(kind capture.Kind, p *jsonProgram, kid capture.KernelID, row *jsonRow, in *capture.InputCount, reason string, what, where func() string) *capture.Gap {
+	g := gapOf(j.c, kind, p.name)
+	lose(in, g, reason, where)
 	addItem(g, func() capture.Item {
 		return capture.Item{
-			What:    fmt.Sprintf("event %d (submission %d): %s", row.EventID, row.Submission, why),
-			Where:   fmt.Sprintf("device %s queue %s, %s", ordinal(row.Device), ordinal(row.Queue), where),
+			What:    fmt.Sprintf("event %d (submission %d)%s", row.EventID, row.Submission, what()),
+			Where:   fmt.Sprintf("device %s queue %s, %s", ordinal(row.Device), ordinal(row.Queue), where()),
 			Program: p.name,
 			Kernel:  j.c.Kernels[kid].Name,
 		}
 	})
+	return g
 }

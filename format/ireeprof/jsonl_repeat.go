@@ -83,16 +83,9 @@ func (j *jsonlReader) repeat(p *jsonProgram, kid capture.KernelID, row *jsonRow,
 	if !dup {
 		return false
 	}
-	g := gapOf(j.c, capture.DuplicateEvent, p.name)
-	lose(in, g, "repeats a dispatch row already read (same stream, event id, times and dispatch)", func() string { return fmt.Sprintf("line %d", line) })
-	addItem(g, func() capture.Item {
-		return capture.Item{
-			What:    fmt.Sprintf("event %d (submission %d) repeats the row on line %d: counted once", row.EventID, row.Submission, first),
-			Where:   fmt.Sprintf("device %s queue %s, line %d", ordinal(row.Device), ordinal(row.Queue), line),
-			Program: p.name,
-			Kernel:  j.c.Kernels[kid].Name,
-		}
-	})
+	g := j.loseRow(capture.DuplicateEvent, p, kid, row, in, "repeats a dispatch row already read (same stream, event id, times and dispatch)",
+		func() string { return fmt.Sprintf(" repeats the row on line %d: counted once", first) },
+		func() string { return fmt.Sprintf("line %d", line) })
 	name := "repeated_ns"
 	if p.clock.Unit != "ns" {
 		name = "repeated_ticks"

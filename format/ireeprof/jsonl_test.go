@@ -3,8 +3,6 @@ package ireeprof
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tables) {
@@ -30,10 +29,7 @@ func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tabl
 
 func goldenJSONL(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".dispatch_events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := fixture.Read(t, goldenPath(name, "dispatch_events"))
 	return b
 }
 
@@ -104,6 +100,13 @@ func TestJSONLGaps(t *testing.T) {
 	if r.Dispatches() != 2 || c.Accounting.CountOf(capture.InvalidEvent) != 2 {
 		t.Errorf("valid:false row: %d dispatches, %d invalid", r.Dispatches(), c.Accounting.CountOf(capture.InvalidEvent))
 	}
+	checkItem(t, c, capture.InvalidEvent, "event 1 (submission 10): start tick 1000100, end tick 1000350, valid false", "device 0 queue 0, line 1")
+	// A row written twice: counted once, the repeat named by its line.
+	c, r = readJSONLBytes(t, append(append(bytes.Join(lines[:1], nil), lines[0]...), bytes.Join(lines[1:], nil)...))
+	if r.Dispatches() != 3 || c.Accounting.CountOf(capture.DuplicateEvent) != 1 {
+		t.Errorf("repeated row: %d dispatches, %d duplicates, want 3, 1", r.Dispatches(), c.Accounting.CountOf(capture.DuplicateEvent))
+	}
+	checkItem(t, c, capture.DuplicateEvent, "event 1 (submission 10) repeats the row on line 1: counted once", "device 0 queue 0, line 2")
 	if c, _ := readJSONLBytes(t, full); c.Accounting.Find(capture.InconsistentTrace) != nil || c.Accounting.Find(capture.TruncatedInput) != nil {
 		t.Errorf("whole JSONL: %+v", c.Accounting.Gaps)
 	}
@@ -113,13 +116,23 @@ func TestJSONLGaps(t *testing.T) {
 		t.Errorf("tool error: %+v", c.Accounting.Gaps)
 	}
 	// Aggregate output is not read as dispatches, and says so.
-	agg, err := os.ReadFile(filepath.Join("testdata", "golden", "dispatch_mode.dispatch.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	agg := fixture.Read(t, goldenPath("dispatch_mode", "dispatch"))
 	c, _ = readJSONLBytes(t, agg)
 	if c.Accounting.Find(capture.SkippedInput) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
 		t.Errorf("aggregate: %+v", c.Accounting.Gaps)
+	}
+}
+
+// checkItem checks the first item of the first gap of kind k.
+func checkItem(t *testing.T, c *capture.Capture, k capture.Kind, what, where string) {
+	t.Helper()
+	g := c.Accounting.Find(k)
+	if g == nil || len(g.Items) == 0 {
+		t.Errorf("%s: got no item, want %q at %q", k, what, where)
+		return
+	}
+	if it := g.Items[0]; it.What != what || it.Where != where || it.Program != g.Program || it.Kernel == "" {
+		t.Errorf("%s: got item %+v, want %q at %q in %s, kernel named", k, it, what, where, g.Program)
 	}
 }
 

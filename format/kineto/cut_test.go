@@ -3,13 +3,13 @@ package kineto
 import (
 	"bytes"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // TestCuts cuts every sample at many offsets — inside strings, inside
@@ -72,15 +72,9 @@ func TestCuts(t *testing.T) {
 // is a truncation too.
 func TestCutGzip(t *testing.T) {
 	path := "testdata/tracelens__h100_qwen1.5-0.5b.json.gz"
-	gz, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gz := fixture.Read(t, path)
 	for _, o := range []int{len(gz) / 3, len(gz) / 2, len(gz) - 9, len(gz) - 1} {
-		p := filepath.Join(t.TempDir(), "cut.json.gz")
-		if err := os.WriteFile(p, gz[:o], 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fixture.Write(t, t.TempDir(), "cut.json.gz", gz[:o])
 		var col capture.Collect
 		c, err := format.ReadFile(p, Name, &format.Options{}, &col)
 		if err != nil {

@@ -1,11 +1,11 @@
 package kineto
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -52,10 +52,7 @@ func TestGzipInput(t *testing.T) {
 	}
 	// A plain file is sniffed and read the same way.
 	dir := t.TempDir()
-	p := filepath.Join(dir, "trace.json")
-	if err := os.WriteFile(p, decompress(t, path), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := fixture.Write(t, dir, "trace.json", decompress(t, path))
 	c, err := format.ReadFile(p, "", &format.Options{}, nil)
 	if err != nil || c.Source.Format != Name {
 		t.Fatalf("plain JSON: %v, format %q", err, c.Source.Format)

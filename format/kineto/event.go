@@ -323,7 +323,7 @@ func (r *reader) parseTime() (ns int64, fl numFlags, has, bad bool) {
 	var tok []byte
 	switch {
 	case c == '-' || isDigit(c):
-		if ns, fl, ok := s.microsFast(); ok {
+		if ns, fl, ok := micros(s.buf[:s.end], &s.pos, false); ok {
 			return ns, fl, true, false
 		}
 		tok = s.num()

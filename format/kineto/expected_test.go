@@ -2,7 +2,6 @@ package kineto
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // expected is testdata/expected/<trace>.expected.json, computed by a
@@ -88,10 +88,7 @@ func TestExpected(t *testing.T) {
 	for _, path := range samples(t) {
 		base := filepath.Base(path)
 		t.Run(base, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("testdata", "expected", strings.TrimSuffix(base, ".gz")+".expected.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			raw := fixture.Read(t, filepath.Join("testdata", "expected", strings.TrimSuffix(base, ".gz")+".expected.json"))
 			var want expected
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)

@@ -1,27 +1,15 @@
 package kineto
 
 import (
-	"bytes"
-	"compress/gzip"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
-func gz(t *testing.T, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	if _, err := w.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func gz(t *testing.T, s string) []byte { return fixture.Gzip(t, []byte(s)) }
 
 func readGz(t *testing.T, data []byte) *capture.Capture {
 	t.Helper()

@@ -187,7 +187,8 @@ func allZero(b []byte) bool {
 func microsToNS(tok []byte) (ns int64, fl numFlags, ok bool) {
 	// Fast path: up to 16 integer digits (absolute epoch microseconds) and
 	// up to 3 fraction digits, the shape every Kineto writer uses.
-	if n, f, good := fastMicros(tok); good {
+	p := 0
+	if n, f, good := micros(tok, &p, true); good {
 		return n, f, true
 	}
 	d, good := splitNumber(tok)
@@ -196,56 +197,6 @@ func microsToNS(tok []byte) (ns int64, fl numFlags, ok bool) {
 	}
 	mag, fl, good := d.scaled(3)
 	return signed(mag, d.neg, fl, good)
-}
-
-// fastMicros handles [-]digits[.ddd] with at most 16 integer digits.
-func fastMicros(tok []byte) (int64, numFlags, bool) {
-	i := 0
-	neg := false
-	if len(tok) > 0 && tok[0] == '-' {
-		neg = true
-		i = 1
-	}
-	var v int64
-	start := i
-	for i < len(tok) && isDigit(tok[i]) {
-		v = v*10 + int64(tok[i]-'0')
-		i++
-	}
-	nd := i - start
-	if nd == 0 || nd > 16 || v > math.MaxInt64/1000-1 || (tok[start] == '0' && nd > 1) {
-		return 0, 0, false
-	}
-	v *= 1000
-	var fl numFlags
-	if i < len(tok) {
-		if tok[i] != '.' {
-			return 0, 0, false
-		}
-		i++
-		fs := i
-		var f int64
-		for i < len(tok) && isDigit(tok[i]) {
-			f = f*10 + int64(tok[i]-'0')
-			i++
-		}
-		nf := i - fs
-		if nf == 0 || nf > 3 || i != len(tok) {
-			return 0, 0, false
-		}
-		for k := nf; k < 3; k++ {
-			f *= 10
-		}
-		fl |= numFrac
-		if f != 0 {
-			fl |= numNonzeroFrac
-		}
-		v += f
-	}
-	if neg {
-		v = -v
-	}
-	return v, fl, true
 }
 
 func signed(mag uint64, neg bool, fl numFlags, ok bool) (int64, numFlags, bool) {
@@ -319,17 +270,19 @@ func parseUint(tok []byte) (uint64, bool) {
 // shape, or when the number may continue past the buffered input; the
 // caller then takes the general token path.
 
-// microsFast parses [-]d{1,16}[.d{1,3}] microseconds into nanoseconds.
-func (s *scanner) microsFast() (int64, numFlags, bool) {
-	b := s.buf[:s.end]
-	p := s.pos
+// micros parses [-]d{1,16}[.d{1,3}] microseconds at b[*pos:] into
+// nanoseconds and moves *pos past them; ok is false (*pos unmoved) for any
+// other shape. whole: b is a number token and must end with the number
+// (microsToNS's fast path); else b is the scanner's buffer and a byte that
+// cannot continue a number must follow it there.
+func micros(b []byte, pos *int, whole bool) (v int64, fl numFlags, ok bool) {
+	p := *pos
 	neg := false
 	if p < len(b) && b[p] == '-' {
 		neg = true
 		p++
 	}
 	st := p
-	var v int64
 	if p >= 0 && p+8 <= len(b) {
 		// Absolute times have 13 to 16 digits: the first eight at once.
 		if x := binary.LittleEndian.Uint64(b[p : p+8]); dec.NonDigits(x) == 0 {
@@ -345,7 +298,6 @@ func (s *scanner) microsFast() (int64, numFlags, bool) {
 		return 0, 0, false
 	}
 	v *= 1000
-	var fl numFlags
 	if p < len(b) && b[p] == '.' {
 		p++
 		fs := p
@@ -367,10 +319,10 @@ func (s *scanner) microsFast() (int64, numFlags, bool) {
 		}
 		v += f
 	}
-	if p >= len(b) || numChar[b[p]] {
+	if whole && p != len(b) || !whole && (p >= len(b) || numChar[b[p]]) {
 		return 0, 0, false
 	}
-	s.pos = p
+	*pos = p
 	if neg {
 		v = -v
 	}

@@ -51,8 +51,8 @@ func TestMicrosToNS(t *testing.T) {
 		// The fused scanner path must agree wherever it answers.
 		s := newScanner(strings.NewReader(c.tok+","), 64)
 		s.more(0)
-		if fns, _, fok := s.microsFast(); fok && (c.ok && fns != c.ns || !c.ok && s.pos == len(c.tok)) {
-			t.Errorf("microsFast(%q) = %d, want %d (ok %v)", c.tok, fns, c.ns, c.ok)
+		if fns, _, fok := micros(s.buf[:s.end], &s.pos, false); fok && (c.ok && fns != c.ns || !c.ok && s.pos == len(c.tok)) {
+			t.Errorf("micros(%q, buffered) = %d, want %d (ok %v)", c.tok, fns, c.ns, c.ok)
 		}
 	}
 }

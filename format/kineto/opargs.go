@@ -63,16 +63,7 @@ func (h *hostOps) arg(r *reader) uint32 {
 }
 
 // canonID interns a canonical arg; ids start at 1 (0: absent).
-func (h *hostOps) canonID(c []byte) uint32 {
-	if id, ok := h.canonIdx[string(c)]; ok {
-		return id
-	}
-	id := uint32(len(h.canons))
-	str := string(c)
-	h.canons = append(h.canons, str)
-	h.canonIdx[str] = id
-	return id
-}
+func (h *hostOps) canonID(c []byte) uint32 { return internString(h.canonIdx, &h.canons, c) }
 
 // maxRawNest bounds the nesting rawValue accepts: deeper values take canon.
 const maxRawNest = 16

@@ -190,16 +190,7 @@ const (
 // at is span i.
 func (h *hostOps) at(i int32) *hostSpan { return &h.spans[i>>spanShift][i&(spanChunk-1)] }
 
-func (h *hostOps) module(name []byte) uint32 {
-	if id, ok := h.modIdx[string(name)]; ok {
-		return id
-	}
-	id := uint32(len(h.mods))
-	s := string(name)
-	h.mods = append(h.mods, s)
-	h.modIdx[s] = id
-	return id
-}
+func (h *hostOps) module(name []byte) uint32 { return internString(h.modIdx, &h.mods, name) }
 
 // sigKey is a signature by ids: name, canonical args, category.
 type sigKey struct {
@@ -209,13 +200,7 @@ type sigKey struct {
 
 // sig interns the signature of host op e.
 func (h *hostOps) sig(e *event) uint32 {
-	name, ok := h.nameIdx[string(e.name)]
-	if !ok {
-		name = uint32(len(h.names))
-		str := string(e.name)
-		h.names = append(h.names, str)
-		h.nameIdx[str] = name
-	}
+	name := internString(h.nameIdx, &h.names, e.name)
 	a := &e.shape
 	k := sigKey{name: name, dims: a.dims, types: a.types, concrete: a.concrete, cat: e.cat}
 	if id, ok := h.sigIdx[k]; ok {
@@ -300,14 +285,7 @@ func (h *hostOps) build(threads int) {
 
 // refOf returns the ref id of an op signature under a module path.
 func (h *hostOps) refOf(sig, path uint32) uint32 {
-	k := uint64(sig)<<32 | uint64(path)
-	if id, ok := h.refIdx[k]; ok {
-		return id
-	}
-	id := uint32(len(h.refs))
-	h.refs = append(h.refs, opRef{sig: sig, path: path})
-	h.refIdx[k] = id
-	return id
+	return intern(h.refIdx, &h.refs, uint64(sig)<<32|uint64(path), opRef{sig: sig, path: path})
 }
 
 // sorted reports whether the spans are in spanOrder.
@@ -326,13 +304,7 @@ func (h *hostOps) sorted() bool {
 
 func (h *hostOps) pathOf(parent, mod uint32) uint32 {
 	k := pathRec{parent: parent, name: mod}
-	if id, ok := h.pathIx[k]; ok {
-		return id
-	}
-	id := uint32(len(h.paths))
-	h.paths = append(h.paths, k)
-	h.pathIx[k] = id
-	return id
+	return intern(h.pathIx, &h.paths, k, k)
 }
 
 // pathString is a module path, outermost first.

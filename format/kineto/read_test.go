@@ -373,6 +373,12 @@ func TestTruncatedAndMalformed(t *testing.T) {
 		strings.Replace(full, `"Input Dims"`, `"Input Dims" `+"\x01", 1),
 		strings.Replace(full, `[[1, 2], []]`, `[[01, 2], []]`, 1),
 		strings.Replace(full, `[[1, 2], []]`, `[[1, 2}, []]`, 1),
+		// Numbers: an exponent or a fraction without digits, on the
+		// plain-digit path and on the signed one.
+		strings.Replace(full, `[[1, 2], []]`, `[[1e, 2], []]`, 1),
+		strings.Replace(full, `[[1, 2], []]`, `[[-1e+, 2], []]`, 1),
+		strings.Replace(full, `[[1, 2], []]`, `[[1.5e, 2], []]`, 1),
+		strings.Replace(full, `[[1, 2], []]`, `[[-1., 2], []]`, 1),
 		strings.Replace(full, `"grid": [1, 2, 3]`, `"grid": [1, 2, tru]`, 1),
 		strings.Replace(full, `"Input Dims": [[1, 2], []]`, `"Input Dims": [[1, 2], []], "a" 1`, 1),
 		strings.Replace(full, `"Input Dims": [[1, 2], []]`, `"Input Dims": [[1, 2], []], "a" 1 2`, 1),

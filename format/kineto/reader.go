@@ -479,13 +479,7 @@ func (r *reader) annotation() {
 	}
 	r.used(useAnnotation)
 	k, _ := deviceKey(e)
-	id, ok := r.annNameIdx[string(e.name)]
-	if !ok {
-		id = uint32(len(r.annNames))
-		s := string(e.name)
-		r.annNames = append(r.annNames, s)
-		r.annNameIdx[s] = id
-	}
+	id := internString(r.annNameIdx, &r.annNames, e.name)
 	r.anns = append(r.anns, annotation{q: k, start: e.ts, end: e.ts + e.dur, name: id, ext: e.ext, hasExt: e.hasExt})
 }
 

@@ -460,30 +460,9 @@ func (s *scanner) skipNumFast() bool {
 	if p == d || (b[d] == '0' && p-d > 1) {
 		return false
 	}
-	if p < len(b) && b[p] == '.' {
-		p++
-		d = p
-		for p < len(b) && isDigit(b[p]) {
-			p++
-		}
-		if p == d {
-			return false
-		}
-	}
-	if p < len(b) && (b[p] == 'e' || b[p] == 'E') {
-		p++
-		if p < len(b) && (b[p] == '+' || b[p] == '-') {
-			p++
-		}
-		d = p
-		for p < len(b) && isDigit(b[p]) {
-			p++
-		}
-		if p == d {
-			return false
-		}
-	}
-	if p >= len(b) || numChar[b[p]] {
+	// The fraction, the exponent and the byte after them, as the skip
+	// loop checks them.
+	if p = numRest(b, p); p < 0 {
 		return false
 	}
 	s.pos = p
@@ -514,16 +493,7 @@ func (s *scanner) enter() {
 
 // objectStart consumes '{' and reports whether the object is empty (its
 // '}' is then consumed too).
-func (s *scanner) objectStart() (empty bool) {
-	s.expect('{', "'{'")
-	s.enter()
-	if s.nonWS() == '}' {
-		s.pos++
-		s.depth--
-		return true
-	}
-	return false
-}
+func (s *scanner) objectStart() (empty bool) { return s.start('{', '}', "'{'") }
 
 // objectFirst is objectStart and nextKey in one: it consumes the '{' and
 // the first key with its ':'; more is false for an empty object ('}'
@@ -636,10 +606,15 @@ func (s *scanner) nextMember() (raw []byte, esc, more bool) {
 func (s *scanner) objectNext() (more bool) { return s.next('}', "an object") }
 
 // arrayStart consumes '[' and reports whether the array is empty.
-func (s *scanner) arrayStart() (empty bool) {
-	s.expect('[', "'['")
+func (s *scanner) arrayStart() (empty bool) { return s.start('[', ']', "'['") }
+
+// start consumes the opening byte of a container (what names it for the
+// error) and reports whether the container is empty (its closing byte is
+// then consumed too).
+func (s *scanner) start(open, close byte, what string) (empty bool) {
+	s.expect(open, what)
 	s.enter()
-	if s.nonWS() == ']' {
+	if s.nonWS() == close {
 		s.pos++
 		s.depth--
 		return true

@@ -96,13 +96,7 @@ func (r *reader) internCall(name []byte, off int64) uint32 {
 // pid/tid are not numbers.
 func (r *reader) queueOf(e *event) uint32 {
 	k, known := deviceKey(e)
-	if q, ok := r.queueIdx[k]; ok {
-		return q
-	}
-	q := uint32(len(r.queues))
-	r.queues = append(r.queues, queueInfo{key: k, devKnown: known})
-	r.queueIdx[k] = q
-	return q
+	return intern(r.queueIdx, &r.queues, k, queueInfo{key: k, devKnown: known})
 }
 
 // deviceKey normalises pid/tid of a device-side event.
@@ -129,13 +123,7 @@ func deviceKey(e *event) (qkey, bool) {
 // internThread returns the id of a host thread.
 func (r *reader) internThread(e *event) uint32 {
 	k := threadKey{pid: e.pid.n, tid: e.tid.n}
-	if t, ok := r.threadIdx[k]; ok {
-		return t
-	}
-	t := uint32(len(r.threads))
-	r.threads = append(r.threads, k)
-	r.threadIdx[k] = t
-	return t
+	return intern(r.threadIdx, &r.threads, k, k)
 }
 
 // stripStep splits a trailing step number: "ProfilerStep#550" →

@@ -2,29 +2,20 @@ package npuprof
 
 import (
 	"bytes"
-	"compress/gzip"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // An engine log gzipped and cut short is read up to the cut and says the
 // gzip stream ended early (it failed with "unexpected EOF" before); the
 // whole gzip log says nothing of the kind.
 func TestGzipCut(t *testing.T) {
-	one, err := os.ReadFile("testdata/stall-unindented.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write(bytes.Repeat(one, 50))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	one := fixture.Read(t, "testdata/stall-unindented.log")
+	z := bytes.NewBuffer(fixture.Gzip(t, bytes.Repeat(one, 50)))
 	const said = "the gzip stream ended early"
 	for _, c := range []struct {
 		name string

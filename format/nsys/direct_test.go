@@ -14,6 +14,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/gen/nsysgen"
 )
 
@@ -105,9 +106,9 @@ func TestDirectMatchesSQL(t *testing.T) {
 	// Repeats, NULL processes and ids, several processes interleaved and
 	// rows out of order within a process.
 	mixed := genDB(t, genOpts{kernels: 400, nodeGraph: 3, orphans: 2, nvtx: true})
-	execDB(t, mixed, nullableKernels...)
-	execDB(t, mixed, shuffled...)
-	execDB(t, mixed,
+	fixture.SQLite(t, mixed, nullableKernels...)
+	fixture.SQLite(t, mixed, shuffled...)
+	fixture.SQLite(t, mixed,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = globalTid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = NULL WHERE correlationId % 37 = 1`,
@@ -135,8 +136,8 @@ func TestDirectMatchesSQL(t *testing.T) {
 	if err := nsysgen.Write(near, 2000); err != nil {
 		t.Fatal(err)
 	}
-	execDB(t, near, shuffled...)
-	execDB(t, near,
+	fixture.SQLite(t, near, shuffled...)
+	fixture.SQLite(t, near,
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 24) WHERE correlationId % 3 = 0`,
 		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = globalTid + (1 << 24) WHERE correlationId % 3 = 0`)
 	defer func(w int) { sortWindow = w }(sortWindow)
@@ -171,10 +172,7 @@ var shuffled = []string{
 // direct scans never read a page SQLite refuses (they leave it to SQL).
 // TALLY_NSYS_MUTATIONS sets the count (200).
 func TestMutatedDirectMatchesSQL(t *testing.T) {
-	data, err := os.ReadFile(genDB(t, genOpts{kernels: 40, nvtx: true, graphs: 1, orphans: 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, genDB(t, genOpts{kernels: 40, nvtx: true, graphs: 1, orphans: 2}))
 	mutations := 200
 	if n, err := strconv.Atoi(os.Getenv("TALLY_NSYS_MUTATIONS")); err == nil {
 		mutations = n

@@ -1,9 +1,6 @@
 package nsys
 
 import (
-	"bytes"
-	"compress/gzip"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func TestGeneratedPrograms(t *testing.T) {
@@ -109,10 +107,7 @@ func TestUnknownTablesNamed(t *testing.T) {
 
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	cases := map[string][]byte{
 		"text.sqlite":    []byte("hello, not a database\n"),
 		"header.sqlite":  append([]byte("SQLite format 3\x00"), make([]byte, 4000)...),
@@ -121,10 +116,7 @@ func TestBadInputs(t *testing.T) {
 		"page1.sqlite":   good[:4096],
 	}
 	for name, data := range cases {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fixture.Write(t, dir, name, data)
 		c, err := format.ReadFile(p, Name, nil, nil)
 		if err == nil {
 			// A cut file may still open: then it must not look complete.
@@ -144,15 +136,7 @@ func TestBadInputs(t *testing.T) {
 // refuses it with the list of formats. Given --format nsys, the reader
 // reads it and says what it lacks.
 func TestForeignSQLite(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "other.db")
-	db, err := sql.Open("sqlite", "file:"+p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE t (x INTEGER)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	p := fixture.SQLite(t, filepath.Join(t.TempDir(), "other.db"), `CREATE TABLE t (x INTEGER)`)
 	if c, err := format.ReadFile(p, "", nil, nil); !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), "an SQLite database") {
 		t.Fatalf("detected: got %v, %+v, want no reader to recognise it", err, c)
 	}
@@ -172,10 +156,7 @@ func TestForeignSQLite(t *testing.T) {
 func TestNotAPlainFile(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	want := len(readPath(t, sample).disp)
 	count := func(in *format.Input) int {
 		t.Helper()
@@ -188,14 +169,7 @@ func TestNotAPlainFile(t *testing.T) {
 	if n := count(format.BytesInput("mem.sqlite", good)); n != want {
 		t.Errorf("in memory: %d dispatches, want %d", n, want)
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(good)
-	zw.Close()
-	gzPath := filepath.Join(t.TempDir(), "x.sqlite.gz")
-	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gzPath := fixture.Write(t, t.TempDir(), "x.sqlite.gz", fixture.Gzip(t, good))
 	if n := len(readPath(t, gzPath).disp); n != want {
 		t.Errorf("gzip: %d dispatches, want %d", n, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // FuzzRead mutates small generated exports: whatever the bytes, the reader
@@ -17,19 +18,13 @@ import (
 //	go test -run '^$' -fuzz FuzzRead -fuzztime 60s ./format/nsys/
 func FuzzRead(f *testing.F) {
 	for _, o := range []genOpts{{kernels: 3, nvtx: true}, {kernels: 2, graphs: 1, reversed: 1, nullName: 1}} {
-		data, err := os.ReadFile(genDB(f, o))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := fixture.Read(f, genDB(f, o))
 		f.Add(data)
 	}
 	f.Add([]byte("SQLite format 3\x00"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(dir, "fuzz.sqlite")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := fixture.Write(t, dir, "fuzz.sqlite", data)
 		c, err := format.ReadFile(p, Name, nil, nil)
 		if err != nil {
 			var fe *format.Error
@@ -57,10 +52,7 @@ func FuzzRead(f *testing.F) {
 // executions a second), so 300 deterministic byte mutations of a generated
 // export run with every `go test`.
 func TestMutatedExports(t *testing.T) {
-	data, err := os.ReadFile(genDB(t, genOpts{kernels: 3, nvtx: true, graphs: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, genDB(t, genOpts{kernels: 3, nvtx: true, graphs: 1}))
 	rng := rand.New(rand.NewSource(2))
 	p := filepath.Join(t.TempDir(), "m.sqlite")
 	for i := 0; i < 300; i++ {

@@ -3,7 +3,8 @@ package nsys
 import (
 	"database/sql"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -85,11 +86,7 @@ func (r *reader) gaps() {
 	if len(r.unlaunched) > 0 {
 		g := a.Gap(capture.LaunchWithoutGPUEvent, "")
 		g.Summary = "launch, copy and set calls with no device row of the same correlation id: the work ran after the export's end or window, or was never executed"
-		names := make([]string, 0, len(r.unlaunched))
-		for n := range r.unlaunched {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(r.unlaunched))
 		for _, n := range names {
 			st := r.unlaunched[n]
 			g.Count += st.n - 1

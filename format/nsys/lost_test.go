@@ -1,32 +1,15 @@
 package nsys
 
 import (
-	"database/sql"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
-
-// execDB runs statements on a generated database.
-func execDB(t *testing.T, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-}
 
 // nullableKernels rebuilds the generated kernel table without NOT NULL on
 // start and end (nsys declares them NOT NULL; a damaged or hand-made
@@ -56,8 +39,8 @@ func wantSkip(t *testing.T, c *capture.Capture, unit, reason string, n int64, cl
 // lost input under the gap that lists it; host rows are not device work.
 func TestSkipClasses(t *testing.T) {
 	path := genDB(t, genOpts{kernels: 20, reversed: 1, unlaunched: 3, graphs: 2, nvtx: true})
-	execDB(t, path, nullableKernels...)
-	execDB(t, path,
+	fixture.SQLite(t, path, nullableKernels...)
+	fixture.SQLite(t, path,
 		// A NULL start; an end at the int64 maximum; a launch at a
 		// negative time. Correlation ids 1, 2 and 3 are kernels 0..2.
 		`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE correlationId = 1`,
@@ -89,7 +72,7 @@ func TestSkipClasses(t *testing.T) {
 
 	// The ceiling is --max-duration's: raised, the endless row is still
 	// past it, an hour-and-a-bit kernel is not.
-	execDB(t, path, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start + 4000000000000 WHERE correlationId = 2`)
+	fixture.SQLite(t, path, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start + 4000000000000 WHERE correlationId = 2`)
 	var col capture.Collect
 	c2, err := format.ReadFile(path, Name, &format.Options{MaxDuration: 2 * 3600e9}, &col)
 	if err != nil {
@@ -108,8 +91,8 @@ func TestSkipClasses(t *testing.T) {
 // and untimed rows without a grid id, are not repeats.
 func TestRepeatedRows(t *testing.T) {
 	path := genDB(t, genOpts{kernels: 10, nodeGraph: 2})
-	execDB(t, path, nullableKernels...)
-	execDB(t, path,
+	fixture.SQLite(t, path, nullableKernels...)
+	fixture.SQLite(t, path,
 		`INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 5`,
 		// Two untimed rows of one graph launch, identical but for nothing
 		// nsys wrote: no grid id, so not provably one record.
@@ -139,7 +122,7 @@ func TestRepeatedRows(t *testing.T) {
 	}
 
 	// With grid ids, identical untimed rows are one record written twice.
-	execDB(t, path, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridId = 999 WHERE start = 0 AND "end" = 0`)
+	fixture.SQLite(t, path, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridId = 999 WHERE start = 0 AND "end" = 0`)
 	r = readPath(t, path)
 	if n := r.c.Accounting.CountOf(capture.DuplicateEvent); n != 2 || len(r.disp) != 13 {
 		t.Errorf("with grid ids: got %d repeats and %d dispatches, want 2 and 13\n%s", n, len(r.disp), gapText(r.c))
@@ -154,15 +137,9 @@ func TestRepeatedRows(t *testing.T) {
 // at the byte it ends, from its header's page count — not read as a
 // smaller, complete capture.
 func TestCutAtPageBoundary(t *testing.T) {
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "cut.sqlite")
-	if err := os.WriteFile(p, good[:len(good)-4096], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = format.ReadFile(p, "", nil, nil)
+	good := fixture.Read(t, sample)
+	p := fixture.Write(t, t.TempDir(), "cut.sqlite", good[:len(good)-4096])
+	_, err := format.ReadFile(p, "", nil, nil)
 	var fe *format.Error
 	if !errors.As(err, &fe) || fe.Offset != int64(len(good)-4096) || !strings.Contains(err.Error(), "the database is cut") {
 		t.Fatalf("got %v, want a format.Error at byte %d saying the database is cut", err, len(good)-4096)

@@ -3,6 +3,7 @@ package nsys
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,9 @@ func TestSampleGaps(t *testing.T) {
 	}
 	if ul := a.Find(capture.LaunchWithoutGPUEvent); ul == nil || ul.Count != 2280 {
 		t.Errorf("unmatched launches:\n%s", gapText(r.c))
+	} else if len(ul.Items) < 2 || !slices.IsSortedFunc(ul.Items, func(x, y capture.Item) int { return strings.Compare(x.Kernel, y.Kernel) }) {
+		// One item a call name, in name order whatever the map's order.
+		t.Errorf("unmatched launch items: got %d, want two or more in name order:\n%s", len(ul.Items), gapText(r.c))
 	}
 	byProc, byCorr := unmatchedLaunches(t)
 	if byProc != 2280 || byCorr != 2267 {

@@ -1,15 +1,13 @@
 package nsys
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/format/internal/sqlitein"
 )
 
@@ -26,15 +24,7 @@ func TestSpoolLimit(t *testing.T) {
 	defer func() { format.SpoolFloor = saved }()
 	format.SpoolFloor = 4 << 20 // the real sample inflates to 2.2 MB
 	gzFile := func(name string, data []byte) string {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(data)
-		zw.Close()
-		p := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return fixture.Write(t, t.TempDir(), name, fixture.Gzip(t, data))
 	}
 	bomb := gzFile("bomb.sqlite.gz", append(append([]byte{}, sqlitein.Magic...), make([]byte, 64<<20)...))
 	_, err := format.ReadFile(bomb, Name, nil, nil)
@@ -43,10 +33,7 @@ func TestSpoolLimit(t *testing.T) {
 	if !errors.As(err, &fe) || !errors.As(err, &le) || fe.Path != bomb || !strings.Contains(err.Error(), "spool limit of") || !strings.Contains(err.Error(), format.SpoolLimitEnv+"=") {
 		t.Errorf("gzip bomb: %v; want a *format.Error naming the file, the spool limit and %s", err, format.SpoolLimitEnv)
 	}
-	good, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fixture.Read(t, sample)
 	if c, err := format.ReadFile(gzFile("real.sqlite.gz", good), Name, nil, nil); err != nil || c.Accounting.Input[0].Read == 0 {
 		t.Errorf("a real export under the limit: %v", err)
 	}

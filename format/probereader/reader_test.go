@@ -2,13 +2,13 @@ package probereader
 
 import (
 	"errors"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/probefile"
 )
 
@@ -16,10 +16,7 @@ import (
 var samples = []string{"testdata/matmul.probe", "testdata/killed.probe"}
 
 func sample(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := fixture.Read(t, name)
 	return b
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // apiExpect is the independent computation: encoding/csv over both files,
@@ -135,17 +136,6 @@ func checkAPI(t *testing.T, r result, x apiExpect) {
 	}
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 const apiHdr = `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n"
 
 func arow(fn string, corr, start, end int) string {
@@ -262,10 +252,7 @@ func TestHIPAPIJoin(t *testing.T) {
 // kernel file with no dispatch is "kernel tracing recorded nothing"
 // (rocprofiler-sdk#58), not "no kernels ran".
 func TestAPIEvidenceForEmptyKernelTrace(t *testing.T) {
-	api, err := os.ReadFile("testdata/hip_runtime_trace.docs2025.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	api := fixture.Read(t, "testdata/hip_runtime_trace.docs2025.csv")
 	dir := writeFiles(t, map[string]string{"238_kernel_trace.csv": hdr, "238_hip_runtime_trace.csv": string(api)})
 	kp := filepath.Join(dir, "238_kernel_trace.csv")
 	r := readPath(t, kp, "")
@@ -284,14 +271,8 @@ func TestAPIEvidenceForEmptyKernelTrace(t *testing.T) {
 	// hip_trace.csv (compiler and runtime rows, no launch) beside the docs
 	// kernel file. The docs files come from different runs, so the join
 	// is whatever the ids say; the independent computation agrees.
-	kt, err := os.ReadFile("testdata/docs2025_kernel_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ht, err := os.ReadFile("testdata/hip_trace.docs2025.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kt := fixture.Read(t, "testdata/docs2025_kernel_trace.csv")
+	ht := fixture.Read(t, "testdata/hip_trace.docs2025.csv")
 	dir = writeFiles(t, map[string]string{"kernel_trace.csv": string(kt), "hip_trace.csv": string(ht)})
 	kp = filepath.Join(dir, "kernel_trace.csv")
 	r = readPath(t, kp, "")

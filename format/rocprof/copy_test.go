@@ -3,12 +3,12 @@ package rocprof
 import (
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 func TestMemoryCopyCSV(t *testing.T) {
@@ -18,14 +18,8 @@ func TestMemoryCopyCSV(t *testing.T) {
 		{"docs2025_kernel_trace.csv", "memory_copy_trace.docs2025.csv", "Agent 0"},
 		{"docs2024_kernel_trace.csv", "memory_copy_trace.docs2024.csv", "agent 0"}, // integer agents, no Stream_Id
 	} {
-		kt, err := os.ReadFile("testdata/" + tc.kernels)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := os.ReadFile("testdata/" + tc.copies)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kt := fixture.Read(t, "testdata/"+tc.kernels)
+		mc := fixture.Read(t, "testdata/"+tc.copies)
 		dir := writeFiles(t, map[string]string{"1_kernel_trace.csv": string(kt), "1_memory_copy_trace.csv": string(mc)})
 		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
 		// Independent: encoding/csv sums per Direction.

@@ -1,8 +1,6 @@
 package rocprof
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // csvRecords reads a whole CSV file with encoding/csv.
@@ -270,10 +269,7 @@ func TestLinesAfterMultilineRecord(t *testing.T) {
 }
 
 func TestCutCSV(t *testing.T) {
-	data, err := os.ReadFile("testdata/decode_kernel_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, "testdata/decode_kernel_trace.csv")
 	full := readBytes(t, string(data))
 	if !full.c.Accounting.Complete() {
 		t.Fatal(gapText(full.c))
@@ -335,19 +331,9 @@ func TestCounterCollection(t *testing.T) {
 // A gzip file cut in the middle: the rows before are read, the cut is a
 // truncation, not an error.
 func TestCutGzipCSV(t *testing.T) {
-	data, err := os.ReadFile("testdata/prefill_kernel_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(data)
-	zw.Close()
-	gz := buf.Bytes()
-	p := filepath.Join(t.TempDir(), "cut.csv.gz")
-	if err := os.WriteFile(p, gz[:len(gz)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, "testdata/prefill_kernel_trace.csv")
+	gz := fixture.Gzip(t, data)
+	p := fixture.Write(t, t.TempDir(), "cut.csv.gz", gz[:len(gz)/2])
 	r := readPath(t, p, "")
 	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil || len(r.disp) == 0 || len(r.disp) >= 1128 {
 		t.Fatalf("%d dispatches\n%s", len(r.disp), gapText(r.c))
@@ -358,24 +344,19 @@ func TestCutGzipCSV(t *testing.T) {
 // is the outermost ROCTx range open on its thread (or a process-wide
 // range, thread 0) when it started; marks (start = end) are not ranges.
 func TestMarkerRanges(t *testing.T) {
-	dir := t.TempDir()
 	kernels := hdr +
 		krow("1", "a", 150, 160) + // in step#1 and its inner range
 		krow("2", "b", 250, 260) + // in step#2
 		krow("3", "a", 450, 460) + // outside every thread-7 range, inside the process-wide one
 		krow("4", "a", 950, 960) // outside all
-	markers := `"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n" +
+	markers := apiHdr +
 		`"MARKER_CORE_API","step#1",1,7,1,100,200` + "\n" +
 		`"MARKER_CORE_API","inner",1,7,2,140,170` + "\n" +
 		`"MARKER_CORE_API","step#2",1,7,3,240,300` + "\n" +
 		`"MARKER_CORE_API","a mark",1,7,4,250,250` + "\n" +
 		`"MARKER_CORE_API","phase",1,0,5,400,500` + "\n" +
 		`"HIP_RUNTIME_API","hipLaunchKernel",1,7,6,0,1000` + "\n"
-	for name, data := range map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeFiles(t, map[string]string{"9_kernel_trace.csv": kernels, "9_marker_api_trace.csv": markers})
 	r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), "")
 	got := map[string]int{}
 	for _, d := range r.disp {

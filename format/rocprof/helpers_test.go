@@ -10,6 +10,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -90,4 +91,15 @@ type runtimeMemStats = runtime.MemStats
 func readMem(m *runtime.MemStats) {
 	runtime.GC()
 	runtime.ReadMemStats(m)
+}
+
+// writeFiles writes files (name: contents) into a new directory and
+// returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		fixture.Write(t, dir, name, []byte(data))
+	}
+	return dir
 }

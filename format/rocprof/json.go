@@ -259,6 +259,19 @@ func (jr *jsonReader) element(v any) (schema error, err error) {
 	return nil, nil
 }
 
+// elements reads an array of T, handing use each element that decodes; one
+// of another shape is passed over, as element says.
+func elements[T any](jr *jsonReader, use func(*T)) error {
+	return jr.array(func() error {
+		var v T
+		if bad, err := jr.element(&v); err != nil || bad != nil {
+			return err
+		}
+		use(&v)
+		return nil
+	})
+}
+
 func (jr *jsonReader) document() error {
 	found := false
 	err := jr.object(func(key string) error {
@@ -296,24 +309,10 @@ func (jr *jsonReader) process() error {
 			return err
 		case "agents":
 			agentsSeen = true
-			return jr.array(func() error {
-				var a jAgent
-				if bad, err := jr.element(&a); err != nil || bad != nil {
-					return err
-				}
-				jr.agents[a.ID.Handle] = a
-				return nil
-			})
+			return elements(jr, func(a *jAgent) { jr.agents[a.ID.Handle] = *a })
 		case "kernel_symbols":
 			symsSeen = true
-			return jr.array(func() error {
-				var s jSymbol
-				if bad, err := jr.element(&s); err != nil || bad != nil {
-					return err
-				}
-				jr.symbols[s.KernelID] = symbolName(s)
-				return nil
-			})
+			return elements(jr, func(s *jSymbol) { jr.symbols[s.KernelID] = symbolName(*s) })
 		case "strings":
 			return jr.object(func(key string) error {
 				if key != "buffer_records" {

@@ -263,8 +263,37 @@ func (rr *rocpdReader) run(suffix string, t map[string]string, inv *capture.Sect
 // loadAPI reads the run's HIP API calls: regions whose event category is a
 // HIP domain, with the event's stack_id as their internal correlation id.
 func (rr *rocpdReader) loadAPI(t map[string]string) error {
+	return rr.eachRegion(t, "e", "stack_id", `c.string LIKE 'HIP\_%' ESCAPE '\'`, func() func(*regionRow) {
+		in := rr.b.c.Accounting.InputFor("API regions")
+		return func(r *regionRow) {
+			in.Read++
+			// A host call: without its id or times it only links nothing.
+			if !r.col.Valid || r.col.Int64 <= 0 || !r.start.Valid || !r.end.Valid {
+				in.Ignore("no correlation id or times", 1, "")
+				return
+			}
+			if !rr.b.link.addAPI(uint64(r.col.Int64), r.name.String, r.start.Int64, r.end.Int64) {
+				in.Ignore("no correlation id or times", 1, "")
+				return
+			}
+			in.Used++
+		}
+	})
+}
+
+// regionRow is one row of regionQuery: the column asked for, start, end
+// and name.
+type regionRow struct {
+	col, start, end sql.NullInt64
+	name            sql.NullString
+}
+
+// eachRegion runs regionQuery(t, alias, col, where); when it runs, open is
+// called once and the function it returns gets every row. A missing table
+// or column is no query and no call.
+func (rr *rocpdReader) eachRegion(t map[string]string, alias, col, where string, open func() func(*regionRow)) error {
 	rg := t["rocpd_region"]
-	q := rr.regionQuery(t, "e", "stack_id", `c.string LIKE 'HIP\_%' ESCAPE '\'`)
+	q := rr.regionQuery(t, alias, col, where)
 	if q == "" {
 		return nil
 	}
@@ -273,24 +302,13 @@ func (rr *rocpdReader) loadAPI(t map[string]string) error {
 		return rr.db.QueryError(rg, err)
 	}
 	defer rows.Close()
-	in := rr.b.c.Accounting.InputFor("API regions")
+	row := open()
+	var r regionRow
 	for rows.Next() {
-		var corr, start, end sql.NullInt64
-		var name sql.NullString
-		if err := rows.Scan(&corr, &start, &end, &name); err != nil {
+		if err := rows.Scan(&r.col, &r.start, &r.end, &r.name); err != nil {
 			return rr.db.QueryError(rg, err)
 		}
-		in.Read++
-		// A host call: without its id or times it only links nothing.
-		if !corr.Valid || corr.Int64 <= 0 || !start.Valid || !end.Valid {
-			in.Ignore("no correlation id or times", 1, "")
-			continue
-		}
-		if !rr.b.link.addAPI(uint64(corr.Int64), name.String, start.Int64, end.Int64) {
-			in.Ignore("no correlation id or times", 1, "")
-			continue
-		}
-		in.Used++
+		row(&r)
 	}
 	return rr.db.RowsErr(rg, rows)
 }
@@ -333,30 +351,17 @@ func (rr *rocpdReader) metadata(table string) string {
 }
 
 // loadMarkers reads the ROCTx ranges: regions whose event category is a
-// MARKER domain, on their thread row.
+// MARKER domain, on their thread row. The query leaves out NULL threads
+// and times.
 func (rr *rocpdReader) loadMarkers(t map[string]string) error {
-	rg := t["rocpd_region"]
-	q := rr.regionQuery(t, "r", "tid", `c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
-		ORDER BY r.tid, r.start, r."end" DESC`)
-	if q == "" {
-		return nil
-	}
-	rows, err := rr.db.Query(q)
-	if err != nil {
-		return rr.db.QueryError(rg, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var tid, start, end int64
-		var name sql.NullString
-		if err := rows.Scan(&tid, &start, &end, &name); err != nil {
-			return rr.db.QueryError(rg, err)
+	return rr.eachRegion(t, "r", "tid", `c.string LIKE 'MARKER%' AND r."end" > r.start AND r.tid IS NOT NULL
+		ORDER BY r.tid, r.start, r."end" DESC`, func() func(*regionRow) {
+		return func(r *regionRow) {
+			if _, kept := rr.marks.Add(r.col.Int64, r.start.Int64, r.end.Int64); kept {
+				rr.markNm = append(rr.markNm, markerName(r.name.String))
+			}
 		}
-		if _, kept := rr.marks.Add(tid, start, end); kept {
-			rr.markNm = append(rr.markNm, markerName(name.String))
-		}
-	}
-	return rr.db.RowsErr(rg, rows)
+	})
 }
 
 func markerName(s string) string {

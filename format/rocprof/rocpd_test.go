@@ -2,13 +2,13 @@ package rocprof
 
 import (
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	_ "github.com/tallyprof/tally/format/nsys"
 )
 
@@ -20,12 +20,6 @@ const runSuffix = "_0000ddb5_8903_7903_b269_cd8d3745bb8a"
 // public rocpd sample exists (shared/data/rocprof/PROVENANCE.md).
 func genRocpd(t testing.TB, extra ...string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "results.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	s := runSuffix
 	stmts := []string{
 		`CREATE TABLE rocpd_metadata` + s + ` (id INTEGER PRIMARY KEY, tag TEXT, value TEXT)`,
@@ -65,12 +59,10 @@ func genRocpd(t testing.TB, extra ...string) string {
 		INNER JOIN rocpd_info_queue Q ON Q.id = K.queue_id AND Q.guid = K.guid
 		INNER JOIN rocpd_info_thread T ON T.id = K.tid AND T.guid = K.guid`)
 	stmts = append(stmts, extra...)
-	for _, q := range stmts {
-		if _, err := db.Exec(strings.ReplaceAll(q, "$S", s)); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
+	for i, q := range stmts {
+		stmts[i] = strings.ReplaceAll(q, "$S", s)
 	}
-	return path
+	return fixture.SQLite(t, filepath.Join(t.TempDir(), "results.db"), stmts...)
 }
 
 // rocpdSums is the independent computation: SQL over the base table,
@@ -212,15 +204,7 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 	}
 	// An RPD (rocmProfileData) database: refused with a reason.
 	dir := t.TempDir()
-	p := filepath.Join(dir, "rpd.db")
-	db, err := sql.Open("sqlite", "file:"+p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE rocpd_op (id INTEGER, start INTEGER, end INTEGER)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	p := fixture.SQLite(t, filepath.Join(dir, "rpd.db"), `CREATE TABLE rocpd_op (id INTEGER, start INTEGER, end INTEGER)`)
 	if _, err := format.ReadFile(p, "", nil, nil); err == nil || !strings.Contains(err.Error(), "RPD") {
 		t.Fatalf("%v", err)
 	}
@@ -228,23 +212,12 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 	if _, err := format.ReadFile(genRocpd(t), "nsys", nil, nil); err == nil || !strings.Contains(err.Error(), "--format rocpd") {
 		t.Errorf("rocpd read as nsys: %v", err)
 	}
-	nsysDB := filepath.Join(t.TempDir(), "report.sqlite")
-	ndb, err := sql.Open("sqlite", "file:"+nsysDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ndb.Exec(`CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)`); err != nil {
-		t.Fatal(err)
-	}
-	ndb.Close()
+	nsysDB := fixture.SQLite(t, filepath.Join(t.TempDir(), "report.sqlite"), `CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)`)
 	if _, err := format.ReadFile(nsysDB, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "--format nsys") {
 		t.Errorf("nsys read as rocpd: %v", err)
 	}
 	// Not SQLite at all, given as rocpd.
-	q := filepath.Join(dir, "x.db")
-	if err := os.WriteFile(q, []byte("not sqlite"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	q := fixture.Write(t, dir, "x.db", []byte("not sqlite"))
 	if _, err := format.ReadFile(q, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "not an SQLite database") {
 		t.Fatalf("%v", err)
 	}
@@ -255,16 +228,10 @@ func TestRocpdEmptyAndForeign(t *testing.T) {
 // smaller, complete run.
 func TestRocpdCutAtPageBoundary(t *testing.T) {
 	path := genRocpd(t)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	page := int(data[16])<<8 | int(data[17])
-	cut := filepath.Join(t.TempDir(), "cut.db")
-	if err := os.WriteFile(cut, data[:len(data)-page], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = format.ReadFile(cut, "", nil, nil)
+	cut := fixture.Write(t, t.TempDir(), "cut.db", data[:len(data)-page])
+	_, err := format.ReadFile(cut, "", nil, nil)
 	var fe *format.Error
 	if !errorsAs(err, &fe) || fe.Offset != int64(len(data)-page) || !strings.Contains(err.Error(), "the database is cut") {
 		t.Fatalf("got %v, want a format.Error at byte %d saying the database is cut", err, len(data)-page)

@@ -274,11 +274,8 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 	var tasks []task
 	var rows []int // the aicore_tasks row of each task
 	for i, row := range rec.AICore {
-		core.Read++
-		where := fmt.Sprintf("%s aicore_tasks[%d]", d.label(), i)
-		v, ok := uints(row, 5)
+		v, where, ok := r.readRow(core, d, "aicore_tasks", i, row, 5)
 		if !ok {
-			r.badRow(core, "malformed row (fewer than 5 unsigned integers)", where)
 			continue
 		}
 		var rts uint64
@@ -315,11 +312,8 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 	if level >= 2 {
 		cpu := r.c.Accounting.InputFor("aicpu rows")
 		for i, row := range rec.AICPU {
-			cpu.Read++
-			where := fmt.Sprintf("%s aicpu_tasks[%d]", d.label(), i)
-			v, ok := uints(row, 4)
+			v, where, ok := r.readRow(cpu, d, "aicpu_tasks", i, row, 4)
 			if !ok {
-				r.badRow(cpu, "malformed row (fewer than 4 unsigned integers)", where)
 				continue
 			}
 			j, found := byKey[[2]uint64{v[0], v[1]}]
@@ -355,6 +349,17 @@ func (r *reader) join(rec *records, level int64, path string, d dispatchDir) []t
 
 // badRow counts a task row that does not parse: it may have been a kernel
 // execution, so it is lost, listed in skipped_input.
+// readRow counts row i of table read and returns its first n unsigned
+// integers and where it is; a row without them is skipped as malformed.
+func (r *reader) readRow(in *capture.InputCount, d dispatchDir, table string, i int, row []json.Number, n int) (v []uint64, where string, ok bool) {
+	in.Read++
+	where = fmt.Sprintf("%s %s[%d]", d.label(), table, i)
+	if v, ok = uints(row, n); !ok {
+		r.badRow(in, fmt.Sprintf("malformed row (fewer than %d unsigned integers)", n), where)
+	}
+	return v, where, ok
+}
+
 func (r *reader) badRow(in *capture.InputCount, why, where string) {
 	g := r.gap(capture.SkippedInput, "", "records files that could not be read, and task rows that do not parse: their kernels are not in the tables")
 	g.Add(capture.Item{What: why, Where: where})

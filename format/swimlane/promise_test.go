@@ -1,12 +1,12 @@
 package swimlane
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Every skipped row and dispatch dir is classified where it is counted:
@@ -74,10 +74,7 @@ func TestLostDispatchDirs(t *testing.T) {
 	r := read(t, variant(t, func(root string) {
 		write(t, filepath.Join(root, "dfx_outputs/rank0/d0/chip_swimlane_records.json"), `{"chip_swimlane_level": 1, "aicore_tasks": [`)
 		p := filepath.Join(root, "dfx_outputs/rank1/d0/chip_swimlane_records.json")
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := fixture.Read(t, p)
 		write(t, p, strings.Replace(string(data), `"metadata": {`, `"metadata": {"platform": "a2a3sim", `, 1))
 	}))
 	got := map[string]string{}

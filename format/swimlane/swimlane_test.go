@@ -12,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -193,12 +194,10 @@ func variant(t *testing.T, change func(root string)) string {
 	return root
 }
 
+// write writes data to path, making its directory.
 func write(t *testing.T, path, data string) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Write(t, filepath.Dir(path), filepath.Base(path), []byte(data))
 }
 
 // No marker with two programs, and a marker naming an unknown program:
@@ -360,10 +359,7 @@ func TestNotARun(t *testing.T) {
 func TestUntimedTaskStated(t *testing.T) {
 	r := read(t, variant(t, func(root string) {
 		p := filepath.Join(root, "dfx_outputs/rank0/d0/chip_swimlane_records.json")
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := fixture.Read(t, p)
 		huge := strings.Replace(string(data), "[1, 0, 0, 1000100, 1001100, 10]", "[1, 0, 0, 18000000000000000000, 18000000000000000001, 10]", 1)
 		if huge == string(data) {
 			t.Fatal("seed row not found")
@@ -388,10 +384,7 @@ func TestDroppedRecordsSaturate(t *testing.T) {
 	r := read(t, variant(t, func(root string) {
 		for _, d := range []string{"rank0/d0", "rank1/d0"} {
 			p := filepath.Join(root, "dfx_outputs", d, "chip_swimlane_records.json")
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := fixture.Read(t, p)
 			huge := strings.Replace(string(data), `"dropped_records": 0`, `"dropped_records": 9223372036854775807`, 1)
 			if huge == string(data) {
 				t.Fatal("seed field not found")

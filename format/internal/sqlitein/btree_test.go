@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // makeDB creates a database at a new path with the statements run in order.
@@ -210,10 +211,7 @@ func TestScanLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	pg := data[(root-1)*512:]
 	if pg[0] != interiorTable {
 		t.Fatalf("root page type %#x, want an interior page", pg[0])
@@ -223,7 +221,7 @@ func TestScanLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	d = openDB(t, path)
-	_, err = scanAll(d, "t", []string{"a"}, []Kind{Int})
+	_, err := scanAll(d, "t", []string{"a"}, []Kind{Int})
 	var c *Corrupt
 	if !errors.As(err, &c) {
 		t.Fatalf("got %v, want a *Corrupt error", err)
@@ -237,10 +235,7 @@ func TestScanLoop(t *testing.T) {
 func FuzzScan(f *testing.F) {
 	path := makeDB(f, "?_pragma=page_size(512)", `CREATE TABLE t (a INTEGER, b TEXT, c INTEGER)`,
 		`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM c WHERE i < 300) INSERT INTO t SELECT i, printf('%.*c', i, 'q'), -i FROM c`)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := fixture.Read(f, path)
 	f.Add(data, uint16(600), byte(0))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, at uint16, b byte) {
@@ -256,10 +251,7 @@ func FuzzScan(f *testing.F) {
 func TestScanMutations(t *testing.T) {
 	path := makeDB(t, "?_pragma=page_size(512)", `CREATE TABLE t (a INTEGER, b TEXT, c INTEGER)`,
 		`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM c WHERE i < 300) INSERT INTO t SELECT i, printf('%.*c', i, 'q'), -i FROM c`)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, path)
 	rng := rand.New(rand.NewSource(4))
 	p := filepath.Join(t.TempDir(), "m.db")
 	for range 500 {

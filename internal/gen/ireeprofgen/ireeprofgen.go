@@ -163,64 +163,62 @@ func OnQueue(session uint64, device, queue uint32) Header {
 
 // Typed records.
 
-func rec(n int) []byte {
+// field is one little-endian value at a byte offset of a typed record:
+// 4 bytes, or 8 when wide.
+type field struct {
+	at   int
+	v    uint64
+	wide bool
+}
+
+func u32(at int, v uint32) field { return field{at: at, v: uint64(v)} }
+func u64(at int, v uint64) field { return field{at: at, v: v, wide: true} }
+
+// rec is an n-byte typed record: its length in its first 4 bytes, then
+// the fields given; every other byte is zero.
+func rec(n int, fs ...field) []byte {
 	b := make([]byte, n)
 	le.PutUint32(b, uint32(n))
+	for _, f := range fs {
+		if f.wide {
+			le.PutUint64(b[f.at:], f.v)
+		} else {
+			le.PutUint32(b[f.at:], uint32(f.v))
+		}
+	}
 	return b
 }
 
 // Device is a device record (32 bytes).
 func Device(ordinal, queueCount uint32) []byte {
-	b := rec(32)
-	le.PutUint32(b[8:], ordinal)
-	le.PutUint32(b[12:], queueCount)
-	return b
+	return rec(32, u32(8, ordinal), u32(12, queueCount))
 }
 
 // Queue is a queue record (24 bytes).
 func Queue(device, queue uint32, stream uint64) []byte {
-	b := rec(24)
-	le.PutUint32(b[4:], device)
-	le.PutUint32(b[8:], queue)
-	le.PutUint64(b[16:], stream)
-	return b
+	return rec(24, u32(4, device), u32(8, queue), u64(16, stream))
 }
 
 // Executable is an executable record (40 bytes).
 func Executable(id uint64, functions uint32) []byte {
-	b := rec(40)
-	le.PutUint64(b[8:], id)
-	le.PutUint32(b[16:], functions)
-	return b
+	return rec(40, u64(8, id), u32(16, functions))
 }
 
 // Function is an executable function (or export) record: 64 bytes + name.
 func Function(executable uint64, ordinal uint32, name string) []byte {
-	b := rec(64 + len(name))
-	le.PutUint64(b[8:], executable)
-	le.PutUint32(b[16:], ordinal)
-	le.PutUint32(b[44:], uint32(len(name)))
+	b := rec(64+len(name), u64(8, executable), u32(16, ordinal), u32(44, uint32(len(name))))
 	copy(b[64:], name)
 	return b
 }
 
 // CommandBuffer is a command buffer record (48 bytes).
 func CommandBuffer(id uint64, device uint32) []byte {
-	b := rec(48)
-	le.PutUint64(b[8:], id)
-	le.PutUint32(b[40:], device)
-	return b
+	return rec(48, u64(8, id), u32(40, device))
 }
 
 // CommandOp is a command operation record (120 bytes) of type typ.
 func CommandOp(typ uint32, cb uint64, index uint32, executable uint64, function uint32) []byte {
-	b := rec(120)
-	le.PutUint32(b[4:], typ)
-	le.PutUint32(b[12:], index)
-	le.PutUint64(b[16:], cb)
-	le.PutUint64(b[32:], executable)
-	le.PutUint32(b[40:], function)
-	return b
+	return rec(120, u32(4, typ), u32(12, index), u64(16, cb), u64(32, executable), u32(40, function))
 }
 
 // Clock is a clock correlation record (72 bytes) with DEVICE_TICK and
@@ -231,13 +229,7 @@ func Clock(device uint32, sampleID, tick, hostNS uint64) []byte {
 
 // ClockFlags is Clock with explicit flags.
 func ClockFlags(flags, device uint32, sampleID, tick, hostNS uint64) []byte {
-	b := rec(72)
-	le.PutUint32(b[4:], flags)
-	le.PutUint32(b[8:], device)
-	le.PutUint64(b[16:], sampleID)
-	le.PutUint64(b[24:], tick)
-	le.PutUint64(b[32:], hostNS)
-	return b
+	return rec(72, u32(4, flags), u32(8, device), u64(16, sampleID), u64(24, tick), u64(32, hostNS))
 }
 
 // DispatchEvent is one dispatch event's fields.
@@ -279,28 +271,11 @@ func AppendDispatch(dst []byte, e DispatchEvent) []byte {
 
 // QueueDeviceEvent is a queue device event record (96 bytes) of type typ.
 func QueueDeviceEvent(typ uint32, device, queue uint32, start, end uint64) []byte {
-	b := rec(96)
-	le.PutUint32(b[4:], typ)
-	le.PutUint32(b[64:], device)
-	le.PutUint32(b[68:], queue)
-	le.PutUint64(b[80:], start)
-	le.PutUint64(b[88:], end)
-	return b
+	return rec(96, u32(4, typ), u32(64, device), u32(68, queue), u64(80, start), u64(88, end))
 }
 
 // HostExecution is a host execution event record (152 bytes).
 func HostExecution(typ, status uint32, eventID, cb, executable uint64, device, queue, index, function uint32, start, end int64) []byte {
-	b := rec(152)
-	le.PutUint32(b[4:], typ)
-	le.PutUint32(b[12:], status)
-	le.PutUint64(b[16:], eventID)
-	le.PutUint64(b[32:], cb)
-	le.PutUint64(b[40:], executable)
-	le.PutUint32(b[64:], device)
-	le.PutUint32(b[68:], queue)
-	le.PutUint32(b[72:], index)
-	le.PutUint32(b[76:], function)
-	le.PutUint64(b[104:], uint64(start))
-	le.PutUint64(b[112:], uint64(end))
-	return b
+	return rec(152, u32(4, typ), u32(12, status), u64(16, eventID), u64(32, cb), u64(40, executable),
+		u32(64, device), u32(68, queue), u32(72, index), u32(76, function), u64(104, uint64(start)), u64(112, uint64(end)))
 }

@@ -1,0 +1,52 @@
+package all
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/capture"
+)
+
+// eachFixture runs check as a subtest for every reader's promise fixtures,
+// readers in name order, named reader/variant.
+func eachFixture(t *testing.T, check func(t *testing.T, reader string, fx promiseFixture)) {
+	names := slices.Sorted(maps.Keys(promiseFixtures))
+	for _, reader := range names {
+		for _, fx := range promiseFixtures[reader] {
+			t.Run(strings.Trim(reader+"/"+fx.variant, "/"), func(t *testing.T) { check(t, reader, fx) })
+		}
+	}
+}
+
+// edited makes a fixture arm from rows: the arm for change writes base's
+// rows as change leaves them (write puts them under dir, returning the
+// path). The identity edit is the base arm.
+func edited[R any](base func() []R, write func(t *testing.T, dir string, rows []R) string) func(change func([]R) []R) func(*testing.T, string) string {
+	return func(change func([]R) []R) func(*testing.T, string) string {
+		return func(t *testing.T, dir string) string { return write(t, dir, change(base())) }
+	}
+}
+
+func unchanged[R any](rows []R) []R { return rows }
+
+// dbFixture is the fixture of a reader of SQLite databases: the dispatch
+// rows base gives, written by write; unreadable and impossible edit row 1,
+// the repeat writes row 1 twice. A database is written whole: a cut at a
+// page boundary is refused from its header's page count (rows missing from
+// a file that is whole cannot be seen: the reader's docs/formats page).
+func dbFixture[R any](base func() []R, write func(t *testing.T, dir string, rows []R) string, unreadable, impossible func(row *R), repeatKind capture.Kind) promiseFixture {
+	with := edited(base, write)
+	return promiseFixture{
+		base:       with(unchanged[R]),
+		unreadable: with(func(rs []R) []R { unreadable(&rs[1]); return rs }),
+		impossible: with(func(rs []R) []R { impossible(&rs[1]); return rs }),
+		repeated:   with(func(rs []R) []R { return append(rs, rs[1]) }),
+		repeatKind: repeatKind,
+		cut: func(t *testing.T, dir string) string {
+			return sqliteCutLastPage(t, write(t, dir, base()))
+		},
+		cutIsError: true,
+	}
+}
