@@ -22,7 +22,7 @@ func (s *state) commandLine(ev event, ph phase, phaseName, det []byte, t uint64,
 			return false
 		}
 		s.syncLine(ev, phaseName, t, timed)
-		s.startCommand(det)
+		s.startCommand(det, &s.d)
 		return true
 	}
 	switch {
@@ -96,9 +96,9 @@ func evName(ev event) string {
 	return "sync-end"
 }
 
-// startCommand opens a command at its pre-dispatch sync-begin; s.d holds the
+// startCommand opens a command at its pre-dispatch sync-begin; d holds the
 // parsed detail when det is not empty.
-func (s *state) startCommand(det []byte) {
+func (s *state) startCommand(det []byte, d *detail) {
 	if s.cmd.active {
 		s.abandon("a new command began")
 	}
@@ -117,7 +117,7 @@ func (s *state) startCommand(det []byte) {
 	c.prog = s.currentProgram()
 	c.repeat = false
 	if c.traced {
-		c.d = s.d
+		c.d = *d
 		// kind aliased the read buffer, which the reading goroutine
 		// refills before the command's last line: point it at the copy.
 		c.d.kind = c.raw[c.d.kindAt : c.d.kindAt+len(c.d.kind)]
