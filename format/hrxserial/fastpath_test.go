@@ -133,17 +133,17 @@ func TestScanContinuations(t *testing.T) {
 	// A block starts after its first '\n': "x\n" is the end of a line
 	// begun in the block before.
 	block := "x\n" + head + strings.Join(next, "")
-	_, _, toks, starts := scan([]byte(block), nil, nil, true)
-	if len(toks) != 8 {
-		t.Fatalf("%d tokens, want 8", len(toks))
+	_, _, toks, ps := scan([]byte(block), nil, nil, true)
+	if len(toks) != 8 || len(ps) != 3 {
+		t.Fatalf("%d tokens, %d parsed; want 8, 3", len(toks), len(ps))
 	}
 	for i, tk := range toks[:2] {
-		if tk.ref != -1 || tk.form != 0 {
-			t.Errorf("head line %d: ref %d, form %d; want -1, 0", i+1, tk.ref, tk.form)
+		if tk.ref != int32(i) || tk.form != contEvent || ps[i].ph != []phase{phProgram, phList}[i] || !ps[i].ok {
+			t.Errorf("head line %d: ref %d, form %d, phase %d; want %d, %d, %d", i+1, tk.ref, tk.form, ps[i].ph, i, contEvent, []phase{phProgram, phList}[i])
 		}
 	}
-	if tk := toks[2]; tk.form != contStart || tk.ref != 0 || len(starts) != 1 || starts[0].d.kernelID != 7 || !tk.timed || tk.t != 102 {
-		t.Errorf("the command's first line: form %d, ref %d, %d starts, t %d; want %d, 0, 1 (kernel_id 7), 102", tk.form, tk.ref, len(starts), tk.t, contStart)
+	if tk := toks[2]; tk.form != contStart || tk.ref != 2 || ps[2].d.kernelID != 7 || !tk.timed || tk.t != 102 {
+		t.Errorf("the command's first line: form %d, ref %d, kernel_id %d, t %d; want %d, 2, 7, 102", tk.form, tk.ref, ps[2].d.kernelID, tk.t, contStart)
 	}
 	for i, tk := range toks[3:] {
 		wantT := uint64(103 + i)
@@ -153,8 +153,8 @@ func TestScanContinuations(t *testing.T) {
 	}
 	start := func() (*state, []tok, int) {
 		s := newState("t", catalog.New(), capture.Discard)
-		_, _, toks, starts := scan([]byte(block), nil, nil, true)
-		if err := s.replay([]byte(block), 2, toks[:3], starts, true); err != nil {
+		_, _, toks, ps := scan([]byte(block), nil, nil, true)
+		if err := s.replay([]byte(block), 2, toks[:3], ps, true); err != nil {
 			t.Fatal(err)
 		}
 		return s, toks[3:], 2 + len(head)
@@ -168,7 +168,8 @@ func TestScanContinuations(t *testing.T) {
 			s.dispatches, s.traceLines, s.timed, s.untimed, s.lineNo)
 	}
 	// Lines that are not the expected continuation, each after the
-	// command's first line: no reference, the general path's.
+	// command's first line: no continuation (the general path's, or a
+	// line of another phase).
 	for _, l := range []string{
 		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\r\n", // CR
 		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + " \n",  // trailing blank
@@ -184,8 +185,8 @@ func TestScanContinuations(t *testing.T) {
 		"# end=1\n",
 	} {
 		_, _, toks, _ := scan([]byte("x\n"+head+l), nil, nil, true)
-		if tk := toks[len(toks)-1]; tk.ref != -1 || tk.form != 0 {
-			t.Errorf("scan(%q): ref %d, form %d; want -1, 0", l, tk.ref, tk.form)
+		if tk := toks[len(toks)-1]; tk.form != 0 && tk.form < contStart {
+			t.Errorf("scan(%q): form %d (ref %d), want no continuation", l, tk.form, tk.ref)
 		}
 	}
 	// A line the state does not expect, though its token says it

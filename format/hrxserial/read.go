@@ -74,7 +74,7 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 					return nil, err
 				}
 			}
-			if err := st.replay(data, b.first+1, b.toks, b.starts, o.fast); err != nil {
+			if err := st.replay(data, b.first+1, b.toks, b.parsed, o.fast); err != nil {
 				return nil, err
 			}
 			data = data[b.last+1:]
@@ -113,25 +113,29 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 	return st.finish(), nil
 }
 
-// replay applies the lines of data from at on, one per token. A command's
-// first line is applied from its token and the detail the scan parsed,
-// unless it follows the end record (which counts the lines after it). A
+// replay applies the lines of data from at on, one per token, each as
+// line would. A line the scan parsed (ps) is applied from that, unless it
+// follows the end record (which counts the lines after it). A
 // continuation is applied from its token alone — its stamp, its place in
 // the command — when the open command is the one begun at the token's
 // reference line: that line's detail is then the command's, so the line is
 // the one continueCommand would take. Any other line, or a continuation
 // the state does not expect, goes the general way.
-func (s *state) replay(data []byte, at int, toks []tok, starts []start, fast bool) error {
+func (s *state) replay(data []byte, at int, toks []tok, ps []parsed, fast bool) error {
 	base := s.lineNo + 1 // the line number of toks[0]
 	for i := range toks {
 		tk := &toks[i]
 		if fast && !s.end.Seen {
-			if tk.form == contStart {
-				s.startLine(data[starts[tk.ref].det:tk.end], &starts[tk.ref].d, tk.t, tk.timed)
+			switch {
+			case tk.form == contStart:
+				s.startLine(&ps[tk.ref], tk.t, tk.timed)
 				at = int(tk.end) + 1
 				continue
-			}
-			if tk.ref >= 0 && s.cmd.active && s.cmd.line == base+int64(tk.ref) && s.expected() == tk.form {
+			case tk.form == contEvent:
+				s.eventLine(&ps[tk.ref], tk.t, tk.timed)
+				at = int(tk.end) + 1
+				continue
+			case tk.ref >= 0 && s.cmd.active && s.cmd.line == base+int64(tk.ref) && s.expected() == tk.form:
 				s.lineNo++
 				if s.advance(tk.t, tk.timed) {
 					s.counted(tk.t, tk.timed)
@@ -149,14 +153,24 @@ func (s *state) replay(data []byte, at int, toks []tok, starts []start, fast boo
 	return nil
 }
 
-// startLine applies a command's first line, "sync-begin
-// phase=command-pre-dispatch" with det (empty for an untraced command), d
-// its parsed detail, as line does.
-func (s *state) startLine(det []byte, d *detail, t uint64, timed bool) {
+// startLine applies a command's first line as line does (no trace line of
+// another form can continue the open command: continueCommand would not
+// take it).
+func (s *state) startLine(pr *parsed, t uint64, timed bool) {
 	s.lineNo++
-	syncTimed := timed && s.header.badClock == ""
-	s.syncLine(evSyncBegin, phasePre, t, syncTimed)
-	s.startCommand(det, d)
+	s.syncLine(evSyncBegin, phasePre, t, timed && s.header.badClock == "")
+	s.startCommand(pr.det, &pr.d)
+	s.counted(t, timed)
+}
+
+// eventLine applies a trace line of another phase than a command's as
+// line does.
+func (s *state) eventLine(pr *parsed, t uint64, timed bool) {
+	s.lineNo++
+	if !pr.ok || !s.otherEvent(pr.ev, pr.ph, pr.phaseName, &pr.d, len(pr.det) == 0, t, timed && s.header.badClock == "") {
+		s.malformedAt()
+		return
+	}
 	s.counted(t, timed)
 }
 
@@ -167,7 +181,7 @@ type block struct {
 	err         error // io.EOF after the last block
 	first, last int   // offsets of the first and the last '\n' in buf[:n]; -1 when none
 	toks        []tok // the lines between them
-	starts      []start
+	parsed      []parsed
 	off         int64
 	ready       chan struct{} // the worker is done with it
 }
@@ -277,7 +291,7 @@ func (p *pipeline) work() {
 		if p.ra != nil {
 			b.n, b.err = p.readAt(b)
 		}
-		b.first, b.last, b.toks, b.starts = scan(b.buf[:b.n], b.toks[:0], b.starts[:0], p.fast)
+		b.first, b.last, b.toks, b.parsed = scan(b.buf[:b.n], b.toks[:0], b.parsed[:0], p.fast)
 		b.ready <- struct{}{}
 	}
 }

@@ -12,37 +12,47 @@ type tok struct {
 	// ref is, for a line that continues a command (form), the index among
 	// the block's toks of the line that began the command: the parser
 	// applies the line from t alone when that command is still the open
-	// one (replay). For a command's first line (form contStart) it is the
-	// index of its parsed detail among the block's starts. Otherwise -1.
+	// one (replay). For a line the scan parsed (contStart, contEvent) it
+	// is the index of what it parsed among the block's parsed. Otherwise -1.
 	ref   int32
 	form  cont
 	timed bool
 	t     uint64
 }
 
-// contStart marks a command's first line, its detail parsed by the scan.
-const contStart cont = contSyncEndPost + 1
+// Forms of a line that the parser applies from what the scan parsed.
+const (
+	contStart cont = contSyncEndPost + 1 + iota // a command's first line
+	contEvent                                    // a trace line of another phase than a command's
+)
 
-// start is a command's first line as a scan worker parsed it.
-type start struct {
-	d   detail
-	det int32 // the offset of the detail in the block (the line's end when it has none)
+// parsed is a line a scan worker parsed: a command's first line
+// (contStart), or a trace line of another phase than a command's
+// (contEvent). Its slices alias the block.
+type parsed struct {
+	d         detail
+	det       []byte // the detail, "" when none
+	phaseName []byte
+	ev        event
+	ph        phase
+	ok        bool // contEvent: its detail parsed
 }
 
 // scan finds the lines of a block that begin after its first '\n' and end
-// at its last, appending one tok per line to toks. It needs no state from
-// before the block: a line is a continuation when it is one of the five
-// texts (contText) with the detail of the latest command-first line before
-// it in the block, exactly as that line ends; whether it really continues
-// the open command only the parser knows.
-func scan(buf []byte, toks []tok, starts []start, fast bool) (first, last int, _ []tok, _ []start) {
+// at its last, appending one tok per line to toks (and what it parsed of
+// them to ps). It needs no state from before the block: a line is a
+// continuation when it is one of the five texts (contText) with the
+// detail of the latest command-first line before it in the block, exactly
+// as that line ends; whether it really continues the open command only the
+// parser knows.
+func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []tok, _ []parsed) {
 	first = bytes.IndexByte(buf, '\n')
 	if first < 0 {
-		return -1, -1, toks, starts
+		return -1, -1, toks, ps
 	}
 	last = first + 1 + bytes.LastIndexByte(buf[first+1:], '\n')
 	ref := int32(-1)
-	var tail []byte // the reference line's text after its phase, '\n' included
+	var tail []byte // the reference line's detail as its continuations end: " "+detail+"\n", or "\n"
 	for p := first + 1; p <= last; {
 		if ref >= 0 {
 			if n, f, t, timed := continuation(buf[p:last+1], tail); n > 0 {
@@ -54,54 +64,55 @@ func scan(buf []byte, toks []tok, starts []start, fast bool) (first, last int, _
 		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
 		tk := tok{end: int32(nl), ref: -1}
 		if fast {
-			if t, timed, d, ok := commandTail(buf[p:nl]); ok {
-				ref, tail = int32(len(toks)), buf[nl-len(d):nl+1]
-				if st, ok := parseStart(d); ok {
-					st.det = int32(nl - len(d))
-					if len(d) > 0 {
-						st.det++
-					}
-					tk = tok{end: int32(nl), ref: int32(len(starts)), form: contStart, timed: timed, t: t}
-					starts = append(starts, st)
+			var pr parsed
+			switch tk.form, tk.t, tk.timed, pr = parseLine(buf[p:nl]); tk.form {
+			case contStart:
+				ref, tail = int32(len(toks)), buf[nl:nl+1]
+				if len(pr.det) > 0 {
+					tail = buf[nl-len(pr.det)-1 : nl+1]
 				}
+				fallthrough
+			case contEvent:
+				tk.ref = int32(len(ps))
+				ps = append(ps, pr)
 			}
 		}
 		toks = append(toks, tk)
 		p = nl + 1
 	}
-	return first, last, toks, starts
+	return first, last, toks, ps
 }
 
-// parseStart parses the tail of a command's first line (commandTail) as
-// the parser does (parseEvent, commandLine), and returns false for a line
-// the parser counts as malformed.
-func parseStart(d []byte) (st start, ok bool) {
-	if len(d) == 0 {
-		return st, true
-	}
-	if len(d) == 1 { // "phase=x " with a trailing blank: not in the grammar
-		return st, false
-	}
-	return st, parseDetail(d[1:], &st.d) && wellFormed(phPre, &st.d, false)
-}
-
-// commandTail returns what follows "sync-begin phase=command-pre-dispatch"
-// in line when line begins a command that way: "" or " "+detail, which
-// the command's other lines repeat. A line ending in '\r' is not taken (the
-// parser drops the '\r' from the detail).
-func commandTail(line []byte) (t uint64, timed bool, d []byte, ok bool) {
+// parseLine parses a line as the parser would (line, event) up to where
+// the parser's state comes in, and returns contStart or contEvent for a
+// line it can apply from what was parsed (replay), 0 for any other: a
+// comment, a foreign line, a line the parser counts as malformed, a command
+// line that is not a command's first, a line ending in '\r' (the parser
+// drops it).
+func parseLine(line []byte) (f cont, t uint64, timed bool, pr parsed) {
 	if len(line) == 0 || line[len(line)-1] == '\r' {
-		return 0, false, nil, false
+		return 0, 0, false, pr
 	}
 	t, rest, timed, over := stamp(line)
-	if over || !bytes.HasPrefix(rest, tracePrefix) || !bytes.HasPrefix(rest[len(tracePrefix):], preBegin) {
-		return 0, false, nil, false
+	if over || !bytes.HasPrefix(rest, tracePrefix) {
+		return 0, 0, false, pr
 	}
-	d = rest[len(tracePrefix)+len(preBegin):]
-	if len(d) > 0 && d[0] != ' ' {
-		return 0, false, nil, false
+	var ok bool
+	pr.ev, pr.ph, pr.phaseName, pr.det, ok = parseEvent(rest[len(tracePrefix):])
+	switch {
+	case !ok:
+		return 0, 0, false, pr
+	case pr.ph == phPre && pr.ev == evSyncBegin:
+		// commandLine's checks of a first line, which need no state.
+		if len(pr.det) > 0 && (!parseDetail(pr.det, &pr.d) || !wellFormed(phPre, &pr.d, false)) {
+			return 0, 0, false, pr
+		}
+		return contStart, t, timed, pr
+	case pr.ph == phPre || pr.ph == phDispatch || pr.ph == phPost:
+		return 0, 0, false, pr
 	}
-	return t, timed, d, true
+	pr.ok = len(pr.det) == 0 || parseDetail(pr.det, &pr.d)
+	return contEvent, t, timed, pr
 }
 
 // continuation returns the length, '\n' included, of the line data starts
