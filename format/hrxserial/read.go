@@ -90,6 +90,7 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 			}
 		}
 		readErr = b.err
+		st.cmd.own()
 		p.free <- b // b is a worker's again: read nothing of it after this
 		if readErr != nil {
 			break
@@ -128,11 +129,11 @@ func (s *state) replay(data []byte, at int, toks []tok, ps []parsed, fast bool) 
 		if fast && !s.end.Seen {
 			switch {
 			case tk.form == contStart:
-				s.startLine(&ps[tk.ref], tk.t, tk.timed)
+				s.startLine(data, &ps[tk.ref], tk.t, tk.timed)
 				at = int(tk.end) + 1
 				continue
 			case tk.form == contEvent:
-				s.eventLine(&ps[tk.ref], tk.t, tk.timed)
+				s.eventLine(data, &ps[tk.ref], tk.t, tk.timed)
 				at = int(tk.end) + 1
 				continue
 			case tk.ref >= 0 && s.cmd.active && s.cmd.line == base+int64(tk.ref) && s.expected() == tk.form:
@@ -156,18 +157,22 @@ func (s *state) replay(data []byte, at int, toks []tok, ps []parsed, fast bool) 
 // startLine applies a command's first line as line does (no trace line of
 // another form can continue the open command: continueCommand would not
 // take it).
-func (s *state) startLine(pr *parsed, t uint64, timed bool) {
+func (s *state) startLine(data []byte, pr *parsed, t uint64, timed bool) {
 	s.lineNo++
 	s.syncLine(evSyncBegin, phasePre, t, timed && s.header.badClock == "")
-	s.startCommand(pr.det, &pr.d)
+	tail := data[pr.detAt+pr.detLen : pr.detAt+pr.detLen+1] // "\n"
+	if pr.detLen > 0 {
+		tail = data[pr.detAt-1 : pr.detAt+pr.detLen+1]
+	}
+	s.startCommand(pr.det(data), &pr.d, tail)
 	s.counted(t, timed)
 }
 
 // eventLine applies a trace line of another phase than a command's as
 // line does.
-func (s *state) eventLine(pr *parsed, t uint64, timed bool) {
+func (s *state) eventLine(data []byte, pr *parsed, t uint64, timed bool) {
 	s.lineNo++
-	if !pr.ok || !s.otherEvent(pr.ev, pr.ph, pr.phaseName, &pr.d, len(pr.det) == 0, t, timed && s.header.badClock == "") {
+	if !pr.ok || !s.otherEvent(pr.ev, pr.ph, pr.phaseName(data), &pr.d, pr.detLen == 0, t, timed && s.header.badClock == "") {
 		s.malformedAt()
 		return
 	}

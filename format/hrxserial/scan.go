@@ -23,19 +23,26 @@ type tok struct {
 // Forms of a line that the parser applies from what the scan parsed.
 const (
 	contStart cont = contSyncEndPost + 1 + iota // a command's first line
-	contEvent                                    // a trace line of another phase than a command's
+	contEvent                                   // a trace line of another phase than a command's
 )
 
 // parsed is a line a scan worker parsed: a command's first line
 // (contStart), or a trace line of another phase than a command's
-// (contEvent). Its slices alias the block.
+// (contEvent). It holds no pointer (the GC skips the workers' arrays of
+// them): the detail and the phase name are offsets in the block.
 type parsed struct {
-	d         detail
-	det       []byte // the detail, "" when none
-	phaseName []byte
-	ev        event
-	ph        phase
-	ok        bool // contEvent: its detail parsed
+	d               detail
+	detAt, detLen   int32 // the detail, empty when none
+	nameAt, nameLen int32 // contEvent: the phase name
+	ev              event
+	ph              phase
+	ok              bool // contEvent: its detail parsed
+}
+
+func (pr *parsed) det(block []byte) []byte { return block[pr.detAt : pr.detAt+pr.detLen] }
+
+func (pr *parsed) phaseName(block []byte) []byte {
+	return block[pr.nameAt : pr.nameAt+pr.nameLen]
 }
 
 // scan finds the lines of a block that begin after its first '\n' and end
@@ -64,17 +71,24 @@ func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []
 		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
 		tk := tok{end: int32(nl), ref: -1}
 		if fast {
-			var pr parsed
-			switch tk.form, tk.t, tk.timed, pr = parseLine(buf[p:nl]); tk.form {
+			// Parsed in place: a parsed is large.
+			if len(ps) < cap(ps) {
+				ps = ps[:len(ps)+1]
+			} else {
+				ps = append(ps, parsed{})
+			}
+			pr := &ps[len(ps)-1]
+			switch tk.form, tk.t, tk.timed = parseLine(buf, p, nl, pr); tk.form {
 			case contStart:
 				ref, tail = int32(len(toks)), buf[nl:nl+1]
-				if len(pr.det) > 0 {
-					tail = buf[nl-len(pr.det)-1 : nl+1]
+				if pr.detLen > 0 {
+					tail = buf[pr.detAt-1 : nl+1]
 				}
-				fallthrough
+				tk.ref = int32(len(ps) - 1)
 			case contEvent:
-				tk.ref = int32(len(ps))
-				ps = append(ps, pr)
+				tk.ref = int32(len(ps) - 1)
+			default:
+				ps = ps[:len(ps)-1]
 			}
 		}
 		toks = append(toks, tk)
@@ -83,36 +97,49 @@ func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []
 	return first, last, toks, ps
 }
 
-// parseLine parses a line as the parser would (line, event) up to where
-// the parser's state comes in, and returns contStart or contEvent for a
-// line it can apply from what was parsed (replay), 0 for any other: a
-// comment, a foreign line, a line the parser counts as malformed, a command
-// line that is not a command's first, a line ending in '\r' (the parser
-// drops it).
-func parseLine(line []byte) (f cont, t uint64, timed bool, pr parsed) {
+// parseLine parses the line buf[p:nl] into pr as the parser would (line,
+// event) up to where the parser's state comes in, and returns contStart or
+// contEvent for a line it can apply from what was parsed (replay), 0 for
+// any other: a comment, a foreign line, a line the parser counts as
+// malformed, a command line that is not a command's first, a line ending
+// in '\r' (the parser drops it).
+func parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool) {
+	line := buf[p:nl]
 	if len(line) == 0 || line[len(line)-1] == '\r' {
-		return 0, 0, false, pr
+		return 0, 0, false
 	}
 	t, rest, timed, over := stamp(line)
 	if over || !bytes.HasPrefix(rest, tracePrefix) {
-		return 0, 0, false, pr
+		return 0, 0, false
 	}
-	var ok bool
-	pr.ev, pr.ph, pr.phaseName, pr.det, ok = parseEvent(rest[len(tracePrefix):])
+	ev, ph, name, det, ok := parseEvent(rest[len(tracePrefix):])
+	if !ok {
+		return 0, 0, false
+	}
+	// The detail ends the line; the phase name ends before its blank, or
+	// the line.
+	pr.ev, pr.ph = ev, ph
+	pr.detAt, pr.detLen = int32(nl-len(det)), int32(len(det))
+	pr.nameAt, pr.nameLen = pr.detAt-int32(len(name)), int32(len(name))
+	if len(det) > 0 {
+		pr.nameAt--
+	}
 	switch {
-	case !ok:
-		return 0, 0, false, pr
-	case pr.ph == phPre && pr.ev == evSyncBegin:
+	case ph == phPre && ev == evSyncBegin:
 		// commandLine's checks of a first line, which need no state.
-		if len(pr.det) > 0 && (!parseDetail(pr.det, &pr.d) || !wellFormed(phPre, &pr.d, false)) {
-			return 0, 0, false, pr
+		if len(det) > 0 && (!parseDetail(det, &pr.d) || !wellFormed(phPre, &pr.d, false)) {
+			return 0, 0, false
 		}
-		return contStart, t, timed, pr
-	case pr.ph == phPre || pr.ph == phDispatch || pr.ph == phPost:
-		return 0, 0, false, pr
+		return contStart, t, timed
+	case ph == phPre || ph == phDispatch || ph == phPost:
+		return 0, 0, false
 	}
-	pr.ok = len(pr.det) == 0 || parseDetail(pr.det, &pr.d)
-	return contEvent, t, timed, pr
+	if len(det) == 0 {
+		pr.d, pr.ok = detail{}, true
+	} else {
+		pr.ok = parseDetail(det, &pr.d)
+	}
+	return contEvent, t, timed
 }
 
 // continuation returns the length, '\n' included, of the line data starts
@@ -131,17 +158,20 @@ func continuation(data, tail []byte) (n int, f cont, t uint64, timed bool) {
 	if len(rest) < len(tracePrefix)+len(contText[contEndDispatch]) {
 		return 0, 0, 0, false
 	}
-	switch rest[len(tracePrefix)] {
+	// Which of the five it can be, told by one or two bytes; the
+	// comparison below checks the whole text.
+	at := len(tracePrefix)
+	switch rest[at] {
 	case 'b':
 		f = contBeginDispatch
 	case 'e':
 		f = contEndDispatch
 	case 's':
 		switch {
-		case bytes.HasPrefix(rest, contText[contSyncEndPre]):
-			f = contSyncEndPre
-		case bytes.HasPrefix(rest, contText[contSyncBeginPost]):
+		case rest[at+len("sync-")] == 'b':
 			f = contSyncBeginPost
+		case rest[at+len("sync-end phase=command-p")] == 'r':
+			f = contSyncEndPre
 		default:
 			f = contSyncEndPost
 		}
