@@ -126,9 +126,10 @@ func BenchmarkScan(b *testing.B) {
 	data, _ := benchTrace(b)
 	var toks []tok
 	var ps []parsed
+	sc := newScanner(true)
 	for i := 0; i < b.N; i++ {
 		for off := 0; off < len(data); off += blockSize {
-			_, _, toks, ps = scan(data[off:min(off+blockSize, len(data))], toks[:0], ps[:0], true)
+			_, _, toks, ps = sc.scan(data[off:min(off+blockSize, len(data))], toks[:0], ps[:0])
 		}
 	}
 }

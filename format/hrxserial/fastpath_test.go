@@ -133,7 +133,7 @@ func TestScanContinuations(t *testing.T) {
 	// A block starts after its first '\n': "x\n" is the end of a line
 	// begun in the block before.
 	block := "x\n" + head + strings.Join(next, "")
-	_, _, toks, ps := scan([]byte(block), nil, nil, true)
+	_, _, toks, ps := newScanner(true).scan([]byte(block), nil, nil)
 	if len(toks) != 8 || len(ps) != 3 {
 		t.Fatalf("%d tokens, %d parsed; want 8, 3", len(toks), len(ps))
 	}
@@ -153,7 +153,7 @@ func TestScanContinuations(t *testing.T) {
 	}
 	start := func() (*state, []tok, int) {
 		s := newState("t", catalog.New(), capture.Discard)
-		_, _, toks, ps := scan([]byte(block), nil, nil, true)
+		_, _, toks, ps := newScanner(true).scan([]byte(block), nil, nil)
 		if err := s.replay([]byte(block), 2, toks[:3], ps, true); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestScanContinuations(t *testing.T) {
 		"18446744073709551616 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n", // overflow
 		"# end=1\n",
 	} {
-		_, _, toks, _ := scan([]byte("x\n"+head+l), nil, nil, true)
+		_, _, toks, _ := newScanner(true).scan([]byte("x\n"+head+l), nil, nil)
 		if tk := toks[len(toks)-1]; tk.form != 0 && tk.form < contStart {
 			t.Errorf("scan(%q): form %d (ref %d), want no continuation", l, tk.form, tk.ref)
 		}

@@ -292,11 +292,12 @@ func readFull(r io.Reader, buf []byte) (n int, err error) {
 
 // work reads (when the input has offsets) and scans blocks.
 func (p *pipeline) work() {
+	sc := newScanner(p.fast)
 	for b := range p.jobs {
 		if p.ra != nil {
 			b.n, b.err = p.readAt(b)
 		}
-		b.first, b.last, b.toks, b.parsed = scan(b.buf[:b.n], b.toks[:0], b.parsed[:0], p.fast)
+		b.first, b.last, b.toks, b.parsed = sc.scan(b.buf[:b.n], b.toks[:0], b.parsed[:0])
 		b.ready <- struct{}{}
 	}
 }

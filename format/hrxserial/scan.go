@@ -45,6 +45,61 @@ func (pr *parsed) phaseName(block []byte) []byte {
 	return block[pr.nameAt : pr.nameAt+pr.nameLen]
 }
 
+// scanner is one scan worker's. fast false finds the lines and nothing
+// more (every line then goes the general way).
+type scanner struct {
+	fast bool
+	// details are the command details parsed so far, by their text, and
+	// others the other lines' (and whether they parsed): a program runs
+	// the same commands again and again, so most are looked up, not
+	// parsed. At most maxDetails of each are kept.
+	details map[string]detail
+	others  map[string]otherDetail
+}
+
+type otherDetail struct {
+	d  detail
+	ok bool
+}
+
+const maxDetails = 4096
+
+func newScanner(fast bool) *scanner {
+	return &scanner{fast: fast, details: map[string]detail{}, others: map[string]otherDetail{}}
+}
+
+// commandDetail parses the detail of a command's first line into d and
+// checks its form, as commandLine does.
+func (sc *scanner) commandDetail(det []byte, d *detail) bool {
+	if v, ok := sc.details[string(det)]; ok {
+		*d = v
+		return true
+	}
+	if !parseDetail(det, d) || !wellFormed(phPre, d, false) {
+		return false
+	}
+	if len(sc.details) >= maxDetails {
+		clear(sc.details)
+	}
+	sc.details[string(det)] = *d
+	return true
+}
+
+// otherDetail parses the detail of a line of another phase than a
+// command's into d, as event does.
+func (sc *scanner) otherDetail(det []byte, d *detail) bool {
+	if v, ok := sc.others[string(det)]; ok {
+		*d = v.d
+		return v.ok
+	}
+	ok := parseDetail(det, d)
+	if len(sc.others) >= maxDetails {
+		clear(sc.others)
+	}
+	sc.others[string(det)] = otherDetail{*d, ok}
+	return ok
+}
+
 // scan finds the lines of a block that begin after its first '\n' and end
 // at its last, appending one tok per line to toks (and what it parsed of
 // them to ps). It needs no state from before the block: a line is a
@@ -52,7 +107,7 @@ func (pr *parsed) phaseName(block []byte) []byte {
 // detail of the latest command-first line before it in the block, exactly
 // as that line ends; whether it really continues the open command only the
 // parser knows.
-func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []tok, _ []parsed) {
+func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _ []tok, _ []parsed) {
 	first = bytes.IndexByte(buf, '\n')
 	if first < 0 {
 		return -1, -1, toks, ps
@@ -70,15 +125,14 @@ func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []
 		}
 		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
 		tk := tok{end: int32(nl), ref: -1}
-		if fast {
+		if sc.fast {
 			// Parsed in place: a parsed is large.
-			if len(ps) < cap(ps) {
-				ps = ps[:len(ps)+1]
-			} else {
-				ps = append(ps, parsed{})
+			if len(ps) == cap(ps) {
+				ps = append(ps, parsed{})[:len(ps)]
 			}
+			ps = ps[:len(ps)+1]
 			pr := &ps[len(ps)-1]
-			switch tk.form, tk.t, tk.timed = parseLine(buf, p, nl, pr); tk.form {
+			switch tk.form, tk.t, tk.timed = sc.parseLine(buf, p, nl, pr); tk.form {
 			case contStart:
 				ref, tail = int32(len(toks)), buf[nl:nl+1]
 				if pr.detLen > 0 {
@@ -103,7 +157,7 @@ func scan(buf []byte, toks []tok, ps []parsed, fast bool) (first, last int, _ []
 // any other: a comment, a foreign line, a line the parser counts as
 // malformed, a command line that is not a command's first, a line ending
 // in '\r' (the parser drops it).
-func parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool) {
+func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool) {
 	line := buf[p:nl]
 	if len(line) == 0 || line[len(line)-1] == '\r' {
 		return 0, 0, false
@@ -127,7 +181,7 @@ func parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool)
 	switch {
 	case ph == phPre && ev == evSyncBegin:
 		// commandLine's checks of a first line, which need no state.
-		if len(det) > 0 && (!parseDetail(det, &pr.d) || !wellFormed(phPre, &pr.d, false)) {
+		if len(det) > 0 && !sc.commandDetail(det, &pr.d) {
 			return 0, 0, false
 		}
 		return contStart, t, timed
@@ -137,7 +191,7 @@ func parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool)
 	if len(det) == 0 {
 		pr.d, pr.ok = detail{}, true
 	} else {
-		pr.ok = parseDetail(det, &pr.d)
+		pr.ok = sc.otherDetail(det, &pr.d)
 	}
 	return contEvent, t, timed
 }
