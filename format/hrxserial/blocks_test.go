@@ -3,8 +3,8 @@ package hrxserial
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -34,10 +34,10 @@ func TestBlockBoundaries(t *testing.T) {
 	crData = append(crData, cr.b.String()[bytes.IndexByte(cr.bytes(), '\n')+1:]...)
 	for name, data := range map[string][]byte{
 		"a first line with CR between": crData,
-		"repeated commands": repeat.bytes(),
-		"end record inside": withEnd.bytes(),
-		"cut mid-line":      repeat.bytes()[:len(repeat.bytes())-40],
-		"CRLF":              bytes.ReplaceAll(repeat.bytes(), []byte("\n"), []byte("\r\n")),
+		"repeated commands":            repeat.bytes(),
+		"end record inside":            withEnd.bytes(),
+		"cut mid-line":                 repeat.bytes()[:len(repeat.bytes())-40],
+		"CRLF":                         bytes.ReplaceAll(repeat.bytes(), []byte("\n"), []byte("\r\n")),
 	} {
 		read := func(o readOptions) (*capture.Capture, []capture.Dispatch) {
 			var all capture.Collect
