@@ -235,7 +235,9 @@ func newPipeline(r io.Reader, o readOptions) *pipeline {
 	p.free = make(chan *block, bufs)
 	p.stop = make(chan struct{})
 	for i := 0; i < bufs; i++ {
-		p.free <- &block{buf: make([]byte, bs), ready: make(chan struct{}, 1)}
+		// Room for the lines of a block of a kept trace (~160 bytes a
+		// line, one in three parsed), so that they seldom grow.
+		p.free <- &block{buf: make([]byte, bs), toks: make([]tok, 0, bs/128+1), parsed: make([]parsed, 0, bs/384+1), ready: make(chan struct{}, 1)}
 	}
 	go p.dispatch()
 	for i := 0; i < workers; i++ {
