@@ -117,3 +117,19 @@ func BenchmarkReadBig(b *testing.B) {
 		b.ReportMetric(float64(st.Size())*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }
+
+// BenchmarkScan is the scan workers' part of BenchmarkRead: finding and
+// parsing the lines of each block, without the parser's state.
+//
+//	go test -run '^$' -bench Scan -cpu 1 ./format/hrxserial/
+func BenchmarkScan(b *testing.B) {
+	data, _ := benchTrace(b)
+	var toks []tok
+	var ps []parsed
+	sc := newScanner(true)
+	for i := 0; i < b.N; i++ {
+		for off := 0; off < len(data); off += blockSize {
+			_, _, toks, ps = sc.scan(data[off:min(off+blockSize, len(data))], toks[:0], ps[:0])
+		}
+	}
+}

@@ -22,7 +22,7 @@ func (s *state) commandLine(ev event, ph phase, phaseName, det []byte, t uint64,
 			return false
 		}
 		s.syncLine(ev, phaseName, t, timed)
-		s.startCommand(det)
+		s.startCommand(det, &s.d, nil)
 		return true
 	}
 	switch {
@@ -96,31 +96,33 @@ func evName(ev event) string {
 	return "sync-end"
 }
 
-// startCommand opens a command at its pre-dispatch sync-begin; s.d holds the
-// parsed detail when det is not empty.
-func (s *state) startCommand(det []byte) {
+// startCommand opens a command at its pre-dispatch sync-begin; d holds the
+// parsed detail when det is not empty. tail, when not nil, is how the
+// command's next lines end — " "+det+"\n", or "\n" — in the block being
+// applied: the command borrows it until the block is handed back (own).
+func (s *state) startCommand(det []byte, d *detail, tail []byte) {
 	if s.cmd.active {
 		s.abandon("a new command began")
 	}
 	c := &s.cmd
 	c.active, c.stage, c.line = true, stPreBegin, s.lineNo
 	c.traced = len(det) > 0
-	// The detail as the next lines end: " "+det+"\n", or "\n" alone.
-	if len(det) == 0 {
-		c.tail = append(c.tail[:0], '\n')
-		c.raw = c.tail[:0]
+	if tail != nil {
+		c.tail, c.borrowed = tail, true
 	} else {
-		c.tail = append(append(append(c.tail[:0], ' '), det...), '\n')
-		c.raw = c.tail[1 : len(c.tail)-1]
+		c.buf = append(c.buf[:0], ' ')
+		if len(det) == 0 {
+			c.buf = c.buf[:0]
+		}
+		c.buf = append(append(c.buf, det...), '\n')
+		c.tail, c.borrowed = c.buf, false
 	}
+	c.setRaw()
 	c.okBegin, c.okEnd = false, false
 	c.prog = s.currentProgram()
 	c.repeat = false
 	if c.traced {
-		c.d = s.d
-		// kind aliased the read buffer, which the reading goroutine
-		// refills before the command's last line: point it at the copy.
-		c.d.kind = c.raw[c.d.kindAt : c.d.kindAt+len(c.d.kind)]
+		c.d = *d
 		c.kernel = c.d.kernel
 		c.list, c.index = c.d.list, c.d.index
 		c.repeat = s.inv != nil && c.index < s.done[c.list]
@@ -137,6 +139,25 @@ func (s *state) startCommand(det []byte) {
 		} else if c.d.list != l.name || c.d.index != pos {
 			s.inconsistency(fmt.Sprintf("command %s[%d] at position %d of list %s", c.d.list, c.d.index, pos, l.name))
 		}
+	}
+}
+
+// setRaw points raw at the detail in tail.
+func (c *command) setRaw() {
+	if len(c.tail) == 1 {
+		c.raw = c.tail[:0]
+	} else {
+		c.raw = c.tail[1 : len(c.tail)-1]
+	}
+}
+
+// own copies a borrowed tail into the command's own buffer, before the
+// block it lies in is handed back to be refilled.
+func (c *command) own() {
+	if c.borrowed {
+		c.buf = append(c.buf[:0], c.tail...)
+		c.tail, c.borrowed = c.buf, false
+		c.setRaw()
 	}
 }
 
@@ -158,10 +179,12 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		s.untracedCommands++
 		return
 	case !c.kernel:
-		if len(c.d.kind) > capture.MaxName { // keys are kept: cut, as names are
-			p.nonKernel[s.c.Name(string(c.d.kind))]++
+		// From the command's own copy of its detail: the line it was
+		// parsed from lies in a block a worker may have refilled since.
+		if kind := c.d.kindIn(c.raw); len(kind) > capture.MaxName { // keys are kept: cut, as names are
+			p.nonKernel[s.c.Name(string(kind))]++
 		} else {
-			p.nonKernel[string(c.d.kind)]++
+			p.nonKernel[string(kind)]++
 		}
 		s.nonKernelCommands++
 		return

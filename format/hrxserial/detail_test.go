@@ -47,12 +47,17 @@ func sameDetail(t *testing.T, b []byte) {
 	if okFast && !okSlow {
 		t.Fatalf("%q: the ordered parse took a detail the key-by-key parse refuses", b)
 	}
-	if okFast && fmt.Sprintf("%+v %s", fast, fast.kind) != fmt.Sprintf("%+v %s", slow, slow.kind) {
+	if okFast && fast != slow {
 		t.Fatalf("%q: ordered parse got %+v, key by key %+v", b, fast, slow)
 	}
 	for _, d := range []*detail{&fast, &slow} {
-		if d.has&hasKind != 0 && (d.kindAt+len(d.kind) > len(b) || !bytes.Equal(b[d.kindAt:d.kindAt+len(d.kind)], d.kind)) {
-			t.Fatalf("%q: kind %q, but kindAt %d points elsewhere", b, d.kind, d.kindAt)
+		if d.has&hasKind == 0 {
+			continue
+		}
+		// The kind follows "kind=" and ends at a blank or the end.
+		at, end := int(d.kindAt), int(d.kindAt+d.kindLen)
+		if at < len("kind=") || end > len(b) || string(b[at-len("kind="):at]) != "kind=" || (end < len(b) && b[end] != ' ') || bytes.IndexByte(d.kindIn(b), ' ') >= 0 {
+			t.Fatalf("%q: kind at %d, %d bytes: %q, not the kind's value", b, at, d.kindLen, b[min(at, len(b)):min(end, len(b))])
 		}
 	}
 }

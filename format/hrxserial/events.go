@@ -26,6 +26,12 @@ func (s *state) event(ev event, ph phase, phaseName, det []byte, t uint64, timed
 	if empty {
 		*d = detail{}
 	}
+	return s.otherEvent(ev, ph, phaseName, d, empty, t, timed)
+}
+
+// otherEvent applies a trace line of a phase other than a command's, d its
+// parsed detail (empty: it has none), as event does.
+func (s *state) otherEvent(ev event, ph phase, phaseName []byte, d *detail, empty bool, t uint64, timed bool) bool {
 	if !wellFormed(ph, d, empty) {
 		return false
 	}

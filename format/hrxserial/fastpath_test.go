@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -11,25 +12,36 @@ import (
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 )
 
-// bothPaths reads data with the fast path and without it and fails unless
-// the captures and the dispatch streams are the same.
+// bothPaths reads data the general way, one line after the other in one
+// block, and fails unless every other way reads the same captures and
+// dispatch streams: the continuations applied from the scan workers'
+// tokens or not, in blocks that cut lines anywhere, by one worker or
+// several.
 func bothPaths(t *testing.T, data []byte) {
 	t.Helper()
-	read := func(fast bool) (*capture.Capture, []capture.Dispatch, error) {
+	read := func(o readOptions) (*capture.Capture, []capture.Dispatch, error) {
 		var all capture.Collect
-		c, err := readStream(bytes.NewReader(data), "same", catalog.New(), &all, fast)
+		c, err := readStream(bytes.NewReader(data), "same", catalog.New(), &all, o)
 		return c, all.Dispatches, err
 	}
-	fc, fd, ferr := read(true)
-	gc, gd, gerr := read(false)
-	if (ferr == nil) != (gerr == nil) || (ferr != nil && ferr.Error() != gerr.Error()) {
-		t.Fatalf("fast path error %v, general path error %v", ferr, gerr)
-	}
-	if !reflect.DeepEqual(fc, gc) {
-		t.Fatalf("fast path capture differs from the general path's:\ngot  %+v\nwant %+v", fc, gc)
-	}
-	if !reflect.DeepEqual(fd, gd) {
-		t.Fatalf("fast path: %d dispatches, general path: %d; got %+v, want %+v", len(fd), len(gd), fd, gd)
+	gc, gd, gerr := read(readOptions{})
+	for _, o := range []readOptions{
+		{fast: true},
+		{fast: true, blockSize: 61, workers: 3},
+		{fast: true, blockSize: 509, workers: 2},
+		{fast: false, blockSize: 509, workers: 2},
+		{fast: true, blockSize: 4096, workers: 1},
+	} {
+		fc, fd, ferr := read(o)
+		if (ferr == nil) != (gerr == nil) || (ferr != nil && ferr.Error() != gerr.Error()) {
+			t.Fatalf("%+v: error %v, general path error %v", o, ferr, gerr)
+		}
+		if !reflect.DeepEqual(fc, gc) {
+			t.Fatalf("%+v: capture differs from the general path's:\ngot  %+v\nwant %+v", o, fc, gc)
+		}
+		if !reflect.DeepEqual(fd, gd) {
+			t.Fatalf("%+v: %d dispatches, general path: %d; got %+v, want %+v", o, len(fd), len(gd), fd, gd)
+		}
 	}
 }
 
@@ -102,9 +114,11 @@ func TestFastPathSame(t *testing.T) {
 	}
 }
 
-// fastLine takes exactly the five lines that continue a command, each to
-// its '\n', and leaves every other line to the general path.
-func TestFastLine(t *testing.T) {
+// scan marks exactly the five lines that continue a command, each to its
+// '\n', with the command's first line as their reference, and leaves every
+// other line to the general path; replay applies them from their tokens,
+// and not after the end record.
+func TestScanContinuations(t *testing.T) {
 	const det = "list=main index=0 list_commands=1 ordinal=0 kind=Kernel kernel_id=7 bindings=3"
 	head := "100 hrx debug serial: begin phase=command-program main_commands=1 init_commands=0 transient_arena=0\n" +
 		"101 hrx debug serial: begin phase=command-list list=main list_commands=1 main_commands=1\n" +
@@ -116,55 +130,84 @@ func TestFastLine(t *testing.T) {
 		"106 hrx debug serial: sync-begin phase=command-post-dispatch " + det + "\n",
 		"107 hrx debug serial: sync-end phase=command-post-dispatch " + det + "\n",
 	}
-	start := func() *state {
-		s := newState("t", catalog.New(), capture.Discard)
-		for _, l := range bytes.SplitAfter([]byte(head), []byte("\n")) {
-			if len(l) > 0 {
-				if err := s.line(l[:len(l)-1]); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		return s
+	// A block starts after its first '\n': "x\n" is the end of a line
+	// begun in the block before.
+	block := "x\n" + head + strings.Join(next, "")
+	_, _, toks, ps := newScanner(true).scan([]byte(block), nil, nil)
+	if len(toks) != 8 || len(ps) != 3 {
+		t.Fatalf("%d tokens, %d parsed; want 8, 3", len(toks), len(ps))
 	}
-	s := start()
-	for i, l := range next {
-		if n := s.fastLine([]byte(l + "more")); n != len(l) {
-			t.Fatalf("line %d: fastLine took %d bytes, want %d", i+4, n, len(l))
+	for i, tk := range toks[:2] {
+		if tk.ref != int32(i) || tk.form != contEvent || ps[i].ph != []phase{phProgram, phList}[i] || !ps[i].ok {
+			t.Errorf("head line %d: ref %d, form %d, phase %d; want %d, %d, %d", i+1, tk.ref, tk.form, ps[i].ph, i, contEvent, []phase{phProgram, phList}[i])
 		}
+	}
+	if tk := toks[2]; tk.form != contStart || tk.ref != 2 || ps[2].d.kernelID != 7 || !tk.timed || tk.t != 102 {
+		t.Errorf("the command's first line: form %d, ref %d, kernel_id %d, t %d; want %d, 2, 7, 102", tk.form, tk.ref, ps[2].d.kernelID, tk.t, contStart)
+	}
+	for i, tk := range toks[3:] {
+		wantT := uint64(103 + i)
+		if tk.ref != 2 || tk.form != cont(i+1) || tk.timed != (i != 2) || (tk.timed && tk.t != wantT) {
+			t.Errorf("line %d: ref %d, form %d, timed %v, t %d; want 2, %d, %v, %d", i+4, tk.ref, tk.form, tk.timed, tk.t, i+1, i != 2, wantT)
+		}
+	}
+	start := func() (*state, []tok, int) {
+		s := newState("t", catalog.New(), capture.Discard)
+		_, _, toks, ps := newScanner(true).scan([]byte(block), nil, nil)
+		if err := s.replay([]byte(block), 2, toks[:3], ps, true); err != nil {
+			t.Fatal(err)
+		}
+		return s, toks[3:], 2 + len(head)
+	}
+	s, rest, at := start()
+	if err := s.replay([]byte(block), at, rest, nil, true); err != nil {
+		t.Fatal(err)
 	}
 	if s.dispatches != 1 || s.traceLines != 8 || s.timed != 7 || s.untimed != 1 || s.lineNo != 8 {
 		t.Fatalf("after the command: %d dispatches, %d trace lines (%d timed, %d untimed), line %d; want 1, 8 (7, 1), 8",
 			s.dispatches, s.traceLines, s.timed, s.untimed, s.lineNo)
 	}
 	// Lines that are not the expected continuation, each after the
-	// command's first line: nothing taken, nothing changed.
+	// command's first line: no continuation (the general path's, or a
+	// line of another phase).
 	for _, l := range []string{
 		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\r\n", // CR
 		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + " \n",  // trailing blank
-		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "",     // no '\n' in the block
 		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "9\n",  // longer detail
-		"103 hrx debug serial: sync-end phase=command-post-dispatch " + det + "\n",  // wrong phase
-		"103 hrx debug serial: begin phase=command-dispatch " + det + "\n",          // skips a line
-		"103  hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n",  // two blanks
+		"103 hrx debug serial: sync-end phase=command-pre-dispatch " + det[1:] + "\n",
+		"103 hrx debug serial: sync-end phase=command-pre-dispatch\n",              // no detail
+		"103 hrx debug serial: sync-end phase=command-mid-dispatch " + det + "\n",  // unknown phase
+		"103  hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n", // two blanks
 		"103x hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n",
 		"103xhrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n",                  // not a stamp
 		"184467440737095516160 hrx debug serial: sync-end phase=command-pre-dispatch\n",            // 21 digits
 		"18446744073709551616 hrx debug serial: sync-end phase=command-pre-dispatch " + det + "\n", // overflow
 		"# end=1\n",
 	} {
-		s := start()
-		before := *s
-		if n := s.fastLine([]byte(l)); n != 0 || s.lineNo != before.lineNo || s.cmd.stage != before.cmd.stage || s.traceLines != before.traceLines {
-			t.Errorf("fastLine(%q) took %d bytes (line %d, stage %d); want 0, nothing changed", l, n, s.lineNo, s.cmd.stage)
+		_, _, toks, _ := newScanner(true).scan([]byte("x\n"+head+l), nil, nil)
+		if tk := toks[len(toks)-1]; tk.form != 0 && tk.form < contStart {
+			t.Errorf("scan(%q): form %d (ref %d), want no continuation", l, tk.form, tk.ref)
 		}
+	}
+	// A line the state does not expect, though its token says it
+	// continues the command (one skipped), goes the general way: counted
+	// as out of order.
+	s, rest, at = start()
+	if err := s.replay([]byte(block), at+len(next[0]), rest[1:], nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if s.inconsistent == nil || s.dispatches != 0 {
+		t.Errorf("a skipped line: inconsistency %v, %d dispatches; want a gap, 0", s.inconsistent, s.dispatches)
 	}
 	// After the end record every line goes the general way (it counts
 	// lines after the end).
-	s = start()
+	s, rest, at = start()
 	s.end.Seen = true
-	if n := s.fastLine([]byte(next[0])); n != 0 {
-		t.Errorf("fastLine after the end record took %d bytes, want 0", n)
+	if err := s.replay([]byte(block), at, rest[:1], nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if s.end.After != 1 {
+		t.Errorf("a continuation after the end record: %d lines after it counted, want 1", s.end.After)
 	}
 }
 

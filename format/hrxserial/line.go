@@ -182,21 +182,24 @@ func (l listName) String() string {
 	return "?"
 }
 
+// detail holds no pointer, so that copying one (a command keeps its own)
+// is a plain copy: the kind is where it lies in the detail's text.
 type detail struct {
 	has                                    uint16
 	main, init, arena                      uint64
 	list                                   listName
 	index, listCommands, ordinal, bindings uint64
 	kernelID                               uint64
-	kernel                                 bool   // kind is Kernel (case-insensitive)
-	kind                                   []byte // aliases the line
-	kindAt                                 int    // kind's offset in the detail
+	kernel                                 bool  // kind is Kernel (case-insensitive)
+	kindAt, kindLen                        int32 // kind's offset and length in the detail
 }
+
+// kindIn is d's kind in det, the text d was parsed from (or a copy).
+func (d *detail) kindIn(det []byte) []byte { return det[d.kindAt : d.kindAt+d.kindLen] }
 
 // parseDetail reads "key=value" pairs separated by single spaces. It accepts
 // the keys of every detail form in any order; unknown keys fail the line.
 // Numbers are read as the key's value is found: one pass over the detail.
-// d.kind aliases b.
 func parseDetail(b []byte, d *detail) bool {
 	return commandDetail(b, d) || detailByKey(b, d)
 }
@@ -279,7 +282,7 @@ func detailByKey(b []byte, d *detail) bool {
 			}
 		case "kind":
 			bit = hasKind
-			d.kind, d.kindAt = val, whole-len(b)-len(val)-1
+			d.kindAt, d.kindLen = int32(whole-len(b)-len(val)-1), int32(len(val))
 			if len(b) == 0 {
 				d.kindAt++ // no blank after the last value
 			}
@@ -344,8 +347,8 @@ func commandDetail(b []byte, d *detail) bool {
 	if sp == 0 {
 		return false
 	}
-	d.kind, d.kindAt = b[:sp], whole-len(b)
-	d.kernel = equalFold(d.kind, "kernel")
+	d.kindAt, d.kindLen = int32(whole-len(b)), int32(sp)
+	d.kernel = equalFold(b[:sp], "kernel")
 	d.has = formCommand
 	if b = b[sp:]; len(b) == 0 {
 		return true

@@ -105,22 +105,26 @@ type listState struct {
 
 // command tracks one command's six lines. stage is the last line seen.
 type command struct {
-	active  bool
-	stage   uint8
-	traced  bool
-	kernel  bool
-	repeat  bool // repeats a command this run already completed
-	d       detail
-	raw     []byte // the detail text, compared with the next lines' (in tail)
-	tail    []byte // " "+raw+"\n" ("\n" without a detail): how the next lines end
-	prog    *program
-	list    listName
-	index   uint64 // position in its list, counted when untraced
-	line    int64
-	tBegin  uint64 // begin command-dispatch
-	tEnd    uint64 // end command-dispatch
-	okBegin bool
-	okEnd   bool
+	active bool
+	stage  uint8
+	traced bool
+	kernel bool
+	repeat bool // repeats a command this run already completed
+	d      detail
+	raw    []byte // the detail text, compared with the next lines' (in tail)
+	tail   []byte // " "+raw+"\n" ("\n" without a detail): how the next lines end
+	// borrowed: tail lies in the block being applied (own copies it to
+	// buf, which holds it otherwise).
+	borrowed bool
+	buf      []byte
+	prog     *program
+	list     listName
+	index    uint64 // position in its list, counted when untraced
+	line     int64
+	tBegin   uint64 // begin command-dispatch
+	tEnd     uint64 // end command-dispatch
+	okBegin  bool
+	okEnd    bool
 }
 
 const (

@@ -1,0 +1,242 @@
+package hrxserial
+
+import (
+	"bytes"
+
+	"github.com/tallyprof/tally/internal/decimal"
+)
+
+// tok is one line of a block, as a scan worker found it.
+type tok struct {
+	end int32 // the offset of the line's '\n' in the block
+	// ref is, for a line that continues a command (form), the index among
+	// the block's toks of the line that began the command: the parser
+	// applies the line from t alone when that command is still the open
+	// one (replay). For a line the scan parsed (contStart, contEvent) it
+	// is the index of what it parsed among the block's parsed. Otherwise -1.
+	ref   int32
+	form  cont
+	timed bool
+	t     uint64
+}
+
+// Forms of a line that the parser applies from what the scan parsed.
+const (
+	contStart cont = contSyncEndPost + 1 + iota // a command's first line
+	contEvent                                   // a trace line of another phase than a command's
+)
+
+// parsed is a line a scan worker parsed: a command's first line
+// (contStart), or a trace line of another phase than a command's
+// (contEvent). It holds no pointer (the GC skips the workers' arrays of
+// them): the detail and the phase name are offsets in the block.
+type parsed struct {
+	d               detail
+	detAt, detLen   int32 // the detail, empty when none
+	nameAt, nameLen int32 // contEvent: the phase name
+	ev              event
+	ph              phase
+	ok              bool // contEvent: its detail parsed
+}
+
+func (pr *parsed) det(block []byte) []byte { return block[pr.detAt : pr.detAt+pr.detLen] }
+
+func (pr *parsed) phaseName(block []byte) []byte {
+	return block[pr.nameAt : pr.nameAt+pr.nameLen]
+}
+
+// scanner is one scan worker's. fast false finds the lines and nothing
+// more (every line then goes the general way).
+type scanner struct {
+	fast bool
+	// details are the command details parsed so far, by their text, and
+	// others the other lines' (and whether they parsed): a program runs
+	// the same commands again and again, so most are looked up, not
+	// parsed. At most maxDetails of each are kept.
+	details map[string]detail
+	others  map[string]otherDetail
+}
+
+type otherDetail struct {
+	d  detail
+	ok bool
+}
+
+const maxDetails = 4096
+
+func newScanner(fast bool) *scanner {
+	return &scanner{fast: fast, details: map[string]detail{}, others: map[string]otherDetail{}}
+}
+
+// commandDetail parses the detail of a command's first line into d and
+// checks its form, as commandLine does.
+func (sc *scanner) commandDetail(det []byte, d *detail) bool {
+	if v, ok := sc.details[string(det)]; ok {
+		*d = v
+		return true
+	}
+	if !parseDetail(det, d) || !wellFormed(phPre, d, false) {
+		return false
+	}
+	if len(sc.details) >= maxDetails {
+		clear(sc.details)
+	}
+	sc.details[string(det)] = *d
+	return true
+}
+
+// otherDetail parses the detail of a line of another phase than a
+// command's into d, as event does.
+func (sc *scanner) otherDetail(det []byte, d *detail) bool {
+	if v, ok := sc.others[string(det)]; ok {
+		*d = v.d
+		return v.ok
+	}
+	ok := parseDetail(det, d)
+	if len(sc.others) >= maxDetails {
+		clear(sc.others)
+	}
+	sc.others[string(det)] = otherDetail{*d, ok}
+	return ok
+}
+
+// scan finds the lines of a block that begin after its first '\n' and end
+// at its last, appending one tok per line to toks (and what it parsed of
+// them to ps). It needs no state from before the block: a line is a
+// continuation when it is one of the five texts (contText) with the
+// detail of the latest command-first line before it in the block, exactly
+// as that line ends; whether it really continues the open command only the
+// parser knows.
+func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _ []tok, _ []parsed) {
+	first = bytes.IndexByte(buf, '\n')
+	if first < 0 {
+		return -1, -1, toks, ps
+	}
+	last = first + 1 + bytes.LastIndexByte(buf[first+1:], '\n')
+	ref := int32(-1)
+	var tail []byte // the reference line's detail as its continuations end: " "+detail+"\n", or "\n"
+	for p := first + 1; p <= last; {
+		if ref >= 0 {
+			if n, f, t, timed := continuation(buf[p:last+1], tail); n > 0 {
+				toks = append(toks, tok{end: int32(p + n - 1), ref: ref, form: f, timed: timed, t: t})
+				p += n
+				continue
+			}
+		}
+		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
+		tk := tok{end: int32(nl), ref: -1}
+		if sc.fast {
+			// Parsed in place: a parsed is large.
+			if len(ps) == cap(ps) {
+				ps = append(ps, parsed{})[:len(ps)]
+			}
+			ps = ps[:len(ps)+1]
+			pr := &ps[len(ps)-1]
+			switch tk.form, tk.t, tk.timed = sc.parseLine(buf, p, nl, pr); tk.form {
+			case contStart:
+				ref, tail = int32(len(toks)), buf[nl:nl+1]
+				if pr.detLen > 0 {
+					tail = buf[pr.detAt-1 : nl+1]
+				}
+				tk.ref = int32(len(ps) - 1)
+			case contEvent:
+				tk.ref = int32(len(ps) - 1)
+			default:
+				ps = ps[:len(ps)-1]
+			}
+		}
+		toks = append(toks, tk)
+		p = nl + 1
+	}
+	return first, last, toks, ps
+}
+
+// parseLine parses the line buf[p:nl] into pr as the parser would (line,
+// event) up to where the parser's state comes in, and returns contStart or
+// contEvent for a line it can apply from what was parsed (replay), 0 for
+// any other: a comment, a foreign line, a line the parser counts as
+// malformed, a command line that is not a command's first, a line ending
+// in '\r' (the parser drops it).
+func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint64, timed bool) {
+	line := buf[p:nl]
+	if len(line) == 0 || line[len(line)-1] == '\r' {
+		return 0, 0, false
+	}
+	t, rest, timed, over := stamp(line)
+	if over || !bytes.HasPrefix(rest, tracePrefix) {
+		return 0, 0, false
+	}
+	ev, ph, name, det, ok := parseEvent(rest[len(tracePrefix):])
+	if !ok {
+		return 0, 0, false
+	}
+	// The detail ends the line; the phase name ends before its blank, or
+	// the line.
+	pr.ev, pr.ph = ev, ph
+	pr.detAt, pr.detLen = int32(nl-len(det)), int32(len(det))
+	pr.nameAt, pr.nameLen = pr.detAt-int32(len(name)), int32(len(name))
+	if len(det) > 0 {
+		pr.nameAt--
+	}
+	switch {
+	case ph == phPre && ev == evSyncBegin:
+		// commandLine's checks of a first line, which need no state.
+		if len(det) > 0 && !sc.commandDetail(det, &pr.d) {
+			return 0, 0, false
+		}
+		return contStart, t, timed
+	case ph == phPre || ph == phDispatch || ph == phPost:
+		return 0, 0, false
+	}
+	if len(det) == 0 {
+		pr.d, pr.ok = detail{}, true
+	} else {
+		pr.ok = sc.otherDetail(det, &pr.d)
+	}
+	return contEvent, t, timed
+}
+
+// continuation returns the length, '\n' included, of the line data starts
+// with when it is an optional stamp, one of the five continuation texts,
+// then tail; 0 for any other line.
+func continuation(data, tail []byte) (n int, f cont, t uint64, timed bool) {
+	p := 0
+	if data[0]-'0' <= 9 {
+		v, k, over := decimal.Prefix(data)
+		if k > decimal.MaxDigits || over || k >= len(data) || data[k] != ' ' {
+			return 0, 0, 0, false
+		}
+		t, p, timed = v, k+1, true
+	}
+	rest := data[p:]
+	if len(rest) < len(tracePrefix)+len(contText[contEndDispatch]) {
+		return 0, 0, 0, false
+	}
+	// Which of the five it can be, told by one or two bytes; the
+	// comparison below checks the whole text.
+	at := len(tracePrefix)
+	switch rest[at] {
+	case 'b':
+		f = contBeginDispatch
+	case 'e':
+		f = contEndDispatch
+	case 's':
+		switch {
+		case rest[at+len("sync-")] == 'b':
+			f = contSyncBeginPost
+		case rest[at+len("sync-end phase=command-p")] == 'r':
+			f = contSyncEndPre
+		default:
+			f = contSyncEndPost
+		}
+	default:
+		return 0, 0, 0, false
+	}
+	w := contText[f]
+	mid := p + len(w)
+	end := mid + len(tail)
+	if end > len(data) || !bytes.Equal(data[p:mid], w) || !bytes.Equal(data[mid:end], tail) {
+		return 0, 0, 0, false
+	}
+	return end, f, t, timed
+}
