@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 )
 
 // The breakdown sweeps each device in time order, and readers hand
@@ -259,6 +260,12 @@ func (rs *records) spareFor(c []bdRec) []bdRec {
 // 14 MiB (in a run of many inputs, memory is reused and cleared). Past the
 // budget (no spill file: memory grows) chunks are made one by one.
 func (rs *records) newChunk() []bdRec {
+	if rs.made < 2 && rs.chunk == chunkRecs {
+		if c, ok := keptChunks.get(); ok {
+			rs.made++
+			return c
+		}
+	}
 	if n := len(rs.free); n > 0 {
 		c := rs.free[n-1][:0]
 		rs.free = rs.free[:n-1]
@@ -409,6 +416,7 @@ func (rs *records) compact() {
 
 // close releases the spill file.
 func (rs *records) close() {
+	rs.keep()
 	if rs.f != nil {
 		name := rs.f.Name()
 		rs.f.Close()
@@ -580,4 +588,62 @@ func (m *merger) next() (*bdRec, bool) {
 	m.h = m.h[:last]
 	m.down(0)
 	return out, true
+}
+
+// keptChunks are the chunks of small traces, for the next breakdown: a
+// directory of ranks makes one breakdown per rank, and a rank that needs
+// no more than the first two chunks (the filling one and the sort's spare,
+// 448 KiB each) would otherwise clear 896 KiB of new memory, most of a
+// rank's garbage, page faults and collections. At most keptLen are kept
+// (3.5 MiB); chunks cut from slabs (larger traces) are not, so no slab
+// stays alive for them.
+var keptChunks chunkStore
+
+const keptLen = 8
+
+type chunkStore struct {
+	mu   sync.Mutex
+	free [][]bdRec
+}
+
+func (k *chunkStore) get() ([]bdRec, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := len(k.free)
+	if n == 0 {
+		return nil, false
+	}
+	c := k.free[n-1]
+	k.free[n-1] = nil
+	k.free = k.free[:n-1]
+	return c, true
+}
+
+// keep gives the chunks of a trace that made at most two (each made on its
+// own, none cut from a slab) to the next breakdown.
+func (rs *records) keep() {
+	if rs.made > 2 || rs.chunk != chunkRecs {
+		return
+	}
+	var cs [][]bdRec
+	for _, c := range append(append([][]bdRec{rs.cur, rs.spare}, rs.chunks...), rs.free...) {
+		if cap(c) != chunkRecs {
+			continue
+		}
+		dup := false
+		for _, k := range cs {
+			dup = dup || &k[:1][0] == &c[:1][0]
+		}
+		if !dup {
+			cs = append(cs, c[:0])
+		}
+	}
+	rs.cur, rs.spare, rs.chunks, rs.free = nil, nil, nil, nil
+	keptChunks.mu.Lock()
+	defer keptChunks.mu.Unlock()
+	for _, c := range cs {
+		if len(keptChunks.free) < keptLen {
+			keptChunks.free = append(keptChunks.free, c)
+		}
+	}
 }

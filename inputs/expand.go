@@ -35,6 +35,12 @@ import (
 type Expansion struct {
 	Paths   []string
 	Skipped []analysis.Skipped
+	// certain holds the reader of each walked file its head was certainly
+	// recognised as: Read then reads it with that reader instead of
+	// opening it and sniffing its head again, the same choice (a certain
+	// detection is never second-guessed). A 64-rank directory: 64 head
+	// reads (4 MiB) and sniffs fewer.
+	certain map[string]string
 	// many: several arguments, or a directory walked for its traces (so
 	// even one input found there is reported as a run of inputs).
 	many bool
@@ -118,13 +124,19 @@ func (e *Expansion) walk(root, formatName string) {
 		files = append(files, root)
 	}
 	sort.Strings(files)
-	reasons := recogniseAll(files, formatName)
+	reasons, certain := recogniseAll(files, formatName)
 	for i, p := range files {
 		if reasons[i] != "" {
 			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: reasons[i]})
 			continue
 		}
 		e.Paths = append(e.Paths, p)
+		if certain[i] != "" {
+			if e.certain == nil {
+				e.certain = map[string]string{}
+			}
+			e.certain[p] = certain[i]
+		}
 	}
 	e.Skipped = append(e.Skipped, other...)
 	sort.SliceStable(e.Skipped, func(i, j int) bool { return e.Skipped[i].Path < e.Skipped[j].Path })
@@ -146,10 +158,11 @@ func notRegular(p string) string {
 // recogniseAll is recognise for every file, one per core at a time: each
 // opens its file and sniffs its head, which for a directory of ranks is
 // otherwise a serial pass before the parallel read.
-func recogniseAll(files []string, formatName string) []string {
-	reasons := make([]string, len(files))
+func recogniseAll(files []string, formatName string) (reasons, certain []string) {
+	reasons = make([]string, len(files))
+	certain = make([]string, len(files))
 	if formatName != "" {
-		return reasons // every file is an input
+		return reasons, certain // every file is an input
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(files))
 	var next atomic.Int64
@@ -159,42 +172,45 @@ func recogniseAll(files []string, formatName string) []string {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				reasons[i] = recognise(files[i], formatName)
+				reasons[i], certain[i] = recognise(files[i], formatName)
 			}
 		}()
 	}
 	wg.Wait()
-	return reasons
+	return reasons, certain
 }
 
-// recognise returns "" when p is an input, else why it is passed over.
-func recognise(p, formatName string) string {
+// recognise returns "" when p is an input, else why it is passed over;
+// and the reader's name when a reader is certain of it.
+func recognise(p, formatName string) (reason, certain string) {
 	if formatName != "" {
-		return ""
+		return "", ""
 	}
 	in, err := format.Open(p)
 	if err != nil {
 		if st, serr := os.Stat(p); serr == nil && st.IsDir() {
-			return "" // a directory input (or an unreadable one: it fails, visibly)
+			return "", "" // a directory input (or an unreadable one: it fails, visibly)
 		}
-		return "" // unreadable: reading fails and is reported
+		return "", "" // unreadable: reading fails and is reported
 	}
 	defer in.Close()
 	if in.Size == 0 {
-		return "" // an empty trace is an empty_capture, said loudly by its read
+		return "", "" // an empty trace is an empty_capture, said loudly by its read
 	}
 	head, err := in.Head()
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	f, conf := format.Detect(head)
-	if conf == format.Companion {
-		return fmt.Sprintf("a file the %s reader reads beside its main input, not an input by itself", f.Name)
+	switch {
+	case conf == format.Companion:
+		return fmt.Sprintf("a file the %s reader reads beside its main input, not an input by itself", f.Name), ""
+	case conf < format.Likely:
+		return fmt.Sprintf("no reader recognises it (give --format NAME to read it as one)"), ""
+	case conf == format.Certain:
+		return "", f.Name
 	}
-	if conf < format.Likely {
-		return fmt.Sprintf("no reader recognises it (give --format NAME to read it as one)")
-	}
-	return ""
+	return "", ""
 }
 
 func isDirInput(p string) bool {

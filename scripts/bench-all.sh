@@ -164,7 +164,10 @@ row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "
 note "ranks"
 measure dir2 "$bin/tally" report "$rankdir"
 measure dir1 env GOMAXPROCS=1 $pin "$bin/tally" report "$rankdir"
-row "$ranks Kineto ranks of $rank_size, one directory, $(nproc 2>/dev/null || echo all) cores against one" "$(t dir2)" "one core: $(t dir1)" "$(ratio "$dir1_wall" "$dir2_wall") faster"
+# Beside the speed-up, what reading in parallel costs: the CPU-s of every
+# core over one core's (1.00×: nothing). On a loaded machine, where wall
+# times say little, the speed-up is at most cores / that ratio.
+row "$ranks Kineto ranks of $rank_size, one directory, $(nproc 2>/dev/null || echo all) cores against one" "$(t dir2)" "one core: $(t dir1)" "$(ratio "$dir1_wall" "$dir2_wall") faster, $(ratio "$dir2_cpu" "$dir1_cpu") the CPU-s"
 measure loop sh -c 'for f in "$1"/*; do "$2" report "$f" >/dev/null || exit 1; done' sh "$rankdir" "$bin/tally"
 row "the same $ranks ranks, one \`tally report\` per file" "$(t loop)" "the directory at once: $(t dir2)" "$(ratio "$loop_wall" "$dir2_wall")"
 

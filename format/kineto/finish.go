@@ -60,6 +60,7 @@ func (r *reader) finish(sink capture.Sink) (*capture.Capture, error) {
 	kernels := make(map[uint64]capture.KernelID)
 	st := &replayStats{orphanCorrs: make(map[uint64]int64)}
 	ov := overlaps{window: overlapWindow(len(r.queues)), waits: newWaits(r.waitNS)}
+	defer ov.release()
 	var d capture.Dispatch
 	var coll capture.Collective
 	add := tb.add

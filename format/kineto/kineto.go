@@ -94,6 +94,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	}
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
 	defer r.s.release()
+	defer r.link.release()
 	r.noGuess = cfg.noGuess
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()

@@ -76,8 +76,15 @@ type linker struct {
 }
 
 func newLinker(calls *[]callInfo) *linker {
+	ring, ok := rings.get()
+	if ok {
+		ring = ring[:ringStart]
+		clear(ring)
+	} else {
+		ring = make([]rtRec, ringStart)
+	}
 	return &linker{
-		ring:      make([]rtRec, ringStart),
+		ring:      ring,
 		far:       make(map[uint64]rtRec),
 		graphs:    make(map[uint64]*graphRec),
 		waiting:   make(map[uint64]int64),
@@ -113,6 +120,20 @@ func (l *linker) ringPut(rt rtRec) {
 // growRing doubles the ring, keeping every record (two records that
 // collided in the small ring may both survive in the larger one).
 func (l *linker) growRing() {
+	if n := len(l.ring); cap(l.ring) >= 2*n {
+		// A ring kept from an earlier read grows in place, to the same
+		// slots: the record in slot i (corr mod n) goes to i+n when its
+		// corr has bit n set, else stays.
+		l.ring = l.ring[:2*n]
+		clear(l.ring[n:])
+		for i := range n {
+			if rt := &l.ring[i]; rt.state != rtEmpty && rt.corr&uint64(n) != 0 {
+				l.ring[i+n] = *rt
+				*rt = rtRec{}
+			}
+		}
+		return
+	}
 	old := l.ring
 	l.ring = make([]rtRec, 2*len(old))
 	mask := uint64(len(l.ring) - 1)
@@ -281,4 +302,16 @@ func (l *linker) unmatchedLaunches(fn func(rt *rtRec)) {
 			fn(&g.rt)
 		}
 	}
+}
+
+// maxReusedRing bounds the rings kept for the next read (reuse.go):
+// 16384 records, 640 KiB.
+const maxReusedRing = 1 << 14
+
+// release gives the ring to the next read.
+func (l *linker) release() {
+	if cap(l.ring) <= maxReusedRing {
+		rings.put(l.ring[:0])
+	}
+	l.ring = nil
 }

@@ -69,7 +69,8 @@ type overlaps struct {
 
 func (o *overlaps) add(r *reader, q uint32, rec ovRec, base int64) {
 	for int(q) >= len(o.qs) {
-		o.qs = append(o.qs, ovQueue{})
+		w, _ := windows.get()
+		o.qs = append(o.qs, ovQueue{pending: w})
 	}
 	qs := &o.qs[q]
 	qs.pending.Push(rec.start, rec)
@@ -141,4 +142,18 @@ func (o *overlaps) check(r *reader, q uint32, rec ovRec, base int64) {
 	}
 	qs.lastStart = max(qs.lastStart, rec.start)
 	qs.maxEnd = max(qs.maxEnd, rec.end)
+}
+
+// maxReusedWindow bounds the reorder windows kept for the next read
+// (reuse.go): 4096 records, 224 KiB.
+const maxReusedWindow = 1 << 12
+
+// release gives the emptied windows to the next read.
+func (o *overlaps) release() {
+	for i := range o.qs {
+		if w := &o.qs[i].pending; w.Len() == 0 && w.Cap() <= maxReusedWindow {
+			windows.put(o.qs[i].pending)
+		}
+		o.qs[i].pending = reorder.Window[ovRec]{}
+	}
 }

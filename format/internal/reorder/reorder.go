@@ -26,6 +26,10 @@ type entry[T any] struct {
 // Len is the number of records held.
 func (w *Window[T]) Len() int { return len(w.a) - w.head }
 
+// Cap is how many records the window holds before it grows: a caller that
+// keeps an emptied window for reuse bounds what it keeps by it.
+func (w *Window[T]) Cap() int { return cap(w.a) }
+
 // Push adds r, which starts at start.
 func (w *Window[T]) Push(start int64, r T) {
 	n := len(w.a)

@@ -1,0 +1,125 @@
+package kineto
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tallyprof/tally/format/internal/reorder"
+)
+
+// drainReuse empties the kept rings and windows, so the next read makes
+// its own.
+func drainReuse() {
+	rings.mu.Lock()
+	rings.free = nil
+	rings.mu.Unlock()
+	windows.mu.Lock()
+	windows.free = nil
+	windows.mu.Unlock()
+}
+
+// A read leaves its linker ring and overlap windows for the next read,
+// whose result is the one of a read that made its own: every sample read
+// after the others (their rings and windows, of every size) against the
+// sample read alone.
+func TestReuseRingsWindows(t *testing.T) {
+	paths := samples(t)
+	data := make([]string, len(paths))
+	want := make([]*result, len(paths))
+	for i, p := range paths {
+		data[i] = string(decompress(t, p))
+		drainReuse()
+		want[i] = readWith(t, data[i], nil, defaultConfig)
+	}
+	rings.mu.Lock()
+	nr := len(rings.free)
+	rings.mu.Unlock()
+	windows.mu.Lock()
+	nw := len(windows.free)
+	windows.mu.Unlock()
+	if nr == 0 || nw == 0 {
+		t.Fatalf("after a read: %d rings and %d windows kept, want some of each", nr, nw)
+	}
+	for round := range 2 {
+		for i, p := range paths {
+			got := readWith(t, data[i], nil, defaultConfig)
+			if d := diffResults(want[i], got); d != "" {
+				t.Fatalf("round %d, %s: a read with earlier reads' rings and windows differs: %s", round, p, d)
+			}
+		}
+	}
+}
+
+// A ring kept from an earlier read grows in place to exactly the slots a
+// new ring would have: colliding ids, ids far apart, every doubling.
+func TestRingGrowsInPlace(t *testing.T) {
+	calls := []callInfo{{kind: callKind{launch: true}}}
+	drainReuse()
+	fresh := newLinker(&calls)
+	rings.put(make([]rtRec, 0, maxReusedRing))
+	kept := newLinker(&calls)
+	if cap(kept.ring) != maxReusedRing || cap(fresh.ring) != ringStart {
+		t.Fatalf("rings of capacity %d and %d, want %d (kept) and %d (new)", cap(kept.ring), cap(fresh.ring), maxReusedRing, ringStart)
+	}
+	// Ids in runs with gaps, some a multiple of the ring apart (the same
+	// slot in the small ring, different ones once it grows).
+	var corr uint64 = 1
+	for i := range 3 * ringStart * 4 {
+		switch {
+		case i%7 == 0:
+			corr += ringStart
+		case i%11 == 0:
+			corr += 3 * ringStart / 2
+		default:
+			corr++
+		}
+		rt := rtRec{corr: corr, ts: int64(i), dur: 1, state: rtUnmatched}
+		fresh.ringPut(rt)
+		kept.ringPut(rt)
+		if len(fresh.ring) != len(kept.ring) {
+			t.Fatalf("put %d: rings of %d and %d slots, want equal", i, len(kept.ring), len(fresh.ring))
+		}
+	}
+	if len(fresh.ring) <= 4*ringStart {
+		t.Fatalf("the ring grew to %d slots, want more than %d (several doublings)", len(fresh.ring), 4*ringStart)
+	}
+	for i := range fresh.ring {
+		if kept.ring[i] != fresh.ring[i] {
+			t.Fatalf("slot %d: got %+v, want %+v", i, kept.ring[i], fresh.ring[i])
+		}
+	}
+	if fmt.Sprint(kept.far) != fmt.Sprint(fresh.far) {
+		t.Fatalf("calls pushed out of the ring: got %d, want %d", len(kept.far), len(fresh.far))
+	}
+}
+
+// What is kept is bounded: a ring or window larger than the bound is left
+// to the collector.
+func TestReuseBounded(t *testing.T) {
+	calls := []callInfo{}
+	drainReuse()
+	l := newLinker(&calls)
+	l.ring = make([]rtRec, 2*maxReusedRing)
+	l.release()
+	var o overlaps
+	o.qs = []ovQueue{{}}
+	for i := range 2 * maxReusedWindow {
+		o.qs[0].pending.Push(int64(i), ovRec{start: int64(i)})
+	}
+	for o.qs[0].pending.Len() > 0 {
+		o.qs[0].pending.Pop()
+	}
+	o.release()
+	if len(rings.free) != 0 || len(windows.free) != 0 {
+		t.Fatalf("kept %d rings and %d windows over the bound, want none", len(rings.free), len(windows.free))
+	}
+	l = newLinker(&calls)
+	l.release()
+	o.qs = []ovQueue{{pending: reorder.Window[ovRec]{}}}
+	o.qs[0].pending.Push(1, ovRec{start: 1})
+	o.release() // a window still holding records is not kept
+	if len(rings.free) != 1 || len(windows.free) != 0 {
+		t.Fatalf("kept %d rings and %d windows, want 1 ring (small) and no window (not empty)", len(rings.free), len(windows.free))
+	}
+	drainReuse()
+}
