@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -26,30 +25,16 @@ func TestBuildCollectivesNullWhenUnknown(t *testing.T) {
 	}}
 	run := &analysis.Run{Inputs: []analysis.Input{{Path: "r0.json"}, {Path: "r1.json"}}}
 	j := BuildCollectives(res, run)
-	for _, c := range []struct {
-		what string
-		got  any
-		want string
-	}{
-		{"types", j.Types, `[{"name":"all_reduce","instances":1,"timed":1,"skew_mean_ns":10,"skew_max_ns":10,"transfer_mean_ns":80,` +
-			`"busbw_mean_gbps":12.8,"bytes":1024,"straggler_rank":0,"straggler_count":1},` +
-			`{"name":"broadcast","instances":1,"timed":0,"skew_mean_ns":null,"skew_max_ns":null,"transfer_mean_ns":null,` +
-			`"busbw_mean_gbps":null,"bytes":0,"straggler_rank":null,"straggler_count":0}]`},
-		{"timed instance", j.Instances[0], `{"name":"all_reduce","group":"g","seq":5,"ordinal":null,"group_size":2,` +
-			`"ranks":[{"rank":0,"start_ns":10,"end_ns":90,"wait_ns":0},{"rank":1,"start_ns":0,"end_ns":90,"wait_ns":10}],` +
-			`"missing_ranks":[],"skew_ns":10,"straggler_rank":0,"transfer_ns":80,"bytes":1024,"algbw_gbps":12.8,"busbw_gbps":12.8}`},
-		{"untimed instance", j.Instances[1], `{"name":"broadcast","group":"g","seq":null,"ordinal":3,"group_size":null,` +
-			`"ranks":[{"rank":0,"start_ns":100,"end_ns":110,"wait_ns":0}],` +
-			`"missing_ranks":[1],"skew_ns":null,"straggler_rank":null,"transfer_ns":null,"bytes":null,"algbw_gbps":null,"busbw_gbps":null}`},
-		{"ranks", j.Ranks, `[{"rank":0,"input":"r0.json","collectives":2,"time_ns":90,"matched":2,"wait_ns":0,"straggler_count":0,"comm_exposed_ns":40},` +
-			`{"rank":1,"input":"r1.json","collectives":1,"time_ns":90,"matched":1,"wait_ns":10,"straggler_count":0,"comm_exposed_ns":null}]`},
-	} {
-		b, err := json.Marshal(c.got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != c.want {
-			t.Errorf("%s: got\n%s\nwant\n%s", c.what, b, c.want)
-		}
-	}
+	wantJSON(t, "types", j.Types, `[{"name":"all_reduce","instances":1,"timed":1,"skew_mean_ns":10,"skew_max_ns":10,"transfer_mean_ns":80,`+
+		`"busbw_mean_gbps":12.8,"bytes":1024,"straggler_rank":0,"straggler_count":1},`+
+		`{"name":"broadcast","instances":1,"timed":0,"skew_mean_ns":null,"skew_max_ns":null,"transfer_mean_ns":null,`+
+		`"busbw_mean_gbps":null,"bytes":0,"straggler_rank":null,"straggler_count":0}]`)
+	wantJSON(t, "timed instance", j.Instances[0], `{"name":"all_reduce","group":"g","seq":5,"ordinal":null,"group_size":2,`+
+		`"ranks":[{"rank":0,"start_ns":10,"end_ns":90,"wait_ns":0},{"rank":1,"start_ns":0,"end_ns":90,"wait_ns":10}],`+
+		`"missing_ranks":[],"skew_ns":10,"straggler_rank":0,"transfer_ns":80,"bytes":1024,"algbw_gbps":12.8,"busbw_gbps":12.8}`)
+	wantJSON(t, "untimed instance", j.Instances[1], `{"name":"broadcast","group":"g","seq":null,"ordinal":3,"group_size":null,`+
+		`"ranks":[{"rank":0,"start_ns":100,"end_ns":110,"wait_ns":0}],`+
+		`"missing_ranks":[1],"skew_ns":null,"straggler_rank":null,"transfer_ns":null,"bytes":null,"algbw_gbps":null,"busbw_gbps":null}`)
+	wantJSON(t, "ranks", j.Ranks, `[{"rank":0,"input":"r0.json","collectives":2,"time_ns":90,"matched":2,"wait_ns":0,"straggler_count":0,"comm_exposed_ns":40},`+
+		`{"rank":1,"input":"r1.json","collectives":1,"time_ns":90,"matched":1,"wait_ns":10,"straggler_count":0,"comm_exposed_ns":null}]`)
 }

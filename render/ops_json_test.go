@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -28,36 +27,22 @@ func TestJSONOpsNullWhenUnknown(t *testing.T) {
 			}}
 	}
 	ns, ticks := jsonOps(table("ns")), jsonOps(table("ticks"))
-	for _, c := range []struct {
-		what string
-		got  any
-		want string
-	}{
-		{"timed row", ns.Ops[0], `{"name":"aten::mm","calls":2,"dispatches":2,"timed_dispatches":2,"device_ns":400,"share":1,"host_ns":90,` +
-			`"signatures":0,"flops":4000000000000,"bytes":2000000000,"modelled_device_ns":300,"unmodelled_device_ns":100,"family":"gemm",` +
-			`"dtype":"bf16","tflops":1000,"tbps":0.5,"intensity":2000,"of_peak":0.5,"bound":"compute",` +
-			`"kernels":[{"name":"gemm","dispatches":2,"device_ns":400}],"modelled_signatures":[{"input_dims":"[[2,2],[2,2]]",` +
-			`"module_paths":0,"params":"M=2","calls":2,"device_ns":400,"flops_per_call":2000000000000,"bytes_per_call":null,` +
-			`"tflops":1000,"tbps":0.5,"intensity":2000,"peak_tflops":989.5,"peak_tbps":null,"of_peak":0.5,"bound":"compute"}]}`},
-		{"untimed row", ns.Ops[1], `{"name":"aten::add","calls":1,"dispatches":1,"timed_dispatches":0,"device_ns":null,"share":null,` +
-			`"host_ns":null,"signatures":0,"flops":null,"bytes":null,"modelled_device_ns":null,"unmodelled_device_ns":null,` +
-			`"tflops":null,"tbps":null,"intensity":null,"of_peak":null,"kernels":[]}`},
-		{"ns table", ns.OpTable, `{"level":"inner","source":"test","dispatches":3,"device_ns":400,"modelled_device_ns":0,` +
-			`"unmodelled_no_shapes_device_ns":0,"unmodelled_no_model_device_ns":0,"unattributed_dispatches":1,` +
-			`"unattributed_kernels":[{"name":"k","dispatches":1,"device_ns":7}],"unattributed_no_launch_dispatches":0,` +
-			`"unattributed_no_launch_device_ns":0}`},
-		{"ticks table", ticks.OpTable, `{"level":"inner","source":"test","dispatches":3,"device_ns":null,"modelled_device_ns":null,` +
-			`"unmodelled_no_shapes_device_ns":null,"unmodelled_no_model_device_ns":null,"unattributed_dispatches":1,` +
-			`"unattributed_kernels":[{"name":"k","dispatches":1,"device_ns":null}],"unattributed_no_launch_dispatches":0,` +
-			`"unattributed_no_launch_device_ns":null}`},
-		{"ticks row", ticks.Ops[0].DeviceNS, `null`},
-	} {
-		b, err := json.Marshal(c.got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != c.want {
-			t.Errorf("%s: got\n%s\nwant\n%s", c.what, b, c.want)
-		}
-	}
+	wantJSON(t, "timed row", ns.Ops[0], `{"name":"aten::mm","calls":2,"dispatches":2,"timed_dispatches":2,"device_ns":400,"share":1,"host_ns":90,`+
+		`"signatures":0,"flops":4000000000000,"bytes":2000000000,"modelled_device_ns":300,"unmodelled_device_ns":100,"family":"gemm",`+
+		`"dtype":"bf16","tflops":1000,"tbps":0.5,"intensity":2000,"of_peak":0.5,"bound":"compute",`+
+		`"kernels":[{"name":"gemm","dispatches":2,"device_ns":400}],"modelled_signatures":[{"input_dims":"[[2,2],[2,2]]",`+
+		`"module_paths":0,"params":"M=2","calls":2,"device_ns":400,"flops_per_call":2000000000000,"bytes_per_call":null,`+
+		`"tflops":1000,"tbps":0.5,"intensity":2000,"peak_tflops":989.5,"peak_tbps":null,"of_peak":0.5,"bound":"compute"}]}`)
+	wantJSON(t, "untimed row", ns.Ops[1], `{"name":"aten::add","calls":1,"dispatches":1,"timed_dispatches":0,"device_ns":null,"share":null,`+
+		`"host_ns":null,"signatures":0,"flops":null,"bytes":null,"modelled_device_ns":null,"unmodelled_device_ns":null,`+
+		`"tflops":null,"tbps":null,"intensity":null,"of_peak":null,"kernels":[]}`)
+	wantJSON(t, "ns table", ns.OpTable, `{"level":"inner","source":"test","dispatches":3,"device_ns":400,"modelled_device_ns":0,`+
+		`"unmodelled_no_shapes_device_ns":0,"unmodelled_no_model_device_ns":0,"unattributed_dispatches":1,`+
+		`"unattributed_kernels":[{"name":"k","dispatches":1,"device_ns":7}],"unattributed_no_launch_dispatches":0,`+
+		`"unattributed_no_launch_device_ns":0}`)
+	wantJSON(t, "ticks table", ticks.OpTable, `{"level":"inner","source":"test","dispatches":3,"device_ns":null,"modelled_device_ns":null,`+
+		`"unmodelled_no_shapes_device_ns":null,"unmodelled_no_model_device_ns":null,"unattributed_dispatches":1,`+
+		`"unattributed_kernels":[{"name":"k","dispatches":1,"device_ns":null}],"unattributed_no_launch_dispatches":0,`+
+		`"unattributed_no_launch_device_ns":null}`)
+	wantJSON(t, "ticks row", ticks.Ops[0].DeviceNS, `null`)
 }
