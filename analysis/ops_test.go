@@ -124,11 +124,9 @@ func TestMergeOps(t *testing.T) {
 
 // Dispatches under no op when the format records none: all unattributed.
 func TestOpTableNoSource(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+	c, p, ks := nsProgram("p", "k")
 	a := NewOpAggregator()
-	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Aggregate: &capture.Aggregate{Count: 5, Device: 50, DeviceValid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: ks[0], Aggregate: &capture.Aggregate{Count: 5, Device: 50, DeviceValid: true}})
 	tb := a.Table(c, OpOptions{})
 	if tb.Source != "" || len(tb.Rows) != 0 || tb.Unattributed.Dispatches != 5 || tb.Unattributed.Device != 50 || tb.Device != 50 {
 		t.Errorf("got %+v, want no rows, 5 dispatches and 50 ns unattributed", tb)
