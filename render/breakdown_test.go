@@ -48,28 +48,19 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// A device row's window bounds are absent when it holds nothing (no
-// window, no dispatch), and its wait after a sync is null unless a sync
-// call was recorded; many inputs name the row's input (docs/report-json.md,
+// A device row's window bounds are known only when it holds something (a
+// window or a dispatch), its wait after a sync only when a sync call was
+// recorded, and its input only among many (docs/report-json.md,
 // "breakdown").
 func TestBreakdownDeviceOptionalFields(t *testing.T) {
-	empty := analysis.DeviceBreakdown{Device: "GPU 0", Unit: "ns", Begin: 5, End: 5, HostWaitAfterSync: 3}
-	one := analysis.DeviceBreakdown{Device: "GPU 1", Unit: "ns", Input: 1, Begin: 5, End: 5, Dispatches: 1, HostWaitAfterSync: 3}
-	for _, c := range []struct {
-		what       string
-		r          *analysis.DeviceBreakdown
-		sync, many bool
-		want       string
-	}{
-		{"empty, no sync", &empty, false, false, `"device":"GPU 0","unit":"ns","window_ns":0,`},
-		{"one zero-length dispatch, sync, many", &one, true, true, `"input":1,"rank":null,"device":"GPU 1","unit":"ns","begin_ns":5,"end_ns":5,"window_ns":0,`},
-	} {
-		j := jsonOf(t, jsonDevice(c.r, c.sync, c.many))
-		if !strings.Contains(j, c.want) {
-			t.Errorf("%s: got\n%s\nwant it to hold %s", c.what, j, c.want)
-		}
-		if wait := `"host_wait_after_sync_ns":3,`; strings.Contains(j, wait) != c.sync {
-			t.Errorf("%s: got\n%s\nwant %s only with a sync call recorded (%v)", c.what, j, wait, c.sync)
-		}
+	r := analysis.DeviceBreakdown{Device: "GPU 0", Unit: "ns", Input: 1, Begin: 5, End: 5, HostWaitAfterSync: 3}
+	optional := func(j JSONDeviceBreakdown) any {
+		return struct {
+			Begin, End, Wait *int64
+			Input            *int
+		}{j.BeginNS, j.EndNS, j.HostWaitAfterSyncNS, j.Input}
 	}
+	wantJSON(t, "empty, no sync, one input", optional(jsonDevice(&r, false, false)), `{"Begin":null,"End":null,"Wait":null,"Input":null}`)
+	r.Dispatches = 1 // zero-length: no window, yet a dispatch
+	wantJSON(t, "one zero-length dispatch, sync, many", optional(jsonDevice(&r, true, true)), `{"Begin":5,"End":5,"Wait":3,"Input":1}`)
 }

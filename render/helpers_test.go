@@ -6,20 +6,14 @@ import (
 	"testing"
 )
 
-// jsonOf is v marshalled, compact.
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // wantJSON checks that v marshals to want, to the byte.
 func wantJSON(t *testing.T, what string, v any, want string) {
 	t.Helper()
-	if got := jsonOf(t, v); got != want {
+	got, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if string(got) != want {
 		t.Errorf("%s: got\n%s\nwant\n%s", what, got, want)
 	}
 }
