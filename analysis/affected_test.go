@@ -59,48 +59,29 @@ func gap(c *capture.Capture, k capture.Kind, program string, count int64, figure
 
 func TestSizeEachMeasure(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		add   func(c *capture.Capture) *capture.Gap
-		want  capture.Affected
-		basis string // a word the basis must hold
+		name    string
+		kind    capture.Kind
+		program string
+		count   int64
+		figures []capture.Count
+		want    capture.Affected
+		basis   string // a word the basis must hold
 	}{
-		{"unresolved names, whole capture (ns and ticks apart)", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.UnresolvedName, "", 2)
-		}, capture.Affected{Known: true, UnattributedNs: 100, UnattributedTicks: 30}, "no catalog"},
-		{"unresolved names, one program", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.UnresolvedName, "prefill", 1)
-		}, capture.Affected{Known: true, UnattributedNs: 100}, "no catalog"},
-		{"no launch call, from the tables", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.GPUEventWithoutLaunch, "", 3)
-		}, capture.Affected{Known: true, UnattributedNs: 400}, "launch call"},
-		{"unrecorded device work, its total_ns figure", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.UnrecordedDeviceWork, "", 2, capture.Count{Name: "total_ns", Count: 250})
-		}, capture.Affected{Known: true, MissingNs: 250}, "waits"},
-		{"contained events, counted twice", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.ContainedEvents, "", 1, capture.Count{Name: "total_ns", Count: 70})
-		}, capture.Affected{Known: true, UnattributedNs: 70}, "twice"},
-		{"untraced graph kernels without their figure: unknown", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.GraphKernelsUntraced, "", 4)
-		}, capture.Affected{Known: false}, "absent"},
-		{"untraced graph kernels with their figure", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.GraphKernelsUntraced, "", 4, capture.Count{Name: "graph_gpu_ns", Count: 900})
-		}, capture.Affected{Known: true, MissingNs: 900}, "graph"},
-		{"a cut: unknown, never 0", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.TruncatedInput, "", 1)
-		}, capture.Affected{Known: false}, "cut"},
-		{"unfinished dispatches: lost, time unknown", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.UnfinishedDispatch, "decode", 2)
-		}, capture.Affected{Known: false, LostDispatches: 2}, "never finished"},
-		{"dropped records: lost from the figure", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.DroppedRecords, "", 1, capture.Count{Name: "dropped_dispatches", Count: 94})
-		}, capture.Affected{Known: false, LostDispatches: 94}, "dropped"},
-		{"a repeat counted once touches nothing", func(c *capture.Capture) *capture.Gap {
-			return gap(c, capture.DuplicateEvent, "", 3)
-		}, capture.Affected{Known: true}, "once"},
+		{"unresolved names, whole capture (ns and ticks apart)", capture.UnresolvedName, "", 2, nil, capture.Affected{Known: true, UnattributedNs: 100, UnattributedTicks: 30}, "no catalog"},
+		{"unresolved names, one program", capture.UnresolvedName, "prefill", 1, nil, capture.Affected{Known: true, UnattributedNs: 100}, "no catalog"},
+		{"no launch call, from the tables", capture.GPUEventWithoutLaunch, "", 3, nil, capture.Affected{Known: true, UnattributedNs: 400}, "launch call"},
+		{"unrecorded device work, its total_ns figure", capture.UnrecordedDeviceWork, "", 2, []capture.Count{{Name: "total_ns", Count: 250}}, capture.Affected{Known: true, MissingNs: 250}, "waits"},
+		{"contained events, counted twice", capture.ContainedEvents, "", 1, []capture.Count{{Name: "total_ns", Count: 70}}, capture.Affected{Known: true, UnattributedNs: 70}, "twice"},
+		{"untraced graph kernels without their figure: unknown", capture.GraphKernelsUntraced, "", 4, nil, capture.Affected{Known: false}, "absent"},
+		{"untraced graph kernels with their figure", capture.GraphKernelsUntraced, "", 4, []capture.Count{{Name: "graph_gpu_ns", Count: 900}}, capture.Affected{Known: true, MissingNs: 900}, "graph"},
+		{"a cut: unknown, never 0", capture.TruncatedInput, "", 1, nil, capture.Affected{Known: false}, "cut"},
+		{"unfinished dispatches: lost, time unknown", capture.UnfinishedDispatch, "decode", 2, nil, capture.Affected{Known: false, LostDispatches: 2}, "never finished"},
+		{"dropped records: lost from the figure", capture.DroppedRecords, "", 1, []capture.Count{{Name: "dropped_dispatches", Count: 94}}, capture.Affected{Known: false, LostDispatches: 94}, "dropped"},
+		{"a repeat counted once touches nothing", capture.DuplicateEvent, "", 3, nil, capture.Affected{Known: true}, "once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var g *capture.Gap
-			c, _ := sizedCase(t, func(c *capture.Capture) { g = tc.add(c) })
+			c, _ := sizedCase(t, func(c *capture.Capture) { g = gap(c, tc.kind, tc.program, tc.count, tc.figures...) })
 			got := *g.Affected
 			basis := got.Basis
 			got.Basis = ""

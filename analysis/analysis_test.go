@@ -63,10 +63,8 @@ func TestProgramsWithoutDispatchesListed(t *testing.T) {
 }
 
 func TestAggregatedRecords(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "decode"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "gemm"})
-	only := c.AddKernel(capture.Kernel{Program: p, Name: "single"})
+	c, p, ks := nsProgram("decode", "gemm", "single")
+	k, only := ks[0], ks[1]
 	a := NewAggregator()
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 0, End: 50, Valid: true}})
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Aggregate: &capture.Aggregate{Count: 4, Device: 350, DeviceValid: true, Launch: 40, LaunchValid: true}})
@@ -94,10 +92,8 @@ func TestAggregatedRecords(t *testing.T) {
 // negative totals and shares above 100%: sums saturate, and a wrapped
 // interval too.
 func TestTimeSumsDoNotWrap(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p"})
-	huge := c.AddKernel(capture.Kernel{Program: p, Name: "huge"})
-	wide := c.AddKernel(capture.Kernel{Program: p, Name: "wide"})
+	c, p, ks := nsProgram("p", "huge", "wide")
+	huge, wide := ks[0], ks[1]
 	a := NewAggregator()
 	for range 2 {
 		a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: huge, Device: capture.Interval{Begin: 0, End: 9e18, Valid: true},
@@ -134,9 +130,8 @@ func TestTimeSumsDoNotWrap(t *testing.T) {
 // turns it into an invalid_event gap), but the Aggregator is a public Sink:
 // fed one directly, it adds nothing rather than lower the total.
 func TestNegativeDurationAddsNothing(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+	c, p, ks := nsProgram("p", "k")
+	k := ks[0]
 	a := NewAggregator()
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 0, End: 100, Valid: true}})
 	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Device: capture.Interval{Begin: 100, End: 40, Valid: true}})

@@ -1,10 +1,6 @@
 package analysis
 
-import (
-	"sort"
-
-	"github.com/tallyprof/tally/capture"
-)
+import "github.com/tallyprof/tally/capture"
 
 // Launch statistics, per kernel and per program, O(kernels): the delay from
 // a dispatch's launch call to its start (HTA's launch delay: device start −
@@ -270,16 +266,7 @@ func (pl *ProgramLaunch) addKernel(kl *KernelLaunch, d *DelayStats) {
 // finish orders the kernels (device time, then dispatches, then name),
 // computes the program's delay figures and its verdict.
 func (pl *ProgramLaunch) finish() {
-	sort.SliceStable(pl.Kernels, func(x, y int) bool {
-		a, b := &pl.Kernels[x], &pl.Kernels[y]
-		if a.Device != b.Device {
-			return a.Device > b.Device
-		}
-		if a.Dispatches != b.Dispatches {
-			return a.Dispatches > b.Dispatches
-		}
-		return a.Kernel.Name < b.Kernel.Name
-	})
+	sortCostliest(pl.Kernels, func(k *KernelLaunch) (int64, int64, string) { return k.Device, k.Dispatches, k.Kernel.Name })
 	if pl.Delay != nil {
 		pl.Delay.finish()
 	}

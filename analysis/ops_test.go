@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
@@ -123,13 +124,24 @@ func TestMergeOps(t *testing.T) {
 
 // Dispatches under no op when the format records none: all unattributed.
 func TestOpTableNoSource(t *testing.T) {
-	c := &capture.Capture{Clock: capture.Clock{Unit: "ns", Timed: true}}
-	p := c.AddProgram(capture.Program{Name: "p"})
-	k := c.AddKernel(capture.Kernel{Program: p, Name: "k"})
+	c, p, ks := nsProgram("p", "k")
 	a := NewOpAggregator()
-	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: k, Aggregate: &capture.Aggregate{Count: 5, Device: 50, DeviceValid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: ks[0], Aggregate: &capture.Aggregate{Count: 5, Device: 50, DeviceValid: true}})
 	tb := a.Table(c, OpOptions{})
 	if tb.Source != "" || len(tb.Rows) != 0 || tb.Unattributed.Dispatches != 5 || tb.Unattributed.Device != 50 || tb.Device != 50 {
 		t.Errorf("got %+v, want no rows, 5 dispatches and 50 ns unattributed", tb)
+	}
+}
+
+// An op's kernels of one name are merged, then listed costliest first: by
+// device time, then dispatches, then name.
+func TestOpKernelsMergedCostliestFirst(t *testing.T) {
+	f := OpFigures{Kernels: []OpKernel{{Name: "b", Dispatches: 1, Device: 10}, {Name: "a", Dispatches: 2, Device: 30},
+		{Name: "c", Dispatches: 1, Device: 10}, {Name: "b", Dispatches: 1, Device: 20}, {Name: "d", Dispatches: 3, Device: 10}}}
+	f.sortKernels()
+	want := []OpKernel{{Name: "a", Dispatches: 2, Device: 30}, {Name: "b", Dispatches: 2, Device: 30},
+		{Name: "d", Dispatches: 3, Device: 10}, {Name: "c", Dispatches: 1, Device: 10}}
+	if !slices.Equal(f.Kernels, want) {
+		t.Errorf("got %+v, want %+v", f.Kernels, want)
 	}
 }

@@ -365,16 +365,7 @@ func (t *OpTable) finish() {
 	}
 	t.Unmodelled = capture.SatAdd(t.NoShapes, t.NoModel)
 	t.Unattributed.sortKernels()
-	sort.SliceStable(t.Rows, func(x, y int) bool {
-		a, b := &t.Rows[x], &t.Rows[y]
-		if a.Device != b.Device {
-			return a.Device > b.Device
-		}
-		if a.Dispatches != b.Dispatches {
-			return a.Dispatches > b.Dispatches
-		}
-		return a.Name < b.Name
-	})
+	sortCostliest(t.Rows, func(r *OpRow) (int64, int64, string) { return r.Device, r.Dispatches, r.Name })
 }
 
 // sortKernels merges kernels of one name (an op's signatures, or inputs)
@@ -394,15 +385,7 @@ func (f *OpFigures) sortKernels() {
 		idx[k.Name] = len(out)
 		out = append(out, k)
 	}
-	sort.SliceStable(out, func(x, y int) bool {
-		if out[x].Device != out[y].Device {
-			return out[x].Device > out[y].Device
-		}
-		if out[x].Dispatches != out[y].Dispatches {
-			return out[x].Dispatches > out[y].Dispatches
-		}
-		return out[x].Name < out[y].Name
-	})
+	sortCostliest(out, func(k *OpKernel) (int64, int64, string) { return k.Device, k.Dispatches, k.Name })
 	f.Kernels = out
 }
 

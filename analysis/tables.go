@@ -1,10 +1,6 @@
 package analysis
 
-import (
-	"sort"
-
-	"github.com/tallyprof/tally/capture"
-)
+import "github.com/tallyprof/tally/capture"
 
 // Tables are the per-program kernel tables of one capture.
 type Tables struct {
@@ -118,16 +114,7 @@ func (pt *ProgramTable) Order() {
 			pt.Kernels[j].Share = float64(pt.Kernels[j].Total) / float64(pt.Total)
 		}
 	}
-	sort.SliceStable(pt.Kernels, func(x, y int) bool {
-		a, b := pt.Kernels[x], pt.Kernels[y]
-		if a.Total != b.Total {
-			return a.Total > b.Total
-		}
-		if a.Dispatches != b.Dispatches {
-			return a.Dispatches > b.Dispatches
-		}
-		return a.Kernel.Name < b.Kernel.Name
-	})
+	sortCostliest(pt.Kernels, func(k *KernelRow) (int64, int64, string) { return k.Total, k.Dispatches, k.Kernel.Name })
 }
 
 // Dispatches is the total number of completed dispatches in the tables.

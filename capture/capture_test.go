@@ -7,9 +7,7 @@ import (
 )
 
 func TestAccountingInvariant(t *testing.T) {
-	var a Accounting
-	in := a.InputFor("lines")
-	in.Read, in.Used = 10, 7
+	a, in := oneInput("lines", 10, 7)
 	in.Ignore("comment", 2, "line 1")
 	if err := a.CheckValid(); err == nil {
 		t.Fatal("10 read, 7 used + 2 skipped: got no error, want the invariant broken")

@@ -10,9 +10,7 @@ import (
 // A lost unit must be accounted for by a counted, non-note gap; an
 // ignored one needs none; an unclassified one is refused.
 func TestSkipClassification(t *testing.T) {
-	var a Accounting
-	in := a.InputFor("rows")
-	in.Read, in.Used = 5, 2
+	a, in := oneInput("rows", 5, 2)
 	in.Ignore("header row", 1, "line 1")
 	g := a.Gap(InvalidEvent, "")
 	g.Summary = "rows without a start"
@@ -28,9 +26,7 @@ func TestSkipClassification(t *testing.T) {
 		t.Fatalf("LostTotal = %d, want 2", got)
 	}
 	// A note cannot account for lost work: it never makes a capture incomplete.
-	var b Accounting
-	bin := b.InputFor("rows")
-	bin.Read = 1
+	b, bin := oneInput("rows", 1, 0)
 	note := b.Gap(GraphLaunch, "")
 	note.AddN(1)
 	bin.Lose(note, "lost", 1, "")
@@ -38,9 +34,7 @@ func TestSkipClassification(t *testing.T) {
 		t.Fatal("lost unit accounted for by a note: accepted, want an error")
 	}
 	// An unclassified skip (built by hand) is refused.
-	var u Accounting
-	uin := u.InputFor("rows")
-	uin.Read = 1
+	u, uin := oneInput("rows", 1, 0)
 	uin.Skipped = append(uin.Skipped, &Skip{Reason: "?", Count: 1})
 	if err := u.CheckValid(); err == nil || !strings.Contains(err.Error(), "without a class") {
 		t.Fatalf("unclassified skip: err %v, want 'without a class'", err)

@@ -2,6 +2,8 @@ package collectives
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -346,12 +348,7 @@ func (in *Instance) label() string {
 // groupGaps states the ranks of each group that no input holds.
 func (res *Result) groupGaps(groups map[string]*groupInfo, ins []rankedInput) {
 	g := &capture.Gap{Kind: CollectiveRanksMissing}
-	names := make([]string, 0, len(groups))
-	for name := range groups {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		gi := groups[name]
 		if gi.size <= int64(len(gi.members)) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -277,5 +278,30 @@ func TestUnknownTypeShown(t *testing.T) {
 	s.Dispatch(c, d)
 	if len(s.recs) != 1 || s.recs[0].typ != UnknownType {
 		t.Fatalf("got records %+v, want one of type %q", s.recs, UnknownType)
+	}
+}
+
+// Each group with ranks no input holds is one item of the gap, groups in
+// name order (a map's order would make the report differ run to run);
+// a group whose ranks were all read is none.
+func TestRanksMissingGroupsInOrder(t *testing.T) {
+	var res Result
+	res.groupGaps(map[string]*groupInfo{
+		"tp1":  {size: 2, ranks: "[2, 3]", members: map[int64]bool{2: true}},
+		"dp":   {size: 4, ranks: "[0, 1, 2, 3]", members: map[int64]bool{0: true, 1: true}},
+		"tp0":  {size: 2, ranks: "[0, 1]", members: map[int64]bool{0: true, 1: true}},
+		"pp-a": {size: 3, members: map[int64]bool{0: true}},
+	}, nil)
+	if len(res.Gaps) != 1 {
+		t.Fatalf("got %d gaps, want 1", len(res.Gaps))
+	}
+	var got []string
+	for _, it := range res.Gaps[0].Items {
+		got = append(got, it.Where+": "+it.What)
+	}
+	want := []string{"group dp: 2 of 4 ranks read, missing ranks 2, 3", "group pp-a: 1 of 3 ranks read",
+		"group tp1: 1 of 2 ranks read, missing rank 3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

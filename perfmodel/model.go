@@ -51,15 +51,15 @@ func Model(name, dims, types, concrete string) (Cost, bool) {
 	}
 	switch name {
 	case "aten::mm":
-		return mm(c, 0, false)
+		return mm(c, 0, 2, false)
 	case "aten::addmm":
-		return mm(c, 1, true)
+		return mm(c, 1, 2, true)
 	case "aten::_scaled_mm":
 		return scaledMM(c)
 	case "aten::bmm":
-		return bmm(c, 0, false)
+		return mm(c, 0, 3, false)
 	case "aten::baddbmm":
-		return bmm(c, 1, true)
+		return mm(c, 1, 3, true)
 	case "aten::matmul":
 		return matmul(c)
 	case "aten::linear":
@@ -112,12 +112,11 @@ func gemmCost(batch, m, n, k float64, biasElems float64, bias bool, e elem, outB
 
 func num(v float64) string { return fmt.Sprintf("%.0f", v) }
 
-// mm: aten::mm(A[M,K], B[K,N]); aten::addmm(C, A, B) with the bias C.
-func mm(c *call, at int, bias bool) (Cost, bool) {
-	a, ok1 := c.shape(at, 2)
-	b, ok2 := c.shape(at+1, 2)
-	e, ok3 := c.elem(at)
-	if !ok1 || !ok2 || !ok3 || len(a) != 2 || len(b) != 2 {
+// mm: aten::mm(A[M,K], B[K,N]) and aten::bmm(A[B,M,K], B[B,K,N]) (rank 2
+// and 3); aten::addmm(C, A, B) and aten::baddbmm(C, A, B) with C read.
+func mm(c *call, at, rank int, bias bool) (Cost, bool) {
+	a, b, e, ok := c.operands(at, rank)
+	if !ok {
 		return Cost{}, false
 	}
 	biasElems := 0.0
@@ -126,24 +125,18 @@ func mm(c *call, at int, bias bool) (Cost, bool) {
 			biasElems = prod(s)
 		}
 	}
-	return gemmCost(1, float64(a[0]), float64(b[1]), float64(a[1]), biasElems, bias, e, e.bytes), true
+	batch := prod(a[:rank-2]) // 1 for mm
+	a, b = a[rank-2:], b[rank-2:]
+	return gemmCost(batch, float64(a[0]), float64(b[1]), float64(a[1]), biasElems, bias, e, e.bytes), true
 }
 
-// bmm: aten::bmm(A[B,M,K], B[B,K,N]); baddbmm(C, A, B) with C read.
-func bmm(c *call, at int, bias bool) (Cost, bool) {
-	a, ok1 := c.shape(at, 3)
-	b, ok2 := c.shape(at+1, 3)
+// operands are a product's A and B, inputs at and at+1, each of rank
+// dims exactly, and A's element type.
+func (c *call) operands(at, rank int) (a, b []int64, e elem, ok bool) {
+	a, ok1 := c.shape(at, rank)
+	b, ok2 := c.shape(at+1, rank)
 	e, ok3 := c.elem(at)
-	if !ok1 || !ok2 || !ok3 || len(a) != 3 || len(b) != 3 {
-		return Cost{}, false
-	}
-	biasElems := 0.0
-	if bias {
-		if s, ok := c.shape(0, 0); ok {
-			biasElems = prod(s)
-		}
-	}
-	return gemmCost(float64(a[0]), float64(a[1]), float64(b[2]), float64(a[2]), biasElems, bias, e, e.bytes), true
+	return a, b, e, ok1 && ok2 && ok3 && len(a) == rank && len(b) == rank
 }
 
 // scaledMM: aten::_scaled_mm(A[M,K], B[K,N], scale_a, scale_b, bias?, …):
@@ -151,10 +144,8 @@ func bmm(c *call, at int, bias bool) (Cost, bool) {
 // operands, as TraceLens does (class aten_scaled_mm): out_dtype is a
 // keyword argument the profiler does not record as a tensor.
 func scaledMM(c *call) (Cost, bool) {
-	a, ok1 := c.shape(0, 2)
-	b, ok2 := c.shape(1, 2)
-	e, ok3 := c.elem(0)
-	if !ok1 || !ok2 || !ok3 || len(a) != 2 || len(b) != 2 {
+	a, b, e, ok := c.operands(0, 2)
+	if !ok {
 		return Cost{}, false
 	}
 	out := e.bytes

@@ -43,26 +43,23 @@ func jsonAffected(g *capture.Gap) *JSONAffected {
 	if af == nil || g.Note {
 		return nil
 	}
-	j := &JSONAffected{SizeKnown: af.Known, MissingDeviceNs: af.MissingNs, UnattributedDeviceNs: af.UnattributedNs,
+	ticks := af.MissingTicks != 0 || af.UnattributedTicks != 0
+	return &JSONAffected{SizeKnown: af.Known, MissingDeviceNs: af.MissingNs, UnattributedDeviceNs: af.UnattributedNs,
+		MissingTicks: i64If(af.MissingTicks, ticks), UnattributedTicks: i64If(af.UnattributedTicks, ticks),
 		LostDispatches: af.LostDispatches, Basis: af.Basis}
-	if af.MissingTicks != 0 || af.UnattributedTicks != 0 {
-		j.MissingTicks, j.UnattributedTicks = i64(af.MissingTicks), i64(af.UnattributedTicks)
-	}
-	return j
 }
 
 func jsonTotals(t *capture.AffectedTotals) *JSONTotals {
 	if t == nil {
 		return nil
 	}
+	ticks := t.DeviceTicks != 0 || t.MissingTicks != 0 || t.UnattributedTicks != 0
 	j := &JSONTotals{DeviceNs: t.DeviceNs, MissingDeviceNs: t.MissingNs, UnattributedDeviceNs: t.UnattributedNs,
+		DeviceTicks: i64If(t.DeviceTicks, ticks), MissingTicks: i64If(t.MissingTicks, ticks), UnattributedTicks: i64If(t.UnattributedTicks, ticks),
 		LostDispatches: t.LostDispatches, Share: round6(t.Share()), MissingShare: round6(t.MissingShare()),
 		UnattributedShare: round6(t.UnattributedShare()), SizeKnown: len(t.Unknown) == 0, Unknown: t.Unknown}
 	if j.Unknown == nil {
 		j.Unknown = []capture.Kind{}
-	}
-	if t.DeviceTicks != 0 || t.MissingTicks != 0 || t.UnattributedTicks != 0 {
-		j.DeviceTicks, j.MissingTicks, j.UnattributedTicks = i64(t.DeviceTicks), i64(t.MissingTicks), i64(t.UnattributedTicks)
 	}
 	return j
 }

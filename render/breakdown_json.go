@@ -206,12 +206,8 @@ func jsonDevice(r *analysis.DeviceBreakdown, sync, many bool) JSONDeviceBreakdow
 		in := r.Input
 		j.Input = &in
 	}
-	if r.Window > 0 || r.Dispatches > 0 {
-		j.BeginNS, j.EndNS = i64(r.Begin), i64(r.End)
-	}
-	if sync {
-		j.HostWaitAfterSyncNS = i64(r.HostWaitAfterSync)
-	}
+	span := r.Window > 0 || r.Dispatches > 0
+	j.BeginNS, j.EndNS, j.HostWaitAfterSyncNS = i64If(r.Begin, span), i64If(r.End, span), i64If(r.HostWaitAfterSync, sync)
 	return j
 }
 

@@ -47,3 +47,20 @@ func TestBreakdownNotes(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// A device row's window bounds are known only when it holds something (a
+// window or a dispatch), its wait after a sync only when a sync call was
+// recorded, and its input only among many (docs/report-json.md,
+// "breakdown").
+func TestBreakdownDeviceOptionalFields(t *testing.T) {
+	r := analysis.DeviceBreakdown{Device: "GPU 0", Unit: "ns", Input: 1, Begin: 5, End: 5, HostWaitAfterSync: 3}
+	optional := func(j JSONDeviceBreakdown) any {
+		return struct {
+			Begin, End, Wait *int64
+			Input            *int
+		}{j.BeginNS, j.EndNS, j.HostWaitAfterSyncNS, j.Input}
+	}
+	wantJSON(t, "empty, no sync, one input", optional(jsonDevice(&r, false, false)), `{"Begin":null,"End":null,"Wait":null,"Input":null}`)
+	r.Dispatches = 1 // zero-length: no window, yet a dispatch
+	wantJSON(t, "one zero-length dispatch, sync, many", optional(jsonDevice(&r, true, true)), `{"Begin":5,"End":5,"Wait":3,"Input":1}`)
+}

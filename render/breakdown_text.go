@@ -110,16 +110,9 @@ func writeDevice(p *printer, r *analysis.DeviceBreakdown, label string, sync boo
 		return Share(float64(v) / float64(r.Window))
 	}
 	part := func(name string, v int64) string { return name + " " + Duration(v, u) + " " + share(v) }
-	busy := []string{}
-	for _, x := range []struct {
-		n string
-		v int64
-	}{{"compute", r.Busy.Compute}, {"comm", r.Busy.Comm}, {"memcpy", r.Busy.Memcpy}, {"memset", r.Busy.Memset}} {
-		if x.v > 0 {
-			busy = append(busy, part(x.n, x.v))
-		}
-	}
-	idle := []string{}
+	busy := nonZero(nil, part, figure{"compute", r.Busy.Compute}, figure{"comm", r.Busy.Comm}, figure{"memcpy", r.Busy.Memcpy},
+		figure{"memset", r.Busy.Memset})
+	var idle []string
 	if r.Idle.HostWait > 0 {
 		s := part("host_wait", r.Idle.HostWait)
 		switch {
@@ -131,14 +124,8 @@ func writeDevice(p *printer, r *analysis.DeviceBreakdown, label string, sync boo
 		}
 		idle = append(idle, s)
 	}
-	for _, x := range []struct {
-		n string
-		v int64
-	}{{"launch_latency", r.Idle.LaunchLatency}, {"other_stream", r.Idle.OtherStream}, {"unrecorded", r.Idle.Unrecorded}, {"unexplained", r.Idle.Unexplained}} {
-		if x.v > 0 {
-			idle = append(idle, part(x.n, x.v))
-		}
-	}
+	idle = nonZero(idle, part, figure{"launch_latency", r.Idle.LaunchLatency}, figure{"other_stream", r.Idle.OtherStream},
+		figure{"unrecorded", r.Idle.Unrecorded}, figure{"unexplained", r.Idle.Unexplained})
 	bs, is := Duration(r.Busy.Sum(), u), Duration(r.Idle.Sum(), u)
 	w := max(runes(bs), runes(is))
 	lead := func(name, v string, total int64) string {
@@ -159,15 +146,8 @@ func writeDevice(p *printer, r *analysis.DeviceBreakdown, label string, sync boo
 			Duration(r.CommTotal, u), Duration(r.CommOverlapped, u), Duration(r.CommTotal-r.CommOverlapped, u)), width))
 	}
 	if d := r.MemcpyByDirection; r.Busy.Memcpy > 0 && d.Other != r.Busy.Memcpy {
-		var parts []string
-		for _, x := range []struct {
-			n string
-			v int64
-		}{{"HtoD", d.HtoD}, {"DtoH", d.DtoH}, {"DtoD", d.DtoD}, {"PtoP", d.PtoP}, {"other", d.Other}} {
-			if x.v > 0 {
-				parts = append(parts, x.n+" "+Duration(x.v, u))
-			}
-		}
+		parts := nonZero(nil, func(name string, v int64) string { return name + " " + Duration(v, u) },
+			figure{"HtoD", d.HtoD}, figure{"DtoH", d.DtoH}, figure{"DtoD", d.DtoD}, figure{"PtoP", d.PtoP}, figure{"other", d.Other})
 		p.lines(wrapParts("    memcpy by direction: ", "      ", parts, " · ", width))
 	}
 	if r.GraphBusy > 0 {
@@ -177,6 +157,22 @@ func writeDevice(p *printer, r *analysis.DeviceBreakdown, label string, sync boo
 	for _, why := range r.Reasons {
 		p.lines(wrapText("    note: ", "          ", why, width))
 	}
+}
+
+// figure is one named time of a device row (busy by class, idle by cause).
+type figure struct {
+	name string
+	v    int64
+}
+
+// nonZero appends show(name, v) of each figure above zero to out, in order.
+func nonZero(out []string, show func(name string, v int64) string, figs ...figure) []string {
+	for _, f := range figs {
+		if f.v > 0 {
+			out = append(out, show(f.name, f.v))
+		}
+	}
+	return out
 }
 
 // writeLaunch prints a program's launch line(s) under its heading.

@@ -73,12 +73,8 @@ type JSONCollectiveRankRow struct {
 	CommExposedNs *int64 `json:"comm_exposed_ns"`
 }
 
-func known(v int64) *int64 {
-	if v < 0 {
-		return nil
-	}
-	return i64(v)
-}
+// known is v, or nil for a negative v: the figure is unknown.
+func known(v int64) *int64 { return i64If(v, v >= 0) }
 
 // BuildCollectives is the JSON section of a collective analysis; nil for
 // none.
@@ -90,46 +86,25 @@ func BuildCollectives(res *collectives.Result, run *analysis.Run) *JSONCollectiv
 		Ungrouped: res.Ungrouped, Notes: append([]string{}, res.Notes...), Types: []JSONCollectiveType{},
 		Instances: []JSONCollective{}, Ranks: []JSONCollectiveRankRow{}}
 	for _, t := range res.Types() {
-		jt := JSONCollectiveType{Name: t.Type, Instances: t.Instances, Timed: t.Timed, Bytes: t.Bytes, StragglerCount: t.StragglerCount,
-			StragglerRank: known(t.Straggler)}
-		if t.Timed > 0 {
-			jt.SkewMeanNs, jt.SkewMaxNs = f64(t.SkewMean), i64(t.SkewMax)
-		}
-		if t.HasTransfer {
-			jt.TransferMeanNs = f64(t.TransferMean)
-		}
-		if t.HasBusBW {
-			jt.BusBWMean = f64(t.BusBWMean)
-		}
-		j.Types = append(j.Types, jt)
+		j.Types = append(j.Types, JSONCollectiveType{Name: t.Type, Instances: t.Instances, Timed: t.Timed, Bytes: t.Bytes,
+			StragglerCount: t.StragglerCount, StragglerRank: known(t.Straggler),
+			SkewMeanNs: f64If(t.SkewMean, t.Timed > 0), SkewMaxNs: i64If(t.SkewMax, t.Timed > 0),
+			TransferMeanNs: f64If(t.TransferMean, t.HasTransfer), BusBWMean: f64If(t.BusBWMean, t.HasBusBW)})
 	}
 	for _, in := range res.Instances {
 		ji := JSONCollective{Name: in.Type, Group: in.Group, Seq: known(in.Seq), GroupSize: known(in.GroupSize),
 			Ranks: in.Arrivals, MissingRanks: in.Missing, Bytes: known(in.Bytes), TransferNs: known(in.Transfer),
-			Straggler: known(in.Straggler)}
-		if in.Seq < 0 {
-			ji.Ordinal = i64(in.Ordinal)
-		}
+			Straggler: known(in.Straggler), Ordinal: i64If(in.Ordinal, in.Seq < 0), SkewNs: i64If(in.Skew, in.Timed),
+			AlgBW: f64If(in.AlgBW, in.HasAlgBW), BusBW: f64If(in.BusBW, in.HasBusBW)}
 		if ji.MissingRanks == nil {
 			ji.MissingRanks = []int64{}
-		}
-		if in.Timed {
-			ji.SkewNs = i64(in.Skew)
-		}
-		if in.HasAlgBW {
-			ji.AlgBW = f64(in.AlgBW)
-		}
-		if in.HasBusBW {
-			ji.BusBW = f64(in.BusBW)
 		}
 		j.Instances = append(j.Instances, ji)
 	}
 	for _, r := range res.Ranks {
 		j.Ranks = append(j.Ranks, JSONCollectiveRankRow{Rank: r.Rank, Input: run.Inputs[r.Input].Path, Collectives: r.Collectives,
-			TimeNs: r.Time, Matched: r.Matched, WaitNs: r.Wait, StragglerCount: r.StragglerCount})
-		if r.HasExposed {
-			j.Ranks[len(j.Ranks)-1].CommExposedNs = &r.Exposed
-		}
+			TimeNs: r.Time, Matched: r.Matched, WaitNs: r.Wait, StragglerCount: r.StragglerCount,
+			CommExposedNs: i64If(r.Exposed, r.HasExposed)})
 	}
 	return j
 }

@@ -173,36 +173,20 @@ func jsonProgram(pt *analysis.ProgramTable) JSONProgram {
 	}
 	ns := jp.Unit != nil && unit == "ns"
 	ticks := jp.Unit != nil && !ns
-	if pt.Timed > 0 {
-		if ns {
-			jp.TotalNS = i64(pt.Total)
-		} else if ticks {
-			jp.TotalTicks = i64(pt.Total)
-		}
-	}
+	jp.TotalNS, jp.TotalTicks = i64If(pt.Total, pt.Timed > 0 && ns), i64If(pt.Total, pt.Timed > 0 && ticks)
 	for _, k := range pt.Kernels {
+		// A timed kernel's times fill the *_ns fields or the *_ticks ones.
+		inNS, inTicks, minMax := k.Timed > 0 && ns, k.Timed > 0 && ticks, k.MinMaxKnown
 		jk := JSONKernel{Name: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category, List: k.Kernel.List,
-			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links, AggregatedDispatches: k.Aggregated}
+			Dispatches: k.Dispatches, TimedDispatches: k.Timed, Links: k.Links, AggregatedDispatches: k.Aggregated,
+			Share:   f64If(k.Share, inNS || inTicks),
+			TotalNS: i64If(k.Total, inNS), MeanNS: f64If(k.Mean, inNS), MinNS: i64If(k.Min, inNS && minMax), MaxNS: i64If(k.Max, inNS && minMax),
+			TotalTicks: i64If(k.Total, inTicks), MeanTicks: f64If(k.Mean, inTicks),
+			MinTicks: i64If(k.Min, inTicks && minMax), MaxTicks: i64If(k.Max, inTicks && minMax),
+			LaunchTotalNS: i64If(k.LaunchTotal, k.Launched > 0 && ns), LaunchMeanNS: f64If(k.LaunchMean, k.Launched > 0 && ns)}
 		if k.Kernel.HasID {
 			id := k.Kernel.ID
 			jk.ID = &id
-		}
-		if k.Timed > 0 && jp.Unit != nil {
-			jk.Share = f64(k.Share)
-			if ns {
-				jk.TotalNS, jk.MeanNS = i64(k.Total), f64(k.Mean)
-				if k.MinMaxKnown {
-					jk.MinNS, jk.MaxNS = i64(k.Min), i64(k.Max)
-				}
-			} else {
-				jk.TotalTicks, jk.MeanTicks = i64(k.Total), f64(k.Mean)
-				if k.MinMaxKnown {
-					jk.MinTicks, jk.MaxTicks = i64(k.Min), i64(k.Max)
-				}
-			}
-		}
-		if k.Launched > 0 && ns {
-			jk.LaunchTotalNS, jk.LaunchMeanNS = i64(k.LaunchTotal), f64(k.LaunchMean)
 		}
 		jp.Kernels = append(jp.Kernels, jk)
 	}
@@ -215,6 +199,23 @@ func f64(v float64) *float64 {
 	// Round to what a person can use; keeps the JSON stable across runs.
 	v = math.Round(v*1e6) / 1e6
 	return &v
+}
+
+// i64If and f64If are a figure that only ok makes known: i64(v) or f64(v),
+// else nil (JSON null, or absent under omitempty). Their (v, ok) order
+// takes a (float64, bool) method's result as it is: f64If(r.TFLOPS()).
+func i64If(v int64, ok bool) *int64 {
+	if !ok {
+		return nil
+	}
+	return i64(v)
+}
+
+func f64If(v float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return f64(v)
 }
 
 // JSON writes the report as indented JSON.

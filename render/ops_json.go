@@ -102,55 +102,30 @@ func jsonOps(t *analysis.OpTable) *JSONOps {
 		return nil
 	}
 	ns := t.Unit == "ns"
-	nsOf := func(v int64) *int64 {
-		if !ns {
-			return nil
-		}
-		return i64(v)
-	}
-	j := &JSONOps{Ops: []JSONOp{}, OpsUnattributedDeviceNS: nsOf(t.Unattributed.Device), OpsUnmodelledDeviceNS: nsOf(t.Unmodelled),
+	j := &JSONOps{Ops: []JSONOp{}, OpsUnattributedDeviceNS: i64If(t.Unattributed.Device, ns), OpsUnmodelledDeviceNS: i64If(t.Unmodelled, ns),
 		OpTable: JSONOpTable{Level: t.Level, Source: t.Source, Device: t.DeviceName, Peaks: t.Peaks, Dispatches: t.Dispatches,
-			DeviceNS: nsOf(t.Device), ModelledDeviceNS: nsOf(t.Modelled), UnmodelledNoShapesDeviceNS: nsOf(t.NoShapes),
-			UnmodelledNoModelDeviceNS: nsOf(t.NoModel), UnattributedDispatches: t.Unattributed.Dispatches,
+			DeviceNS: i64If(t.Device, ns), ModelledDeviceNS: i64If(t.Modelled, ns), UnmodelledNoShapesDeviceNS: i64If(t.NoShapes, ns),
+			UnmodelledNoModelDeviceNS: i64If(t.NoModel, ns), UnattributedDispatches: t.Unattributed.Dispatches,
 			UnattributedKernels:            jsonOpKernels(t.Unattributed.Kernels, ns),
-			UnattributedNoLaunchDispatches: t.NoLaunchDispatches, UnattributedNoLaunchDeviceNS: nsOf(t.NoLaunch)}}
+			UnattributedNoLaunchDispatches: t.NoLaunchDispatches, UnattributedNoLaunchDeviceNS: i64If(t.NoLaunch, ns)}}
 	if t.Source == "" {
 		j.OpTable.Source = NoOpSource
 	}
 	for i := range t.Rows {
 		r := &t.Rows[i]
+		timed := ns && r.Timed > 0
 		jo := JSONOp{Name: r.Name, Calls: r.Calls, Dispatches: r.Dispatches, TimedDispatches: r.Timed, GraphLaunches: r.GraphLaunches,
-			Signatures: r.Signatures, Family: r.Roof.Family, DType: r.Roof.DType, Bound: r.Roof.Bound(), Kernels: jsonOpKernels(r.Kernels, ns)}
-		if ns && r.Timed > 0 {
-			jo.DeviceNS, jo.Share = i64(r.Device), f64(r.Share)
-			jo.ModelledDeviceNS, jo.UnmodelledDeviceNS = i64(r.Roof.Modelled), i64(r.Roof.NoShapes+r.Roof.NoModel)
-		}
-		if r.HostValid {
-			jo.HostNS = i64(r.Host)
-		}
-		if r.Roof.FLOPs > 0 {
-			jo.FLOPs = whole(r.Roof.FLOPs)
-		}
-		if r.Roof.Bytes > 0 {
-			jo.Bytes = whole(r.Roof.Bytes)
-		}
+			Signatures: r.Signatures, Family: r.Roof.Family, DType: r.Roof.DType, Bound: r.Roof.Bound(), Kernels: jsonOpKernels(r.Kernels, ns),
+			DeviceNS: i64If(r.Device, timed), Share: f64If(r.Share, timed), HostNS: i64If(r.Host, r.HostValid),
+			ModelledDeviceNS: i64If(r.Roof.Modelled, timed), UnmodelledDeviceNS: i64If(r.Roof.NoShapes+r.Roof.NoModel, timed),
+			FLOPs: wholeIf(r.Roof.FLOPs, r.Roof.FLOPs > 0), Bytes: wholeIf(r.Roof.Bytes, r.Roof.Bytes > 0)}
 		jo.TFLOPS, jo.TBps, jo.Intensity, jo.OfPeak = roofRates(&r.Roof)
 		for k := range r.Sigs {
 			s := &r.Sigs[k]
 			jc := JSONOpCall{InputDims: s.Dims, InputTypes: s.Types, ConcreteInputs: s.Concrete, Paths: s.Paths, Params: s.Cost.Params,
-				Calls: s.Calls, DeviceNS: s.Device, Bound: s.Roof.Bound()}
-			if s.Cost.HasFLOPs {
-				jc.FLOPsPerCall = whole(s.Cost.FLOPs)
-			}
-			if s.Cost.HasBytes {
-				jc.BytesPerCall = whole(s.Cost.Bytes)
-			}
-			if s.Peak.TFLOPS > 0 {
-				jc.PeakTFLOPS = f64(s.Peak.TFLOPS)
-			}
-			if s.Peak.TBps > 0 {
-				jc.PeakTBps = f64(s.Peak.TBps)
-			}
+				Calls: s.Calls, DeviceNS: s.Device, Bound: s.Roof.Bound(),
+				FLOPsPerCall: wholeIf(s.Cost.FLOPs, s.Cost.HasFLOPs), BytesPerCall: wholeIf(s.Cost.Bytes, s.Cost.HasBytes),
+				PeakTFLOPS: f64If(s.Peak.TFLOPS, s.Peak.TFLOPS > 0), PeakTBps: f64If(s.Peak.TBps, s.Peak.TBps > 0)}
 			jc.TFLOPS, jc.TBps, jc.Intensity, jc.OfPeak = roofRates(&s.Roof)
 			jo.ModelledSigs = append(jo.ModelledSigs, jc)
 		}
@@ -160,24 +135,16 @@ func jsonOps(t *analysis.OpTable) *JSONOps {
 }
 
 func roofRates(r *analysis.Roofline) (tflops, tbps, intensity, ofPeak *float64) {
-	if v, ok := r.TFLOPS(); ok {
-		tflops = f64(v)
-	}
-	if v, ok := r.TBps(); ok {
-		tbps = f64(v)
-	}
-	if v, ok := r.Intensity(); ok {
-		intensity = f64(v)
-	}
-	if v, ok := r.OfPeak(); ok {
-		ofPeak = f64(v)
-	}
-	return
+	return f64If(r.TFLOPS()), f64If(r.TBps()), f64If(r.Intensity()), f64If(r.OfPeak())
 }
 
-// whole is a count of FLOPs or bytes: f64's rounding to 1e-6 would lose
-// digits of numbers past 2^53/1e6.
-func whole(v float64) *float64 {
+// wholeIf is a count of FLOPs or bytes when ok, else nil: rounded to a
+// whole number, as f64's rounding to 1e-6 would lose digits of numbers
+// past 2^53/1e6.
+func wholeIf(v float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
 	v = math.Round(v)
 	return &v
 }
@@ -185,11 +152,7 @@ func whole(v float64) *float64 {
 func jsonOpKernels(ks []analysis.OpKernel, ns bool) []JSONOpKernel {
 	out := make([]JSONOpKernel, 0, len(ks))
 	for _, k := range ks {
-		jk := JSONOpKernel{Name: k.Name, Dispatches: k.Dispatches}
-		if ns {
-			jk.DeviceNS = i64(k.Device)
-		}
-		out = append(out, jk)
+		out = append(out, JSONOpKernel{Name: k.Name, Dispatches: k.Dispatches, DeviceNS: i64If(k.Device, ns)})
 	}
 	return out
 }

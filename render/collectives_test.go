@@ -1,0 +1,40 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/collectives"
+)
+
+// Every figure of the collectives section is a number when known and null
+// when not (docs/report-json.md, "Collectives"): a timed instance with all
+// its figures, rank 0 as its straggler (0 is known, not null), beside an
+// untimed one matched by order that knows none of them.
+func TestBuildCollectivesNullWhenUnknown(t *testing.T) {
+	res := &collectives.Result{Matched: true, Comparable: true, Clock: "one domain", Instances: []collectives.Instance{
+		{Type: "all_reduce", Group: "g", Seq: 5, Ordinal: 5, GroupSize: 2, Bytes: 1024,
+			Arrivals: []collectives.Arrival{{Rank: 0, Start: 10, End: 90, Wait: 0}, {Rank: 1, Start: 0, End: 90, Wait: 10}},
+			Timed:    true, Skew: 10, Straggler: 0, Transfer: 80, AlgBW: 12.8, BusBW: 12.8, HasAlgBW: true, HasBusBW: true},
+		{Type: "broadcast", Group: "g", Seq: -1, Ordinal: 3, GroupSize: -1, Bytes: -1, Missing: []int64{1},
+			Arrivals: []collectives.Arrival{{Rank: 0, Start: 100, End: 110}},
+			Skew:     7, Straggler: -1, Transfer: -1, AlgBW: 1, BusBW: 1},
+	}, Ranks: []collectives.Rank{
+		{Rank: 0, Input: 0, Collectives: 2, Time: 90, Matched: 2, Exposed: 40, HasExposed: true},
+		{Rank: 1, Input: 1, Collectives: 1, Time: 90, Matched: 1, Wait: 10, StragglerCount: 0, Exposed: 99},
+	}}
+	run := &analysis.Run{Inputs: []analysis.Input{{Path: "r0.json"}, {Path: "r1.json"}}}
+	j := BuildCollectives(res, run)
+	wantJSON(t, "types", j.Types, `[{"name":"all_reduce","instances":1,"timed":1,"skew_mean_ns":10,"skew_max_ns":10,"transfer_mean_ns":80,`+
+		`"busbw_mean_gbps":12.8,"bytes":1024,"straggler_rank":0,"straggler_count":1},`+
+		`{"name":"broadcast","instances":1,"timed":0,"skew_mean_ns":null,"skew_max_ns":null,"transfer_mean_ns":null,`+
+		`"busbw_mean_gbps":null,"bytes":0,"straggler_rank":null,"straggler_count":0}]`)
+	wantJSON(t, "timed instance", j.Instances[0], `{"name":"all_reduce","group":"g","seq":5,"ordinal":null,"group_size":2,`+
+		`"ranks":[{"rank":0,"start_ns":10,"end_ns":90,"wait_ns":0},{"rank":1,"start_ns":0,"end_ns":90,"wait_ns":10}],`+
+		`"missing_ranks":[],"skew_ns":10,"straggler_rank":0,"transfer_ns":80,"bytes":1024,"algbw_gbps":12.8,"busbw_gbps":12.8}`)
+	wantJSON(t, "untimed instance", j.Instances[1], `{"name":"broadcast","group":"g","seq":null,"ordinal":3,"group_size":null,`+
+		`"ranks":[{"rank":0,"start_ns":100,"end_ns":110,"wait_ns":0}],`+
+		`"missing_ranks":[1],"skew_ns":null,"straggler_rank":null,"transfer_ns":null,"bytes":null,"algbw_gbps":null,"busbw_gbps":null}`)
+	wantJSON(t, "ranks", j.Ranks, `[{"rank":0,"input":"r0.json","collectives":2,"time_ns":90,"matched":2,"wait_ns":0,"straggler_count":0,"comm_exposed_ns":40},`+
+		`{"rank":1,"input":"r1.json","collectives":1,"time_ns":90,"matched":1,"wait_ns":10,"straggler_count":0,"comm_exposed_ns":null}]`)
+}
