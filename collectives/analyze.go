@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,6 +17,14 @@ type instKey struct {
 	group, typ string
 	seq, bytes int64
 	ordinal    int64
+}
+
+// compare orders instances by group and sequence (or type, ordinal and
+// size). Every field takes part: two keys that compared equal would be
+// reported in map order, different from run to run.
+func (x instKey) compare(y instKey) int {
+	return cmp.Or(cmp.Compare(x.group, y.group), cmp.Compare(x.seq, y.seq), cmp.Compare(x.typ, y.typ),
+		cmp.Compare(x.ordinal, y.ordinal), cmp.Compare(x.bytes, y.bytes))
 }
 
 type inst struct {
@@ -229,19 +238,7 @@ func (res *Result) match(insts map[instKey]*inst, groups map[string]*groupInfo, 
 	for k := range insts {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		x, y := keys[a], keys[b]
-		if x.group != y.group {
-			return x.group < y.group
-		}
-		if x.seq != y.seq {
-			return x.seq < y.seq
-		}
-		if x.typ != y.typ {
-			return x.typ < y.typ
-		}
-		return x.ordinal < y.ordinal
-	})
+	slices.SortFunc(keys, instKey.compare)
 	unmatched := &capture.Gap{Kind: UnmatchedCollective}
 	offset := &capture.Gap{Kind: CollectiveClockOffset}
 	var maxOverlap int64

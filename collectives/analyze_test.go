@@ -305,3 +305,22 @@ func TestRanksMissingGroupsInOrder(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Instances matched by order that differ only in their size are two
+// instances, in one order whatever the map's: the size breaks the tie.
+func TestInstanceOrderUsesEveryField(t *testing.T) {
+	small := instKey{group: "0", seq: -1, typ: "allreduce", bytes: 1024, ordinal: 3}
+	large := small
+	large.bytes = 4096
+	if got := small.compare(large); got >= 0 {
+		t.Errorf("got compare(1024 B, 4096 B) = %d, want < 0", got)
+	}
+	if got := large.compare(small); got <= 0 {
+		t.Errorf("got compare(4096 B, 1024 B) = %d, want > 0", got)
+	}
+	earlier := large
+	earlier.ordinal = 2
+	if got := earlier.compare(small); got >= 0 {
+		t.Errorf("got compare(#2 4096 B, #3 1024 B) = %d, want < 0: the ordinal comes before the size", got)
+	}
+}
