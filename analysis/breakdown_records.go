@@ -137,16 +137,18 @@ type records struct {
 	slab []bdRec // the last slab's chunks not handed out yet
 
 	// ordered: every record so far arrived in order (recCmp), as most
-	// readers deliver them (hrx serial, nsys, IREE): the chunks need no
-	// sort, and the runs are consecutive, so they are written and read one
-	// after another, without a merge. last is the last record of the last
-	// full chunk (at first one before any record).
+	// readers deliver them (hrx serial, nsys, IREE): they are packed (pk,
+	// breakdown_packed.go), not chunked, need no sort, and the runs are
+	// consecutive, so they are written and read one after another, without
+	// a merge. last is the last record (at first one before any record).
 	ordered bool
 	last    bdRec
+	pk      packed
 }
 
 func newRecords(opt BreakdownOptions) *records {
-	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint,
+		pk: packed{budget: int64(opt.Records) * recMem}}
 }
 
 // add appends r, spilling a full buffer; after a failed spill it only
@@ -156,17 +158,23 @@ func (rs *records) add(r bdRec) {
 		return
 	}
 	if rs.ordered {
-		last := &rs.last
-		if n := len(rs.cur); n > 0 {
-			last = &rs.cur[n-1]
+		if last := &rs.last; r.start > last.start || r.start == last.start && recCmp(last, &r) <= 0 {
+			rs.last = r
+			rs.addPacked(&r)
+			return
 		}
-		if r.start < last.start || r.start == last.start && recCmp(last, &r) > 0 {
-			rs.ordered = false
+		rs.unpack()
+		if rs.err != nil {
+			return
 		}
 	}
+	rs.addChunked(r)
+}
+
+// addChunked appends r to the chunks, spilling them when full.
+func (rs *records) addChunked(r bdRec) {
 	if len(rs.cur) == cap(rs.cur) {
 		if n := len(rs.cur); n > 0 {
-			rs.last = rs.cur[n-1]
 			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
 			rs.cur = nil
 		}
@@ -306,20 +314,29 @@ type sortKey struct {
 	i     uint32
 }
 
-// spill writes the full chunks, merged, as one sorted run.
-func (rs *records) spill() {
+// openSpill makes the spill file if there is none; false when none can be
+// made (then inMemory).
+func (rs *records) openSpill() bool {
 	if rs.f == nil {
 		f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
 		if err != nil {
 			// As the Kineto dispatch log does: no spill file, so memory
 			// grows with the trace (the report says so).
 			rs.inMemory = true
-			return
+			return false
 		}
 		// Unlinked at once where the OS allows it: nothing is left behind
 		// even if tally is killed.
 		os.Remove(f.Name())
 		rs.f = f
+	}
+	return true
+}
+
+// spill writes the full chunks, merged, as one sorted run.
+func (rs *records) spill() {
+	if !rs.openSpill() {
+		return
 	}
 	if len(rs.runs) >= maxRuns {
 		rs.compact()
@@ -430,6 +447,11 @@ func (rs *records) merger(withMem bool) (*merger, error) {
 		}
 	}
 	if withMem {
+		if rs.pk.n > 0 {
+			src := &runReader{pk: rs.pk.reader(), left: rs.pk.n}
+			src.advance()
+			m.h = append(m.h, src)
+		}
 		rs.cur = rs.sorted(rs.cur)
 		for _, c := range rs.chunks {
 			m.addMem(c)
@@ -450,13 +472,15 @@ func (m *merger) addMem(c []bdRec) {
 	m.h = append(m.h, src)
 }
 
-// runReader reads one sorted run (from the file, or the buffer). cur
+// runReader reads one sorted run (from the file, the chunks, or the packed
+// records). cur
 // points at its current record: into the buffer, or at one of two decoded
 // copies, so that the record merger.next returned stays valid while the
 // reader moves on.
 type runReader struct {
 	cur  *bdRec
 	mem  []bdRec
+	pk   *pkReader
 	i    int
 	left int64
 
@@ -474,6 +498,15 @@ func (s *runReader) advance() bool {
 		return false
 	}
 	s.left--
+	if s.pk != nil {
+		d := &s.dec[0]
+		if s.cur == d {
+			d = &s.dec[1]
+		}
+		s.pk.next(d)
+		s.cur = d
+		return true
+	}
 	if s.f == nil {
 		s.cur = &s.mem[s.i]
 		s.i++
