@@ -83,7 +83,7 @@ type packed struct {
 	bi     int
 	alloc  int64 // bytes of all blocks
 	budget int64
-	n      int64 // records held
+	n      int64  // records held
 	prev   pkBase // the last record packed: the next one's base
 }
 
