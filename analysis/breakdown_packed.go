@@ -167,7 +167,7 @@ func (p *packed) nextBlock(grow bool) bool {
 	}
 	size := int64(pkBlock)
 	if k := len(p.blocks); k > 0 {
-		size = min(4*int64(cap(p.blocks[k-1])), pkBlockMax)
+		size = pkBlockMax
 	}
 	if !grow {
 		size = min(size, p.budget-p.alloc)
