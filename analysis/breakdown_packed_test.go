@@ -17,8 +17,11 @@ func TestPackedRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	vals := []int64{0, 1, -1, 30, 1 << 40, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, math.MaxInt64 - 1}
 	pick := func() int64 {
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(3) {
+		case 0:
 			return vals[rng.IntN(len(vals))]
+		case 1: // every width's edges
+			return (int64(1)<<rng.IntN(63) - 1 + rng.Int64N(3)) * (1 - 2*rng.Int64N(2))
 		}
 		return rng.Int64()
 	}
@@ -84,6 +87,31 @@ func TestPackedBudget(t *testing.T) {
 	}
 	if !tiny.add(&r, true) || tiny.n != 2 {
 		t.Fatalf("budget 1, growing: got %d records, want 2", tiny.n)
+	}
+}
+
+// The first record out of order ends the packing: more packed records
+// than the chunks hold become one sorted run, fewer go to the chunks.
+func TestRecordsUnpack(t *testing.T) {
+	for _, tc := range []struct {
+		limit, runs, held int
+	}{{10, 1, 1}, {200, 0, 101}} {
+		rs := newRecords(BreakdownOptions{Records: tc.limit, TempDir: t.TempDir()}.withDefaults())
+		for i := range 100 {
+			rs.add(bdRec{start: int64(10 * i), end: int64(10*i + 5)})
+		}
+		if !rs.ordered || rs.pk.n != 100 || len(rs.runs) != 0 {
+			t.Fatalf("limit %d, in order: got ordered %v, %d packed, %d runs; want true, 100, 0", tc.limit, rs.ordered, rs.pk.n, len(rs.runs))
+		}
+		rs.add(bdRec{start: 3})
+		if rs.err != nil {
+			t.Fatal(rs.err)
+		}
+		if rs.ordered || rs.pk.n != 0 || len(rs.runs) != tc.runs || rs.held != tc.held || tc.runs == 1 && rs.runs[0].n != 100 {
+			t.Fatalf("limit %d, one out of order: got ordered %v, %d packed, runs %v, %d held; want false, 0, %d runs (of 100), %d held",
+				tc.limit, rs.ordered, rs.pk.n, rs.runs, rs.held, tc.runs, tc.held)
+		}
+		rs.close()
 	}
 }
 
