@@ -13,16 +13,24 @@ import (
 // The breakdown sweeps each device in time order, and readers hand
 // dispatches over in their own order (Kineto: file order; nsys: by process
 // and correlation). So each dispatch is kept as a compact record (bdRec,
-// 56 bytes in memory), up to BreakdownOptions.Records of them; a full
-// buffer is sorted and written to TMPDIR as one sorted run (an unlinked
-// file, every write checked, bounded by SpillLimit), and the sweep reads
-// the runs and the last buffer through a k-way merge. More than maxRuns
-// runs are first merged into one, so the merge's read buffers stay bounded
-// too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
-// default), whatever the trace's size. The buffer is kept in chunks of
-// chunkRecs records, each sorted when full (no copy to grow it); a spill
-// and the sweep merge them. Records that all arrive in order (records.
-// ordered) need neither the sort nor the merge.
+// 56 bytes in memory); the memory budget is BreakdownOptions.Records of
+// them. While the records arrive in order (records.ordered: hrx serial,
+// nsys, IREE) they are packed instead (breakdown_packed.go, about 10 bytes
+// each, so the budget holds 5 times as many) and need no sort: a full
+// budget is written as one run, the runs are consecutive, and Finish
+// unpacks them straight into the sweep. The first record out of order
+// moves the packed ones to a sorted run (or, fewer than Records, to the
+// chunks) and records from then on go to chunks of chunkRecs records, each
+// sorted when full (no copy to grow it); a full buffer is sorted and
+// written to TMPDIR as one sorted run (an unlinked file, every write
+// checked, bounded by SpillLimit), and the sweep reads the runs and the
+// last buffer through a k-way merge. More than maxRuns runs are first
+// merged into one, so the merge's read buffers stay bounded too: memory is
+// Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by default),
+// whatever the trace's size. The sweep cannot run as the records arrive,
+// which would spare keeping them: the row a dispatch belongs to (its
+// queue's device and rank, its program's clock, its kernel's class) may be
+// set only at the end of the read (Kineto's rank, IREE's clocks).
 
 // bdRec is one dispatch as the sweep needs it.
 type bdRec struct {
