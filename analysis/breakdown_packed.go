@@ -337,7 +337,7 @@ func (rs *records) unpack() {
 		u := rs.pk.reader()
 		var rec bdRec
 		for rs.err == nil && u.next(&rec) {
-			rs.addChunked(rec)
+			rs.add(rec) // to the chunks: no longer ordered
 		}
 	}
 	rs.pk.release()

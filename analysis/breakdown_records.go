@@ -176,11 +176,6 @@ func (rs *records) add(r bdRec) {
 			return
 		}
 	}
-	rs.addChunked(r)
-}
-
-// addChunked appends r to the chunks, spilling them when full.
-func (rs *records) addChunked(r bdRec) {
 	if len(rs.cur) == cap(rs.cur) {
 		if n := len(rs.cur); n > 0 {
 			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
