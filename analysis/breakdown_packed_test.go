@@ -98,12 +98,12 @@ func TestRecordsUnpack(t *testing.T) {
 	}{{10, 1, 1}, {200, 0, 101}} {
 		rs := newRecords(BreakdownOptions{Records: tc.limit, TempDir: t.TempDir()}.withDefaults())
 		for i := range 100 {
-			rs.add(bdRec{start: int64(10 * i), end: int64(10*i + 5)})
+			rs.add(&bdRec{start: int64(10 * i), end: int64(10*i + 5)})
 		}
 		if !rs.ordered || rs.pk.n != 100 || len(rs.runs) != 0 {
 			t.Fatalf("limit %d, in order: got ordered %v, %d packed, %d runs; want true, 100, 0", tc.limit, rs.ordered, rs.pk.n, len(rs.runs))
 		}
-		rs.add(bdRec{start: 3})
+		rs.add(&bdRec{start: 3})
 		if rs.err != nil {
 			t.Fatal(rs.err)
 		}

@@ -161,14 +161,14 @@ func newRecords(opt BreakdownOptions) *records {
 
 // add appends r, spilling a full buffer; after a failed spill it only
 // keeps the first error.
-func (rs *records) add(r bdRec) {
+func (rs *records) add(r *bdRec) {
 	if rs.err != nil {
 		return
 	}
 	if rs.ordered {
-		if last := &rs.last; r.start > last.start || r.start == last.start && recCmp(last, &r) <= 0 {
-			rs.last = r
-			rs.addPacked(&r)
+		if last := &rs.last; r.start > last.start || r.start == last.start && recCmp(last, r) <= 0 {
+			last.copyFrom(r)
+			rs.addPacked(r)
 			return
 		}
 		rs.unpack()
@@ -189,7 +189,7 @@ func (rs *records) add(r bdRec) {
 		}
 		rs.cur = rs.newChunk()
 	}
-	rs.cur = append(rs.cur, r)
+	rs.cur = append(rs.cur, *r)
 	rs.held++
 }
 

@@ -71,7 +71,7 @@ func (s *BreakdownSink) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 		r.syncEnd = d.HostSync.End
 		s.sync = true
 	}
-	s.recs.add(r)
+	s.recs.add(&r)
 }
 
 // devKey names a device row: rank, device and clock.

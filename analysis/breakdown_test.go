@@ -427,8 +427,8 @@ func TestBreakdownSpillWriteFails(t *testing.T) {
 	}
 	rs.f = ro
 	rs.limit = 1
-	rs.add(bdRec{start: 1})
-	rs.add(bdRec{start: 2})
+	rs.add(&bdRec{start: 1})
+	rs.add(&bdRec{start: 2})
 	defer rs.close()
 	if rs.err == nil || !strings.Contains(rs.err.Error(), "writing the breakdown's temporary spill file") {
 		t.Fatalf("got %v, want the write error", rs.err)
