@@ -248,3 +248,29 @@ func TestBreakdownPackedSameAsStored(t *testing.T) {
 		}
 	}
 }
+
+// Records with equal starts are in order only in recCmp's order, field by
+// field: each pair below, differing in one field, stays packed in order
+// and ends the packing reversed.
+func TestRecordsOrderTies(t *testing.T) {
+	base := bdRec{start: 5, end: 9, lBegin: 1, lEnd: 2, syncEnd: 1, queue: 1, kernel: 1, flags: fLaunch}
+	for name, more := range map[string]func(*bdRec){
+		"end": func(r *bdRec) { r.end++ }, "lEnd": func(r *bdRec) { r.lEnd++ }, "queue": func(r *bdRec) { r.queue++ },
+		"kernel": func(r *bdRec) { r.kernel++ }, "lBegin": func(r *bdRec) { r.lBegin++ }, "syncEnd": func(r *bdRec) { r.syncEnd++ },
+		"flags": func(r *bdRec) { r.flags |= fGraph },
+	} {
+		hi := base
+		more(&hi)
+		for _, tc := range []struct {
+			a, b    bdRec
+			ordered bool
+		}{{base, hi, true}, {hi, base, false}} {
+			rs := newRecords(BreakdownOptions{}.withDefaults())
+			rs.add(&tc.a)
+			rs.add(&tc.b)
+			if rs.ordered != tc.ordered {
+				t.Fatalf("%s: %+v then %+v: got ordered %v, want %v", name, tc.a, tc.b, rs.ordered, tc.ordered)
+			}
+		}
+	}
+}
