@@ -17,7 +17,7 @@ import (
 // slabs before and after it, mostly) can be huge too: on the hrx trace,
 // 1,900 faults instead of 3,200. The rounded range stays in the heap
 // arena's reservation (64 MiB-aligned); madvise only marks it.
-func adviseHuge(s []bdRec) {
+func adviseHuge[T any](s []T) {
 	if len(s) == 0 {
 		return
 	}

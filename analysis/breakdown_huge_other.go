@@ -3,4 +3,4 @@
 package analysis
 
 // adviseHuge: huge pages are asked for on Linux only.
-func adviseHuge([]bdRec) {}
+func adviseHuge[T any]([]T) {}

@@ -14,16 +14,24 @@ import (
 // The breakdown sweeps each device in time order, and readers hand
 // dispatches over in their own order (Kineto: file order; nsys: by process
 // and correlation). So each dispatch is kept as a compact record (bdRec,
-// 56 bytes in memory), up to BreakdownOptions.Records of them; a full
-// buffer is sorted and written to TMPDIR as one sorted run (an unlinked
-// file, every write checked, bounded by SpillLimit), and the sweep reads
-// the runs and the last buffer through a k-way merge. More than maxRuns
-// runs are first merged into one, so the merge's read buffers stay bounded
-// too: memory is Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by
-// default), whatever the trace's size. The buffer is kept in chunks of
-// chunkRecs records, each sorted when full (no copy to grow it); a spill
-// and the sweep merge them. Records that all arrive in order (records.
-// ordered) need neither the sort nor the merge.
+// 56 bytes in memory); the memory budget is BreakdownOptions.Records of
+// them. While the records arrive in order (records.ordered: hrx serial,
+// nsys, IREE) they are packed instead (breakdown_packed.go, about 10 bytes
+// each, so the budget holds 5 times as many) and need no sort: a full
+// budget is written as one run, the runs are consecutive, and Finish
+// unpacks them straight into the sweep. The first record out of order
+// moves the packed ones to a sorted run (or, fewer than Records, to the
+// chunks) and records from then on go to chunks of chunkRecs records, each
+// sorted when full (no copy to grow it); a full buffer is sorted and
+// written to TMPDIR as one sorted run (an unlinked file, every write
+// checked, bounded by SpillLimit), and the sweep reads the runs and the
+// last buffer through a k-way merge. More than maxRuns runs are first
+// merged into one, so the merge's read buffers stay bounded too: memory is
+// Records × 56 B + maxRuns × runBuffer (14 MiB + 4 MiB by default),
+// whatever the trace's size. The sweep cannot run as the records arrive,
+// which would spare keeping them: the row a dispatch belongs to (its
+// queue's device and rank, its program's clock, its kernel's class) may be
+// set only at the end of the read (Kineto's rank, IREE's clocks).
 
 // bdRec is one dispatch as the sweep needs it.
 type bdRec struct {
@@ -138,36 +146,39 @@ type records struct {
 	slab []bdRec // the last slab's chunks not handed out yet
 
 	// ordered: every record so far arrived in order (recCmp), as most
-	// readers deliver them (hrx serial, nsys, IREE): the chunks need no
-	// sort, and the runs are consecutive, so they are written and read one
-	// after another, without a merge. last is the last record of the last
-	// full chunk (at first one before any record).
+	// readers deliver them (hrx serial, nsys, IREE): they are packed (pk,
+	// breakdown_packed.go), not chunked, need no sort, and the runs are
+	// consecutive, so they are written and read one after another, without
+	// a merge. last is the last record (at first one before any record).
 	ordered bool
 	last    bdRec
+	pk      packed
 }
 
 func newRecords(opt BreakdownOptions) *records {
-	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint}
+	return &records{ordered: true, last: bdRec{start: math.MinInt64}, limit: opt.Records, chunk: min(chunkRecs, opt.Records), dir: opt.TempDir, spillMax: opt.SpillLimit, spillHint: opt.SpillHint,
+		pk: packed{budget: int64(opt.Records) * recMem}}
 }
 
 // add appends r, spilling a full buffer; after a failed spill it only
 // keeps the first error.
-func (rs *records) add(r bdRec) {
+func (rs *records) add(r *bdRec) {
 	if rs.err != nil {
 		return
 	}
 	if rs.ordered {
-		last := &rs.last
-		if n := len(rs.cur); n > 0 {
-			last = &rs.cur[n-1]
+		if last := &rs.last; r.start > last.start || r.start == last.start && recCmp(last, r) <= 0 {
+			last.copyFrom(r)
+			rs.addPacked(r)
+			return
 		}
-		if r.start < last.start || r.start == last.start && recCmp(last, &r) > 0 {
-			rs.ordered = false
+		rs.unpack()
+		if rs.err != nil {
+			return
 		}
 	}
 	if len(rs.cur) == cap(rs.cur) {
 		if n := len(rs.cur); n > 0 {
-			rs.last = rs.cur[n-1]
 			rs.chunks = append(rs.chunks, rs.sorted(rs.cur))
 			rs.cur = nil
 		}
@@ -179,7 +190,7 @@ func (rs *records) add(r bdRec) {
 		}
 		rs.cur = rs.newChunk()
 	}
-	rs.cur = append(rs.cur, r)
+	rs.cur = append(rs.cur, *r)
 	rs.held++
 }
 
@@ -313,20 +324,29 @@ type sortKey struct {
 	i     uint32
 }
 
-// spill writes the full chunks, merged, as one sorted run.
-func (rs *records) spill() {
+// openSpill makes the spill file if there is none; false when none can be
+// made (then inMemory).
+func (rs *records) openSpill() bool {
 	if rs.f == nil {
 		f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
 		if err != nil {
 			// As the Kineto dispatch log does: no spill file, so memory
 			// grows with the trace (the report says so).
 			rs.inMemory = true
-			return
+			return false
 		}
 		// Unlinked at once where the OS allows it: nothing is left behind
 		// even if tally is killed.
 		os.Remove(f.Name())
 		rs.f = f
+	}
+	return true
+}
+
+// spill writes the full chunks, merged, as one sorted run.
+func (rs *records) spill() {
+	if !rs.openSpill() {
+		return
 	}
 	if len(rs.runs) >= maxRuns {
 		rs.compact()
@@ -438,6 +458,11 @@ func (rs *records) merger(withMem bool) (*merger, error) {
 		}
 	}
 	if withMem {
+		if rs.pk.n > 0 {
+			src := &runReader{pk: rs.pk.reader(), left: rs.pk.n}
+			src.advance()
+			m.h = append(m.h, src)
+		}
 		rs.cur = rs.sorted(rs.cur)
 		for _, c := range rs.chunks {
 			m.addMem(c)
@@ -458,13 +483,15 @@ func (m *merger) addMem(c []bdRec) {
 	m.h = append(m.h, src)
 }
 
-// runReader reads one sorted run (from the file, or the buffer). cur
+// runReader reads one sorted run (from the file, the chunks, or the packed
+// records). cur
 // points at its current record: into the buffer, or at one of two decoded
 // copies, so that the record merger.next returned stays valid while the
 // reader moves on.
 type runReader struct {
 	cur  *bdRec
 	mem  []bdRec
+	pk   *pkReader
 	i    int
 	left int64
 
@@ -482,6 +509,15 @@ func (s *runReader) advance() bool {
 		return false
 	}
 	s.left--
+	if s.pk != nil {
+		d := &s.dec[0]
+		if s.cur == d {
+			d = &s.dec[1]
+		}
+		s.pk.next(d)
+		s.cur = d
+		return true
+	}
 	if s.f == nil {
 		s.cur = &s.mem[s.i]
 		s.i++

@@ -71,7 +71,7 @@ func (s *BreakdownSink) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 		r.syncEnd = d.HostSync.End
 		s.sync = true
 	}
-	s.recs.add(r)
+	s.recs.add(&r)
 }
 
 // devKey names a device row: rank, device and clock.
@@ -104,17 +104,27 @@ func (s *BreakdownSink) Finish(c *capture.Capture) *Breakdown {
 		return b
 	}
 	d := newDevices(c, s.queues, &b.Options)
-	m, err := s.recs.merger(true)
-	if err != nil {
-		b.Err = err
-		return b
-	}
-	for r, ok := m.next(); ok; r, ok = m.next() {
-		d.visit(r)
-	}
-	if m.err != nil {
-		b.Err = m.err
-		return b
+	if rs := s.recs; rs.ordered && len(rs.runs) == 0 {
+		// Every record in order and packed (the common case): straight
+		// from the packed bytes.
+		u := rs.pk.reader()
+		var r bdRec
+		for u.next(&r) {
+			d.visit(&r)
+		}
+	} else {
+		m, err := s.recs.merger(true)
+		if err != nil {
+			b.Err = err
+			return b
+		}
+		for r, ok := m.next(); ok; r, ok = m.next() {
+			d.visit(r)
+		}
+		if m.err != nil {
+			b.Err = m.err
+			return b
+		}
 	}
 	if len(s.recs.runs) > 0 {
 		b.Spilled, b.Runs = s.recs.spilled, len(s.recs.runs)+1
