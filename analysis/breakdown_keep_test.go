@@ -18,7 +18,7 @@ func sweepOrder(t *testing.T, recs []bdRec) []bdRec {
 	t.Helper()
 	rs := newRecords(BreakdownOptions{TempDir: t.TempDir()}.withDefaults())
 	for _, r := range recs {
-		rs.add(r)
+		rs.add(&r)
 	}
 	m, err := rs.merger(true)
 	if err != nil {
