@@ -325,14 +325,8 @@ func (rs *records) addPacked(r *bdRec) {
 // spillPacked writes the packed records, in order, as one run (without a
 // spill file: nothing, and the packed records grow from then on).
 func (rs *records) spillPacked() {
-	if !rs.openSpill() {
+	if !rs.startRun() {
 		return
-	}
-	if len(rs.runs) >= maxRuns {
-		rs.compact()
-		if rs.err != nil {
-			return
-		}
 	}
 	u := rs.pk.reader()
 	var rec bdRec

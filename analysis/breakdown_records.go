@@ -343,16 +343,23 @@ func (rs *records) openSpill() bool {
 	return true
 }
 
-// spill writes the full chunks, merged, as one sorted run.
-func (rs *records) spill() {
+// startRun readies the spill file for one more run: opened, and with
+// fewer than maxRuns runs in it (compacted first where needed). False:
+// no run can be written (an error, or no spill file to write to).
+func (rs *records) startRun() bool {
 	if !rs.openSpill() {
-		return
+		return false
 	}
 	if len(rs.runs) >= maxRuns {
 		rs.compact()
-		if rs.err != nil {
-			return
-		}
+	}
+	return rs.err == nil
+}
+
+// spill writes the full chunks, merged, as one sorted run.
+func (rs *records) spill() {
+	if !rs.startRun() {
+		return
 	}
 	m := &merger{seq: rs.ordered}
 	var n int64
