@@ -192,7 +192,7 @@ type IdleCounts struct {
 }
 
 // InMemoryReason says that the breakdown's records were held in memory.
-const InMemoryReason = "no spill file could be made in TMPDIR, so the breakdown held every record in memory (56 bytes per dispatch): set TMPDIR to a writable disk"
+const InMemoryReason = "no spill file could be made in TMPDIR, so the breakdown held every record in memory (up to 56 bytes per dispatch, about 10 while they arrive in start order): set TMPDIR to a writable disk"
 
 // NoLaunchReason is the reason a device without launch records gives.
 const NoLaunchReason = "cause unknown: the format records no launch calls, so every idle gap is unexplained"
