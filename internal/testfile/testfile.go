@@ -1,5 +1,6 @@
 // Package testfile holds helpers tests share: sample files, directory
-// listings, and the child process of the signal and kill tests.
+// listings, the child process of the signal and kill tests, and the bytes
+// a call allocates (the memory-bound tests).
 package testfile
 
 import (
