@@ -52,11 +52,7 @@ func recordUntil(t *testing.T, want string, sig syscall.Signal, args ...string) 
 
 func endRecord(t *testing.T, kept string) string {
 	t.Helper()
-	data, err := os.ReadFile(kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lastLine(data)
+	return lastLine(readBytes(t, kept))
 }
 
 // Stopped between two program runs: the command's status is 128+N, and the
