@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"regexp"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/countio"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // TestNamesAreEscaped checks the page's bytes: no name reaches it as markup,
@@ -108,20 +108,11 @@ func TestTimelineBounded(t *testing.T) {
 	}
 }
 
-type failWriter struct{ n int }
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if w.n -= len(p); w.n < 0 {
-		return 0, errors.New("disk full")
-	}
-	return len(p), nil
-}
-
 // TestWriteErrorReturned: a failing writer is an error, wherever it fails.
 func TestWriteErrorReturned(t *testing.T) {
 	f := bigCapture(3, 50)
 	for _, at := range []int{0, 5000, 40000} {
-		if err := Write(&failWriter{n: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
+		if err := Write(&testfile.FailAfter{N: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
 			t.Fatalf("write failing after %d bytes returned nil", at)
 		}
 	}

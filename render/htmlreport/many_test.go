@@ -12,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/countio"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // manyPage renders two copies of the hostile sample capture and an input
@@ -77,7 +78,7 @@ func TestManyEscapedAndUnique(t *testing.T) {
 func TestManyWriteErrorReturned(t *testing.T) {
 	a := sampleCapture()
 	run := analysis.NewRun([]analysis.Input{{Path: "a", Capture: a.c, Tables: a.t}}, nil, true)
-	w := &failWriter{n: 100}
+	w := &testfile.FailAfter{N: 100}
 	if err := Write(w, run, Options{}); err == nil {
 		t.Fatal("a failed write was not returned")
 	}
