@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"io"
 	"regexp"
 	"strings"
@@ -64,11 +63,7 @@ func TestVerdicts(t *testing.T) {
 	g := c.Accounting.Gap(capture.EmptyCapture, "")
 	g.Summary = "the file is empty"
 	g.Add(capture.Item{What: "empty file"})
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}); err != nil {
-		t.Fatal(err)
-	}
-	p := b.String()
+	p := string(writePage(t, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}))
 	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCH RECORDED: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
 		t.Fatalf("empty capture:\n%s", p)
 	}
@@ -87,11 +82,7 @@ func TestTimelineBounded(t *testing.T) {
 	if len(tl.samples) != 25 || tl.queues[0].seen != 60 || tl.aggregated != 7 {
 		t.Fatalf("kept %d of %d, aggregated %d", len(tl.samples), tl.queues[0].seen, tl.aggregated)
 	}
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}); err != nil {
-		t.Fatal(err)
-	}
-	p := b.String()
+	p := string(writePage(t, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}))
 	if !strings.Contains(p, "first 25 of 60 dispatches shown") || !strings.Contains(p, "7 dispatches are known only from aggregated records") {
 		t.Fatal("a capped strip does not say it is a sample")
 	}
