@@ -2,6 +2,8 @@ package record
 
 import (
 	"testing"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // An empty stderr line (`echo >&2`, common in any program's output) is kept
@@ -9,7 +11,7 @@ import (
 // header, three lines, the end record.)
 func TestRecordKeepsEmptyLines(t *testing.T) {
 	res, kept, _, errOut := recordScript(t, "echo a >&2; echo >&2; echo b >&2")
-	b := readBytes(t, kept)
+	b := testfile.Read(t, kept)
 	if res.Lines != 5 || errOut.String() != "a\n\nb\n" {
 		t.Fatalf("lines %d, passed %q, kept:\n%s", res.Lines, errOut.String(), b)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/format/npuprof"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // TestRecordKeepsClaimedLines: stdout lines a registered reader claims (NPU
@@ -15,7 +16,7 @@ import (
 func TestRecordKeepsClaimedLines(t *testing.T) {
 	script := `echo '[prof] pre D 128 100 0.30 0.21 3.806 0.011 4.328'; echo 'token: hello'; echo '  [L] 0 0.5 1.0' >&2; echo 'loading' >&2`
 	res, kept, out, _ := recordScript(t, script)
-	b := readBytes(t, kept)
+	b := testfile.Read(t, kept)
 	k := string(b)[strings.IndexByte(string(b), '\n')+1:] // after the header, which quotes the command
 	for _, want := range []string{" [prof] pre D 128 100", " [L] 0 0.5 1.0", " loading"} {
 		if !strings.Contains(k, want) {

@@ -18,6 +18,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 var fake string // path of the built testdata/fakehrx program
@@ -84,16 +85,6 @@ func recordScript(t *testing.T, script string) (*Result, string, *syncBuffer, *s
 	return res, kept, out, errOut
 }
 
-// readBytes is the content of path, which must be readable.
-func readBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Tables) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -142,7 +133,7 @@ func TestRecordClean(t *testing.T) {
 	if r.Dispatches() != wantDispatches {
 		t.Fatalf("%d dispatches kept, %d printed", r.Dispatches(), wantDispatches)
 	}
-	data := readBytes(t, kept)
+	data := testfile.Read(t, kept)
 	if !bytes.HasPrefix(data, []byte("# tally kept trace v1 clock=monotonic unit=ns end=1 pid=")) {
 		t.Fatalf("header: got %q, want it to announce the end record", data[:60])
 	}

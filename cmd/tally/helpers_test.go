@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // containsAll fails the test for each of wants that out (what names it)
@@ -35,11 +37,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 // readFile is the content of path, which must be readable.
 func readFile(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(testfile.Read(t, path))
 }
 
 // tallyOK runs tally with args, which must exit 0, and returns its

@@ -65,3 +65,14 @@ func Child(t testing.TB, env ...string) *exec.Cmd {
 	}
 	return cmd
 }
+
+// Read returns the content of the file at path, failing the test when it
+// cannot be read.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
