@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -64,6 +65,20 @@ func Child(t testing.TB, env ...string) *exec.Cmd {
 		t.Fatalf("child: got %q (%v), want \"ready\"", line, err)
 	}
 	return cmd
+}
+
+// Write writes data to dir/name, making the directories name holds, and
+// returns the path; any failure ends the test.
+func Write(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Read returns the content of the file at path, failing the test when it
