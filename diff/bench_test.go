@@ -3,11 +3,11 @@ package diff
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // stream sends perRun dispatches of each of 8 kernels in each of 20 runs
@@ -37,18 +37,16 @@ func stream(sink capture.Sink, perRun int) *capture.Capture {
 // dispatches in a run.
 func TestMemoryPerRunSums(t *testing.T) {
 	alloc := func(perRun int) uint64 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
 		var col collector
-		c := stream(&col, perRun)
-		s := NewSide("A")
-		s.add(c, &col)
-		runtime.ReadMemStats(&after)
+		got := testfile.Allocated(func() {
+			c := stream(&col, perRun)
+			s := NewSide("A")
+			s.add(c, &col)
+		})
 		if n := len(col.kernels) * len(col.kernels[0]); n != 8*20 {
 			t.Fatalf("%d per-run sums, want 160", n)
 		}
-		return after.TotalAlloc - before.TotalAlloc
+		return got
 	}
 	small, large := alloc(10), alloc(2000)
 	if large > small+small/2 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/golden"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // textOf is r's text output.
@@ -426,16 +426,8 @@ func TestKernelsMatchByID(t *testing.T) {
 	p.kernel(t, "hrx:matmul") // the catalog name wins over the label
 }
 
-type failWriter struct{ after int }
-
-func (w *failWriter) Write(b []byte) (int, error) {
-	if w.after -= len(b); w.after < 0 {
-		return 0, errors.New("disk full")
-	}
-	return len(b), nil
-}
-
-// Every renderer returns the first write error.
+// Every renderer returns the first write error, up to the last byte (a
+// buffered writer's final flush).
 func TestWriteErrors(t *testing.T) {
 	r := injected()
 	for name, write := range map[string]func(io.Writer) error{
@@ -443,8 +435,12 @@ func TestWriteErrors(t *testing.T) {
 		"json": func(w io.Writer) error { return r.WriteJSON(w, -1) },
 		"csv":  r.WriteCSV,
 	} {
-		for _, after := range []int{0, 100, 3000} {
-			if err := write(&failWriter{after: after}); err == nil {
+		var whole bytes.Buffer
+		if err := write(&whole); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, after := range []int{0, 100, 3000, whole.Len() - 1} {
+			if err := write(&testfile.FailAfter{N: after}); err == nil {
 				t.Errorf("%s: a write failing after %d bytes returned nil", name, after)
 			}
 		}

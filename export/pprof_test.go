@@ -139,10 +139,7 @@ func TestPProfSamples(t *testing.T) {
 // parseProfile reads a written profile back with pprof's own parser.
 func parseProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := read(t, path)
 	p, err := profile.ParseData(data)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/golden"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 const (
@@ -48,14 +48,8 @@ func withoutOutput(b []byte) []byte {
 	return b[:bytes.LastIndexByte(b, '\n')+1]
 }
 
-func read(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// read is the content of the file p, which must be readable.
+func read(t *testing.T, p string) []byte { t.Helper(); return testfile.Read(t, p) }
 
 // readCSV is the records of the CSV file p.
 func readCSV(t *testing.T, p string) [][]string {

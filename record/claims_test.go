@@ -1,31 +1,22 @@
 package record
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/format/npuprof"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // TestRecordKeepsClaimedLines: stdout lines a registered reader claims (NPU
 // engine [prof]/[L] lines) are kept like hrx trace lines, other stdout
 // passes through only, and the read-back format follows what was claimed.
 func TestRecordKeepsClaimedLines(t *testing.T) {
-	kept := filepath.Join(t.TempDir(), "npu.kept")
 	script := `echo '[prof] pre D 128 100 0.30 0.21 3.806 0.011 4.328'; echo 'token: hello'; echo '  [L] 0 0.5 1.0' >&2; echo 'loading' >&2`
-	var out, errOut syncBuffer
-	res, err := Run(Options{Command: []string{"/bin/sh", "-c", script}, Kept: kept, Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(kept)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, kept, out, _ := recordScript(t, script)
+	b := testfile.Read(t, kept)
 	k := string(b)[strings.IndexByte(string(b), '\n')+1:] // after the header, which quotes the command
 	for _, want := range []string{" [prof] pre D 128 100", " [L] 0 0.5 1.0", " loading"} {
 		if !strings.Contains(k, want) {
@@ -47,13 +38,8 @@ func TestRecordKeepsClaimedLines(t *testing.T) {
 // it arrived and named, so the report cannot read complete; an unclaimed
 // last line without a newline (a prompt) is not a cut trace line.
 func TestRecordCutTraceLine(t *testing.T) {
-	kept := filepath.Join(t.TempDir(), "cut.kept")
 	script := `echo '[prof] pre D 128 100 0.30 0.21 3.806 0.011 4.328' >&2; printf '[prof] dec D 1 100 0.30 0.21 3.806 0.011 4.3' >&2; printf 'prompt> '`
-	var out, errOut syncBuffer
-	res, err := Run(Options{Command: []string{"/bin/sh", "-c", script}, Kept: kept, Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, kept, _, _ := recordScript(t, script)
 	if len(res.CutLines) != 1 || res.CutLines[0] != 3 {
 		t.Fatalf("cut lines %v, want [3] (header, whole row, cut row)", res.CutLines)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // recordUntilPaused runs fakehrx until it pauses (see its -pause-at), sends
@@ -52,11 +53,7 @@ func recordUntil(t *testing.T, want string, sig syscall.Signal, args ...string) 
 
 func endRecord(t *testing.T, kept string) string {
 	t.Helper()
-	data, err := os.ReadFile(kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lastLine(data)
+	return lastLine(testfile.Read(t, kept))
 }
 
 // Stopped between two program runs: the command's status is 128+N, and the

@@ -18,6 +18,7 @@ import (
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 var fake string // path of the built testdata/fakehrx program
@@ -57,12 +58,31 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// record runs the fake program with args, keeping its trace in a new file.
 func record(t *testing.T, args ...string) (*Result, string, *syncBuffer, *syncBuffer, error) {
+	t.Helper()
+	return recordCommand(t, append([]string{fake}, args...)...)
+}
+
+// recordCommand runs command, keeping its trace in a new file; it returns
+// the result, the kept file's path, what passed to stdout and stderr, and
+// Run's error.
+func recordCommand(t *testing.T, command ...string) (*Result, string, *syncBuffer, *syncBuffer, error) {
 	t.Helper()
 	kept := filepath.Join(t.TempDir(), "run.kept")
 	var out, errOut syncBuffer
-	res, err := Run(Options{Command: append([]string{fake}, args...), Kept: kept, Stdout: &out, Stderr: &errOut})
+	res, err := Run(Options{Command: command, Kept: kept, Stdout: &out, Stderr: &errOut})
 	return res, kept, &out, &errOut, err
+}
+
+// recordScript runs the shell script, which must record without error.
+func recordScript(t *testing.T, script string) (*Result, string, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	res, kept, out, errOut, err := recordCommand(t, "/bin/sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, kept, out, errOut
 }
 
 func readKept(t *testing.T, path string) (*capture.Capture, *analysis.Tables) {
@@ -113,7 +133,7 @@ func TestRecordClean(t *testing.T) {
 	if r.Dispatches() != wantDispatches {
 		t.Fatalf("%d dispatches kept, %d printed", r.Dispatches(), wantDispatches)
 	}
-	data, _ := os.ReadFile(kept)
+	data := testfile.Read(t, kept)
 	if !bytes.HasPrefix(data, []byte("# tally kept trace v1 clock=monotonic unit=ns end=1 pid=")) {
 		t.Fatalf("header: got %q, want it to announce the end record", data[:60])
 	}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -21,23 +20,15 @@ func TestBreakdownNotes(t *testing.T) {
 	sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 0, End: 10, Valid: true}})
 	bd := bs.Finish(c)
 	bd.InMemory = true
-	var b bytes.Buffer
-	if err := Text(&b, c, a.Tables(c), TextOptions{Breakdown: bd}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "no spill file could be made in TMPDIR") {
-		t.Errorf("text lacks the in-memory note:\n%s", b.String())
+	if out := text(t, c, a.Tables(c), TextOptions{Breakdown: bd}); !strings.Contains(out, "no spill file could be made in TMPDIR") {
+		t.Errorf("text lacks the in-memory note:\n%s", out)
 	}
 	if j := BuildBreakdown(c, bd); !j.InMemory {
 		t.Error("JSON: in_memory false, want true")
 	}
 	bd.Err = errorString("the breakdown's spill file reached the spill limit")
-	b.Reset()
-	if err := Text(&b, c, a.Tables(c), TextOptions{Breakdown: bd}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "breakdown not made: the breakdown's spill file reached the spill limit") || strings.Contains(b.String(), "busy ") {
-		t.Errorf("text: want the error in place of the figures:\n%s", b.String())
+	if out := text(t, c, a.Tables(c), TextOptions{Breakdown: bd}); !strings.Contains(out, "breakdown not made: the breakdown's spill file reached the spill limit") || strings.Contains(out, "busy ") {
+		t.Errorf("text: want the error in place of the figures:\n%s", out)
 	}
 	if j := BuildBreakdown(c, bd); j.Error == "" {
 		t.Error("JSON: no error, want the spill's")

@@ -33,11 +33,7 @@ func sample() (*capture.Capture, *analysis.Tables) {
 
 func TestTextStatesClockFirstAndGapsBelow(t *testing.T) {
 	c, r := sample()
-	var b bytes.Buffer
-	if err := Text(&b, c, r, TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := text(t, c, r, TextOptions{})
 	if !strings.HasPrefix(out, "times: ns on a test clock\n") {
 		t.Fatalf("first line: got %q, want \"times: ns on a test clock\"", strings.SplitN(out, "\n", 2)[0])
 	}
@@ -54,10 +50,8 @@ func TestTextStatesClockFirstAndGapsBelow(t *testing.T) {
 	}
 	// Negative arm: without the gap the verdict is COMPLETE.
 	c.Accounting.Gaps = nil
-	b.Reset()
-	Text(&b, c, r, TextOptions{})
-	if !strings.Contains(b.String(), "COMPLETE: every input unit is accounted for") {
-		t.Fatalf("without gaps: got\n%s\nwant \"COMPLETE: every input unit is accounted for\"", b.String())
+	if out := text(t, c, r, TextOptions{}); !strings.Contains(out, "COMPLETE: every input unit is accounted for") {
+		t.Fatalf("without gaps: got\n%s\nwant \"COMPLETE: every input unit is accounted for\"", out)
 	}
 }
 
@@ -157,9 +151,7 @@ func TestMoreItemsLine(t *testing.T) {
 	for i := 0; i < 15; i++ {
 		listed.Add(capture.Item{What: "event"})
 	}
-	var b bytes.Buffer
-	Text(&b, c, r, TextOptions{})
-	out := b.String()
+	out := text(t, c, r, TextOptions{})
 	if strings.Count(out, "… and") != 1 || !strings.Contains(out, "… and 5 more (--json lists 15)") {
 		t.Fatalf("got\n%s\nwant one \"… and 5 more (--json lists 15)\" line", out)
 	}
@@ -171,12 +163,8 @@ func TestGapOfUnshownProgramPrinted(t *testing.T) {
 	g := c.Accounting.Gap(capture.DroppedRecords, "session 2: command buffer 9")
 	g.Summary = "records the producer dropped"
 	g.AddN(4)
-	var b bytes.Buffer
-	if err := Text(&b, c, r, TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "[program session 2: command buffer 9] GAP dropped_records (4)") {
-		t.Fatalf("got\n%s\nwant the gap of the unshown program printed", b.String())
+	if out := text(t, c, r, TextOptions{}); !strings.Contains(out, "[program session 2: command buffer 9] GAP dropped_records (4)") {
+		t.Fatalf("got\n%s\nwant the gap of the unshown program printed", out)
 	}
 }
 

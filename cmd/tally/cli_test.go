@@ -110,10 +110,7 @@ func TestVersionBuilt(t *testing.T) {
 
 func TestCompletion(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish"} {
-		code, out, errOut := tally("completion", sh)
-		if code != 0 {
-			t.Fatalf("%s: exit %d %s", sh, code, errOut)
-		}
+		out := tallyOK(t, "completion", sh)
 		for _, c := range commands() {
 			if !strings.Contains(out, c.Name) {
 				t.Errorf("%s completion lacks command %s", sh, c.Name)

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // containsAll fails the test for each of wants that out (what names it)
@@ -35,11 +35,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 // readFile is the content of path, which must be readable.
 func readFile(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(testfile.Read(t, path))
 }
 
 // tallyOK runs tally with args, which must exit 0, and returns its
@@ -57,12 +53,5 @@ func tallyOK(t *testing.T, args ...string) string {
 // returns the path.
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Write(t, dir, name, []byte(content))
 }

@@ -10,11 +10,7 @@ import (
 
 func TestReportHTML(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.html")
-	code, stdout, errOut := tally("report", "--manifests", kernels, "--html", out, example)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(stdout, "INCOMPLETE") {
+	if stdout := tallyOK(t, "report", "--manifests", kernels, "--html", out, example); !strings.Contains(stdout, "INCOMPLETE") {
 		t.Fatal("--html dropped the text report")
 	}
 	page := readFile(t, out)

@@ -1,8 +1,9 @@
 package kineto
 
 import (
-	"runtime"
 	"testing"
+
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // The log hands out sequence numbers in order, keeps the newest records
@@ -77,16 +78,13 @@ func TestDlogFlat(t *testing.T) {
 	alloc := func(n int) uint64 {
 		l := newDlog(defaultLogBytes/drecSize, t.TempDir())
 		defer l.close()
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for i := 0; i < n; i++ {
-			if _, err := l.add(drec{corr: uint64(i)}); err != nil {
-				t.Fatal(err)
+		return testfile.Allocated(func() {
+			for i := 0; i < n; i++ {
+				if _, err := l.add(drec{corr: uint64(i)}); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		})
 	}
 	small, large := alloc(200_000), alloc(1_000_000)
 	if large > small+small/4 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // hugeNameTrace gzips a trace whose one launched kernel has a name of n
@@ -55,12 +55,8 @@ func TestHugeNameBoundedMemory(t *testing.T) {
 		return c
 	}
 	read() // warm: first-use allocations are not the name's
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	c := read()
-	runtime.ReadMemStats(&after)
-	got := after.TotalAlloc - before.TotalAlloc
+	var c *capture.Capture
+	got := testfile.Allocated(func() { c = read() })
 	if got > 16<<20 {
 		t.Errorf("reading a %d-byte name allocated %d bytes, want under 16 MiB (bounded by the buffer and capture.MaxName)", n, got)
 	}

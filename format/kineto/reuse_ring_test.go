@@ -10,12 +10,8 @@ import (
 // drainReuse empties the kept rings and windows, so the next read makes
 // its own.
 func drainReuse() {
-	rings.mu.Lock()
-	rings.free = nil
-	rings.mu.Unlock()
-	windows.mu.Lock()
-	windows.free = nil
-	windows.mu.Unlock()
+	drain(&rings)
+	drain(&windows)
 }
 
 // A read leaves its linker ring and overlap windows for the next read,
@@ -31,13 +27,7 @@ func TestReuseRingsWindows(t *testing.T) {
 		drainReuse()
 		want[i] = readWith(t, data[i], nil, defaultConfig)
 	}
-	rings.mu.Lock()
-	nr := len(rings.free)
-	rings.mu.Unlock()
-	windows.mu.Lock()
-	nw := len(windows.free)
-	windows.mu.Unlock()
-	if nr == 0 || nw == 0 {
+	if nr, nw := held(&rings), held(&windows); nr == 0 || nw == 0 {
 		t.Fatalf("after a read: %d rings and %d windows kept, want some of each", nr, nw)
 	}
 	for round := range 2 {
@@ -110,16 +100,16 @@ func TestReuseBounded(t *testing.T) {
 		o.qs[0].pending.Pop()
 	}
 	o.release()
-	if len(rings.free) != 0 || len(windows.free) != 0 {
-		t.Fatalf("kept %d rings and %d windows over the bound, want none", len(rings.free), len(windows.free))
+	if nr, nw := held(&rings), held(&windows); nr != 0 || nw != 0 {
+		t.Fatalf("kept %d rings and %d windows over the bound, want none", nr, nw)
 	}
 	l = newLinker(&calls)
 	l.release()
 	o.qs = []ovQueue{{pending: reorder.Window[ovRec]{}}}
 	o.qs[0].pending.Push(1, ovRec{start: 1})
 	o.release() // a window still holding records is not kept
-	if len(rings.free) != 1 || len(windows.free) != 0 {
-		t.Fatalf("kept %d rings and %d windows, want 1 ring (small) and no window (not empty)", len(rings.free), len(windows.free))
+	if nr, nw := held(&rings), held(&windows); nr != 1 || nw != 0 {
+		t.Fatalf("kept %d rings and %d windows, want 1 ring (small) and no window (not empty)", nr, nw)
 	}
 	drainReuse()
 }

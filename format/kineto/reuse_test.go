@@ -11,19 +11,11 @@ func TestReuse(t *testing.T) {
 	paths := samples(t)
 	first, second := decompress(t, paths[0]), decompress(t, paths[1])
 	readWith(t, string(first), nil, defaultConfig)
-	blocks.mu.Lock()
-	nb := len(blocks.free)
-	var kept *byte
-	if nb > 0 {
-		kept = &blocks.free[nb-1][0]
+	block, ok := newest(&blocks)
+	if nc := held(&chunks); !ok || nc == 0 {
+		t.Fatalf("after a read: %d blocks and %d log chunks kept, want some of each", held(&blocks), nc)
 	}
-	blocks.mu.Unlock()
-	chunks.mu.Lock()
-	nc := len(chunks.free)
-	chunks.mu.Unlock()
-	if nb == 0 || nc == 0 {
-		t.Fatalf("after a read: %d blocks and %d log chunks kept, want some of each", nb, nc)
-	}
+	kept := &block[0]
 	got := readWith(t, string(second), nil, defaultConfig)
 	// A block one byte larger is never kept: a read of its own.
 	own := defaultConfig
@@ -32,9 +24,32 @@ func TestReuse(t *testing.T) {
 	if d := diffResults(want, got); d != "" {
 		t.Fatalf("a read with the previous read's buffers differs: %s", d)
 	}
-	blocks.mu.Lock()
-	defer blocks.mu.Unlock()
-	if n := len(blocks.free); n == 0 || &blocks.free[n-1][0] != kept {
+	if block, ok := newest(&blocks); !ok || &block[0] != kept {
 		t.Fatalf("the second read did not take and return the first read's block")
 	}
+}
+
+// held is how many buffers a pool keeps now.
+func held[T any](c *reuse[T]) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.free)
+}
+
+// newest is the buffer a pool hands out next, left in the pool; ok is
+// false when the pool is empty.
+func newest[T any](c *reuse[T]) (x T, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.free); n > 0 {
+		return c.free[n-1], true
+	}
+	return x, false
+}
+
+// drain empties a pool, so the next read makes its own buffer.
+func drain[T any](c *reuse[T]) {
+	c.mu.Lock()
+	c.free = nil
+	c.mu.Unlock()
 }

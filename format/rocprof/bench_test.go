@@ -113,13 +113,11 @@ func TestCSVMemoryFlat(t *testing.T) {
 	alloc := func(size int64) uint64 {
 		p := filepath.Join(dir, strconv.FormatInt(size, 10)+".csv")
 		writeKernelTrace(t, p, size)
-		var before, after runtimeMemStats
-		readMem(&before)
-		if _, err := format.ReadFile(p, Name, nil, analysis.NewAggregator()); err != nil {
-			t.Fatal(err)
-		}
-		readMem(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		return testfile.Allocated(func() {
+			if _, err := format.ReadFile(p, Name, nil, analysis.NewAggregator()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 	small, large := alloc(4<<20), alloc(16<<20)
 	if large > small+small/2 {

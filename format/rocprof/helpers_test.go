@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -85,13 +84,6 @@ func gunzip(t testing.TB, path string) []byte { t.Helper(); return testfile.Gunz
 func readTestdata(name string) ([]byte, error) { return os.ReadFile("testdata/" + name) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
-
-type runtimeMemStats = runtime.MemStats
-
-func readMem(m *runtime.MemStats) {
-	runtime.GC()
-	runtime.ReadMemStats(m)
-}
 
 // writeFiles writes files (name: contents) into a new directory and
 // returns it.

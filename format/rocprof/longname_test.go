@@ -3,12 +3,12 @@ package rocprof
 import (
 	"io"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 type repeatByte byte
@@ -30,16 +30,14 @@ func TestJSONHugeName(t *testing.T) {
 		return io.MultiReader(strings.NewReader(miniJSON[:at]), io.LimitReader(repeatByte('k'), n), strings.NewReader(miniJSON[at+1:]))
 	}
 	readJSON(input(), "warm.json", nil, 0)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
 	var col capture.Collect
-	c, err := readJSON(input(), "huge.json", &col, 0)
-	runtime.ReadMemStats(&after)
+	var c *capture.Capture
+	var err error
+	got := testfile.Allocated(func() { c, err = readJSON(input(), "huge.json", &col, 0) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+	if got > 8<<20 {
 		t.Errorf("reading a %d-byte name allocated %d bytes, want under 8 MiB", n, got)
 	}
 	checkModel(t, c, col.Dispatches)
@@ -121,16 +119,14 @@ func TestCSVHugeRowBounded(t *testing.T) {
 		}, 1},
 	} {
 		readCSV(tc.in(), "warm.csv", nil, 0)
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
 		var col capture.Collect
-		c, err := readCSV(tc.in(), "huge.csv", &col, 0)
-		runtime.ReadMemStats(&after)
+		var c *capture.Capture
+		var err error
+		got := testfile.Allocated(func() { c, err = readCSV(tc.in(), "huge.csv", &col, 0) })
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := after.TotalAlloc - before.TotalAlloc; got > 24<<20 {
+		if got > 24<<20 {
 			t.Errorf("%s: reading a %d-byte row allocated %d bytes, want under 24 MiB", tc.name, n, got)
 		}
 		checkModel(t, c, col.Dispatches)

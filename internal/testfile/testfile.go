@@ -1,5 +1,6 @@
 // Package testfile holds helpers tests share: sample files, directory
-// listings, and the child process of the signal and kill tests.
+// listings, the child process of the signal and kill tests, and the bytes
+// a call allocates (the memory-bound tests).
 package testfile
 
 import (
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -63,4 +65,29 @@ func Child(t testing.TB, env ...string) *exec.Cmd {
 		t.Fatalf("child: got %q (%v), want \"ready\"", line, err)
 	}
 	return cmd
+}
+
+// Write writes data to dir/name, making the directories name holds, and
+// returns the path; any failure ends the test.
+func Write(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Read returns the content of the file at path, failing the test when it
+// cannot be read.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

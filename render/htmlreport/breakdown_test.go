@@ -50,11 +50,7 @@ var (
 // The bars' parts are the JSON report's figures, and add up to the window.
 func TestBreakdownBarsEqualJSON(t *testing.T) {
 	run := bdFixture(t)
-	var b bytes.Buffer
-	if err := Write(&b, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := string(writePage(t, run, Options{}))
 	j := render.BuildBreakdown(run.Inputs[0].Capture, run.Inputs[0].Breakdown)
 	rows := bdRowRE.FindAllStringSubmatchIndex(page, -1)
 	if len(rows) != len(j.Devices) || len(rows) != 2 {
@@ -95,7 +91,7 @@ func TestBreakdownBarsEqualJSON(t *testing.T) {
 		g.IdleNS != (render.JSONIdle{HostWait: 80, LaunchLatency: 20}) {
 		t.Errorf("gpu0: got busy %+v idle %+v, want compute 1100 comm 500 memcpy 100, host_wait 80 launch_latency 20", g.BusyNS, g.IdleNS)
 	}
-	if bytes.Contains(b.Bytes(), []byte(xssName)) {
+	if strings.Contains(page, xssName) {
 		t.Error("the device name is written as markup")
 	}
 }
@@ -111,11 +107,7 @@ func TestBreakdownAbsent(t *testing.T) {
 // their figures, and a hostile device name stays text.
 func TestBreakdownBarsInBrowser(t *testing.T) {
 	run := bdFixture(t)
-	var b bytes.Buffer
-	if err := Write(&b, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := openPage(t, b.Bytes())
+	ctx := openPage(t, writePage(t, run, Options{}))
 	got := eval[[]float64](t, ctx, `[...document.querySelectorAll('#breakdown .bdrow')].map(r => {
 		const w = +r.dataset.windowNs, svg = r.querySelector('svg').getBoundingClientRect().width;
 		let worst = 0;
@@ -148,11 +140,7 @@ func TestBreakdownBarsMany(t *testing.T) {
 	two := one
 	one.Index, two.Index = 0, 1
 	run := analysis.NewRun([]analysis.Input{one, two}, nil, true)
-	var b bytes.Buffer
-	if err := Write(&b, run, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := string(writePage(t, run, Options{}))
 	rows := bdRowRE.FindAllStringSubmatch(page, -1)
 	if len(rows) != 5 {
 		t.Fatalf("bars: got %d, want 2 inputs × 2 devices and the total", len(rows))

@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -16,11 +15,7 @@ import (
 // and the ranks that waited longest, the straggler last.
 func TestCollectivesSection(t *testing.T) {
 	cfg, run, res := collgentest.Job(t)
-	var out bytes.Buffer
-	if err := Write(&out, run, Options{Collectives: res}); err != nil {
-		t.Fatal(err)
-	}
-	page := out.String()
+	page := string(writePage(t, run, Options{Collectives: res}))
 	_, sec, ok := strings.Cut(page, `<section id="collectives">`)
 	if !ok {
 		t.Fatal("no collectives section on the page")

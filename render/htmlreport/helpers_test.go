@@ -86,8 +86,14 @@ func bigCapture(programs, kernels int) fixture {
 
 func (f fixture) page(t testing.TB) []byte {
 	t.Helper()
+	return writePage(t, oneInput(f.c, f.t), Options{Command: []string{"tally", "report", "--html", "out.html", "run<1>.kept"}, Timelines: []*Timeline{f.tl}})
+}
+
+// writePage is run's page with opt, which must write without error.
+func writePage(t testing.TB, run *analysis.Run, opt Options) []byte {
+	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, oneInput(f.c, f.t), Options{Command: []string{"tally", "report", "--html", "out.html", "run<1>.kept"}, Timelines: []*Timeline{f.tl}}); err != nil {
+	if err := Write(&b, run, opt); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -1,8 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"regexp"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/countio"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // TestNamesAreEscaped checks the page's bytes: no name reaches it as markup,
@@ -64,11 +63,7 @@ func TestVerdicts(t *testing.T) {
 	g := c.Accounting.Gap(capture.EmptyCapture, "")
 	g.Summary = "the file is empty"
 	g.Add(capture.Item{What: "empty file"})
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}); err != nil {
-		t.Fatal(err)
-	}
-	p := b.String()
+	p := string(writePage(t, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}))
 	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCH RECORDED: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
 		t.Fatalf("empty capture:\n%s", p)
 	}
@@ -87,11 +82,7 @@ func TestTimelineBounded(t *testing.T) {
 	if len(tl.samples) != 25 || tl.queues[0].seen != 60 || tl.aggregated != 7 {
 		t.Fatalf("kept %d of %d, aggregated %d", len(tl.samples), tl.queues[0].seen, tl.aggregated)
 	}
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}); err != nil {
-		t.Fatal(err)
-	}
-	p := b.String()
+	p := string(writePage(t, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}))
 	if !strings.Contains(p, "first 25 of 60 dispatches shown") || !strings.Contains(p, "7 dispatches are known only from aggregated records") {
 		t.Fatal("a capped strip does not say it is a sample")
 	}
@@ -108,20 +99,11 @@ func TestTimelineBounded(t *testing.T) {
 	}
 }
 
-type failWriter struct{ n int }
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if w.n -= len(p); w.n < 0 {
-		return 0, errors.New("disk full")
-	}
-	return len(p), nil
-}
-
 // TestWriteErrorReturned: a failing writer is an error, wherever it fails.
 func TestWriteErrorReturned(t *testing.T) {
 	f := bigCapture(3, 50)
 	for _, at := range []int{0, 5000, 40000} {
-		if err := Write(&failWriter{n: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
+		if err := Write(&testfile.FailAfter{N: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
 			t.Fatalf("write failing after %d bytes returned nil", at)
 		}
 	}

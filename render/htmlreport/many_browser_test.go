@@ -37,11 +37,7 @@ func twoRanks(t *testing.T) (page []byte, doc render.JSONReport, tls []*Timeline
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := Write(&b, run, Options{Command: append([]string{"tally", "report", "--html", "run.html"}, paths...), Timelines: tls}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes(), doc, tls
+	return writePage(t, run, Options{Command: append([]string{"tally", "report", "--html", "run.html"}, paths...), Timelines: tls}), doc, tls
 }
 
 // TestBrowserManyRanks loads the page of two ranks (and an input that
@@ -218,28 +214,21 @@ func firstDiff(got, want [][]string) string {
 // are drawn when opened).
 func BenchmarkBrowserOpenMany64(b *testing.B) {
 	run, tls := ranks64()
-	var page bytes.Buffer
-	if err := Write(&page, run, Options{Timelines: tls}); err != nil {
-		b.Fatal(err)
-	}
+	page := writePage(b, run, Options{Timelines: tls})
 	for b.Loop() {
-		ctx := openPage(b, page.Bytes())
+		ctx := openPage(b, page)
 		if n := eval[int](b, ctx, `document.querySelectorAll("table.kernels tbody tr").length`); n != 2*100 {
 			b.Fatalf("%d rows drawn", n)
 		}
 	}
-	b.ReportMetric(float64(page.Len())/(1<<20), "MiB/page")
+	b.ReportMetric(float64(len(page))/(1<<20), "MiB/page")
 }
 
 // TestBrowserManyLazy: on a page of many inputs each input's tables start
 // closed and are drawn when opened.
 func TestBrowserManyLazy(t *testing.T) {
 	run, tls := ranks64()
-	var page bytes.Buffer
-	if err := Write(&page, run, Options{Timelines: tls}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := openPage(t, page.Bytes())
+	ctx := openPage(t, writePage(t, run, Options{Timelines: tls}))
 	rows := func(sel string) int {
 		return eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.kernels tbody tr").length`)
 	}

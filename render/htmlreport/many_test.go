@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/countio"
+	"github.com/tallyprof/tally/internal/testfile"
 )
 
 // manyPage renders two copies of the hostile sample capture and an input
@@ -22,11 +22,7 @@ func manyPage(t *testing.T) string {
 	bad := "<img src=x onerror=alert(1)>.json"
 	run := analysis.NewRun([]analysis.Input{{Path: "a<1>.kept", Capture: a.c, Tables: a.t}, {Path: "b.kept", Capture: b.c, Tables: b.t},
 		{Path: bad, Err: errors.New("open " + bad + ": <b>denied</b>")}}, nil, true)
-	var out bytes.Buffer
-	if err := Write(&out, run, Options{Command: []string{"tally", "report", "--html", "-", bad}, Timelines: []*Timeline{a.tl, b.tl}}); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return string(writePage(t, run, Options{Command: []string{"tally", "report", "--html", "-", bad}, Timelines: []*Timeline{a.tl, b.tl}}))
 }
 
 func TestManyEscapedAndUnique(t *testing.T) {
@@ -77,7 +73,7 @@ func TestManyEscapedAndUnique(t *testing.T) {
 func TestManyWriteErrorReturned(t *testing.T) {
 	a := sampleCapture()
 	run := analysis.NewRun([]analysis.Input{{Path: "a", Capture: a.c, Tables: a.t}}, nil, true)
-	w := &failWriter{n: 100}
+	w := &testfile.FailAfter{N: 100}
 	if err := Write(w, run, Options{}); err == nil {
 		t.Fatal("a failed write was not returned")
 	}
@@ -105,11 +101,7 @@ func TestManyTimelineBudget(t *testing.T) {
 		tls = append(tls, tl)
 	}
 	run := analysis.NewRun(ins, nil, true)
-	var b bytes.Buffer
-	if err := Write(&b, run, Options{Timelines: tls}); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := string(writePage(t, run, Options{Timelines: tls}))
 	if got := strings.Count(page, "data-k="); got != n*minPerInput {
 		t.Errorf("%d rectangles, want %d per input", got, minPerInput)
 	}

@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -36,11 +35,7 @@ func orderFixture() fixture {
 
 func pageWith(t *testing.T, f fixture, opt Options) string {
 	t.Helper()
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(f.c, f.t), opt); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return string(writePage(t, oneInput(f.c, f.t), opt))
 }
 
 // TestPageProgramsOrder: the page lays programs out as the text report

@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"html/template"
 	"strings"
 	"testing"
@@ -35,11 +34,7 @@ func opsFixture(t *testing.T) []byte {
 	}
 	tb := agg.Tables(c)
 	tb.Ops = ops.Table(c, analysis.OpOptions{})
-	var b bytes.Buffer
-	if err := Write(&b, oneInput(c, tb), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return writePage(t, oneInput(c, tb), Options{})
 }
 
 // longKernel is a demangled name as PyTorch's traces carry them.

@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
@@ -30,11 +29,7 @@ func TestBrowserRealTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := &run.Inputs[0]
-			var b bytes.Buffer
-			if err := Write(&b, run, Options{Command: []string{"tally", "report", tc.path}, Timelines: []*Timeline{tl}}); err != nil {
-				t.Fatal(err)
-			}
-			ctx := openPage(t, b.Bytes())
+			ctx := openPage(t, writePage(t, run, Options{Command: []string{"tally", "report", tc.path}, Timelines: []*Timeline{tl}}))
 			doc := render.BuildJSON(res.Capture, res.Tables)
 			verdict := "incomplete"
 			if doc.Accounting.Complete {
