@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"sync"
+
+	"github.com/tallyprof/tally/internal/spillfile"
 )
 
 // The breakdown sweeps each device in time order, and readers hand
@@ -328,16 +330,13 @@ type sortKey struct {
 // made (then inMemory).
 func (rs *records) openSpill() bool {
 	if rs.f == nil {
-		f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
+		f, err := spillfile.Create(rs.dir, "tally-breakdown-*.spill")
 		if err != nil {
 			// As the Kineto dispatch log does: no spill file, so memory
 			// grows with the trace (the report says so).
 			rs.inMemory = true
 			return false
 		}
-		// Unlinked at once where the OS allows it: nothing is left behind
-		// even if tally is killed.
-		os.Remove(f.Name())
 		rs.f = f
 	}
 	return true
@@ -427,12 +426,11 @@ func (rs *records) compact() {
 		n += r.n
 	}
 	old := rs.f
-	f, err := os.CreateTemp(rs.dir, "tally-breakdown-*.spill")
+	f, err := spillfile.Create(rs.dir, "tally-breakdown-*.spill")
 	if err != nil {
 		rs.err = fmt.Errorf("making a second breakdown spill file in TMPDIR: %w (set TMPDIR to a disk with free space)", err)
 		return
 	}
-	os.Remove(f.Name())
 	rs.f, rs.size, rs.runs = f, 0, nil
 	rs.writeRun(m.next, n)
 	if m.err != nil && rs.err == nil {

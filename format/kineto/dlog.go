@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tallyprof/tally/internal/spillfile"
 )
 
 // A device event's program (the gpu_user_annotation around it, which
@@ -175,14 +177,11 @@ func (l *dlog) at(seq int64) *drec {
 // memory for the next chunk.
 func (l *dlog) spillOldest() error {
 	if l.f == nil {
-		f, err := os.CreateTemp(l.tmpDir, "tally-kineto-*.spill")
+		f, err := spillfile.Create(l.tmpDir, "tally-kineto-*.spill")
 		if err != nil {
 			l.noSpill = true
 			return nil
 		}
-		// Unlinked at once where the OS allows it: nothing is left behind
-		// even if tally is killed.
-		os.Remove(f.Name())
 		l.f = f
 		l.w = bufio.NewWriterSize(f, 1<<20)
 	}

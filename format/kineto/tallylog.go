@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tallyprof/tally/internal/spillfile"
 )
 
 // tallyLog keeps args.tally of each logged device event of a file tally
@@ -52,12 +54,11 @@ func (l *tallyLog) add(r tallyRec) error {
 // kept when no file can be made (the dispatch log states that case).
 func (l *tallyLog) spill() error {
 	if l.f == nil {
-		f, err := os.CreateTemp(l.tmpDir, "tally-kineto-*.spill")
+		f, err := spillfile.Create(l.tmpDir, "tally-kineto-*.spill")
 		if err != nil {
 			l.limit *= 2
 			return nil
 		}
-		os.Remove(f.Name()) // unlinked at once where the OS allows it
 		l.f = f
 		l.w = bufio.NewWriterSize(f, 1<<20)
 	}
