@@ -284,15 +284,7 @@ func writeKernels(p *printer, pr *Program, opt TextOptions) {
 	}
 	labels := render.FitLabels(full, tags, tails, opt.FullNames, room)
 	line := func(cells []string, label string) {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i, c := range cells {
-			b.WriteString(strings.Repeat(" ", w[i]+2-runes(c)))
-			b.WriteString(c)
-		}
-		b.WriteString("  ")
-		b.WriteString(label)
-		p.raw(strings.TrimRight(b.String(), " ") + "\n")
+		p.raw(strings.TrimRight(render.AlignedRow("  ", w, cells, label), " ") + "\n")
 	}
 	var title strings.Builder
 	title.WriteString("  ")

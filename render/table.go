@@ -54,18 +54,25 @@ func (t *table) labelWidth(width int) int {
 func (t *table) write(p *printer, labels []string) {
 	w := t.widths()
 	line := func(cells []string, label string) {
-		var b strings.Builder
-		b.WriteString("    ")
-		for i, c := range cells {
-			b.WriteString(strings.Repeat(" ", w[i]+2-runes(c)))
-			b.WriteString(c)
-		}
-		b.WriteString("  ")
-		b.WriteString(label)
-		p.raw(b.String() + "\n")
+		p.raw(AlignedRow("    ", w, cells, label) + "\n")
 	}
 	line(t.head, t.label)
 	for i, r := range t.rows {
 		line(r, labels[i])
 	}
+}
+
+// AlignedRow is one line of a table: indent, each cell right-aligned in
+// its column of widths[i] runes after two spaces, then two spaces and the
+// label (already escaped and fitted). The diff tables share it.
+func AlignedRow(indent string, widths []int, cells []string, label string) string {
+	var b strings.Builder
+	b.WriteString(indent)
+	for i, c := range cells {
+		b.WriteString(strings.Repeat(" ", widths[i]+2-runes(c)))
+		b.WriteString(c)
+	}
+	b.WriteString("  ")
+	b.WriteString(label)
+	return b.String()
 }
