@@ -71,6 +71,10 @@ type Format struct {
 	// printed, unstamped, without '\n') is one this reader uses, so that
 	// `tally record` keeps it (see Claimers).
 	Claims func(line []byte) bool
+	// Engine, when set, is the library the reader reads with that a
+	// program may leave out (engine.go); reading a file with it unlinked
+	// is a *NoEngineError.
+	Engine *Engine
 	// ProgramBy lists the --program-by values the reader implements
 	// itself (Options.ProgramBy then carries them); the others are done
 	// for it (programby.go). Empty: the reader makes its own programs,
@@ -254,6 +258,9 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 // readChecked runs reader f on in, names the capture's source and checks
 // the capture and every dispatch against the model.
 func readChecked(f Format, in *Input, opts *Options, sink capture.Sink) (*capture.Capture, error) {
+	if err := f.Unlinked(in.Path); err != nil {
+		return nil, err // before the reader spools a stream it cannot read
+	}
 	return checked(f, in.Path, "file", opts, sink,
 		func(o *Options, s capture.Sink) (*capture.Capture, error) { return f.Read(in, o, s) },
 		func(src *capture.Source) { src.Bytes, src.Compressed = in.Size, in.Gzip })

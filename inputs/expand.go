@@ -39,7 +39,8 @@ type Expansion struct {
 	// recognised as: Read then reads it with that reader instead of
 	// opening it and sniffing its head again, the same choice (a certain
 	// detection is never second-guessed). A 64-rank directory: 64 head
-	// reads (4 MiB) and sniffs fewer.
+	// reads (4 MiB) and sniffs fewer. A file sniffed without a certain
+	// reader maps to "".
 	certain map[string]string
 	// many: several arguments, or a directory walked for its traces (so
 	// even one input found there is reported as a run of inputs).
@@ -131,12 +132,10 @@ func (e *Expansion) walk(root, formatName string) {
 			continue
 		}
 		e.Paths = append(e.Paths, p)
-		if certain[i] != "" {
-			if e.certain == nil {
-				e.certain = map[string]string{}
-			}
-			e.certain[p] = certain[i]
+		if e.certain == nil {
+			e.certain = map[string]string{}
 		}
+		e.certain[p] = certain[i] // "" too: sniffed, no reader certain
 	}
 	e.Skipped = append(e.Skipped, other...)
 	sort.SliceStable(e.Skipped, func(i, j int) bool { return e.Skipped[i].Path < e.Skipped[j].Path })

@@ -59,6 +59,7 @@ command -v taskset >/dev/null && pin="taskset -c 0"
 bin=$work/bin
 mkdir -p "$bin"
 go build -o "$bin/tally" ./cmd/tally
+go build -o "$bin/tally-full" ./cmd/tally-full # tally hands the nsys row to it
 go build -o "$bin/nsysgen" ./cmd/nsysgen
 go build -o "$bin/hrxgen" ./cmd/hrxgen
 go build -o "$bin/kinetogen" ./cmd/kinetogen

@@ -18,7 +18,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
-	_ "github.com/tallyprof/tally/format/all"
+	_ "github.com/tallyprof/tally/format/readers"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/report"

@@ -30,6 +30,7 @@ func init() {
 		Description: "NVIDIA Nsight Systems SQLite export (nsys export --type sqlite)",
 		Sniff:       Sniff,
 		Read:        Read,
+		Engine:      sqlitein.Engine,
 	})
 }
 

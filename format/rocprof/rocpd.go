@@ -32,6 +32,7 @@ func init() {
 		Description: "AMD rocprofv3 rocpd SQLite database (the default output since ROCm 7.0)",
 		Sniff:       SniffRocpd,
 		Read:        ReadRocpd,
+		Engine:      sqlitein.Engine,
 	})
 }
 

@@ -2,6 +2,11 @@
 // through modernc.org/sqlite, a pure-Go SQLite (so `go install` needs no C
 // toolchain), and lists what the database holds so readers can look
 // tables and columns up by name.
+//
+// It does not link the engine itself: its package initialisation costs
+// about 10 ms of start-up, which the tally command does not pay (see
+// Engine). A program that reads SQLite imports _ "modernc.org/sqlite";
+// format/all and tally-full do.
 package sqlitein
 
 import (
@@ -14,13 +19,21 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/format"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
+
+// Engine is the SQLite engine the readers of this package's databases
+// name as their format.Format.Engine: linked when a program imports
+// modernc.org/sqlite, which registers the database/sql driver "sqlite".
+var Engine = &format.Engine{
+	Name:   "SQLite",
+	Import: "modernc.org/sqlite",
+	Linked: func() bool { return slices.Contains(sql.Drivers(), "sqlite") },
+}
 
 // Magic is the first 16 bytes of every SQLite 3 database file.
 var Magic = []byte("SQLite format 3\x00")

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tallyprof/tally/internal/gen/collgen"
+	"github.com/tallyprof/tally/internal/gen/collgen/collgentest"
+)
+
+// tally report DIR of a generated job prints the collectives section (and
+// its JSON), with the html page too, and --strict fails on the planted
+// missing collective.
+func TestReportCollectives(t *testing.T) {
+	dir, _ := collgentest.Dir(t, collgen.Default())
+	html := filepath.Join(t.TempDir(), "page.html")
+	code, out, errOut := tally("report", "--html", html, dir)
+	if code != 0 || !strings.Contains(out, "== collectives: 6 instances matched across 8 ranks ==") || !strings.Contains(out, "unmatched_collective") {
+		t.Fatalf("got exit %d, stderr %s, output without the collectives section or its gap:\n%s", code, errOut, out)
+	}
+	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), `<section id="collectives">`) {
+		t.Errorf("the page has no collectives section (%v)", err)
+	}
+	code, out, _ = tally("report", "--json", dir)
+	if code != 0 || !strings.Contains(out, `"straggler_rank": 5`) {
+		t.Errorf("--json: got exit %d and no straggler_rank 5 in the output", code)
+	}
+	if code, _, _ = tally("report", "--strict", dir); code != 1 {
+		t.Errorf("--strict: got exit %d, want 1", code)
+	}
+}

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tallyprof/tally/internal/exitcode"
+)
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// choiceFlag is a flag with a known set of values: Set refuses any other
+// (check, when given, decides instead, for values with variants such as
+// "annotation,device"), and the completion scripts offer Choices.
+type choiceFlag struct {
+	value   string
+	choices []string
+	check   func(string) error
+}
+
+func (c *choiceFlag) String() string {
+	if c == nil {
+		return ""
+	}
+	return c.value
+}
+
+func (c *choiceFlag) Set(s string) error {
+	switch {
+	case c.check != nil:
+		if err := c.check(s); err != nil {
+			return err
+		}
+	case !slices.Contains(c.choices, s):
+		return fmt.Errorf("give %s", orList(c.choices))
+	}
+	c.value = s
+	return nil
+}
+
+// Choices are the values the completion scripts offer.
+func (c *choiceFlag) Choices() []string { return c.choices }
+
+// choice registers a flag taking one of choices (check: see choiceFlag).
+func choice(fs *flag.FlagSet, name, def, usage string, choices []string, check func(string) error) *string {
+	c := &choiceFlag{value: def, choices: choices, check: check}
+	fs.Var(c, name, usage)
+	return &c.value
+}
+
+// multiChoice is a repeatable flag of comma-separated values from a known
+// set (--accept): check validates each value as given.
+type multiChoice struct {
+	multiFlag
+	choices func() []string
+	check   func(string) error
+}
+
+func (m *multiChoice) Set(v string) error {
+	if err := m.check(v); err != nil {
+		return err
+	}
+	return m.multiFlag.Set(v)
+}
+
+func (m *multiChoice) Choices() []string { return m.choices() }
+
+// orList writes "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`tally report trace.kept --json`); "--" ends flag parsing. A
+// flag error is one line naming the command's help (usageError), not the
+// whole help: -h prints that.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseQuiet(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse consumed a "--" if it stopped there.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseNoArgs parses the flags of a command that takes no arguments. ok
+// false: a flag error, -h or an argument, and code is the exit status.
+func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return exitcode.Error, false
+	case len(pos) > 0:
+		return usageError(fs, "takes no arguments"), false
+	}
+	return exitcode.OK, true
+}
+
+// parseQuiet is fs.Parse with the flag package's own messages held back:
+// it would print the error and the whole help. -h prints the help; an
+// error prints one line.
+func parseQuiet(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+	case err != nil:
+		usageError(fs, "%v", err)
+	}
+	return err
+}
+
+// usageError prints a usage error of fs's command on one line, with where
+// to read about it, and returns the exit status of a usage error.
+func usageError(fs *flag.FlagSet, format string, args ...any) int {
+	fmt.Fprintf(fs.Output(), "tally %s: %s; see: tally help %s\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
+	return exitcode.Error
+}
+
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		io.WriteString(stderr, synopsis)
+		fs.PrintDefaults()
+		writeExamples(stderr, name)
+		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and incomplete; 2 usage or input error, or empty capture.\n")
+	}
+	noteFlagSet(fs)
+	return fs
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

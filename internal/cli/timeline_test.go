@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTimelineCLI(t *testing.T) {
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "run.perfetto-trace")
+	code, _, errOut := tally("timeline", "--manifests", kernels, example, "-o", pf)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, err := os.Stat(pf); err != nil || st.Size() == 0 || !strings.Contains(errOut, "1 unfinished") {
+		t.Fatalf("perfetto file: %v; %s", err, errOut)
+	}
+	js := filepath.Join(dir, "run.json")
+	if code, _, errOut = tally("timeline", example, "-o", js, "--strict"); code != 1 {
+		t.Errorf("--strict on an incomplete capture: exit %d (%s)", code, errOut)
+	}
+	var doc struct {
+		OtherData map[string]any `json:"otherData"`
+	}
+	data := readFile(t, js)
+	if err := json.Unmarshal([]byte(data), &doc); err != nil || !strings.HasPrefix(doc.OtherData["tally_verdict"].(string), "incomplete") {
+		t.Errorf("chrome json: %v %v", err, doc.OtherData)
+	}
+	// Usage errors, unknown --as, all inputs failing, unwritable outputs.
+	for _, args := range [][]string{
+		{"timeline", example},
+		{"timeline", "-o", js},
+		{"timeline", example, "-o", js, "--as", "svg"},
+		{"timeline", filepath.Join(dir, "missing.kept"), "-o", js},
+		{"timeline", example, "-o", "/dev/full"},
+		{"timeline", example, "-o", filepath.Join(dir, "no", "such", "dir.json")},
+		{"timeline", t.TempDir(), "-o", js},
+	} {
+		if code, _, _ := tally(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
