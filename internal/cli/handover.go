@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
+	"github.com/tallyprof/tally/format"
 	"github.com/tallyprof/tally/internal/exitcode"
 )
 
@@ -102,6 +103,16 @@ func buildKey() string {
 		}
 	}
 	return key
+}
+
+// streamHint says what to do when err is a stream's read that needs
+// tally-full: tally could not hand it over, as standard input (or a pipe)
+// is not looked at before it is read.
+func streamHint(stderr io.Writer, command string, err error) {
+	var ne *format.NoEngineError
+	if errors.As(err, &ne) {
+		fmt.Fprintf(stderr, "tally %s: a stream is read once, so tally cannot hand it over: give --format %s (tally then hands the command to %s before reading), or run %s itself\n", command, ne.Reader, fullName, fullName)
+	}
 }
 
 // handedOverNote says, in tally-full, when the tally that handed the

@@ -123,10 +123,15 @@ func TestHandover(t *testing.T) {
 			}
 		}
 		// Standard input is not looked at before it is read: its read
-		// says what to do.
+		// says what to do, and --format hands it over unread.
 		_, errOut, code := runProgram(t, lone, nil, []byte(readFile(t, nsys)), "report", "-")
-		if code != 2 || !strings.Contains(errOut, "does not link") || !strings.Contains(errOut, "tally-full") {
-			t.Errorf("nsys on standard input: got exit %d, stderr %q; want exit 2 naming the SQLite engine and tally-full", code, errOut)
+		if code != 2 || !strings.Contains(errOut, "does not link") || !strings.Contains(errOut, "give --format nsys") {
+			t.Errorf("nsys on standard input: got exit %d, stderr %q; want exit 2 naming the SQLite engine and --format", code, errOut)
+		}
+		want, _, _ := runProgram(t, full, nil, nil, "report", nsys)
+		out, errOut, code := runProgram(t, light, nil, []byte(readFile(t, nsys)), "report", "--format", "nsys", "-")
+		if code != 0 || out != strings.ReplaceAll(want, nsys, "standard input") {
+			t.Errorf("nsys on standard input with --format nsys: got exit %d (%s), output:\n%s\nwant tally-full's:\n%s", code, errOut, out, want)
 		}
 	})
 	t.Run("never back", func(t *testing.T) {

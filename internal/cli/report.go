@@ -192,6 +192,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	run := e.Read(opt)
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		streamHint(stderr, "report", err)
 		return exitcode.Error
 	}
 	x := report.Extras{Collectives: collectives.Analyze(run, col)}
@@ -345,6 +346,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	run := e.Read(rf.options())
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		streamHint(stderr, "inspect", err)
 		return exitcode.Error
 	}
 	c := run.Inputs[0].Capture
