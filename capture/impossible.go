@@ -97,14 +97,7 @@ func pendingFor(m *map[ProgramID]*pendingGap, p ProgramID) *pendingGap {
 
 func (s *Checked) invalidEvent(c *Capture, d *Dispatch, why string) {
 	g := pendingFor(&s.invalid, d.Program)
-	it := Item{What: why + ": not in the tables", Program: c.Programs[d.Program].Name, Kernel: c.Kernels[d.Kernel].Name}
-	if d.Queue != NoQueue {
-		it.Queue = QueueOf(d.Queue)
-	}
-	if d.Device.Valid {
-		it.Time = TimeOf(d.Device.Begin)
-	}
-	g.add(it)
+	g.add(dispatchItem(c, d, why+": not in the tables"))
 	if dur, ok := d.Device.Duration(); ok && dur > 0 {
 		g.figure("claimed_ns", dur)
 	}
@@ -112,17 +105,23 @@ func (s *Checked) invalidEvent(c *Capture, d *Dispatch, why string) {
 
 func (s *Checked) duplicate(c *Capture, d *Dispatch) {
 	g := pendingFor(&s.duplicates, d.Program)
-	it := Item{What: fmt.Sprintf("record %d (scope %d) repeats one already read: counted once", d.Key.ID, d.Key.Scope), Program: c.Programs[d.Program].Name, Kernel: c.Kernels[d.Kernel].Name}
+	g.add(dispatchItem(c, d, fmt.Sprintf("record %d (scope %d) repeats one already read: counted once", d.Key.ID, d.Key.Scope)))
+	if dur, ok := d.Device.Duration(); ok {
+		g.figure("repeated_ns", dur)
+	}
+}
+
+// dispatchItem is an occurrence at dispatch d: its program and kernel, and
+// its queue and device start where it has them.
+func dispatchItem(c *Capture, d *Dispatch, what string) Item {
+	it := Item{What: what, Program: c.Programs[d.Program].Name, Kernel: c.Kernels[d.Kernel].Name}
 	if d.Queue != NoQueue {
 		it.Queue = QueueOf(d.Queue)
 	}
 	if d.Device.Valid {
 		it.Time = TimeOf(d.Device.Begin)
 	}
-	g.add(it)
-	if dur, ok := d.Device.Duration(); ok {
-		g.figure("repeated_ns", dur)
-	}
+	return it
 }
 
 // Finish adds the gaps the checks found to c, the capture the reader

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -182,5 +183,56 @@ func BenchmarkKeySetsSequential(b *testing.B) {
 	}
 	if s.ranges > 1 {
 		b.Fatalf("%d ranges", s.ranges)
+	}
+}
+
+// The items of both gaps the checks add name the dispatch's program and
+// kernel, and its queue and device start where it has them (and only
+// then).
+func TestCheckedItems(t *testing.T) {
+	c, d := validCapture()
+	c.Clock = Clock{Unit: "ns", Timed: true}
+	s := &Checked{Next: Discard}
+	first := *d
+	first.Key = KeyOf(1, 7)
+	s.Dispatch(c, &first)
+	rep := first
+	rep.Device = Interval{Begin: 40, End: 50, Valid: true}
+	s.Dispatch(c, &rep) // a repeat, on the queue, at 40
+	neg := *d
+	neg.Device = Interval{Begin: -5, End: 100, Valid: true}
+	s.Dispatch(c, &neg) // invalid, on the queue, at -5
+	bare := *d
+	bare.Queue, bare.Device = NoQueue, Interval{}
+	bare.Launch = Interval{Begin: 30, End: 20, Valid: true}
+	s.Dispatch(c, &bare) // invalid, no queue and no device start
+	s.Finish(c)
+	text := func(p *int64) string {
+		if p == nil {
+			return "none"
+		}
+		return fmt.Sprint(*p)
+	}
+	for _, w := range []struct {
+		gap         Kind
+		item        int
+		what        string
+		queue, time string
+	}{
+		{DuplicateEvent, 0, "record 7 (scope 1) repeats one already read: counted once", "0", "40"},
+		{InvalidEvent, 0, "device interval starts at -5, a negative time: not in the tables", "0", "-5"},
+		{InvalidEvent, 1, "launch interval ends (20) before it begins (30): not in the tables", "none", "none"},
+	} {
+		it := c.Accounting.Gap(w.gap, "p").Items[w.item]
+		if it.What != w.what || it.Program != "p" || it.Kernel != "k" {
+			t.Errorf("%s item: got %+v, want %q of program p, kernel k", w.gap, it, w.what)
+		}
+		queue := "none"
+		if it.Queue != nil {
+			queue = fmt.Sprint(*it.Queue)
+		}
+		if queue != w.queue || text(it.Time) != w.time {
+			t.Errorf("%s item %q: got queue %s, time %s; want queue %s, time %s", w.gap, it.What, queue, text(it.Time), w.queue, w.time)
+		}
 	}
 }

@@ -17,10 +17,8 @@ const (
 )
 
 func init() {
-	capture.RegisterKind(UnmatchedCollective, capture.Rule{Measure: capture.SizeUnknown,
-		Why: "collectives missing on ranks of their group that were read: whether they ran there, and for how long, is unknown"})
-	capture.RegisterKind(CollectiveRanksMissing, capture.Rule{Measure: capture.SizeUnknown,
-		Why: "ranks of a collective's group that are not among the inputs: their work, and the skew they would add, is unknown"})
+	capture.RegisterKind(UnmatchedCollective, capture.UnknownSize("collectives missing on ranks of their group that were read: whether they ran there, and for how long, is unknown"))
+	capture.RegisterKind(CollectiveRanksMissing, capture.UnknownSize("ranks of a collective's group that are not among the inputs: their work, and the skew they would add, is unknown"))
 	capture.RegisterKind(CollectiveClockOffset, capture.Rule{Measure: capture.TouchesNone,
 		Why: "each rank's tables are on its own clock and unaffected; the cross-rank skew, waits and stragglers are off by the clocks' offset"})
 	capture.RegisterNote(CollectiveClocks)

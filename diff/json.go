@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 	"slices"
@@ -243,8 +242,5 @@ func nonNil(s []string) []string {
 
 // WriteJSON writes the document, indented; failPct < 0 means no threshold.
 func (r *Result) WriteJSON(w io.Writer, failPct float64) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r.BuildJSON(failPct))
+	return render.WriteJSON(w, r.BuildJSON(failPct))
 }

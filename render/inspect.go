@@ -2,7 +2,6 @@ package render
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -29,10 +28,7 @@ func InspectJSON(w io.Writer, c *capture.Capture) error {
 	if sections == nil {
 		sections = []capture.Section{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(JSONInspect{Schema: InspectSchema, Input: c.Source, Clock: c.Clock,
+	return WriteJSON(w, JSONInspect{Schema: InspectSchema, Input: c.Source, Clock: c.Clock,
 		Sections: sections, Accounting: Accounting(c), Queues: itemQueues(c)})
 }
 

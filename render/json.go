@@ -3,7 +3,6 @@ package render
 import (
 	"encoding/json"
 	"io"
-	"math"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
@@ -197,7 +196,7 @@ func i64(v int64) *int64 { return &v }
 
 func f64(v float64) *float64 {
 	// Round to what a person can use; keeps the JSON stable across runs.
-	v = math.Round(v*1e6) / 1e6
+	v = round6(v)
 	return &v
 }
 

@@ -44,16 +44,15 @@ const (
 // This package's kinds that describe without making the capture incomplete.
 func init() {
 	capture.RegisterNote(NoClockFit, ClockExtrapolated)
-	unknown := func(why string) capture.Rule { return capture.Rule{Measure: capture.SizeUnknown, Why: why} }
-	capture.RegisterKind(UnendedSession, unknown("a session that never ended: what it recorded after its last chunk is unknown"))
+	capture.RegisterKind(UnendedSession, capture.UnknownSize("a session that never ended: what it recorded after its last chunk is unknown"))
 	capture.RegisterKind(UnknownQueue, capture.Rule{Measure: capture.TouchesNone, Why: "in the tables, on a queue no record describes"})
-	capture.RegisterKind(RecordsOutsideSession, unknown("chunks outside any session: what device work they held is unknown"))
-	capture.RegisterKind(MalformedRecord, unknown("records that break the length rules: what device work they held is unknown"))
-	capture.RegisterKind(UnknownRecord, unknown("records of types tally does not know: what they held is unknown"))
-	capture.RegisterKind(AmbiguousSession, unknown("records that may belong to another session: how much is assigned wrongly is unknown"))
-	capture.RegisterKind(MissingDispatchEvents, unknown("a session that ran device work and holds no dispatch event: how much ran is unknown"))
-	capture.RegisterKind(LossesUnknown, unknown("the JSONL does not carry the bundle's loss records: what the bundle lost is unknown"))
-	capture.RegisterKind(ToolError, unknown("iree-profile stopped with an error: what it did not print is unknown"))
+	capture.RegisterKind(RecordsOutsideSession, capture.UnknownSize("chunks outside any session: what device work they held is unknown"))
+	capture.RegisterKind(MalformedRecord, capture.UnknownSize("records that break the length rules: what device work they held is unknown"))
+	capture.RegisterKind(UnknownRecord, capture.UnknownSize("records of types tally does not know: what they held is unknown"))
+	capture.RegisterKind(AmbiguousSession, capture.UnknownSize("records that may belong to another session: how much is assigned wrongly is unknown"))
+	capture.RegisterKind(MissingDispatchEvents, capture.UnknownSize("a session that ran device work and holds no dispatch event: how much ran is unknown"))
+	capture.RegisterKind(LossesUnknown, capture.UnknownSize("the JSONL does not carry the bundle's loss records: what the bundle lost is unknown"))
+	capture.RegisterKind(ToolError, capture.UnknownSize("iree-profile stopped with an error: what it did not print is unknown"))
 }
 
 // summaries are the fixed one-sentence summaries; kinds whose sentence

@@ -380,14 +380,21 @@ func (j *jsonlReader) kernel(p *jsonProgram, row *jsonRow) capture.KernelID {
 	return id
 }
 
-func (j *jsonlReader) deviceRow(row *jsonRow, line int64, where string) {
-	j.rows++
-	j.events.Read++
-	p := j.program(row.Device, row.CommandBuffer, false)
+// rowKernel is a row's program and kernel; the row counts as a dispatch of
+// its kernel when that one is unresolved.
+func (j *jsonlReader) rowKernel(row *jsonRow, host bool) (*jsonProgram, capture.KernelID) {
+	p := j.program(row.Device, row.CommandBuffer, host)
 	kid := j.kernel(p, row)
 	if u := p.unresolved[kid]; u != nil {
 		u.dispatches++
 	}
+	return p, kid
+}
+
+func (j *jsonlReader) deviceRow(row *jsonRow, line int64, where string) {
+	j.rows++
+	j.events.Read++
+	p, kid := j.rowKernel(row, false)
 	d := j.devs[row.Device]
 	var iv capture.Interval
 	why := ""
@@ -427,11 +434,7 @@ func (j *jsonlReader) hostRow(row *jsonRow, line int64, where string) {
 	}
 	j.hostRows++
 	j.host.Read++
-	p := j.program(row.Device, row.CommandBuffer, true)
-	kid := j.kernel(p, row)
-	if u := p.unresolved[kid]; u != nil {
-		u.dispatches++
-	}
+	p, kid := j.rowKernel(row, true)
 	if !row.Valid || row.StartHostNS <= 0 || row.EndHostNS < row.StartHostNS {
 		j.invalidRow(p, kid, row, fmt.Sprintf("host times %d..%d ns, valid %v", row.StartHostNS, row.EndHostNS, row.Valid), where, j.host)
 		return

@@ -110,6 +110,12 @@ func TestJSONLGaps(t *testing.T) {
 	if c, _ := readJSONLBytes(t, full); c.Accounting.Find(capture.InconsistentTrace) != nil || c.Accounting.Find(capture.TruncatedInput) != nil {
 		t.Errorf("whole JSONL: %+v", c.Accounting.Gaps)
 	}
+	// Rows without a name: one unresolved kernel, whose gap counts its
+	// rows, the invalid one too (as the bundle's reader does).
+	c, _ = readJSONLBytes(t, bytes.ReplaceAll(full, []byte(`"key":"rms_norm_f32"`), []byte(`"key":""`)))
+	if g := c.Accounting.Find(capture.UnresolvedName); g == nil || g.Count != 1 || figure(g, "dispatches") != 2 {
+		t.Errorf("rows without a key: got unresolved_name gap %+v, want 1 kernel of 2 dispatches", g)
+	}
 	// iree-profile's error on the cut bundle: a tool error, no dispatches.
 	c, _ = readJSONLBytes(t, goldenJSONL(t, "cut_mid_record"))
 	if c.Accounting.Find(ToolError) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {

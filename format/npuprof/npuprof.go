@@ -27,8 +27,7 @@ const Name = "npu-prof"
 const OpenWindow capture.Kind = "open_window"
 
 func init() {
-	capture.RegisterKind(OpenWindow, capture.Rule{Measure: capture.SizeUnknown,
-		Why: "launches of a window still open at the end are in no row: how many, and how long they ran, is unknown"})
+	capture.RegisterKind(OpenWindow, capture.UnknownSize("launches of a window still open at the end are in no row: how many, and how long they ran, is unknown"))
 	format.Register(format.Format{
 		Name:        Name,
 		Description: "NPU engine stderr: [prof] npu_gemm means, [prof] pre|dec rows, [L] layer lines; raw or kept by 'tally record'",

@@ -40,15 +40,14 @@ const (
 
 func init() {
 	capture.RegisterNote(InferredProgram, IgnoredNameMap, DeviceDropsUnrecorded, UserNameMap)
-	unknown := func(why string) capture.Rule { return capture.Rule{Measure: capture.SizeUnknown, Why: why} }
 	capture.RegisterKind(UnresolvedProgram, capture.Rule{Measure: capture.UnattributedTime, Derive: capture.DeriveUnresolved,
 		Why: "the time of the tasks with an anonymous label (no program resolved), from the tables"})
-	capture.RegisterKind(NoRecords, unknown("dispatch directories without records: how much ran there is unknown"))
-	capture.RegisterKind(NotConvertible, unknown("dispatches recorded on a simulator platform: their device time is unknown"))
-	capture.RegisterKind(KernelTable, unknown("kernel table entries that could not be used: how much time their kernels took is unknown"))
+	capture.RegisterKind(NoRecords, capture.UnknownSize("dispatch directories without records: how much ran there is unknown"))
+	capture.RegisterKind(NotConvertible, capture.UnknownSize("dispatches recorded on a simulator platform: their device time is unknown"))
+	capture.RegisterKind(KernelTable, capture.UnknownSize("kernel table entries that could not be used: how much time their kernels took is unknown"))
 	capture.RegisterKind(MissingDeps, capture.Rule{Measure: capture.UnattributedTime, Derive: capture.DeriveUnresolved,
 		Why: "the time of the tasks whose func_id could not be resolved, from the tables"})
-	capture.RegisterKind(AmbiguousLane, unknown("tasks named from one of two active lanes: how much is named wrongly is unknown"))
+	capture.RegisterKind(AmbiguousLane, capture.UnknownSize("tasks named from one of two active lanes: how much is named wrongly is unknown"))
 	capture.RegisterKind(SchedulerTimingMissing, capture.Rule{Measure: capture.TouchesNone,
 		Why: "their device time is in the tables; only the scheduler's timing is unknown"})
 }

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -102,4 +103,19 @@ func writePage(t testing.TB, run *analysis.Run, opt Options) []byte {
 // oneInput is the run of one read input: capture c and its tables.
 func oneInput(c *capture.Capture, t *analysis.Tables) *analysis.Run {
 	return analysis.NewRun([]analysis.Input{{Path: c.Source.Path, Capture: c, Tables: t}}, nil, false)
+}
+
+// noMarkup checks a page built from the hostile names above (xssName, p2's
+// name, a path or an error with <b>): none reaches the page as markup, and
+// the page holds only its own two script tags.
+func noMarkup(t *testing.T, page string) {
+	t.Helper()
+	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("%d <script tags, want the page's own 2", n)
+	}
 }

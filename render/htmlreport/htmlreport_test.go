@@ -16,14 +16,7 @@ import (
 // whatever the browser would do with it.
 func TestNamesAreEscaped(t *testing.T) {
 	page := string(sampleCapture().page(t))
-	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
-		if strings.Contains(page, bad) {
-			t.Errorf("page holds %q unescaped", bad)
-		}
-	}
-	if n := strings.Count(page, "<script"); n != 2 {
-		t.Errorf("%d <script tags, want the page's own 2", n)
-	}
+	noMarkup(t, page)
 	if !strings.Contains(page, "&lt;img src=x onerror=") {
 		t.Error("the hostile kernel name is not shown at all")
 	}
