@@ -3,8 +3,8 @@
 // output (internal/checkedfile) and the copies a reader makes in TMPDIR
 // (an SQLite database inflated from .sqlite.gz). Whoever creates such a
 // temporary tracks it until it is renamed into place or removed; Catch
-// installs the handler that removes what is still tracked when SIGINT,
-// SIGTERM or SIGHUP arrives. SIGKILL cannot be caught: it may leave
+// arms the handler that removes what is still tracked when SIGINT,
+// SIGTERM or SIGHUP arrives (installed with the first temporary). SIGKILL cannot be caught: it may leave
 // temporaries behind, which is why their names are hidden and say tmp.
 package cleanup
 
@@ -29,12 +29,14 @@ var (
 // (a create, a rename): the cleanup, and so the end of an interrupted
 // tally, waits for them.
 func Hold() (release func()) {
+	ensureInstalled() // before the temporary exists: a signal finds it tracked
 	step.Lock()
 	return step.Unlock
 }
 
 // Track registers path (a file or a directory) for removal on a signal.
 func Track(path string) {
+	ensureInstalled()
 	mu.Lock()
 	live[path] = true
 	mu.Unlock()

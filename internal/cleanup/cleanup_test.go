@@ -101,3 +101,29 @@ func TestTrackUntrack(t *testing.T) {
 		t.Errorf("left %v, tracked %v; want the untracked a only", got, Tracked())
 	}
 }
+
+// TestInstalledWithFirstTemporary: Catch only arms the handler; the first
+// Hold installs it (before the temporary exists), and stop removes it.
+func TestInstalledWithFirstTemporary(t *testing.T) {
+	installed := func() bool {
+		armMu.Lock()
+		defer armMu.Unlock()
+		return uninstall != nil
+	}
+	Hold()() // not armed: nothing to install
+	if installed() {
+		t.Fatal("installed without Catch")
+	}
+	stop := Catch()
+	if installed() {
+		t.Error("Catch with nothing tracked installed the handler; want it installed with the first temporary")
+	}
+	Hold()()
+	if !installed() {
+		t.Error("Hold under Catch: got no handler, want it installed")
+	}
+	stop()
+	if installed() {
+		t.Error("after stop: got the handler still installed")
+	}
+}

@@ -12,14 +12,62 @@ import (
 // scheduler sends to stop a command (Ctrl-C, kill, a closed terminal).
 var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
-// Catch installs the signal handler: on the first of Signals, every tracked
+// Catch arms the signal handler: on the first of Signals, every tracked
 // temporary is removed and the signal is raised again with its default
 // action, so the process ends as it would have without the handler —
 // killed by that signal, which a shell reports as status 128+N (130 for
 // SIGINT) — and a script running tally stops as it should. A signal the
 // process was started with ignored (nohup, a background job of a
-// non-interactive shell) stays ignored. stop uninstalls the handler.
+// non-interactive shell) stays ignored. stop disarms it.
+//
+// The handler is installed when the first temporary is made (Hold, Track),
+// not by Catch: until then a signal has nothing to remove, and its default
+// action ends the process as the handler would. A command that makes
+// none (tally version, a report to standard output) never starts the
+// signal machinery, a few milliseconds of a short run.
 func Catch() (stop func()) {
+	armMu.Lock()
+	armed = true
+	mu.Lock()
+	tracked := len(live) > 0
+	mu.Unlock()
+	if tracked {
+		ensureInstalledLocked()
+	}
+	armMu.Unlock()
+	return func() {
+		armMu.Lock()
+		defer armMu.Unlock()
+		armed = false
+		if uninstall != nil {
+			uninstall()
+			uninstall = nil
+		}
+	}
+}
+
+var (
+	armMu     sync.Mutex
+	armed     bool   // between Catch and its stop
+	uninstall func() // the installed handler's, nil when none is
+)
+
+// ensureInstalled installs the handler when Catch has armed it and it is
+// not installed yet.
+func ensureInstalled() {
+	armMu.Lock()
+	ensureInstalledLocked()
+	armMu.Unlock()
+}
+
+func ensureInstalledLocked() {
+	if armed && uninstall == nil {
+		uninstall = install()
+	}
+}
+
+// install starts the handler Catch describes and returns what stops it.
+func install() (stop func()) {
 	ch := make(chan os.Signal, 1)
 	for _, s := range Signals {
 		if !signal.Ignored(s) {
