@@ -186,13 +186,19 @@ func Names() string {
 // sniffLen is how much of the (decompressed) input the sniffers see.
 const sniffLen = 64 << 10
 
-// Detect picks the format whose sniffer is most confident about head.
+// Detect picks the format whose sniffer is most confident about head: of
+// equally confident ones, the first by name. Nothing beats Certain, so the
+// first Certain ends the search (a Kineto head is not scanned line by
+// line by the sniffers named after it).
 func Detect(head []byte) (Format, Confidence) {
 	var best Format
 	conf := No
 	for _, f := range Formats() {
 		if c := f.Sniff(head); c > conf {
 			best, conf = f, c
+			if conf == Certain {
+				break
+			}
 		}
 	}
 	return best, conf
