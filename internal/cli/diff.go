@@ -9,7 +9,6 @@ import (
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/diff"
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
 )
@@ -62,7 +61,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		fail = *failPct
 	}
 	o := rf.options()
-	if err := inputs.Expand(append(slices.Clip(a), b...), o.Format).Unlinked(o.Format); err != nil {
+	if err := unlinkedInputs(append(slices.Clip(a), b...), o.Format); err != nil {
 		return handover(append([]string{"diff"}, args...), err, stderr)
 	}
 	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})

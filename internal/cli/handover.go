@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
 )
 
@@ -103,6 +104,17 @@ func buildKey() string {
 		}
 	}
 	return key
+}
+
+// unlinkedInputs is why the inputs paths name (read with reader forced,
+// or the one detected) need tally-full, or nil: for a command whose
+// library expands its arguments itself (timeline, diff). Where every
+// engine is linked it looks at nothing.
+func unlinkedInputs(paths []string, forced string) error {
+	if !format.AnyUnlinked() {
+		return nil
+	}
+	return inputs.Expand(paths, forced).Unlinked(forced)
 }
 
 // streamHint says what to do when err is a stream's read that needs

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
 	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
@@ -41,7 +40,7 @@ Flags:
 		return usageError(fs, "give one or more inputs and -o OUT")
 	}
 	ro := rf.options()
-	if err := inputs.Expand(pos, ro.Format).Unlinked(ro.Format); err != nil {
+	if err := unlinkedInputs(pos, ro.Format); err != nil {
 		return handover(append([]string{"timeline"}, args...), err, stderr)
 	}
 	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress}
