@@ -32,7 +32,7 @@ func builtPrograms(t *testing.T) (light, full, nsys string) {
 		}
 		programs.dir = dir
 		for _, p := range []string{"tally", "tally-full"} {
-			if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", p), "../../cmd/"+p).CombinedOutput(); err != nil {
+			if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", filepath.Join(dir, "bin", p), "../../cmd/"+p).CombinedOutput(); err != nil {
 				programs.err = "building " + p + ": " + err.Error() + "\n" + string(out)
 				return
 			}
