@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if fake.dir != "" {
 		os.RemoveAll(fake.dir)
 	}
+	if programs.dir != "" {
+		os.RemoveAll(programs.dir)
+	}
 	os.Exit(code)
 }
 
