@@ -116,15 +116,24 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 	ref := int32(-1)
 	var tail []byte // the reference line's detail as its continuations end: " "+detail+"\n", or "\n"
 	for p := first + 1; p <= last; {
+		// Each tok is written in place, field by field: building one
+		// and appending it copies it through the stack in loads wider
+		// than the stores that built it, which stalls (store
+		// forwarding fails) once a line.
+		if len(toks) == cap(toks) {
+			toks = append(toks, tok{})[:len(toks)]
+		}
+		toks = toks[:len(toks)+1]
+		tk := &toks[len(toks)-1]
 		if ref >= 0 {
 			if n, f, t, timed := continuation(buf[p:last+1], tail); n > 0 {
-				toks = append(toks, tok{end: int32(p + n - 1), ref: ref, form: f, timed: timed, t: t})
+				tk.end, tk.ref, tk.form, tk.timed, tk.t = int32(p+n-1), ref, f, timed, t
 				p += n
 				continue
 			}
 		}
 		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
-		tk := tok{end: int32(nl), ref: -1}
+		tk.end, tk.ref, tk.form, tk.timed, tk.t = int32(nl), -1, 0, false, 0
 		if sc.fast {
 			// Parsed in place: a parsed is large.
 			if len(ps) == cap(ps) {
@@ -134,7 +143,7 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 			pr := &ps[len(ps)-1]
 			switch tk.form, tk.t, tk.timed = sc.parseLine(buf, p, nl, pr); tk.form {
 			case contStart:
-				ref, tail = int32(len(toks)), buf[nl:nl+1]
+				ref, tail = int32(len(toks)-1), buf[nl:nl+1]
 				if pr.detLen > 0 {
 					tail = buf[pr.detAt-1 : nl+1]
 				}
@@ -145,7 +154,6 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 				ps = ps[:len(ps)-1]
 			}
 		}
-		toks = append(toks, tk)
 		p = nl + 1
 	}
 	return first, last, toks, ps
