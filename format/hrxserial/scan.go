@@ -49,54 +49,38 @@ func (pr *parsed) phaseName(block []byte) []byte {
 // more (every line then goes the general way).
 type scanner struct {
 	fast bool
-	// details are the command details parsed so far, by their text, and
-	// others the other lines' (and whether they parsed): a program runs
-	// the same commands again and again, so most are looked up, not
-	// parsed. At most maxDetails of each are kept.
-	details map[string]detail
-	others  map[string]otherDetail
+	// details are the command details parsed so far, and others the
+	// other lines' (and whether they parsed).
+	details, others detailCache
 }
-
-type otherDetail struct {
-	d  detail
-	ok bool
-}
-
-const maxDetails = 4096
 
 func newScanner(fast bool) *scanner {
-	return &scanner{fast: fast, details: map[string]detail{}, others: map[string]otherDetail{}}
+	return &scanner{fast: fast, details: newDetailCache(), others: newDetailCache()}
 }
 
 // commandDetail parses the detail of a command's first line into d and
 // checks its form, as commandLine does.
 func (sc *scanner) commandDetail(det []byte, d *detail) bool {
-	if v, ok := sc.details[string(det)]; ok {
-		*d = v
+	if e := sc.details.get(det); e != nil {
+		*d = e.d
 		return true
 	}
 	if !parseDetail(det, d) || !wellFormed(phPre, d, false) {
 		return false
 	}
-	if len(sc.details) >= maxDetails {
-		clear(sc.details)
-	}
-	sc.details[string(det)] = *d
+	sc.details.put(det, d, true)
 	return true
 }
 
 // otherDetail parses the detail of a line of another phase than a
 // command's into d, as event does.
 func (sc *scanner) otherDetail(det []byte, d *detail) bool {
-	if v, ok := sc.others[string(det)]; ok {
-		*d = v.d
-		return v.ok
+	if e := sc.others.get(det); e != nil {
+		*d = e.d
+		return e.ok
 	}
 	ok := parseDetail(det, d)
-	if len(sc.others) >= maxDetails {
-		clear(sc.others)
-	}
-	sc.others[string(det)] = otherDetail{*d, ok}
+	sc.others.put(det, d, ok)
 	return ok
 }
 
