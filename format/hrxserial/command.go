@@ -190,24 +190,27 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		return
 	}
 	k := s.kernelFor(p, c.list, c.d.kernelID)
+	// Field by field into the zeroed dispatch: a composite literal is
+	// built on the stack and copied, and the copy's wide loads stall on
+	// the narrow stores that built it, once a dispatch.
 	d := &s.disp
-	*d = capture.Dispatch{
-		Program: p.id, Queue: capture.NoQueue, Kernel: k,
-		List: c.list.String(), Index: int64(c.index), Ordinal: int64(c.d.ordinal),
-		Instance: -1,
-	}
+	*d = capture.Dispatch{}
+	d.Program, d.Queue, d.Kernel = p.id, capture.NoQueue, k
+	d.List, d.Index, d.Ordinal = c.list.String(), int64(c.index), int64(c.d.ordinal)
+	d.Instance = -1
 	if s.inv != nil {
 		d.Instance = s.inv.n
 	}
 	if c.okBegin && c.okEnd {
-		d.Launch = capture.Interval{Begin: int64(c.tBegin), End: int64(c.tEnd), Valid: c.tEnd >= c.tBegin}
+		d.Launch.Begin, d.Launch.End, d.Launch.Valid = int64(c.tBegin), int64(c.tEnd), c.tEnd >= c.tBegin
 	}
 	if c.okEnd && timed {
-		d.Device = capture.Interval{Begin: int64(c.tEnd), End: int64(t), Valid: t >= c.tEnd}
+		d.Device.Begin, d.Device.End, d.Device.Valid = int64(c.tEnd), int64(t), t >= c.tEnd
 	}
 	s.dispatches++
 	s.kernelCounts[k]++
-	s.last = lastDone{ok: true, prog: p, kernel: k, list: c.list, index: c.index, line: s.lineNo}
+	l := &s.last
+	l.ok, l.prog, l.kernel, l.list, l.index, l.line = true, p, k, c.list, c.index, s.lineNo
 	s.sink.Dispatch(s.c, d)
 }
 
