@@ -14,7 +14,8 @@ func TestDetailCacheOrder(t *testing.T) {
 		if c.get([]byte(k)) != nil {
 			t.Fatalf("get(%q) before put: got an entry, want none", k)
 		}
-		c.put([]byte(k), &detail{main: uint64(i + 1)}, i != 1)
+		e := c.put([]byte(k))
+		e.d, e.ok = detail{main: uint64(i + 1)}, i != 1
 	}
 	// The same order (each guess right), then others (each guess wrong).
 	orders := [][]int{{0, 1, 2}, {0, 1, 2}, {2, 1, 0}, {0, 0, 2, 2, 1}, {1, 0, 2, 0, 1}}
@@ -36,7 +37,7 @@ func TestDetailCacheStartsOver(t *testing.T) {
 	c := newDetailCache()
 	key := func(i int) []byte { return []byte(fmt.Sprintf("main_commands=%d", i)) }
 	for i := 0; i < maxDetails+10; i++ {
-		c.put(key(i), &detail{main: uint64(i)}, true)
+		c.put(key(i)).d.main = uint64(i)
 		if c.len() > maxDetails {
 			t.Fatalf("after %d puts: %d entries, want at most %d", i+1, c.len(), maxDetails)
 		}

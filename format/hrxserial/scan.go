@@ -49,13 +49,13 @@ func (pr *parsed) phaseName(block []byte) []byte {
 // more (every line then goes the general way).
 type scanner struct {
 	fast bool
-	// details are the command details parsed so far, and others the
-	// other lines' (and whether they parsed).
-	details, others detailCache
+	// details are the command details parsed so far, and lines the
+	// other trace lines (after the prefix).
+	details, lines detailCache
 }
 
 func newScanner(fast bool) *scanner {
-	return &scanner{fast: fast, details: newDetailCache(), others: newDetailCache()}
+	return &scanner{fast: fast, details: newDetailCache(), lines: newDetailCache()}
 }
 
 // commandDetail parses the detail of a command's first line into d and
@@ -68,20 +68,43 @@ func (sc *scanner) commandDetail(det []byte, d *detail) bool {
 	if !parseDetail(det, d) || !wellFormed(phPre, d, false) {
 		return false
 	}
-	sc.details.put(det, d, true)
+	e := sc.details.put(det)
+	e.d, e.ok = *d, true
 	return true
 }
 
-// otherDetail parses the detail of a line of another phase than a
-// command's into d, as event does.
-func (sc *scanner) otherDetail(det []byte, d *detail) bool {
-	if e := sc.others.get(det); e != nil {
-		*d = e.d
-		return e.ok
+// otherLine parses b, a trace line after its prefix that does not begin
+// as a command's first line, into pr as parseLine does (nl is where the
+// line ends in the block), and returns contEvent, or 0 for a line not
+// applied from what was parsed. A program writes the same few such lines
+// again and again, so b is looked up before it is parsed.
+func (sc *scanner) otherLine(b []byte, nl int, pr *parsed) cont {
+	e := sc.lines.get(b)
+	if e == nil {
+		e = sc.lines.put(b)
+		ev, ph, name, det, ok := parseEvent(b)
+		if ok && ph != phPre && ph != phDispatch && ph != phPost {
+			e.form, e.ev, e.ph = contEvent, ev, ph
+			e.nameLen, e.detLen = int32(len(name)), int32(len(det))
+			e.ok = true
+			if len(det) > 0 {
+				e.ok = parseDetail(det, &e.d)
+			}
+		}
 	}
-	ok := parseDetail(det, d)
-	sc.others.put(det, d, ok)
-	return ok
+	if e.form == 0 {
+		return 0
+	}
+	// The detail ends the line; the phase name ends before its blank, or
+	// the line.
+	pr.ev, pr.ph = e.ev, e.ph
+	pr.detAt, pr.detLen = int32(nl)-e.detLen, e.detLen
+	pr.nameAt, pr.nameLen = pr.detAt-e.nameLen, e.nameLen
+	if e.detLen > 0 {
+		pr.nameAt--
+	}
+	pr.d, pr.ok = e.d, e.ok
+	return contEvent
 }
 
 // scan finds the lines of a block that begin after its first '\n' and end
@@ -158,7 +181,15 @@ func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint6
 	if over || !bytes.HasPrefix(rest, tracePrefix) {
 		return 0, 0, false
 	}
-	ev, ph, name, det, ok := parseEvent(rest[len(tracePrefix):])
+	b := rest[len(tracePrefix):]
+	if !bytes.HasPrefix(b, preBegin) {
+		// Not a command's first line (parseEvent would not make it one).
+		if sc.otherLine(b, nl, pr) == 0 {
+			return 0, 0, false
+		}
+		return contEvent, t, timed
+	}
+	ev, ph, name, det, ok := parseEvent(b)
 	if !ok {
 		return 0, 0, false
 	}
@@ -170,20 +201,16 @@ func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint6
 	if len(det) > 0 {
 		pr.nameAt--
 	}
-	switch {
-	case ph == phPre && ev == evSyncBegin:
+	if ph == phPre && ev == evSyncBegin {
 		// commandLine's checks of a first line, which need no state.
 		if len(det) > 0 && !sc.commandDetail(det, &pr.d) {
 			return 0, 0, false
 		}
 		return contStart, t, timed
-	case ph == phPre || ph == phDispatch || ph == phPost:
-		return 0, 0, false
 	}
-	if len(det) == 0 {
-		pr.d, pr.ok = detail{}, true
-	} else {
-		pr.ok = sc.otherDetail(det, &pr.d)
+	// A longer phase name that begins as the first line's: another phase.
+	if sc.otherLine(b, nl, pr) == 0 {
+		return 0, 0, false
 	}
 	return contEvent, t, timed
 }
