@@ -219,9 +219,31 @@ func (s *state) completeCommand(t uint64, timed bool) {
 // lists) is two kernels, and an id the catalog does not name gets p's
 // anonymous label.
 func (s *state) kernelFor(p *program, list listName, id uint64) capture.KernelID {
-	if k, ok := p.kernels[list][id]; ok {
-		return k
+	// A run dispatches a few kernels again and again: most are found in
+	// a small table by their id's low bits, before the program's map.
+	slot := &s.kernelSlots[(id^uint64(list))%uint64(len(s.kernelSlots))]
+	if slot.prog == p && slot.id == id && slot.list == list {
+		return slot.kernel
 	}
+	k, ok := p.kernels[list][id]
+	if !ok {
+		k = s.newKernel(p, list, id)
+	}
+	slot.prog, slot.list, slot.id, slot.kernel = p, list, id, k
+	return k
+}
+
+// kernelSlot is one entry of state.kernelSlots: kernelFor's answer for
+// (prog, list, id), which never changes once given.
+type kernelSlot struct {
+	prog   *program
+	list   listName
+	id     uint64
+	kernel capture.KernelID
+}
+
+// newKernel adds the kernel of id in p's list, named from the catalog.
+func (s *state) newKernel(p *program, list listName, id uint64) capture.KernelID {
 	k := capture.Kernel{Program: p.id, ID: id, HasID: true, Category: "kernel"}
 	if list != listNone {
 		k.List = list.String()
