@@ -84,8 +84,8 @@ func TestDetailCacheBounded(t *testing.T) {
 		if len(toks) != 2 || len(ps) != 2 || ps[0].d.index != uint64(i) || ps[1].d.main != uint64(i) {
 			t.Fatalf("line %d: %d tokens, %d parsed (%+v); want 2, 2, index and main_commands %d", i, len(toks), len(ps), ps, i)
 		}
-		if len(sc.details) > maxDetails || len(sc.others) > maxDetails {
-			t.Fatalf("after %d details: %d and %d kept, want at most %d", i+1, len(sc.details), len(sc.others), maxDetails)
+		if sc.details.len() > maxDetails || sc.lines.len() > maxDetails {
+			t.Fatalf("after %d details: %d and %d kept, want at most %d", i+1, sc.details.len(), sc.lines.len(), maxDetails)
 		}
 	}
 }

@@ -190,24 +190,27 @@ func (s *state) completeCommand(t uint64, timed bool) {
 		return
 	}
 	k := s.kernelFor(p, c.list, c.d.kernelID)
+	// Field by field into the zeroed dispatch: a composite literal is
+	// built on the stack and copied, and the copy's wide loads stall on
+	// the narrow stores that built it, once a dispatch.
 	d := &s.disp
-	*d = capture.Dispatch{
-		Program: p.id, Queue: capture.NoQueue, Kernel: k,
-		List: c.list.String(), Index: int64(c.index), Ordinal: int64(c.d.ordinal),
-		Instance: -1,
-	}
+	*d = capture.Dispatch{}
+	d.Program, d.Queue, d.Kernel = p.id, capture.NoQueue, k
+	d.List, d.Index, d.Ordinal = c.list.String(), int64(c.index), int64(c.d.ordinal)
+	d.Instance = -1
 	if s.inv != nil {
 		d.Instance = s.inv.n
 	}
 	if c.okBegin && c.okEnd {
-		d.Launch = capture.Interval{Begin: int64(c.tBegin), End: int64(c.tEnd), Valid: c.tEnd >= c.tBegin}
+		d.Launch.Begin, d.Launch.End, d.Launch.Valid = int64(c.tBegin), int64(c.tEnd), c.tEnd >= c.tBegin
 	}
 	if c.okEnd && timed {
-		d.Device = capture.Interval{Begin: int64(c.tEnd), End: int64(t), Valid: t >= c.tEnd}
+		d.Device.Begin, d.Device.End, d.Device.Valid = int64(c.tEnd), int64(t), t >= c.tEnd
 	}
 	s.dispatches++
 	s.kernelCounts[k]++
-	s.last = lastDone{ok: true, prog: p, kernel: k, list: c.list, index: c.index, line: s.lineNo}
+	l := &s.last
+	l.ok, l.prog, l.kernel, l.list, l.index, l.line = true, p, k, c.list, c.index, s.lineNo
 	s.sink.Dispatch(s.c, d)
 }
 
@@ -216,9 +219,31 @@ func (s *state) completeCommand(t uint64, timed bool) {
 // lists) is two kernels, and an id the catalog does not name gets p's
 // anonymous label.
 func (s *state) kernelFor(p *program, list listName, id uint64) capture.KernelID {
-	if k, ok := p.kernels[list][id]; ok {
-		return k
+	// A run dispatches a few kernels again and again: most are found in
+	// a small table by their id's low bits, before the program's map.
+	slot := &s.kernelSlots[(id^uint64(list))%uint64(len(s.kernelSlots))]
+	if slot.prog == p && slot.id == id && slot.list == list {
+		return slot.kernel
 	}
+	k, ok := p.kernels[list][id]
+	if !ok {
+		k = s.newKernel(p, list, id)
+	}
+	slot.prog, slot.list, slot.id, slot.kernel = p, list, id, k
+	return k
+}
+
+// kernelSlot is one entry of state.kernelSlots: kernelFor's answer for
+// (prog, list, id), which never changes once given.
+type kernelSlot struct {
+	prog   *program
+	list   listName
+	id     uint64
+	kernel capture.KernelID
+}
+
+// newKernel adds the kernel of id in p's list, named from the catalog.
+func (s *state) newKernel(p *program, list listName, id uint64) capture.KernelID {
 	k := capture.Kernel{Program: p.id, ID: id, HasID: true, Category: "kernel"}
 	if list != listNone {
 		k.List = list.String()

@@ -220,3 +220,24 @@ func FuzzFastPath(f *testing.F) {
 	f.Add(b.Bytes()[:min(b.Len(), 4000)])
 	f.Fuzz(func(t *testing.T, data []byte) { bothPaths(t, data) })
 }
+
+// Trace lines of phases this reader does not know, with and without a
+// detail, repeated (the scan workers look them up by their text), read the
+// same both ways: their names are counted, and their syncs paired, by
+// where the scan found the name.
+func TestFastPathUnknownPhases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("1 hrx debug serial: begin phase=command-program main_commands=1 init_commands=0 transient_arena=0\n")
+	for i := 0; i < 3; i++ {
+		b.WriteString("2 hrx debug serial: begin phase=warm-up\n" +
+			"3 hrx debug serial: sync-begin phase=host-staging-rebind-pre\n" +
+			"4 hrx debug serial: sync-end phase=host-staging-rebind-pre\n" +
+			"5 hrx debug serial: sync-begin phase=cool-down a=1\n" +
+			"6 hrx debug serial: sync-end phase=cool-down a=1\n" +
+			"7 hrx debug serial: sync-begin phase=command-pre-dispatchx\n" +
+			"8 hrx debug serial: sync-end phase=command-pre-dispatchx\n" +
+			"9 hrx debug serial: end phase=warm-up-too\n")
+	}
+	b.WriteString("10 hrx debug serial: end phase=command-program main_commands=1 init_commands=0 transient_arena=0\n")
+	bothPaths(t, []byte(b.String()))
+}

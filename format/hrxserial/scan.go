@@ -49,55 +49,62 @@ func (pr *parsed) phaseName(block []byte) []byte {
 // more (every line then goes the general way).
 type scanner struct {
 	fast bool
-	// details are the command details parsed so far, by their text, and
-	// others the other lines' (and whether they parsed): a program runs
-	// the same commands again and again, so most are looked up, not
-	// parsed. At most maxDetails of each are kept.
-	details map[string]detail
-	others  map[string]otherDetail
+	// details are the command details parsed so far, and lines the
+	// other trace lines (after the prefix).
+	details, lines detailCache
 }
-
-type otherDetail struct {
-	d  detail
-	ok bool
-}
-
-const maxDetails = 4096
 
 func newScanner(fast bool) *scanner {
-	return &scanner{fast: fast, details: map[string]detail{}, others: map[string]otherDetail{}}
+	return &scanner{fast: fast, details: newDetailCache(), lines: newDetailCache()}
 }
 
 // commandDetail parses the detail of a command's first line into d and
 // checks its form, as commandLine does.
 func (sc *scanner) commandDetail(det []byte, d *detail) bool {
-	if v, ok := sc.details[string(det)]; ok {
-		*d = v
+	if e := sc.details.get(det); e != nil {
+		*d = e.d
 		return true
 	}
 	if !parseDetail(det, d) || !wellFormed(phPre, d, false) {
 		return false
 	}
-	if len(sc.details) >= maxDetails {
-		clear(sc.details)
-	}
-	sc.details[string(det)] = *d
+	e := sc.details.put(det)
+	e.d, e.ok = *d, true
 	return true
 }
 
-// otherDetail parses the detail of a line of another phase than a
-// command's into d, as event does.
-func (sc *scanner) otherDetail(det []byte, d *detail) bool {
-	if v, ok := sc.others[string(det)]; ok {
-		*d = v.d
-		return v.ok
+// otherLine parses b, a trace line after its prefix that does not begin
+// as a command's first line, into pr as parseLine does (nl is where the
+// line ends in the block), and returns contEvent, or 0 for a line not
+// applied from what was parsed. A program writes the same few such lines
+// again and again, so b is looked up before it is parsed.
+func (sc *scanner) otherLine(b []byte, nl int, pr *parsed) cont {
+	e := sc.lines.get(b)
+	if e == nil {
+		e = sc.lines.put(b)
+		ev, ph, name, det, ok := parseEvent(b)
+		if ok && ph != phPre && ph != phDispatch && ph != phPost {
+			e.form, e.ev, e.ph = contEvent, ev, ph
+			e.nameLen, e.detLen = int32(len(name)), int32(len(det))
+			e.ok = true
+			if len(det) > 0 {
+				e.ok = parseDetail(det, &e.d)
+			}
+		}
 	}
-	ok := parseDetail(det, d)
-	if len(sc.others) >= maxDetails {
-		clear(sc.others)
+	if e.form == 0 {
+		return 0
 	}
-	sc.others[string(det)] = otherDetail{*d, ok}
-	return ok
+	// The detail ends the line; the phase name ends before its blank, or
+	// the line.
+	pr.ev, pr.ph = e.ev, e.ph
+	pr.detAt, pr.detLen = int32(nl)-e.detLen, e.detLen
+	pr.nameAt, pr.nameLen = pr.detAt-e.nameLen, e.nameLen
+	if e.detLen > 0 {
+		pr.nameAt--
+	}
+	pr.d, pr.ok = e.d, e.ok
+	return contEvent
 }
 
 // scan finds the lines of a block that begin after its first '\n' and end
@@ -116,15 +123,24 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 	ref := int32(-1)
 	var tail []byte // the reference line's detail as its continuations end: " "+detail+"\n", or "\n"
 	for p := first + 1; p <= last; {
+		// Each tok is written in place, field by field: building one
+		// and appending it copies it through the stack in loads wider
+		// than the stores that built it, which stalls (store
+		// forwarding fails) once a line.
+		if len(toks) == cap(toks) {
+			toks = append(toks, tok{})[:len(toks)]
+		}
+		toks = toks[:len(toks)+1]
+		tk := &toks[len(toks)-1]
 		if ref >= 0 {
 			if n, f, t, timed := continuation(buf[p:last+1], tail); n > 0 {
-				toks = append(toks, tok{end: int32(p + n - 1), ref: ref, form: f, timed: timed, t: t})
+				tk.end, tk.ref, tk.form, tk.timed, tk.t = int32(p+n-1), ref, f, timed, t
 				p += n
 				continue
 			}
 		}
 		nl := p + bytes.IndexByte(buf[p:last+1], '\n')
-		tk := tok{end: int32(nl), ref: -1}
+		tk.end, tk.ref, tk.form, tk.timed, tk.t = int32(nl), -1, 0, false, 0
 		if sc.fast {
 			// Parsed in place: a parsed is large.
 			if len(ps) == cap(ps) {
@@ -134,7 +150,7 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 			pr := &ps[len(ps)-1]
 			switch tk.form, tk.t, tk.timed = sc.parseLine(buf, p, nl, pr); tk.form {
 			case contStart:
-				ref, tail = int32(len(toks)), buf[nl:nl+1]
+				ref, tail = int32(len(toks)-1), buf[nl:nl+1]
 				if pr.detLen > 0 {
 					tail = buf[pr.detAt-1 : nl+1]
 				}
@@ -145,7 +161,6 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 				ps = ps[:len(ps)-1]
 			}
 		}
-		toks = append(toks, tk)
 		p = nl + 1
 	}
 	return first, last, toks, ps
@@ -166,7 +181,15 @@ func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint6
 	if over || !bytes.HasPrefix(rest, tracePrefix) {
 		return 0, 0, false
 	}
-	ev, ph, name, det, ok := parseEvent(rest[len(tracePrefix):])
+	b := rest[len(tracePrefix):]
+	if !bytes.HasPrefix(b, preBegin) {
+		// Not a command's first line (parseEvent would not make it one).
+		if sc.otherLine(b, nl, pr) == 0 {
+			return 0, 0, false
+		}
+		return contEvent, t, timed
+	}
+	ev, ph, name, det, ok := parseEvent(b)
 	if !ok {
 		return 0, 0, false
 	}
@@ -178,20 +201,16 @@ func (sc *scanner) parseLine(buf []byte, p, nl int, pr *parsed) (f cont, t uint6
 	if len(det) > 0 {
 		pr.nameAt--
 	}
-	switch {
-	case ph == phPre && ev == evSyncBegin:
+	if ph == phPre && ev == evSyncBegin {
 		// commandLine's checks of a first line, which need no state.
 		if len(det) > 0 && !sc.commandDetail(det, &pr.d) {
 			return 0, 0, false
 		}
 		return contStart, t, timed
-	case ph == phPre || ph == phDispatch || ph == phPost:
-		return 0, 0, false
 	}
-	if len(det) == 0 {
-		pr.d, pr.ok = detail{}, true
-	} else {
-		pr.ok = sc.otherDetail(det, &pr.d)
+	// A longer phase name that begins as the first line's: another phase.
+	if sc.otherLine(b, nl, pr) == 0 {
+		return 0, 0, false
 	}
 	return contEvent, t, timed
 }

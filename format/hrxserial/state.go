@@ -58,6 +58,8 @@ type state struct {
 	d     detail // scratch
 	disp  capture.Dispatch
 
+	kernelSlots [64]kernelSlot // kernelFor's recent answers
+
 	// done is, per list, one past the highest index of a traced command
 	// completed in the open run: a command's identity is (run, list,
 	// index), so a traced command below it repeats one already read.
