@@ -117,6 +117,12 @@ func TestHandover(t *testing.T) {
 		if err := os.Chmod(lone, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		if out, _, _ := runProgram(t, lone, nil, nil, "version"); !strings.Contains(out, "handed to tally-full: the nsys reader (SQLite), the rocpd reader (SQLite), tally export\n") {
+			t.Errorf("tally version does not say what it hands over:\n%s", out)
+		}
+		if out, _, _ := runProgram(t, full, nil, nil, "version"); !strings.Contains(out, "engines: every one linked") {
+			t.Errorf("tally-full version does not say it links every engine:\n%s", out)
+		}
 		for _, args := range [][]string{{"report", kineto}, {"version"}, {"formats"}, {"export", "-h"}} {
 			if _, errOut, code := runProgram(t, lone, nil, nil, args...); code != 0 {
 				t.Errorf("tally %v without tally-full: got exit %d (%s), want 0", args, code, errOut)

@@ -5,6 +5,9 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
+
+	"github.com/tallyprof/tally/format"
 
 	"github.com/tallyprof/tally/internal/exitcode"
 )
@@ -14,7 +17,7 @@ func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
-	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())); err != nil {
+	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())+enginesLine()); err != nil {
 		return exitcode.Error
 	}
 	return exitcode.OK
@@ -50,4 +53,22 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 			"  for it, build inside the checkout: go build -buildvcs=true -o tally ./cmd/tally\n"
 	}
 	return s + fmt.Sprintf("%s %s/%s\n", bi.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+// enginesLine says what this program hands to tally-full, or that it
+// links everything (handover.go).
+func enginesLine() string {
+	var elsewhere []string
+	for _, f := range format.Formats() {
+		if f.Unlinked("") != nil {
+			elsewhere = append(elsewhere, fmt.Sprintf("the %s reader (%s)", f.Name, f.Engine.Name))
+		}
+	}
+	if Exporter == nil {
+		elsewhere = append(elsewhere, "tally export")
+	}
+	if len(elsewhere) == 0 {
+		return "engines: every one linked (SQLite, the export writers)\n"
+	}
+	return "handed to " + fullName + ": " + strings.Join(elsewhere, ", ") + "\n"
 }
