@@ -3,7 +3,7 @@
 // Those engines cost tens of milliseconds of start-up in every run, so
 // tally leaves them out and hands the invocations that need them to
 // tally-full, with the same arguments; it can also be run directly, as
-// tally. Install both: go install github.com/tallyprof/tally/cmd/...@latest
+// tally. Install both: go install ./cmd/tally ./cmd/tally-full
 package main
 
 import (

@@ -48,7 +48,7 @@ func handover(args []string, why error, stderr io.Writer) int {
 	}
 	path, err := findFull()
 	if err != nil {
-		fmt.Fprintf(stderr, "tally: %v\ntally: %s, tally's build with every engine, runs it; %v. Install it beside tally:\n  go install github.com/tallyprof/tally/cmd/%s@latest\n(or go install ./cmd/... in a checkout), or set %s to its path\n", why, fullName, err, fullName, fullEnv)
+		fmt.Fprintf(stderr, "tally: %v\ntally: %s, tally's build with every engine, runs it; %v. Install it beside tally:\n  go install github.com/tallyprof/tally/cmd/%s@latest\n(or go install ./cmd/tally-full in a checkout), or set %s to its path\n", why, fullName, err, fullName, fullEnv)
 		return exitcode.Error
 	}
 	env := append(os.Environ(), handedOverEnv+"="+buildKey())
