@@ -2,6 +2,7 @@ package hrxserial
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -142,8 +143,8 @@ func TestScanContinuations(t *testing.T) {
 			t.Errorf("head line %d: ref %d, form %d, phase %d; want %d, %d, %d", i+1, tk.ref, tk.form, ps[i].ph, i, contEvent, []phase{phProgram, phList}[i])
 		}
 	}
-	if tk := toks[2]; tk.form != contStart || tk.ref != 2 || ps[2].d.kernelID != 7 || !tk.timed || tk.t != 102 {
-		t.Errorf("the command's first line: form %d, ref %d, kernel_id %d, t %d; want %d, 2, 7, 102", tk.form, tk.ref, ps[2].d.kernelID, tk.t, contStart)
+	if tk := toks[2]; tk.form != contWhole || tk.ref != 2 || ps[2].d.kernelID != 7 || !tk.timed || tk.t != 102 {
+		t.Errorf("the command's first line: form %d, ref %d, kernel_id %d, t %d; want %d, 2, 7, 102", tk.form, tk.ref, ps[2].d.kernelID, tk.t, contWhole)
 	}
 	for i, tk := range toks[3:] {
 		wantT := uint64(103 + i)
@@ -240,4 +241,49 @@ func TestFastPathUnknownPhases(t *testing.T) {
 	}
 	b.WriteString("10 hrx debug serial: end phase=command-program main_commands=1 init_commands=0 transient_arena=0\n")
 	bothPaths(t, []byte(b.String()))
+}
+
+// scan marks a traced command's first line whole (contWhole) only when the
+// next five lines of its block are its five continuations in order; replay
+// then applies the six at once, and they read as the general path reads
+// them: under a header whose clock is not monotonic ns, with a stamp that
+// goes back inside the command, after a sync left open.
+func TestScanWhole(t *testing.T) {
+	const det = " list=main index=0 list_commands=1 ordinal=0 kind=Kernel kernel_id=7 bindings=3"
+	head := "100 hrx debug serial: begin phase=command-program main_commands=1 init_commands=0 transient_arena=0\n" +
+		"101 hrx debug serial: begin phase=command-list list=main list_commands=1 main_commands=1\n"
+	lines := func(det string, stamps ...int) []string {
+		var l []string
+		for i, text := range []string{"sync-begin phase=command-pre-dispatch", "sync-end phase=command-pre-dispatch",
+			"begin phase=command-dispatch", "end phase=command-dispatch",
+			"sync-begin phase=command-post-dispatch", "sync-end phase=command-post-dispatch"} {
+			l = append(l, fmt.Sprintf("%d hrx debug serial: %s%s\n", stamps[i], text, det))
+		}
+		return l
+	}
+	whole := lines(det, 102, 103, 104, 105, 106, 107)
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  cont
+	}{
+		{"the six lines", whole, contWhole},
+		{"untraced", lines("", 102, 103, 104, 105, 106, 107), contStart},
+		{"a foreign line among them", append(append(append([]string{}, whole[:3]...), "foreign\n"), whole[3:]...), contStart},
+		{"the last one missing", whole[:5], contStart},
+		{"two swapped", append(append(append([]string{}, whole[:1]...), whole[2], whole[1]), whole[3:]...), contStart},
+		{"one repeated", append(append([]string{}, whole[:2]...), whole[1:]...), contStart},
+	} {
+		_, _, toks, _ := newScanner(true).scan([]byte("x\n"+head+strings.Join(c.lines, "")), nil, nil)
+		if got := toks[2].form; got != c.want {
+			t.Errorf("%s: the command's first line has form %d, want %d", c.name, got, c.want)
+		}
+	}
+	for _, header := range []string{"", "# tally kept trace v1 clock=monotonic unit=ns\n", "# tally kept trace v1 clock=realtime unit=ns\n"} {
+		for _, cmd := range [][]string{whole, lines(det, 102, 103, 99, 105, 101, 107), lines(det, 102, 103, 104, 105, 106, 1)} {
+			open := header + head + "90 hrx debug serial: sync-begin phase=cool-down\n" + strings.Join(cmd, "")
+			bothPaths(t, []byte(header+head+strings.Join(cmd, "")+strings.Join(cmd, "")))
+			bothPaths(t, []byte(open))
+		}
+	}
 }

@@ -124,11 +124,18 @@ func readStream(r io.Reader, name string, cat *catalog.Catalog, sink capture.Sin
 // the state does not expect, goes the general way.
 func (s *state) replay(data []byte, at int, toks []tok, ps []parsed, fast bool) error {
 	base := s.lineNo + 1 // the line number of toks[0]
-	for i := range toks {
+	for i := 0; i < len(toks); i++ {
 		tk := &toks[i]
 		if fast && !s.end.Seen {
 			switch {
-			case tk.form == contStart:
+			case tk.form == contWhole && i+len(wholeSeq) < len(toks):
+				s.startLine(data, &ps[tk.ref], tk.t, tk.timed)
+				c := toks[i+1 : i+1+len(wholeSeq)]
+				s.whole(c)
+				i += len(c)
+				at = int(c[len(c)-1].end) + 1
+				continue
+			case tk.form == contStart, tk.form == contWhole:
 				s.startLine(data, &ps[tk.ref], tk.t, tk.timed)
 				at = int(tk.end) + 1
 				continue
@@ -166,6 +173,31 @@ func (s *state) startLine(data []byte, pr *parsed, t uint64, timed bool) {
 	}
 	s.startCommand(pr.det(data), &pr.d, tail)
 	s.counted(t, timed)
+}
+
+// whole applies the five lines that continue the traced command startLine
+// just began, as advance and counted would one by one: after startLine the
+// pre-dispatch sync is open, so each of them is the one the command expects
+// and the syncs allow.
+func (s *state) whole(c []tok) {
+	c = c[:len(wholeSeq)]
+	ok := s.header.badClock == ""
+	cmd := &s.cmd
+	line := s.lineNo
+	s.sync.open = false // sync-end phase=command-pre-dispatch
+	cmd.tBegin, cmd.okBegin = c[1].t, c[1].timed && ok
+	cmd.tEnd, cmd.okEnd = c[2].t, c[2].timed && ok
+	// sync-begin phase=command-post-dispatch, ended by the last line
+	s.sync.phase = append(s.sync.phase[:0], phasePost...)
+	s.sync.line, s.sync.t, s.sync.timed = line+4, c[3].t, c[3].timed && ok
+	cmd.stage = stPostBegin
+	for i := range c {
+		s.lineNo++
+		if i == len(c)-1 {
+			s.completeCommand(c[i].t, c[i].timed && ok)
+		}
+		s.counted(c[i].t, c[i].timed)
+	}
 }
 
 // eventLine applies a trace line of another phase than a command's as

@@ -24,7 +24,13 @@ type tok struct {
 const (
 	contStart cont = contSyncEndPost + 1 + iota // a command's first line
 	contEvent                                   // a trace line of another phase than a command's
+	// contWhole is a traced command's first line that the next five
+	// toks continue, in order: the parser applies all six at once.
+	contWhole
 )
+
+// wholeSeq is the order of a traced command's five continuations.
+var wholeSeq = [5]cont{contSyncEndPre, contBeginDispatch, contEndDispatch, contSyncBeginPost, contSyncEndPost}
 
 // parsed is a line a scan worker parsed: a command's first line
 // (contStart), or a trace line of another phase than a command's
@@ -121,6 +127,7 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 	}
 	last = first + 1 + bytes.LastIndexByte(buf[first+1:], '\n')
 	ref := int32(-1)
+	run := -1       // how many of wholeSeq follow toks[ref] so far; -1: not a whole command
 	var tail []byte // the reference line's detail as its continuations end: " "+detail+"\n", or "\n"
 	for p := first + 1; p <= last; {
 		// Each tok is written in place, field by field: building one
@@ -136,6 +143,13 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 			if n, f, t, timed := continuation(buf[p:last+1], tail); n > 0 {
 				tk.end, tk.ref, tk.form, tk.timed, tk.t = int32(p+n-1), ref, f, timed, t
 				p += n
+				if run >= 0 && int(ref)+run+2 == len(toks) && f == wholeSeq[run] {
+					if run++; run == len(wholeSeq) {
+						toks[ref].form, run = contWhole, -1
+					}
+				} else {
+					run = -1
+				}
 				continue
 			}
 		}
@@ -150,9 +164,9 @@ func (sc *scanner) scan(buf []byte, toks []tok, ps []parsed) (first, last int, _
 			pr := &ps[len(ps)-1]
 			switch tk.form, tk.t, tk.timed = sc.parseLine(buf, p, nl, pr); tk.form {
 			case contStart:
-				ref, tail = int32(len(toks)-1), buf[nl:nl+1]
+				ref, tail, run = int32(len(toks)-1), buf[nl:nl+1], -1
 				if pr.detLen > 0 {
-					tail = buf[pr.detAt-1 : nl+1]
+					tail, run = buf[pr.detAt-1:nl+1], 0
 				}
 				tk.ref = int32(len(ps) - 1)
 			case contEvent:
