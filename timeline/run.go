@@ -31,6 +31,10 @@ type Summary struct {
 	// at all.
 	Inputs int
 	Failed int
+	// Errors are the failed inputs' read errors, in argument order (each
+	// names its input): what the accounting track says, for the command
+	// line to say too.
+	Errors []error
 	// Complete is true when the verdict is "complete".
 	Complete bool
 	// Empty lists the inputs that hold no dispatch event at all (their
@@ -62,9 +66,11 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: workers, Progress: opt.Progress,
 		Sink: func(i int, _ string) capture.Sink { return capture.Tee{sinks[i], col.Sink(i)} }})
 	var empty []string
+	var errs []error
 	for i, in := range run.Inputs {
 		if in.Err != nil {
 			w.Failed(in.Path, in.Err)
+			errs = append(errs, in.Err)
 			continue
 		}
 		sinks[i].Finish(in.Capture)
@@ -78,7 +84,7 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	w.Collectives(collectives.Analyze(run, col), sinks)
 	sum, err := w.summary(w.Close())
 	if sum != nil {
-		sum.Empty = empty
+		sum.Empty, sum.Errors = empty, errs
 	}
 	return sum, err
 }

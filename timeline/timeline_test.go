@@ -279,6 +279,9 @@ func TestFailedInputIsAGapOfTheWhole(t *testing.T) {
 		if sum.Failed != 1 || len(d.slices) == 0 || sum.Verdict != "incomplete: 1 input failed; 1 input incomplete" {
 			t.Errorf("%s: got failed %d, %d slices, verdict %q; want 1, some, \"incomplete: 1 input failed; 1 input incomplete\"", f, sum.Failed, len(d.slices), sum.Verdict)
 		}
+		if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error(), bad) {
+			t.Errorf("%s: got errors %v, want the one of %s", f, sum.Errors, bad)
+		}
 		found := false
 		for _, s := range d.instants {
 			if s.args["kind"] == "failed_input" && s.args["input"] == bad {

@@ -134,6 +134,10 @@ func TestHandover(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "does not link") || !strings.Contains(errOut, "give --format nsys") {
 			t.Errorf("nsys on standard input: got exit %d, stderr %q; want exit 2 naming the SQLite engine and --format", code, errOut)
 		}
+		_, errOut, _ = runProgram(t, lone, nil, []byte(readFile(t, nsys)), "timeline", kineto, "-", "-o", filepath.Join(t.TempDir(), "t.json"))
+		if !strings.Contains(errOut, "FAILED") || !strings.Contains(errOut, "give --format nsys") {
+			t.Errorf("timeline with nsys on standard input: stderr %q; want the failed input and what to do", errOut)
+		}
 		want, _, _ := runProgram(t, full, nil, nil, "report", nsys)
 		out, errOut, code := runProgram(t, light, nil, []byte(readFile(t, nsys)), "report", "--format", "nsys", "-")
 		if code != 0 || out != strings.ReplaceAll(want, nsys, "standard input") {

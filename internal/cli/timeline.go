@@ -60,6 +60,10 @@ Flags:
 		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
 		return exitcode.Error
 	}
+	for _, err := range sum.Errors {
+		safetext.Fprintf(stderr, "tally timeline: FAILED: %v\n", err)
+		streamHint(stderr, "timeline", err)
+	}
 	for _, e := range sum.Empty {
 		safetext.Fprintf(stderr, "tally timeline: NO DISPATCH RECORDED in %s\n", e)
 	}

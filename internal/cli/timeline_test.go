@@ -29,6 +29,12 @@ func TestTimelineCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(data), &doc); err != nil || !strings.HasPrefix(doc.OtherData["tally_verdict"].(string), "incomplete") {
 		t.Errorf("chrome json: %v %v", err, doc.OtherData)
 	}
+	// An input that cannot be read is named on standard error with why,
+	// as the timeline's accounting track names it.
+	missing := filepath.Join(dir, "missing.kept")
+	if code, _, errOut := tally("timeline", example, missing, "-o", js); code != 0 || !strings.Contains(errOut, "tally timeline: FAILED: open "+missing) {
+		t.Errorf("one input missing: got exit %d, stderr %q; want 0 and a FAILED line naming %s", code, errOut, missing)
+	}
 	// Usage errors, unknown --as, all inputs failing, unwritable outputs.
 	for _, args := range [][]string{
 		{"timeline", example},
