@@ -37,6 +37,8 @@ Usage:
   tally completion SHELL          shell completion script for bash, zsh or fish
 
 Run 'tally COMMAND -h' or 'tally help COMMAND' for a command's flags and examples.
+tally hands nsys and rocpd (SQLite) inputs and tally export to tally-full, installed beside
+it (go install ./cmd/tally-full); 'tally version' says what this program hands over.
 
 Exit status:
   0  report written (complete; or incomplete without --strict)
