@@ -85,7 +85,7 @@ func checkFlows(t *testing.T, d *decoded) {
 func decodePerfetto(t *testing.T, data []byte) *decoded {
 	t.Helper()
 	d := &decoded{tracks: map[string]string{}, meta: map[string]any{}}
-	names := map[protowire.Number]map[uint64]string{}
+	names := map[fieldNum]map[uint64]string{}
 	type ev struct {
 		typ, seq   uint64
 		track      string
@@ -99,7 +99,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 	cleared := false
 	for n := 0; len(data) > 0; n++ {
 		num, typ, l := protowire.ConsumeTag(data)
-		if l < 0 || num != fTracePacket || typ != protowire.BytesType {
+		if l < 0 || fieldNum(num) != fTracePacket || typ != protowire.BytesType {
 			t.Fatalf("packet %d: bad framing", n)
 		}
 		data = data[l:]
@@ -110,7 +110,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 		data = data[l:]
 		var seq, flags, ts uint64
 		var te, td, bundle []byte
-		fields(t, pkt, func(f protowire.Number, v uint64, b []byte) {
+		fields(t, pkt, func(f fieldNum, v uint64, b []byte) {
 			switch f {
 			case fPacketSequenceID:
 				seq = v
@@ -125,7 +125,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			case fPacketChromeEvent:
 				bundle = b
 			case fPacketInterned:
-				fields(t, b, func(tf protowire.Number, _ uint64, e []byte) {
+				fields(t, b, func(tf fieldNum, _ uint64, e []byte) {
 					iid, s := idName(t, e, fInternIID, fInternName)
 					if names[tf] == nil {
 						names[tf] = map[uint64]string{}
@@ -152,10 +152,10 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			d.tracks[key] = name
 		}
 		if bundle != nil {
-			fields(t, bundle, func(_ protowire.Number, _ uint64, m []byte) {
+			fields(t, bundle, func(_ fieldNum, _ uint64, m []byte) {
 				var k string
 				var v any
-				fields(t, m, func(f protowire.Number, x uint64, b []byte) {
+				fields(t, m, func(f fieldNum, x uint64, b []byte) {
 					switch f {
 					case fMetaName:
 						k = string(b)
@@ -170,14 +170,14 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 		}
 		if te != nil {
 			e := ev{ts: int64(ts), args: map[string]any{}, packetSeen: n}
-			lookup := func(tab protowire.Number, id uint64) string {
+			lookup := func(tab fieldNum, id uint64) string {
 				s, ok := names[tab][id]
 				if !ok {
 					t.Fatalf("packet %d: iid %d of table %d used before defined", n, id, tab)
 				}
 				return s
 			}
-			fields(t, te, func(f protowire.Number, v uint64, b []byte) {
+			fields(t, te, func(f fieldNum, v uint64, b []byte) {
 				switch f {
 				case fEventType:
 					e.typ = v
@@ -194,7 +194,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 				case fEventAnnotation:
 					var k string
 					var val any
-					fields(t, b, func(af protowire.Number, av uint64, ab []byte) {
+					fields(t, b, func(af fieldNum, av uint64, ab []byte) {
 						switch af {
 						case fAnnNameIID:
 							k = lookup(fInternAnnNames, av)
@@ -249,9 +249,9 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 
 // idName reads a message's varint field id and string field name (an
 // interned entry, a track descriptor).
-func idName(t *testing.T, msg []byte, idField, nameField protowire.Number) (id uint64, name string) {
+func idName(t *testing.T, msg []byte, idField, nameField fieldNum) (id uint64, name string) {
 	t.Helper()
-	fields(t, msg, func(f protowire.Number, v uint64, b []byte) {
+	fields(t, msg, func(f fieldNum, v uint64, b []byte) {
 		switch f {
 		case idField:
 			id = v
@@ -263,7 +263,7 @@ func idName(t *testing.T, msg []byte, idField, nameField protowire.Number) (id u
 }
 
 // fields calls f for each field of a message; varints give v, bytes b.
-func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) {
+func fields(t *testing.T, msg []byte, f func(fieldNum, uint64, []byte)) {
 	t.Helper()
 	for len(msg) > 0 {
 		num, typ, l := protowire.ConsumeTag(msg)
@@ -288,7 +288,7 @@ func fields(t *testing.T, msg []byte, f func(protowire.Number, uint64, []byte)) 
 		}
 		switch typ {
 		case protowire.VarintType, protowire.BytesType, protowire.Fixed64Type:
-			f(num, v, b)
+			f(fieldNum(num), v, b)
 		}
 		msg = msg[l:]
 	}

@@ -1,10 +1,6 @@
 package timeline
 
-import (
-	"bufio"
-
-	"google.golang.org/protobuf/encoding/protowire"
-)
+import "bufio"
 
 // arg is one annotation of an event: a string, an int or a bool.
 type arg struct {
@@ -58,8 +54,8 @@ func (p *perfetto) args() []arg { return p.a[:0] }
 
 // emit frames the packet in p.pkt and writes it.
 func (p *perfetto) emit() {
-	p.hdr = protowire.AppendTag(p.hdr[:0], fTracePacket, protowire.BytesType)
-	p.hdr = protowire.AppendVarint(p.hdr, uint64(len(p.pkt)))
+	p.hdr = appendTag(p.hdr[:0], fTracePacket, bytesType)
+	p.hdr = appendVarint(p.hdr, uint64(len(p.pkt)))
 	p.w.Write(p.hdr)
 	p.w.Write(p.pkt)
 }
@@ -68,25 +64,25 @@ func (p *perfetto) emit() {
 // incremental state, every later one depends on it.
 func (p *perfetto) begin() {
 	p.pkt = p.pkt[:0]
-	p.pkt = protowire.AppendTag(p.pkt, fPacketSequenceID, protowire.VarintType)
-	p.pkt = protowire.AppendVarint(p.pkt, sequenceID)
+	p.pkt = appendTag(p.pkt, fPacketSequenceID, varintType)
+	p.pkt = appendVarint(p.pkt, sequenceID)
 	flags := uint64(seqNeedsIncrementalState)
 	if !p.started {
 		flags |= seqIncrementalStateCleared
 		p.started = true
 	}
-	p.pkt = protowire.AppendTag(p.pkt, fPacketSeqFlags, protowire.VarintType)
-	p.pkt = protowire.AppendVarint(p.pkt, flags)
+	p.pkt = appendTag(p.pkt, fPacketSeqFlags, varintType)
+	p.pkt = appendVarint(p.pkt, flags)
 }
 
-func appendString(b []byte, n protowire.Number, s string) []byte {
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendString(b, s)
+func appendString(b []byte, n fieldNum, s string) []byte {
+	b = appendTag(b, n, bytesType)
+	return appendStr(b, s)
 }
 
-func appendUint(b []byte, n protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, n, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+func appendUint(b []byte, n fieldNum, v uint64) []byte {
+	b = appendTag(b, n, varintType)
+	return appendVarint(b, v)
 }
 
 func (p *perfetto) track(t *track) {
@@ -105,14 +101,14 @@ func (p *perfetto) track(t *track) {
 	}
 	d = appendUint(d, fTrackOrderRank, uint64(t.order))
 	d = appendUint(d, fTrackMerge, siblingMergeNone)
-	p.pkt = protowire.AppendTag(p.pkt, fPacketTrackDesc, protowire.BytesType)
-	p.pkt = protowire.AppendBytes(p.pkt, d)
+	p.pkt = appendTag(p.pkt, fPacketTrackDesc, bytesType)
+	p.pkt = appendBytes(p.pkt, d)
 	p.emit()
 }
 
 // iid interns s in table m, adding the definition to p.intern under field f
 // on first use.
-func (p *perfetto) iid(m map[string]uint64, f protowire.Number, s string) uint64 {
+func (p *perfetto) iid(m map[string]uint64, f fieldNum, s string) uint64 {
 	if id, ok := m[s]; ok {
 		return id
 	}
@@ -121,8 +117,8 @@ func (p *perfetto) iid(m map[string]uint64, f protowire.Number, s string) uint64
 	var e [64]byte
 	entry := appendUint(e[:0], fInternIID, id)
 	entry = appendString(entry, fInternName, s)
-	p.intern = protowire.AppendTag(p.intern, f, protowire.BytesType)
-	p.intern = protowire.AppendBytes(p.intern, entry)
+	p.intern = appendTag(p.intern, f, bytesType)
+	p.intern = appendBytes(p.intern, entry)
 	return id
 }
 
@@ -137,12 +133,12 @@ func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args 
 		p.ev = appendUint(p.ev, fEventCategoryIIDs, p.iid(p.cats, fInternCategories, cat))
 	}
 	if flowOut != 0 {
-		p.ev = protowire.AppendTag(p.ev, fEventFlowIDs, protowire.Fixed64Type)
-		p.ev = protowire.AppendFixed64(p.ev, flowOut)
+		p.ev = appendTag(p.ev, fEventFlowIDs, fixed64Type)
+		p.ev = appendFixed64(p.ev, flowOut)
 	}
 	if flowIn != 0 {
-		p.ev = protowire.AppendTag(p.ev, fEventTermFlowIDs, protowire.Fixed64Type)
-		p.ev = protowire.AppendFixed64(p.ev, flowIn)
+		p.ev = appendTag(p.ev, fEventTermFlowIDs, fixed64Type)
+		p.ev = appendFixed64(p.ev, flowIn)
 	}
 	for _, a := range args {
 		p.ann = appendUint(p.ann[:0], fAnnNameIID, p.iid(p.annNames, fInternAnnNames, a.key))
@@ -158,17 +154,17 @@ func (p *perfetto) event(t *track, typ uint64, name, cat string, ts int64, args 
 		default:
 			p.ann = appendString(p.ann, fAnnString, a.s)
 		}
-		p.ev = protowire.AppendTag(p.ev, fEventAnnotation, protowire.BytesType)
-		p.ev = protowire.AppendBytes(p.ev, p.ann)
+		p.ev = appendTag(p.ev, fEventAnnotation, bytesType)
+		p.ev = appendBytes(p.ev, p.ann)
 	}
 	p.begin()
 	p.pkt = appendUint(p.pkt, fPacketTimestamp, uint64(ts))
 	if len(p.intern) > 0 {
-		p.pkt = protowire.AppendTag(p.pkt, fPacketInterned, protowire.BytesType)
-		p.pkt = protowire.AppendBytes(p.pkt, p.intern)
+		p.pkt = appendTag(p.pkt, fPacketInterned, bytesType)
+		p.pkt = appendBytes(p.pkt, p.intern)
 	}
-	p.pkt = protowire.AppendTag(p.pkt, fPacketTrackEvent, protowire.BytesType)
-	p.pkt = protowire.AppendBytes(p.pkt, p.ev)
+	p.pkt = appendTag(p.pkt, fPacketTrackEvent, bytesType)
+	p.pkt = appendBytes(p.pkt, p.ev)
 	p.emit()
 }
 
@@ -196,11 +192,11 @@ func (p *perfetto) finish(meta []arg) {
 		} else {
 			m = appendString(m, fMetaString, a.s)
 		}
-		bundle = protowire.AppendTag(bundle, fBundleMetadata, protowire.BytesType)
-		bundle = protowire.AppendBytes(bundle, m)
+		bundle = appendTag(bundle, fBundleMetadata, bytesType)
+		bundle = appendBytes(bundle, m)
 	}
 	p.begin()
-	p.pkt = protowire.AppendTag(p.pkt, fPacketChromeEvent, protowire.BytesType)
-	p.pkt = protowire.AppendBytes(p.pkt, bundle)
+	p.pkt = appendTag(p.pkt, fPacketChromeEvent, bytesType)
+	p.pkt = appendBytes(p.pkt, bundle)
 	p.emit()
 }

@@ -1,9 +1,7 @@
 package timeline
 
-import "google.golang.org/protobuf/encoding/protowire"
-
 // Field numbers of the Perfetto messages tally writes, hand-encoded with
-// protowire (no generated code: tally writes ~30 fields of a schema with
+// wire.go's appends (no generated code: tally writes ~30 fields of a schema with
 // hundreds, as a stream of packets, and needs no reflection).
 //
 // Provenance: github.com/google/perfetto @ ec5d16b14b743ba6063d720956d6d6af6610fd72
@@ -21,61 +19,61 @@ import "google.golang.org/protobuf/encoding/protowire"
 // under "cr-<name>" (src/trace_processor/importers/proto/proto_trace_parser_impl.cc,
 // ParseChromeEvents): that is where tally's verdict goes.
 const (
-	fTracePacket protowire.Number = 1 // Trace.packet
+	fTracePacket fieldNum = 1 // Trace.packet
 
 	// TracePacket
-	fPacketTimestamp   protowire.Number = 8
-	fPacketSequenceID  protowire.Number = 10 // trusted_packet_sequence_id
-	fPacketTrackEvent  protowire.Number = 11
-	fPacketInterned    protowire.Number = 12 // interned_data
-	fPacketSeqFlags    protowire.Number = 13 // sequence_flags
-	fPacketChromeEvent protowire.Number = 5  // chrome_events (ChromeEventBundle)
-	fPacketTrackDesc   protowire.Number = 60 // track_descriptor
+	fPacketTimestamp   fieldNum = 8
+	fPacketSequenceID  fieldNum = 10 // trusted_packet_sequence_id
+	fPacketTrackEvent  fieldNum = 11
+	fPacketInterned    fieldNum = 12 // interned_data
+	fPacketSeqFlags    fieldNum = 13 // sequence_flags
+	fPacketChromeEvent fieldNum = 5  // chrome_events (ChromeEventBundle)
+	fPacketTrackDesc   fieldNum = 60 // track_descriptor
 
 	seqIncrementalStateCleared = 1
 	seqNeedsIncrementalState   = 2
 
 	// TrackDescriptor
-	fTrackUUID          protowire.Number = 1
-	fTrackName          protowire.Number = 2
-	fTrackParent        protowire.Number = 5
-	fTrackChildOrdering protowire.Number = 11
-	fTrackOrderRank     protowire.Number = 12
-	fTrackDescription   protowire.Number = 14
-	fTrackMerge         protowire.Number = 15 // sibling_merge_behavior
+	fTrackUUID          fieldNum = 1
+	fTrackName          fieldNum = 2
+	fTrackParent        fieldNum = 5
+	fTrackChildOrdering fieldNum = 11
+	fTrackOrderRank     fieldNum = 12
+	fTrackDescription   fieldNum = 14
+	fTrackMerge         fieldNum = 15 // sibling_merge_behavior
 
 	childOrderingExplicit = 3
 	siblingMergeNone      = 2
 
 	// TrackEvent
-	fEventCategoryIIDs protowire.Number = 3
-	fEventAnnotation   protowire.Number = 4
-	fEventType         protowire.Number = 9
-	fEventNameIID      protowire.Number = 10
-	fEventTrackUUID    protowire.Number = 11
-	fEventFlowIDs      protowire.Number = 47 // repeated fixed64 flow_ids
-	fEventTermFlowIDs  protowire.Number = 48 // repeated fixed64 terminating_flow_ids
+	fEventCategoryIIDs fieldNum = 3
+	fEventAnnotation   fieldNum = 4
+	fEventType         fieldNum = 9
+	fEventNameIID      fieldNum = 10
+	fEventTrackUUID    fieldNum = 11
+	fEventFlowIDs      fieldNum = 47 // repeated fixed64 flow_ids
+	fEventTermFlowIDs  fieldNum = 48 // repeated fixed64 terminating_flow_ids
 
 	typeSliceBegin = 1
 	typeSliceEnd   = 2
 	typeInstant    = 3
 
 	// DebugAnnotation
-	fAnnNameIID protowire.Number = 1
-	fAnnBool    protowire.Number = 2
-	fAnnInt     protowire.Number = 4
-	fAnnString  protowire.Number = 6
+	fAnnNameIID fieldNum = 1
+	fAnnBool    fieldNum = 2
+	fAnnInt     fieldNum = 4
+	fAnnString  fieldNum = 6
 
 	// InternedData; each entry is {iid = 1, name = 2}.
-	fInternCategories protowire.Number = 1
-	fInternNames      protowire.Number = 2
-	fInternAnnNames   protowire.Number = 3
-	fInternIID        protowire.Number = 1
-	fInternName       protowire.Number = 2
+	fInternCategories fieldNum = 1
+	fInternNames      fieldNum = 2
+	fInternAnnNames   fieldNum = 3
+	fInternIID        fieldNum = 1
+	fInternName       fieldNum = 2
 
 	// ChromeEventBundle.metadata, ChromeMetadata
-	fBundleMetadata protowire.Number = 2
-	fMetaName       protowire.Number = 1
-	fMetaString     protowire.Number = 2
-	fMetaInt        protowire.Number = 4
+	fBundleMetadata fieldNum = 2
+	fMetaName       fieldNum = 1
+	fMetaString     fieldNum = 2
+	fMetaInt        fieldNum = 4
 )

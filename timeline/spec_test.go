@@ -32,13 +32,13 @@ func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
 		rest = rest[l:]
 		pkt, l := protowire.ConsumeBytes(rest)
 		rest = rest[l:]
-		fields(t, pkt, func(f protowire.Number, _ uint64, b []byte) {
+		fields(t, pkt, func(f fieldNum, _ uint64, b []byte) {
 			if f != fPacketTrackDesc {
 				return
 			}
 			d := &desc{}
 			var uuid uint64
-			fields(t, b, func(f protowire.Number, v uint64, b []byte) {
+			fields(t, b, func(f fieldNum, v uint64, b []byte) {
 				switch f {
 				case fTrackUUID:
 					uuid = v
