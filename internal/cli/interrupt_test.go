@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMain lets a test run this binary as tally-full (TALLY_TEST_MAIN=1,
@@ -99,19 +98,6 @@ func startWaiting(t *testing.T, cmd *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitFor polls ready every 5 ms for up to 30 s; a command that does not
-// get there in time is killed, and waitFor returns false.
-func waitFor(cmd *exec.Cmd, ready func() bool) bool {
-	for deadline := time.Now().Add(30 * time.Second); !ready(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return false
-		}
-	}
-	return true
 }
 
 // hidden lists the names in dir that start with prefix.
