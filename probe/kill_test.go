@@ -17,17 +17,10 @@ import (
 	"github.com/tallyprof/tally/probe"
 )
 
-// The child half of the kill tests: this test binary re-run with
-// PROBE_CHILD set records into PROBE_PATH, prints "ready" and waits to be
-// killed.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("PROBE_CHILD"); mode != "" {
-		child(mode, os.Getenv("PROBE_PATH"))
-		os.Exit(3) // never reached: the parent kills the child
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testfile.ChildMain(m, child) }
 
+// child is the child half of the kill tests: it records into path, prints
+// "ready" and waits to be killed.
 func child(mode, path string) {
 	s, err := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: path, RingSize: 1024, Threshold: 64, FlushEvery: -1})
 	if err != nil {
@@ -75,7 +68,7 @@ func child(mode, path string) {
 // startChild runs the child until it is ready.
 func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 	path := filepath.Join(t.TempDir(), "killed.probe")
-	return testfile.Child(t, "PROBE_CHILD="+mode, "PROBE_PATH="+path), path
+	return testfile.Child(t, mode, path), path
 }
 
 // kill -9 after a checkpoint: the file is readable, holds the 1000

@@ -50,3 +50,12 @@ func dbFixture[R any](base func() []R, write func(t *testing.T, dir string, rows
 		cutIsError: true,
 	}
 }
+
+// sqlValue is a fixture row's value in an INSERT: NULL where the row
+// leaves it empty (the edits that blank a column).
+func sqlValue(v string) string {
+	if v == "" {
+		return "NULL"
+	}
+	return v
+}

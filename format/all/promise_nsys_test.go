@@ -49,15 +49,9 @@ func nsysWrite(t *testing.T, dir string, ks []nsysKernel) string {
 		`CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridId INTEGER)`,
 		`CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER)`,
 	}
-	null := func(v string) string {
-		if v == "" {
-			return "NULL"
-		}
-		return v
-	}
 	launched := map[int]bool{}
 	for _, k := range ks {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%s, %s, 0, 1, 7, %d, %d, 10, 10, %d)`, null(k.start), null(k.end), k.corr, nsysGlobalPid, 75428+k.corr))
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%s, %s, 0, 1, 7, %d, %d, 10, 10, %d)`, sqlValue(k.start), sqlValue(k.end), k.corr, nsysGlobalPid, 75428+k.corr))
 		if !launched[k.corr] {
 			launched[k.corr] = true
 			at := int64(155360290000) + int64(k.corr)*1000

@@ -196,14 +196,8 @@ func rocpdWrite(t *testing.T, dir string, ds []rocprofDispatch) string {
 		`INSERT INTO rocpd_info_kernel_symbol` + s + ` VALUES (10, 'g1', 1, 1, 1, '_Z3addPf.kd', 'add(float*)', 0)`,
 		`CREATE TABLE rocpd_kernel_dispatch` + s + ` (id INTEGER, guid TEXT, nid INTEGER, pid INTEGER, tid INTEGER, agent_id INTEGER, kernel_id INTEGER, dispatch_id INTEGER, queue_id INTEGER, stream_id INTEGER, start INTEGER, end INTEGER, private_segment_size INTEGER, group_segment_size INTEGER, workgroup_size_x INTEGER, workgroup_size_y INTEGER, workgroup_size_z INTEGER, grid_size_x INTEGER, grid_size_y INTEGER, grid_size_z INTEGER, region_name_id INTEGER, event_id INTEGER, extdata TEXT)`,
 	}
-	null := func(v string) string {
-		if v == "" {
-			return "NULL"
-		}
-		return v
-	}
 	for i, d := range ds {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO rocpd_kernel_dispatch`+s+` VALUES (%d, 'g1', 1, 1, 1, 2, 10, %d, 1, 0, %s, %s, 0, 0, 64, 1, 1, 1024, 1, 1, 0, 0, '{}')`, i+1, d.id, null(d.start), null(d.end)))
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO rocpd_kernel_dispatch`+s+` VALUES (%d, 'g1', 1, 1, 1, 2, 10, %d, 1, 0, %s, %s, 0, 0, 64, 1, 1, 1024, 1, 1, 0, 0, '{}')`, i+1, d.id, sqlValue(d.start), sqlValue(d.end)))
 	}
 	for _, l := range []string{"rocpd_metadata", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_kernel_dispatch"} {
 		stmts = append(stmts, `CREATE VIEW `+l+` AS SELECT * FROM `+l+s)

@@ -13,17 +13,10 @@ import (
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
-// The child half of the signal tests: this test binary re-run with
-// CLEANUP_CHILD set tracks temporaries in CLEANUP_DIR, installs Catch,
-// prints "ready" and waits for the signal.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("CLEANUP_CHILD"); mode != "" {
-		child(mode, os.Getenv("CLEANUP_DIR"))
-		os.Exit(3) // never reached: the signal ends the child
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testfile.ChildMain(m, child) }
 
+// child is the child half of the signal tests: it tracks temporaries in
+// dir, installs Catch, prints "ready" and waits for the signal.
 func child(mode, dir string) {
 	file, sub, kept := filepath.Join(dir, ".out.tmp1"), filepath.Join(dir, ".ds.tmp2"), filepath.Join(dir, "kept")
 	os.WriteFile(file, []byte("x"), 0o644)
@@ -52,7 +45,7 @@ func child(mode, dir string) {
 func startChild(t *testing.T, mode string) (*exec.Cmd, string) {
 	t.Helper()
 	dir := t.TempDir()
-	return testfile.Child(t, "CLEANUP_CHILD="+mode, "CLEANUP_DIR="+dir), dir
+	return testfile.Child(t, mode, dir), dir
 }
 
 // TestSignalRemovesTracked: on SIGINT or SIGTERM every tracked temporary

@@ -17,12 +17,9 @@ import (
 
 func cmdCompletion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("completion", "Usage: tally completion bash|zsh|fish\n\nPrints a completion script for the shell: commands, their flags, the values of every\nflag that takes one of a set (--format, --program-by, --to, --as, --order, --names…),\nand the command names after help.\n", stderr)
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitcode.Error
-	}
-	if len(pos) != 1 {
-		return usageError(fs, "give one shell: bash, zsh or fish")
+	pos, code, ok := parseArgs(fs, args, 1, "give one shell: bash, zsh or fish")
+	if !ok {
+		return code
 	}
 	var script string
 	switch pos[0] {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // selfManifest names the self-test traces' kernels: without it they have
@@ -113,13 +112,8 @@ func TestRecordCLIStopped(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(stdout.String(), "fakehrx: paused") {
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatal("fakehrx never paused")
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !waitFor(cmd, func() bool { return strings.Contains(stdout.String(), "fakehrx: paused") }) {
+			t.Fatal("fakehrx never paused")
 		}
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()

@@ -104,17 +104,26 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// parseNoArgs parses the flags of a command that takes no arguments. ok
-// false: a flag error, -h or an argument, and code is the exit status.
-func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+// parseArgs parses the flags of a command that takes exactly n
+// arguments, and returns them; want says what to give when their number
+// is another. ok false: a flag error, -h or another number of arguments,
+// and code is the exit status.
+func parseArgs(fs *flag.FlagSet, args []string, n int, want string) (pos []string, code int, ok bool) {
 	pos, err := parseInterspersed(fs, args)
 	switch {
 	case err != nil:
-		return exitcode.Error, false
-	case len(pos) > 0:
-		return usageError(fs, "takes no arguments"), false
+		return nil, exitcode.Error, false
+	case len(pos) != n:
+		return nil, usageError(fs, "%s", want), false
 	}
-	return exitcode.OK, true
+	return pos, exitcode.OK, true
+}
+
+// parseNoArgs parses the flags of a command that takes no arguments
+// (parseArgs).
+func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	_, code, ok = parseArgs(fs, args, 0, "takes no arguments")
+	return code, ok
 }
 
 // parseQuiet is fs.Parse with the flag package's own messages held back:

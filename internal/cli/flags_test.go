@@ -42,11 +42,17 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"timeline", "--as", "svg", kept, "-o", "t.json"}, `invalid value "svg" for flag -as`},
 		{[]string{"timeline", "--as", "perfetto", kept, "-o", "t.json"}, "--as perfetto, and -o t.json is named as the other format"},
 		{[]string{"timeline", "--as", "chrome", kept, "-o", "t.perfetto-trace"}, "--as chrome, and -o t.perfetto-trace is named as the other format"},
+		{[]string{"inspect"}, "give exactly one file"},
+		{[]string{"inspect", kept, kept}, "give exactly one file"},
 		{[]string{"layers", "--hidden", "-3", "a", "b"}, `invalid value "-3" for flag -hidden`},
+		{[]string{"layers", "a"}, "give REF and OURS"},
+		{[]string{"layers", "a", "b", "c"}, "give REF and OURS"},
 		{[]string{"selftest", "extra"}, "takes no arguments"},
 		{[]string{"version", "extra"}, "takes no arguments"},
 		{[]string{"formats", "extra"}, "takes no arguments"},
 		{[]string{"completion", "tcsh"}, `unknown shell "tcsh": give bash, zsh or fish`},
+		{[]string{"completion"}, "give one shell: bash, zsh or fish"},
+		{[]string{"completion", "bash", "zsh"}, "give one shell: bash, zsh or fish"},
 	} {
 		code, out, errOut := tally(c.args...)
 		cmd := c.args[0]

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tallyprof/tally/internal/testfile"
 )
@@ -54,4 +56,18 @@ func tallyOK(t *testing.T, args ...string) string {
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	return testfile.Write(t, dir, name, []byte(content))
+}
+
+// waitFor polls ready every 5 ms for up to 30 s, while cmd (started) runs;
+// a command that does not get there in time is killed, and waitFor
+// returns false.
+func waitFor(cmd *exec.Cmd, ready func() bool) bool {
+	for deadline := time.Now().Add(30 * time.Second); !ready(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return false
+		}
+	}
+	return true
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMain lets a test run this binary as tally-full (TALLY_TEST_MAIN=1,
@@ -55,25 +54,13 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 			for p, content := range c.old {
 				writeFile(t, dir, p, content)
 			}
-			cmd := exec.Command(os.Args[0], append(c.args, "-o", filepath.Join(dir, c.out))...)
-			cmd.Env = append(os.Environ(), "TALLY_TEST_MAIN=1")
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
+			cmd := tallyCommand(append(c.args, "-o", filepath.Join(dir, c.out))...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			startWaiting(t, cmd)
 			tmp := "." + c.out + ".tmp"
-			for deadline := time.Now().Add(30 * time.Second); len(hidden(dir, tmp)) == 0; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					cmd.Wait()
-					t.Fatalf("no %s* file appeared; stderr:\n%s", tmp, stderr.String())
-				}
+			if !waitFor(cmd, func() bool { return len(hidden(dir, tmp)) > 0 }) {
+				t.Fatalf("no %s* file appeared; stderr:\n%s", tmp, stderr.String())
 			}
 			cmd.Process.Signal(c.sig)
 			cmd.Wait()
@@ -98,6 +85,21 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 	}
 }
 
+// startWaiting starts cmd with a standard input that is never written
+// (closed when the test ends): a command reading "-" stays in the middle
+// of writing its output, for the test to interrupt it there.
+func startWaiting(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // hidden lists the names in dir that start with prefix.
 func hidden(dir, prefix string) []string {
 	entries, _ := os.ReadDir(dir)
@@ -117,28 +119,13 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 		t.Skip("no /proc/self/fd to see the open spool")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "export", "--to", "kineto", "-", "-o", filepath.Join(dir, "t.json"))
-	cmd.Env = append(os.Environ(), "TALLY_TEST_MAIN=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := tallyCommand("export", "--to", "kineto", "-", "-o", filepath.Join(dir, "t.json"))
+	startWaiting(t, cmd)
 	// Wait until the spool is open and unlinked (seen through the
 	// process's descriptors): the kill comes while it is being written.
 	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if openSpool(fds, dir) {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatal("no open, unlinked spool was seen")
-		}
+	if !waitFor(cmd, func() bool { return openSpool(fds, dir) }) {
+		t.Fatal("no open, unlinked spool was seen")
 	}
 	cmd.Process.Kill()
 	cmd.Wait()

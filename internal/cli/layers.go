@@ -43,12 +43,9 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write JSON (schema "+layers.Schema+", see docs/layers.md)")
 	strict := fs.Bool("strict", false, "exit 1 on any layer not written, malformed, with NaN/Inf, disagreeing with the log, or a step change")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitcode.Error
-	}
-	if len(pos) != 2 {
-		return usageError(fs, "give REF and OURS")
+	pos, code, ok := parseArgs(fs, args, 2, "give REF and OURS")
+	if !ok {
+		return code
 	}
 	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: hidden, Map: *mapping, Log: *logPath})
 	if err != nil {

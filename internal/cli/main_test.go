@@ -12,7 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 const (
@@ -291,16 +290,8 @@ func TestRecordSurvivesKill(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if st, err := os.Stat(kept); err == nil && st.Size() > 20000 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("nothing reached the file")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitFor(cmd, func() bool { st, err := os.Stat(kept); return err == nil && st.Size() > 20000 }) {
+		t.Fatal("nothing reached the file")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()

@@ -329,12 +329,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write JSON (schema tally.inspect/v1, see docs/inspect-json.md)")
 	strict := fs.Bool("strict", false, "exit 1 when the capture is not complete (any gap)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitcode.Error
-	}
-	if len(pos) != 1 {
-		return usageError(fs, "give exactly one file")
+	pos, code, ok := parseArgs(fs, args, 1, "give exactly one file")
+	if !ok {
+		return code
 	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time). The one path is read
@@ -350,7 +347,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Error
 	}
 	c := run.Inputs[0].Capture
-	err = writeOutput(*out, stdout, func(w io.Writer) error {
+	err := writeOutput(*out, stdout, func(w io.Writer) error {
 		if *asJSON {
 			return render.InspectJSON(w, c)
 		}

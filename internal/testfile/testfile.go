@@ -43,14 +43,33 @@ func Names(dir string) []string {
 	return out
 }
 
-// Child runs this test binary again, with env added and no test selected,
-// so that the package's TestMain becomes the child half of a signal or
-// kill test; it returns once the child prints "ready", for the parent to
-// signal it. A child that does not get ready is killed and fails the test.
-func Child(t testing.TB, env ...string) *exec.Cmd {
+// The child half of a signal or kill test learns from these variables
+// that it is the child, which mode to run and the path it works in.
+const (
+	childMode = "TALLY_TEST_CHILD"
+	childPath = "TALLY_TEST_CHILD_PATH"
+)
+
+// ChildMain is the TestMain of a package with signal or kill tests: in
+// the child Child starts it calls child with the mode and path Child was
+// given (child waits there to be signalled or killed); otherwise it runs
+// the tests.
+func ChildMain(m *testing.M, child func(mode, path string)) {
+	if mode := os.Getenv(childMode); mode != "" {
+		child(mode, os.Getenv(childPath))
+		os.Exit(3) // never reached: the parent signals or kills the child
+	}
+	os.Exit(m.Run())
+}
+
+// Child runs this test binary again, with no test selected, as the child
+// of ChildMain in mode, working in path; it returns once the child prints
+// "ready", for the parent to signal it. A child that does not get ready
+// is killed and fails the test.
+func Child(t testing.TB, mode, path string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), childMode+"="+mode, childPath+"="+path)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
