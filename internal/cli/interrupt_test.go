@@ -62,6 +62,11 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 			if !waitFor(cmd, func() bool { return len(hidden(dir, tmp)) > 0 }) {
 				t.Fatalf("no %s* file appeared; stderr:\n%s", tmp, stderr.String())
 			}
+			// Seen again here, so that the signal provably comes mid-write
+			// whatever waitFor does.
+			if len(hidden(dir, tmp)) == 0 {
+				t.Fatalf("no %s* file before the signal", tmp)
+			}
 			cmd.Process.Signal(c.sig)
 			cmd.Wait()
 			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -126,6 +131,9 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
 	if !waitFor(cmd, func() bool { return openSpool(fds, dir) }) {
 		t.Fatal("no open, unlinked spool was seen")
+	}
+	if !openSpool(fds, dir) {
+		t.Fatal("no open, unlinked spool before the kill")
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
