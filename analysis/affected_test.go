@@ -67,16 +67,16 @@ func TestSizeEachMeasure(t *testing.T) {
 		want    capture.Affected
 		basis   string // a word the basis must hold
 	}{
-		{"unresolved names, whole capture (ns and ticks apart)", capture.UnresolvedName, "", 2, nil, capture.Affected{Known: true, UnattributedNs: 100, UnattributedTicks: 30}, "no catalog"},
-		{"unresolved names, one program", capture.UnresolvedName, "prefill", 1, nil, capture.Affected{Known: true, UnattributedNs: 100}, "no catalog"},
-		{"no launch call, from the tables", capture.GPUEventWithoutLaunch, "", 3, nil, capture.Affected{Known: true, UnattributedNs: 400}, "launch call"},
-		{"unrecorded device work, its total_ns figure", capture.UnrecordedDeviceWork, "", 2, []capture.Count{{Name: "total_ns", Count: 250}}, capture.Affected{Known: true, MissingNs: 250}, "waits"},
-		{"contained events, counted twice", capture.ContainedEvents, "", 1, []capture.Count{{Name: "total_ns", Count: 70}}, capture.Affected{Known: true, UnattributedNs: 70}, "twice"},
+		{"unresolved names, whole capture (ns and ticks apart)", capture.UnresolvedName, "", 2, nil, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 100, UnattributedTicks: 30}}, "no catalog"},
+		{"unresolved names, one program", capture.UnresolvedName, "prefill", 1, nil, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 100}}, "no catalog"},
+		{"no launch call, from the tables", capture.GPUEventWithoutLaunch, "", 3, nil, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 400}}, "launch call"},
+		{"unrecorded device work, its total_ns figure", capture.UnrecordedDeviceWork, "", 2, []capture.Count{{Name: "total_ns", Count: 250}}, capture.Affected{Known: true, Touched: capture.Touched{MissingNs: 250}}, "waits"},
+		{"contained events, counted twice", capture.ContainedEvents, "", 1, []capture.Count{{Name: "total_ns", Count: 70}}, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 70}}, "twice"},
 		{"untraced graph kernels without their figure: unknown", capture.GraphKernelsUntraced, "", 4, nil, capture.Affected{Known: false}, "absent"},
-		{"untraced graph kernels with their figure", capture.GraphKernelsUntraced, "", 4, []capture.Count{{Name: "graph_gpu_ns", Count: 900}}, capture.Affected{Known: true, MissingNs: 900}, "graph"},
+		{"untraced graph kernels with their figure", capture.GraphKernelsUntraced, "", 4, []capture.Count{{Name: "graph_gpu_ns", Count: 900}}, capture.Affected{Known: true, Touched: capture.Touched{MissingNs: 900}}, "graph"},
 		{"a cut: unknown, never 0", capture.TruncatedInput, "", 1, nil, capture.Affected{Known: false}, "cut"},
-		{"unfinished dispatches: lost, time unknown", capture.UnfinishedDispatch, "decode", 2, nil, capture.Affected{Known: false, LostDispatches: 2}, "never finished"},
-		{"dropped records: lost from the figure", capture.DroppedRecords, "", 1, []capture.Count{{Name: "dropped_dispatches", Count: 94}}, capture.Affected{Known: false, LostDispatches: 94}, "dropped"},
+		{"unfinished dispatches: lost, time unknown", capture.UnfinishedDispatch, "decode", 2, nil, capture.Affected{Known: false, Touched: capture.Touched{LostDispatches: 2}}, "never finished"},
+		{"dropped records: lost from the figure", capture.DroppedRecords, "", 1, []capture.Count{{Name: "dropped_dispatches", Count: 94}}, capture.Affected{Known: false, Touched: capture.Touched{LostDispatches: 94}}, "dropped"},
 		{"a repeat counted once touches nothing", capture.DuplicateEvent, "", 3, nil, capture.Affected{Known: true}, "once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestTotalsAndGate(t *testing.T) {
 		n := gap(c, capture.GraphLaunch, "", 5) // a note: never sized
 		_ = n
 		own := gap(c, capture.InconsistentTrace, "", 1)
-		own.Affected = &capture.Affected{Known: true, MissingNs: 1, Basis: "the reader's own figure"}
+		own.Affected = &capture.Affected{Known: true, Touched: capture.Touched{MissingNs: 1}, Basis: "the reader's own figure"}
 	})
 	tot := c.Accounting.Affected
 	if tot.MissingNs != 428+1 || len(tot.Unknown) != 1 || tot.Unknown[0] != capture.TruncatedInput {

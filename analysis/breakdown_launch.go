@@ -12,10 +12,8 @@ type ProgramLaunch struct {
 	ID      capture.ProgramID
 	Program string
 	Unit    string
-	// Dispatches counts single dispatches; Timed those with a device time
-	// (Device is their sum); Launched those with a launch interval.
-	Dispatches, Timed, Launched int64
-	Device                      int64
+	// LaunchCounts are the program's kernels' summed.
+	LaunchCounts
 	// HostLaunch is the time in launch calls, each graph launch counted
 	// once (its kernels share its interval) as far as the last
 	// graphLaunchRing distinct graph launches of the program tell.
@@ -30,23 +28,41 @@ type ProgramLaunch struct {
 	// ended (hrx serial mode): the delay is zero by construction, not
 	// measured.
 	Bracketed bool
-	// Short and ShortTime are the dispatches shorter than
-	// BreakdownOptions.ShortKernel and their device time (ns programs
-	// only).
-	Short, ShortTime int64
-	Kernels          []KernelLaunch
+	Kernels   []KernelLaunch
 }
 
 // KernelLaunch is one kernel's launch statistics.
 type KernelLaunch struct {
 	ID     capture.KernelID
 	Kernel capture.Kernel
-	// As in ProgramLaunch; LaunchTotal is the time in launch calls (every
-	// dispatch's, as the tables' launch mean).
+	LaunchCounts
+	// LaunchTotal is the time in launch calls (every dispatch's, as the
+	// tables' launch mean).
+	LaunchTotal int64
+	Delay       *DelayStats
+}
+
+// LaunchCounts are a kernel's launch counts. A program's are its kernels'
+// summed, as a kernel's over many inputs are the inputs' summed (add).
+type LaunchCounts struct {
+	// Dispatches counts single dispatches; Timed those with a device time
+	// (Device is their sum); Launched those with a launch interval.
 	Dispatches, Timed, Launched int64
-	Device, LaunchTotal         int64
-	Delay                       *DelayStats
-	Short, ShortTime            int64
+	Device                      int64
+	// Short and ShortTime are the dispatches shorter than
+	// BreakdownOptions.ShortKernel and their device time (ns programs
+	// only).
+	Short, ShortTime int64
+}
+
+// add adds o's counts to c's, each saturating.
+func (c *LaunchCounts) add(o *LaunchCounts) {
+	c.Dispatches = capture.SatAdd(c.Dispatches, o.Dispatches)
+	c.Timed = capture.SatAdd(c.Timed, o.Timed)
+	c.Launched = capture.SatAdd(c.Launched, o.Launched)
+	c.Device = capture.SatAdd(c.Device, o.Device)
+	c.Short = capture.SatAdd(c.Short, o.Short)
+	c.ShortTime = capture.SatAdd(c.ShortTime, o.ShortTime)
 }
 
 // DelayStats summarise launch-to-start delays: N values, Mean, Min and Max
@@ -228,8 +244,8 @@ func (ls *launchStats) finish(c *capture.Capture) []ProgramLaunch {
 			continue
 		}
 		pl := &out[kern.Program]
-		kl := KernelLaunch{ID: capture.KernelID(k), Kernel: kern, Dispatches: a.dispatches, Timed: a.timed, Launched: a.launched,
-			Device: a.device, LaunchTotal: a.launch}
+		kl := KernelLaunch{ID: capture.KernelID(k), Kernel: kern, LaunchTotal: a.launch,
+			LaunchCounts: LaunchCounts{Dispatches: a.dispatches, Timed: a.timed, Launched: a.launched, Device: a.device}}
 		if pl.Unit == "ns" {
 			kl.Short, kl.ShortTime = a.short, a.shortTime
 		}
@@ -249,12 +265,7 @@ func (ls *launchStats) finish(c *capture.Capture) []ProgramLaunch {
 
 // addKernel adds a kernel's figures to its program's.
 func (pl *ProgramLaunch) addKernel(kl *KernelLaunch, d *DelayStats) {
-	pl.Dispatches = capture.SatAdd(pl.Dispatches, kl.Dispatches)
-	pl.Timed = capture.SatAdd(pl.Timed, kl.Timed)
-	pl.Launched = capture.SatAdd(pl.Launched, kl.Launched)
-	pl.Device = capture.SatAdd(pl.Device, kl.Device)
-	pl.Short = capture.SatAdd(pl.Short, kl.Short)
-	pl.ShortTime = capture.SatAdd(pl.ShortTime, kl.ShortTime)
+	pl.LaunchCounts.add(&kl.LaunchCounts)
 	if d != nil && d.N > 0 && pl.Unit == "ns" && !pl.Bracketed {
 		if pl.Delay == nil {
 			pl.Delay = &DelayStats{}

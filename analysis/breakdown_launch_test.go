@@ -132,3 +132,43 @@ func TestHistPrecision(t *testing.T) {
 		}
 	}
 }
+
+// Many inputs' launch statistics merge as the tables do: a kernel's counts
+// and launch time are the inputs' summed, its program's the merged
+// kernels'.
+func TestLaunchStatsMerged(t *testing.T) {
+	const us = 1000
+	var ins []Input
+	// rank0 runs each kernel once, rank1 twice.
+	for i, path := range []string{"rank0", "rank1"} {
+		n := int64(i + 1)
+		b := newBD()
+		var ds []disp
+		for j := range n {
+			s := (10*j + 1) * 100 * us
+			ds = append(ds, disp{q: b.s1, k: b.gemm, s: s, e: s + 100*us, lb: s - 10*us, le: s - 8*us},
+				disp{q: b.s1, k: b.gemm2, s: s + 200*us, e: s + 204*us, noCall: true})
+		}
+		ins = append(ins, Input{Path: path, Capture: b.c, Tables: NewAggregator().Tables(b.c),
+			Breakdown: b.run(t, BreakdownOptions{ShortKernel: 10 * us}, ds...)})
+	}
+	run := NewRun(ins, nil, true)
+	if len(run.Breakdown.Programs) != 1 {
+		t.Fatalf("merged programs: got %d, want the one program of both inputs", len(run.Breakdown.Programs))
+	}
+	p := run.Breakdown.Programs[0]
+	want := LaunchCounts{Dispatches: 6, Timed: 6, Launched: 3, Device: 3 * 104 * us, Short: 3, ShortTime: 3 * 4 * us}
+	if p.LaunchCounts != want || p.HostLaunch != 3*2*us {
+		t.Errorf("program: got %+v, host launch %d; want %+v, %d", p.LaunchCounts, p.HostLaunch, want, 3*2*us)
+	}
+	for _, k := range p.Kernels {
+		want := LaunchCounts{Dispatches: 3, Timed: 3, Launched: 3, Device: 3 * 100 * us}
+		launch := int64(3 * 2 * us)
+		if k.Kernel.Name == "elementwise" {
+			want, launch = LaunchCounts{Dispatches: 3, Timed: 3, Device: 3 * 4 * us, Short: 3, ShortTime: 3 * 4 * us}, 0
+		}
+		if k.LaunchCounts != want || k.LaunchTotal != launch || k.Delay == nil != (launch == 0) {
+			t.Errorf("%s: got %+v, launch total %d, delay %+v; want %+v, %d", k.Kernel.Name, k.LaunchCounts, k.LaunchTotal, k.Delay, want, launch)
+		}
+	}
+}

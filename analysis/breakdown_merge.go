@@ -139,13 +139,8 @@ func (lm *launchMerge) add(m *Breakdown, pl *ProgramLaunch) {
 			mp.Kernels = append(mp.Kernels, KernelLaunch{ID: capture.KernelID(ki), Kernel: k})
 		}
 		mk := &mp.Kernels[ki]
-		mk.Dispatches = s(mk.Dispatches, kl.Dispatches)
-		mk.Timed = s(mk.Timed, kl.Timed)
-		mk.Launched = s(mk.Launched, kl.Launched)
-		mk.Device = s(mk.Device, kl.Device)
+		mk.LaunchCounts.add(&kl.LaunchCounts)
 		mk.LaunchTotal = s(mk.LaunchTotal, kl.LaunchTotal)
-		mk.Short = s(mk.Short, kl.Short)
-		mk.ShortTime = s(mk.ShortTime, kl.ShortTime)
 		if kl.Delay != nil {
 			if mk.Delay == nil {
 				mk.Delay = &DelayStats{}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -21,14 +22,30 @@ import (
 // Times are in the unit of the programs they concern: ns, or device ticks
 // for programs timed in ticks.
 type Affected struct {
-	Known             bool
+	Known bool
+	Touched
+	// Basis says how the figures were computed, or why the size is unknown.
+	Basis string
+}
+
+// Touched is the figure family itself, as one gap states it and as the
+// sums over many gaps (AffectedTotals) and many captures state it: one
+// type, so they add up one way.
+type Touched struct {
 	MissingNs         int64
 	UnattributedNs    int64
 	MissingTicks      int64
 	UnattributedTicks int64
 	LostDispatches    int64
-	// Basis says how the figures were computed, or why the size is unknown.
-	Basis string
+}
+
+// Add adds o's figures to t's, each saturating (SatAdd).
+func (t *Touched) Add(o Touched) {
+	t.MissingNs = SatAdd(t.MissingNs, o.MissingNs)
+	t.UnattributedNs = SatAdd(t.UnattributedNs, o.UnattributedNs)
+	t.MissingTicks = SatAdd(t.MissingTicks, o.MissingTicks)
+	t.UnattributedTicks = SatAdd(t.UnattributedTicks, o.UnattributedTicks)
+	t.LostDispatches = SatAdd(t.LostDispatches, o.LostDispatches)
 }
 
 // Measure is what a gap kind's figures measure.
@@ -159,10 +176,22 @@ func init() {
 // AffectedTotals sum the capture's gaps: the device time in the tables, and
 // what the gaps touch. Unknown lists the kinds whose size is unknown.
 type AffectedTotals struct {
-	DeviceNs, MissingNs, UnattributedNs          int64
-	DeviceTicks, MissingTicks, UnattributedTicks int64
-	LostDispatches                               int64
-	Unknown                                      []Kind
+	DeviceNs, DeviceTicks int64
+	Touched
+	Unknown []Kind
+}
+
+// Add adds the totals of o (another capture's) to t: the device time, what
+// the gaps touch, and the kinds of unknown size, each named once.
+func (t *AffectedTotals) Add(o *AffectedTotals) {
+	t.DeviceNs = SatAdd(t.DeviceNs, o.DeviceNs)
+	t.DeviceTicks = SatAdd(t.DeviceTicks, o.DeviceTicks)
+	t.Touched.Add(o.Touched)
+	for _, k := range o.Unknown {
+		if !slices.Contains(t.Unknown, k) {
+			t.Unknown = append(t.Unknown, k)
+		}
+	}
 }
 
 // Share is the part of device time the gaps touch: missing and unattributed
@@ -207,11 +236,7 @@ func (a *Accounting) Totals(deviceNs, deviceTicks int64, skip map[Kind]bool) Aff
 		if af == nil {
 			af = &Affected{Basis: "not sized"}
 		}
-		t.MissingNs = SatAdd(t.MissingNs, af.MissingNs)
-		t.UnattributedNs = SatAdd(t.UnattributedNs, af.UnattributedNs)
-		t.MissingTicks = SatAdd(t.MissingTicks, af.MissingTicks)
-		t.UnattributedTicks = SatAdd(t.UnattributedTicks, af.UnattributedTicks)
-		t.LostDispatches = SatAdd(t.LostDispatches, af.LostDispatches)
+		t.Touched.Add(af.Touched)
 		if !af.Known && !seen[g.Kind] {
 			seen[g.Kind] = true
 			t.Unknown = append(t.Unknown, g.Kind)

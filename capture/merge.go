@@ -43,11 +43,7 @@ func (g *Gap) AddAffected(t *AffectedTotals, basis string) {
 		af.Known = false
 		return
 	}
-	af.MissingNs = SatAdd(af.MissingNs, t.MissingNs)
-	af.UnattributedNs = SatAdd(af.UnattributedNs, t.UnattributedNs)
-	af.MissingTicks = SatAdd(af.MissingTicks, t.MissingTicks)
-	af.UnattributedTicks = SatAdd(af.UnattributedTicks, t.UnattributedTicks)
-	af.LostDispatches = SatAdd(af.LostDispatches, t.LostDispatches)
+	af.Touched.Add(t.Touched)
 	if len(t.Unknown) > 0 {
 		af.Known = false
 		af.Basis = addUnknownKinds(af.Basis, t.Unknown)

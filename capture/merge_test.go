@@ -1,6 +1,10 @@
 package capture
 
-import "testing"
+import (
+	"math"
+	"reflect"
+	"testing"
+)
 
 func TestAddRuns(t *testing.T) {
 	p := Program{Name: "p", Instances: 2, InstanceStates: []Count{{"complete", 2}}}
@@ -24,8 +28,8 @@ func TestClockSameAs(t *testing.T) {
 
 func TestGapAddAffected(t *testing.T) {
 	var g Gap
-	g.AddAffected(&AffectedTotals{MissingNs: 5, LostDispatches: 1}, "sum")
-	g.AddAffected(&AffectedTotals{MissingNs: 7, UnattributedTicks: 3, Unknown: []Kind{TruncatedInput}}, "sum")
+	g.AddAffected(&AffectedTotals{Touched: Touched{MissingNs: 5, LostDispatches: 1}}, "sum")
+	g.AddAffected(&AffectedTotals{Touched: Touched{MissingNs: 7, UnattributedTicks: 3}, Unknown: []Kind{TruncatedInput}}, "sum")
 	g.AddAffected(&AffectedTotals{Unknown: []Kind{TruncatedInput, DeviceFault}}, "sum")
 	af := g.Affected
 	if af.MissingNs != 12 || af.UnattributedTicks != 3 || af.LostDispatches != 1 || af.Known {
@@ -35,12 +39,27 @@ func TestGapAddAffected(t *testing.T) {
 		t.Errorf("got basis %q, want %q", af.Basis, want)
 	}
 	var h Gap
-	h.AddAffected(&AffectedTotals{MissingNs: 1}, "sum")
+	h.AddAffected(&AffectedTotals{Touched: Touched{MissingNs: 1}}, "sum")
 	if !h.Affected.Known || h.Affected.Basis != "sum" {
 		t.Errorf("got %+v, want known, basis \"sum\"", h.Affected)
 	}
 	h.AddAffected(nil, "sum")
 	if h.Affected.Known {
 		t.Error("an input not sized: got known, want unknown")
+	}
+}
+
+// Summing totals adds every figure of the family (saturating, as a count
+// from the input may be huge) and names each kind of unknown size once,
+// in the order first seen.
+func TestAffectedTotalsAdd(t *testing.T) {
+	sum := AffectedTotals{DeviceNs: 10, DeviceTicks: 1, Touched: Touched{MissingNs: 1, LostDispatches: math.MaxInt64 - 1},
+		Unknown: []Kind{TruncatedInput}}
+	sum.Add(&AffectedTotals{DeviceNs: 20, DeviceTicks: 2, Touched: Touched{MissingNs: 2, UnattributedNs: 3, MissingTicks: 4, UnattributedTicks: 5, LostDispatches: 6},
+		Unknown: []Kind{DeviceFault, TruncatedInput}})
+	want := AffectedTotals{DeviceNs: 30, DeviceTicks: 3, Touched: Touched{MissingNs: 3, UnattributedNs: 3, MissingTicks: 4, UnattributedTicks: 5, LostDispatches: math.MaxInt64},
+		Unknown: []Kind{TruncatedInput, DeviceFault}}
+	if !reflect.DeepEqual(sum, want) {
+		t.Errorf("got %+v, want %+v", sum, want)
 	}
 }

@@ -21,27 +21,28 @@ func timeShare(v, whole int64, unit string) string {
 	return s
 }
 
-// touchedParts lists what an Affected (or the totals) touches, in words.
-func touchedParts(missNs, unattrNs, missTk, unattrTk, lost int64, t *capture.AffectedTotals) []string {
+// touchedParts lists what a gap (or all of them, the totals t) touches, in
+// words, each time with its share of t's device time.
+func touchedParts(af capture.Touched, t *capture.AffectedTotals) []string {
 	var parts []string
 	var devNs, devTk int64
 	if t != nil {
 		devNs, devTk = t.DeviceNs+t.MissingNs, t.DeviceTicks+t.MissingTicks
 	}
-	if missNs > 0 {
-		parts = append(parts, timeShare(missNs, devNs, "ns")+" of device time known missing")
+	if af.MissingNs > 0 {
+		parts = append(parts, timeShare(af.MissingNs, devNs, "ns")+" of device time known missing")
 	}
-	if missTk > 0 {
-		parts = append(parts, timeShare(missTk, devTk, "ticks")+" of device time known missing")
+	if af.MissingTicks > 0 {
+		parts = append(parts, timeShare(af.MissingTicks, devTk, "ticks")+" of device time known missing")
 	}
-	if unattrNs > 0 {
-		parts = append(parts, timeShare(unattrNs, devNs, "ns")+" of device time in the tables, not fully attributed")
+	if af.UnattributedNs > 0 {
+		parts = append(parts, timeShare(af.UnattributedNs, devNs, "ns")+" of device time in the tables, not fully attributed")
 	}
-	if unattrTk > 0 {
-		parts = append(parts, timeShare(unattrTk, devTk, "ticks")+" of device time in the tables, not fully attributed")
+	if af.UnattributedTicks > 0 {
+		parts = append(parts, timeShare(af.UnattributedTicks, devTk, "ticks")+" of device time in the tables, not fully attributed")
 	}
-	if lost > 0 {
-		parts = append(parts, units.Plural(lost, "dispatch", "dispatches")+" lost")
+	if af.LostDispatches > 0 {
+		parts = append(parts, units.Plural(af.LostDispatches, "dispatch", "dispatches")+" lost")
 	}
 	return parts
 }
@@ -53,7 +54,7 @@ func GapTouches(c *capture.Capture, g *capture.Gap) string {
 	if af == nil || g.Note {
 		return ""
 	}
-	parts := touchedParts(af.MissingNs, af.UnattributedNs, af.MissingTicks, af.UnattributedTicks, af.LostDispatches, c.Accounting.Affected)
+	parts := touchedParts(af.Touched, c.Accounting.Affected)
 	switch {
 	case !af.Known && len(parts) == 0:
 		return "touches: an unknown amount — " + af.Basis
@@ -73,7 +74,7 @@ func AffectedClause(c *capture.Capture) string {
 	if t == nil {
 		return ""
 	}
-	parts := touchedParts(t.MissingNs, t.UnattributedNs, t.MissingTicks, t.UnattributedTicks, t.LostDispatches, t)
+	parts := touchedParts(t.Touched, t)
 	s := strings.Join(parts, ", ")
 	if s == "" {
 		s = "no device time known to be missing or unattributed"

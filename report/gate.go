@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
@@ -48,36 +48,20 @@ func (g Gate) failuresOfMany(run *analysis.Run) []string {
 		accept[k] = true
 	}
 	whole := run.Whole.Accounting.Totals(0, 0, accept)
-	unknown := map[capture.Kind]bool{}
-	for _, k := range whole.Unknown {
-		unknown[k] = true
-	}
 	for _, r := range run.Inputs {
 		if r.Capture == nil || r.Capture.Accounting.Affected == nil {
 			continue
 		}
 		a := &r.Capture.Accounting
 		t := a.Totals(a.Affected.DeviceNs, a.Affected.DeviceTicks, g.Accept)
-		whole.DeviceNs = capture.SatAdd(whole.DeviceNs, t.DeviceNs)
-		whole.DeviceTicks = capture.SatAdd(whole.DeviceTicks, t.DeviceTicks)
-		whole.MissingNs = capture.SatAdd(whole.MissingNs, t.MissingNs)
-		whole.MissingTicks = capture.SatAdd(whole.MissingTicks, t.MissingTicks)
-		whole.UnattributedNs = capture.SatAdd(whole.UnattributedNs, t.UnattributedNs)
-		whole.UnattributedTicks = capture.SatAdd(whole.UnattributedTicks, t.UnattributedTicks)
-		for _, k := range t.Unknown {
-			unknown[k] = true
-		}
+		whole.Add(&t)
 	}
 	var why []string
 	if s := whole.Share(); s > g.MaxAffected {
 		why = append(why, fmt.Sprintf("gaps touch %.1f%% of device time, more than %.1f%%", 100*s, 100*g.MaxAffected))
 	}
-	var ks []string
-	for k := range unknown {
-		ks = append(ks, string(k))
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
+	slices.Sort(whole.Unknown)
+	for _, k := range whole.Unknown {
 		why = append(why, fmt.Sprintf("%s: how much it touches is unknown (accept it with --accept %s)", k, k))
 	}
 	return why
