@@ -138,7 +138,7 @@ func TestPerKernelCSVSplitsRanks(t *testing.T) {
 	var ranks []string
 	for _, rec := range recs[1:] {
 		share, _ := strconv.ParseFloat(rec[col["share"]], 64)
-		rows = append(rows, KernelRow{Rank: rec[col["rank"]], Program: rec[col["program"]], Kernel: rec[col["kernel"]],
+		rows = append(rows, KernelRow{Rank: rec[col["rank"]], Program: rec[col["program"]], KernelColumns: KernelColumns{Kernel: rec[col["kernel"]]},
 			Dispatches: num(rec, "dispatches"), Timed: num(rec, "timed"), DeviceNS: i64(num(rec, "device_ns")),
 			Launched: num(rec, "launched"), LaunchNS: i64(num(rec, "launch_ns")), ShareOfProg: share})
 		if len(ranks) == 0 || ranks[len(ranks)-1] != rec[col["rank"]] {

@@ -236,17 +236,21 @@ func outputRow(out string, rows, size int64, id string) GapRow {
 }
 
 func (r *DispatchRow) cells(rec []string) []string {
-	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, optI(r.Run), r.Kernel, optU(r.KernelID),
-		strconv.FormatBool(r.Resolved), r.Category, r.List, r.Queue, r.Device, optI(r.Index), optI(r.Ordinal),
+	rec = r.KernelColumns.cells(append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, optI(r.Run)))
+	return append(rec, r.Queue, r.Device, optI(r.Index), optI(r.Ordinal),
 		itoa(r.Dispatches), optI(r.StartNS), optI(r.EndNS), optI(r.DeviceNS),
 		optI(r.LaunchStartNS), optI(r.LaunchEndNS), optI(r.LaunchNS), r.Link)
 }
 
 func (r *KernelRow) cells(rec []string) []string {
-	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, r.Kernel, optU(r.KernelID),
-		strconv.FormatBool(r.Resolved), r.Category, r.List, itoa(r.Dispatches), itoa(r.Timed), itoa(r.Aggregated),
+	rec = r.KernelColumns.cells(append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program))
+	return append(rec, itoa(r.Dispatches), itoa(r.Timed), itoa(r.Aggregated),
 		optI(r.DeviceNS), optI(r.MinNS), optI(r.MaxNS), itoa(r.Launched), optI(r.LaunchNS),
 		strconv.FormatFloat(r.ShareOfProg, 'f', 6, 64))
+}
+
+func (kc *KernelColumns) cells(rec []string) []string {
+	return append(rec, kc.Kernel, optU(kc.KernelID), strconv.FormatBool(kc.Resolved), kc.Category, kc.List)
 }
 
 func (r *GapRow) cells(rec []string) []string {
