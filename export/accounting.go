@@ -43,9 +43,6 @@ type GapRow struct {
 	AffectedBasis       string `parquet:"affected_basis" json:"affected_basis"`
 }
 
-var gapColumns = []string{"input", "path", "rank", "record", "kind", "program", "count", "used", "unit", "note", "first", "summary",
-	"size_known", "missing_device_time", "unattributed_device_time", "lost_dispatches", "affected_basis"}
-
 // gapRows is the whole accounting of input in, in a fixed order.
 func gapRows(in *input) []GapRow {
 	c := in.Capture

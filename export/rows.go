@@ -31,10 +31,6 @@ type DispatchRow struct {
 	Link          string `parquet:"link,dict" json:"link"`
 }
 
-var dispatchColumns = []string{"rank", "input", "program", "run", "kernel", "kernel_id", "resolved", "category", "list",
-	"queue", "device", "index", "ordinal", "dispatches", "start_ns", "end_ns", "device_ns",
-	"launch_start_ns", "launch_end_ns", "launch_ns", "link"}
-
 // fill sets r from dispatch d of input in. Pointers in r point into r's
 // own storage (st), so a row is reused without allocating.
 func (r *DispatchRow) fill(in *input, c *capture.Capture, d *capture.Dispatch, st *rowStore) {
@@ -127,9 +123,6 @@ type KernelRow struct {
 	LaunchNS    *int64  `parquet:"launch_ns,optional" json:"launch_ns"`
 	ShareOfProg float64 `parquet:"share" json:"share"`
 }
-
-var kernelColumns = []string{"rank", "input", "program", "kernel", "kernel_id", "resolved", "category", "list",
-	"dispatches", "timed", "aggregated", "device_ns", "min_ns", "max_ns", "launched", "launch_ns", "share"}
 
 // kernelRows lists input in's kernel table rows: by rank, then in table
 // order (rankPrograms).

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
@@ -30,6 +32,18 @@ type table struct {
 	rec  []string
 	id   string
 	rows int64
+}
+
+// columns are row type T's column names in order: its Parquet schema's, so
+// a CSV header names the columns the dataset's table has (JSON Lines keys
+// are the same names, from the json tags).
+func columns[T any]() []string {
+	fields := parquet.SchemaOf(new(T)).Fields()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name()
+	}
+	return names
 }
 
 func newTable(w io.Writer, to string, columns []string, id string) (*table, error) {
@@ -125,12 +139,12 @@ func openTabular(opt Options) (*tabular, error) {
 		w.abort()
 		return nil, err
 	}
-	cols := dispatchColumns
+	cols := columns[DispatchRow]()
 	switch {
 	case opt.PerKernel:
-		cols = kernelColumns
+		cols = columns[KernelRow]()
 	case opt.PerOp:
-		cols = opColumns
+		cols = columns[OpRow]()
 	}
 	if w.t, err = newTable(w.outBytes, opt.To, cols, id); err != nil {
 		w.abort()
@@ -210,7 +224,7 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	if err := t.flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	gt, err := newTable(w.gaps, opt.To, gapColumns, w.id)
+	gt, err := newTable(w.gaps, opt.To, columns[GapRow](), w.id)
 	if err == nil {
 		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id))
 		for _, r := range rows {
