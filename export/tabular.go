@@ -56,12 +56,18 @@ func newTable(w io.Writer, to string, columns []string, id string) (*table, erro
 	return t, t.csv.Write(append(slices.Clip(columns), ExportIDColumn))
 }
 
-// write writes one row: v is the row struct, cells its CSV cells.
-func (t *table) write(v any, cells func([]string) []string) error {
+// row is a pointer to a row struct (DispatchRow, KernelRow, OpRow,
+// GapRow): JSON Lines encode the struct, CSV writes its cells.
+type row interface {
+	cells(rec []string) []string
+}
+
+// write writes one row.
+func (t *table) write(r row) error {
 	t.rows++
 	if t.json != nil {
 		t.jbuf.Reset()
-		if err := t.json.Encode(v); err != nil {
+		if err := t.json.Encode(r); err != nil {
 			return err
 		}
 		// Encode ends the object with "}\n": the id is its last key.
@@ -71,7 +77,7 @@ func (t *table) write(v any, cells func([]string) []string) error {
 		_, err := t.bw.WriteString("\"}\n")
 		return err
 	}
-	t.rec = cells(t.rec[:0])
+	t.rec = r.cells(t.rec[:0])
 	// CSV quoting keeps a cell's commas and newlines, but `cat` of the
 	// file would still run a name's escape sequences: escape controls.
 	for i, c := range t.rec {
@@ -84,6 +90,22 @@ func (t *table) write(v any, cells func([]string) []string) error {
 	}
 	t.rec = append(t.rec, t.id)
 	return t.csv.Write(t.rec)
+}
+
+// rowOf is *R when it is a row.
+type rowOf[R any] interface {
+	*R
+	row
+}
+
+// writeRows writes rows in order, up to the first error.
+func writeRows[R any, P rowOf[R]](t *table, rows []R) error {
+	for i := range rows {
+		if err := t.write(P(&rows[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *table) flush() error {
@@ -187,7 +209,7 @@ func (w *tabular) sink(in *input) capture.Sink {
 			return
 		}
 		w.row.fill(in, c, d, &w.st)
-		w.werr = w.t.write(&w.row, w.row.cells)
+		w.werr = w.t.write(&w.row)
 	})
 }
 
@@ -203,22 +225,16 @@ func (w *tabular) done(in *input) error {
 
 func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	opt, t := w.opt, w.t
-	if opt.PerKernel {
-		for _, in := range ins {
-			for _, r := range kernelRows(in) {
-				if err := t.write(&r, r.cells); err != nil {
-					return fmt.Errorf("writing %s: %w", opt.Out, err)
-				}
-			}
+	for _, in := range ins {
+		var err error
+		switch {
+		case opt.PerKernel:
+			err = writeRows(t, kernelRows(in))
+		case opt.PerOp:
+			err = writeRows(t, opRows(in))
 		}
-	}
-	if opt.PerOp {
-		for _, in := range ins {
-			for _, r := range opRows(in) {
-				if err := t.write(&r, r.cells); err != nil {
-					return fmt.Errorf("writing %s: %w", opt.Out, err)
-				}
-			}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", opt.Out, err)
 		}
 	}
 	if err := t.flush(); err != nil {
@@ -226,12 +242,7 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	}
 	gt, err := newTable(w.gaps, opt.To, columns[GapRow](), w.id)
 	if err == nil {
-		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id))
-		for _, r := range rows {
-			if err = gt.write(&r, r.cells); err != nil {
-				break
-			}
-		}
+		err = writeRows(gt, append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id)))
 	}
 	if err == nil {
 		err = gt.flush()
