@@ -43,9 +43,6 @@ type GapRow struct {
 	AffectedBasis       string `parquet:"affected_basis" json:"affected_basis"`
 }
 
-var gapColumns = []string{"input", "path", "rank", "record", "kind", "program", "count", "used", "unit", "note", "first", "summary",
-	"size_known", "missing_device_time", "unattributed_device_time", "lost_dispatches", "affected_basis"}
-
 // gapRows is the whole accounting of input in, in a fixed order.
 func gapRows(in *input) []GapRow {
 	c := in.Capture
@@ -67,15 +64,8 @@ func gapRows(in *input) []GapRow {
 	}
 	for _, g := range c.Accounting.Gaps {
 		r := row("gap", string(g.Kind))
-		r.Program, r.Count, r.Note, r.Summary = g.Program, g.Count, g.Note, g.Summary
-		if len(g.Items) > 0 {
-			r.First = itemText(g.Items[0], c.Clock.Unit)
-		}
-		if af := g.Affected; af != nil && !g.Note {
-			known := af.Known
-			miss, unattr, lost := capture.SatAdd(af.MissingNs, af.MissingTicks), capture.SatAdd(af.UnattributedNs, af.UnattributedTicks), af.LostDispatches
-			r.SizeKnown, r.MissingDeviceTime, r.UnattributedDevTime, r.LostDispatches, r.AffectedBasis = &known, &miss, &unattr, &lost, af.Basis
-		}
+		r.Program = g.Program
+		r.setGap(g, c.Clock.Unit)
 		rows = append(rows, r)
 	}
 	w := in.Written
@@ -95,6 +85,21 @@ func gapRows(in *input) []GapRow {
 		}
 	}
 	return rows
+}
+
+// setGap sets the columns of a "gap" row from g: its count, summary and
+// first item (times in unit) and, unless it is a note, how much of the
+// input it touches.
+func (r *GapRow) setGap(g *capture.Gap, unit string) {
+	r.Count, r.Note, r.Summary = g.Count, g.Note, g.Summary
+	if len(g.Items) > 0 {
+		r.First = itemText(g.Items[0], unit)
+	}
+	if af := g.Affected; af != nil && !g.Note {
+		known := af.Known
+		miss, unattr, lost := capture.SatAdd(af.MissingNs, af.MissingTicks), capture.SatAdd(af.UnattributedNs, af.UnattributedTicks), af.LostDispatches
+		r.SizeKnown, r.MissingDeviceTime, r.UnattributedDevTime, r.LostDispatches, r.AffectedBasis = &known, &miss, &unattr, &lost, af.Basis
+	}
 }
 
 // allGapRows is the accounting of every input in order, then one

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
@@ -106,15 +105,8 @@ func collectiveGapRows(res *collectives.Result) []GapRow {
 	}
 	var rows []GapRow
 	for _, g := range res.Gaps {
-		r := GapRow{Input: -1, Record: "gap", Kind: string(g.Kind), Count: g.Count, Note: g.Note, Summary: g.Summary}
-		if len(g.Items) > 0 {
-			r.First = itemText(g.Items[0], "ns")
-		}
-		if af := g.Affected; af != nil && !g.Note {
-			known := af.Known
-			miss, unattr, lost := capture.SatAdd(af.MissingNs, af.MissingTicks), capture.SatAdd(af.UnattributedNs, af.UnattributedTicks), af.LostDispatches
-			r.SizeKnown, r.MissingDeviceTime, r.UnattributedDevTime, r.LostDispatches, r.AffectedBasis = &known, &miss, &unattr, &lost, af.Basis
-		}
+		r := GapRow{Input: -1, Record: "gap", Kind: string(g.Kind)}
+		r.setGap(g, "ns")
 		rows = append(rows, r)
 	}
 	return rows

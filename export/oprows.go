@@ -28,9 +28,6 @@ type OpRow struct {
 	Kernel     string   `parquet:"top_kernel,dict" json:"top_kernel"`
 }
 
-var opColumns = []string{"rank", "input", "op", "calls", "dispatches", "timed", "device_ns", "host_ns", "flops", "bytes",
-	"modelled_ns", "tflops", "tbps", "of_peak", "top_kernel"}
-
 // opRows lists input in's op table rows (analysis.OpTable), costliest
 // first, then the row of the dispatches under no op when there are any.
 func opRows(in *input) []OpRow {

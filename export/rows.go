@@ -11,19 +11,15 @@ import (
 // clock (programs table); null when not recorded, never 0 for "unknown".
 // Columns are documented in docs/export.md; never rename one.
 type DispatchRow struct {
-	Rank     string  `parquet:"rank,dict" json:"rank"`
-	Input    int32   `parquet:"input" json:"input"`
-	Program  string  `parquet:"program,dict" json:"program"`
-	Run      *int64  `parquet:"run,optional" json:"run"`
-	Kernel   string  `parquet:"kernel,dict" json:"kernel"`
-	KernelID *uint64 `parquet:"kernel_id,optional" json:"kernel_id"`
-	Resolved bool    `parquet:"resolved" json:"resolved"`
-	Category string  `parquet:"category,dict" json:"category"`
-	List     string  `parquet:"list,dict" json:"list"`
-	Queue    string  `parquet:"queue,dict" json:"queue"`
-	Device   string  `parquet:"device,dict" json:"device"`
-	Index    *int64  `parquet:"index,optional" json:"index"`
-	Ordinal  *int64  `parquet:"ordinal,optional" json:"ordinal"`
+	Rank    string `parquet:"rank,dict" json:"rank"`
+	Input   int32  `parquet:"input" json:"input"`
+	Program string `parquet:"program,dict" json:"program"`
+	Run     *int64 `parquet:"run,optional" json:"run"`
+	KernelColumns
+	Queue   string `parquet:"queue,dict" json:"queue"`
+	Device  string `parquet:"device,dict" json:"device"`
+	Index   *int64 `parquet:"index,optional" json:"index"`
+	Ordinal *int64 `parquet:"ordinal,optional" json:"ordinal"`
 	// Dispatches is 1, or the count of an aggregated record.
 	Dispatches    int64  `parquet:"dispatches" json:"dispatches"`
 	StartNS       *int64 `parquet:"start_ns,optional" json:"start_ns"`
@@ -35,10 +31,6 @@ type DispatchRow struct {
 	Link          string `parquet:"link,dict" json:"link"`
 }
 
-var dispatchColumns = []string{"rank", "input", "program", "run", "kernel", "kernel_id", "resolved", "category", "list",
-	"queue", "device", "index", "ordinal", "dispatches", "start_ns", "end_ns", "device_ns",
-	"launch_start_ns", "launch_end_ns", "launch_ns", "link"}
-
 // fill sets r from dispatch d of input in. Pointers in r point into r's
 // own storage (st), so a row is reused without allocating.
 func (r *DispatchRow) fill(in *input, c *capture.Capture, d *capture.Dispatch, st *rowStore) {
@@ -47,12 +39,7 @@ func (r *DispatchRow) fill(in *input, c *capture.Capture, d *capture.Dispatch, s
 		r.Program = c.Programs[d.Program].Name
 	}
 	if int(d.Kernel) >= 0 && int(d.Kernel) < len(c.Kernels) {
-		k := &c.Kernels[d.Kernel]
-		r.Kernel, r.Resolved, r.Category, r.List = k.Name, k.Resolved, k.Category, k.List
-		if k.HasID {
-			st.kid = k.ID
-			r.KernelID = &st.kid
-		}
+		r.KernelColumns.set(&c.Kernels[d.Kernel], &st.kid)
 	}
 	if d.List != "" {
 		r.List = d.List
@@ -94,20 +81,38 @@ func (s *rowStore) opt(i int, v int64, ok bool) *int64 {
 	return &s.v[i]
 }
 
+// KernelColumns are the kernel of a dispatch row or a kernel row: its name
+// (program:#id when its program's catalog does not name it), its id when
+// it has one, whether a catalog named it, its category and its list. Both
+// rows embed it, so the five columns stand in one order in every table.
+type KernelColumns struct {
+	Kernel   string  `parquet:"kernel,dict" json:"kernel"`
+	KernelID *uint64 `parquet:"kernel_id,optional" json:"kernel_id"`
+	Resolved bool    `parquet:"resolved" json:"resolved"`
+	Category string  `parquet:"category,dict" json:"category"`
+	List     string  `parquet:"list,dict" json:"list"`
+}
+
+// set fills the columns from k; id is the storage KernelID points to when
+// k has an id (a dispatch row's own, so a reused row does not allocate).
+func (kc *KernelColumns) set(k *capture.Kernel, id *uint64) {
+	*kc = KernelColumns{Kernel: k.Name, Resolved: k.Resolved, Category: k.Category, List: k.List}
+	if k.HasID {
+		*id = k.ID
+		kc.KernelID = id
+	}
+}
+
 // KernelRow is one kernel of one program of one rank of one input (CSV/JSON
 // Lines with --per-kernel, Parquet kernels table): an input holding several
 // ranks has a row per rank the kernel ran on, with that rank's sums. Min and max are null when any of
 // its dispatches came in an aggregated record (a minimum cannot be computed
 // from sums) or none was timed.
 type KernelRow struct {
-	Rank        string  `parquet:"rank,dict" json:"rank"`
-	Input       int32   `parquet:"input" json:"input"`
-	Program     string  `parquet:"program,dict" json:"program"`
-	Kernel      string  `parquet:"kernel,dict" json:"kernel"`
-	KernelID    *uint64 `parquet:"kernel_id,optional" json:"kernel_id"`
-	Resolved    bool    `parquet:"resolved" json:"resolved"`
-	Category    string  `parquet:"category,dict" json:"category"`
-	List        string  `parquet:"list,dict" json:"list"`
+	Rank    string `parquet:"rank,dict" json:"rank"`
+	Input   int32  `parquet:"input" json:"input"`
+	Program string `parquet:"program,dict" json:"program"`
+	KernelColumns
 	Dispatches  int64   `parquet:"dispatches" json:"dispatches"`
 	Timed       int64   `parquet:"timed" json:"timed"`
 	Aggregated  int64   `parquet:"aggregated" json:"aggregated"`
@@ -119,9 +124,6 @@ type KernelRow struct {
 	ShareOfProg float64 `parquet:"share" json:"share"`
 }
 
-var kernelColumns = []string{"rank", "input", "program", "kernel", "kernel_id", "resolved", "category", "list",
-	"dispatches", "timed", "aggregated", "device_ns", "min_ns", "max_ns", "launched", "launch_ns", "share"}
-
 // kernelRows lists input in's kernel table rows: by rank, then in table
 // order (rankPrograms).
 func kernelRows(in *input) []KernelRow {
@@ -131,12 +133,8 @@ func kernelRows(in *input) []KernelRow {
 		ns := pt.Clock.Unit == "ns"
 		for _, k := range pt.Kernels {
 			r := KernelRow{Rank: rp.rank, Input: int32(in.Index), Program: pt.Program.Name,
-				Kernel: k.Kernel.Name, Resolved: k.Kernel.Resolved, Category: k.Kernel.Category, List: k.Kernel.List,
 				Dispatches: k.Dispatches, Timed: k.Timed, Aggregated: k.Aggregated, Launched: k.Launched}
-			if k.Kernel.HasID {
-				id := k.Kernel.ID
-				r.KernelID = &id
-			}
+			r.KernelColumns.set(&k.Kernel, new(uint64))
 			if k.Timed > 0 {
 				// A share is unit-free: a ticks program's too.
 				r.ShareOfProg = k.Share

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
@@ -32,6 +34,18 @@ type table struct {
 	rows int64
 }
 
+// columns are row type T's column names in order: its Parquet schema's, so
+// a CSV header names the columns the dataset's table has (JSON Lines keys
+// are the same names, from the json tags).
+func columns[T any]() []string {
+	fields := parquet.SchemaOf(new(T)).Fields()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name()
+	}
+	return names
+}
+
 func newTable(w io.Writer, to string, columns []string, id string) (*table, error) {
 	t := &table{bw: bufio.NewWriterSize(w, 256<<10), id: id}
 	if to == JSONL {
@@ -42,12 +56,18 @@ func newTable(w io.Writer, to string, columns []string, id string) (*table, erro
 	return t, t.csv.Write(append(slices.Clip(columns), ExportIDColumn))
 }
 
-// write writes one row: v is the row struct, cells its CSV cells.
-func (t *table) write(v any, cells func([]string) []string) error {
+// row is a pointer to a row struct (DispatchRow, KernelRow, OpRow,
+// GapRow): JSON Lines encode the struct, CSV writes its cells.
+type row interface {
+	cells(rec []string) []string
+}
+
+// write writes one row.
+func (t *table) write(r row) error {
 	t.rows++
 	if t.json != nil {
 		t.jbuf.Reset()
-		if err := t.json.Encode(v); err != nil {
+		if err := t.json.Encode(r); err != nil {
 			return err
 		}
 		// Encode ends the object with "}\n": the id is its last key.
@@ -57,7 +77,7 @@ func (t *table) write(v any, cells func([]string) []string) error {
 		_, err := t.bw.WriteString("\"}\n")
 		return err
 	}
-	t.rec = cells(t.rec[:0])
+	t.rec = r.cells(t.rec[:0])
 	// CSV quoting keeps a cell's commas and newlines, but `cat` of the
 	// file would still run a name's escape sequences: escape controls.
 	for i, c := range t.rec {
@@ -70,6 +90,22 @@ func (t *table) write(v any, cells func([]string) []string) error {
 	}
 	t.rec = append(t.rec, t.id)
 	return t.csv.Write(t.rec)
+}
+
+// rowOf is *R when it is a row.
+type rowOf[R any] interface {
+	*R
+	row
+}
+
+// writeRows writes rows in order, up to the first error.
+func writeRows[R any, P rowOf[R]](t *table, rows []R) error {
+	for i := range rows {
+		if err := t.write(P(&rows[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *table) flush() error {
@@ -125,12 +161,12 @@ func openTabular(opt Options) (*tabular, error) {
 		w.abort()
 		return nil, err
 	}
-	cols := dispatchColumns
+	cols := columns[DispatchRow]()
 	switch {
 	case opt.PerKernel:
-		cols = kernelColumns
+		cols = columns[KernelRow]()
 	case opt.PerOp:
-		cols = opColumns
+		cols = columns[OpRow]()
 	}
 	if w.t, err = newTable(w.outBytes, opt.To, cols, id); err != nil {
 		w.abort()
@@ -173,7 +209,7 @@ func (w *tabular) sink(in *input) capture.Sink {
 			return
 		}
 		w.row.fill(in, c, d, &w.st)
-		w.werr = w.t.write(&w.row, w.row.cells)
+		w.werr = w.t.write(&w.row)
 	})
 }
 
@@ -189,35 +225,24 @@ func (w *tabular) done(in *input) error {
 
 func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	opt, t := w.opt, w.t
-	if opt.PerKernel {
-		for _, in := range ins {
-			for _, r := range kernelRows(in) {
-				if err := t.write(&r, r.cells); err != nil {
-					return fmt.Errorf("writing %s: %w", opt.Out, err)
-				}
-			}
+	for _, in := range ins {
+		var err error
+		switch {
+		case opt.PerKernel:
+			err = writeRows(t, kernelRows(in))
+		case opt.PerOp:
+			err = writeRows(t, opRows(in))
 		}
-	}
-	if opt.PerOp {
-		for _, in := range ins {
-			for _, r := range opRows(in) {
-				if err := t.write(&r, r.cells); err != nil {
-					return fmt.Errorf("writing %s: %w", opt.Out, err)
-				}
-			}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", opt.Out, err)
 		}
 	}
 	if err := t.flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", opt.Out, err)
 	}
-	gt, err := newTable(w.gaps, opt.To, gapColumns, w.id)
+	gt, err := newTable(w.gaps, opt.To, columns[GapRow](), w.id)
 	if err == nil {
-		rows := append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id))
-		for _, r := range rows {
-			if err = gt.write(&r, r.cells); err != nil {
-				break
-			}
-		}
+		err = writeRows(gt, append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id)))
 	}
 	if err == nil {
 		err = gt.flush()
@@ -236,17 +261,21 @@ func outputRow(out string, rows, size int64, id string) GapRow {
 }
 
 func (r *DispatchRow) cells(rec []string) []string {
-	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, optI(r.Run), r.Kernel, optU(r.KernelID),
-		strconv.FormatBool(r.Resolved), r.Category, r.List, r.Queue, r.Device, optI(r.Index), optI(r.Ordinal),
+	rec = r.KernelColumns.cells(append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, optI(r.Run)))
+	return append(rec, r.Queue, r.Device, optI(r.Index), optI(r.Ordinal),
 		itoa(r.Dispatches), optI(r.StartNS), optI(r.EndNS), optI(r.DeviceNS),
 		optI(r.LaunchStartNS), optI(r.LaunchEndNS), optI(r.LaunchNS), r.Link)
 }
 
 func (r *KernelRow) cells(rec []string) []string {
-	return append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program, r.Kernel, optU(r.KernelID),
-		strconv.FormatBool(r.Resolved), r.Category, r.List, itoa(r.Dispatches), itoa(r.Timed), itoa(r.Aggregated),
+	rec = r.KernelColumns.cells(append(rec, r.Rank, strconv.Itoa(int(r.Input)), r.Program))
+	return append(rec, itoa(r.Dispatches), itoa(r.Timed), itoa(r.Aggregated),
 		optI(r.DeviceNS), optI(r.MinNS), optI(r.MaxNS), itoa(r.Launched), optI(r.LaunchNS),
 		strconv.FormatFloat(r.ShareOfProg, 'f', 6, 64))
+}
+
+func (kc *KernelColumns) cells(rec []string) []string {
+	return append(rec, kc.Kernel, optU(kc.KernelID), strconv.FormatBool(kc.Resolved), kc.Category, kc.List)
 }
 
 func (r *GapRow) cells(rec []string) []string {
