@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -60,16 +60,7 @@ func benchRead(b *testing.B, data []byte) {
 		events = c.Accounting.InputFor("events").Read
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	reportCPU(b, cpu0, int64(len(data)))
-}
-
-// reportCPU adds MB per CPU-second: with -cpu 1 and an idle GOMAXPROCS the
-// reader runs on one core, and this figure ignores time spent waiting for
-// other processes on a shared machine.
-func reportCPU(b *testing.B, cpu0 time.Duration, size int64) {
-	if d := testfile.CPUTime() - cpu0; d > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
-	}
+	fixture.ReportCPU(b, cpu0, int64(len(data)))
 }
 
 // BenchmarkReadMTIA reads the largest sample (86.9 MB of JSON).
@@ -97,16 +88,7 @@ func BenchmarkReadBigOps(b *testing.B) {
 }
 
 func benchBig(b *testing.B, ops bool) {
-	path := os.Getenv("TALLY_KINETO_BIG")
-	if path == "" {
-		b.Skip("set TALLY_KINETO_BIG to a generated trace")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
+	path, size := fixture.BigFile(b, "TALLY_KINETO_BIG", "a generated trace")
 	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		var sink capture.Sink = analysis.NewAggregator()
@@ -117,5 +99,5 @@ func benchBig(b *testing.B, ops bool) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0, st.Size())
+	fixture.ReportCPU(b, cpu0, size)
 }
