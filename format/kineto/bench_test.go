@@ -2,9 +2,6 @@ package kineto
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -22,29 +19,6 @@ import (
 // TALLY_KINETO_BIG=/path/to/big.json adds BenchmarkReadBig on a generated
 // trace (see internal/gen/kinetogen); docs/formats/kineto.md has the
 // figures and the comparison with Python's json module.
-
-func loadJSON(b *testing.B, path string) []byte {
-	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Skip(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	var head [2]byte
-	if n, _ := f.ReadAt(head[:], 0); n == 2 && format.IsGzip(head[:]) {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r = zr
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
 
 func benchRead(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
@@ -65,12 +39,12 @@ func benchRead(b *testing.B, data []byte) {
 
 // BenchmarkReadMTIA reads the largest sample (86.9 MB of JSON).
 func BenchmarkReadMTIA(b *testing.B) {
-	benchRead(b, loadJSON(b, "testdata/hta__mtia_training_rank_0.json.gz"))
+	benchRead(b, testfile.Gunzip(b, "testdata/hta__mtia_training_rank_0.json.gz"))
 }
 
 // BenchmarkReadNegativeQueue reads a CUDA training trace (25.8 MB).
 func BenchmarkReadNegativeQueue(b *testing.B) {
-	benchRead(b, loadJSON(b, "testdata/hta__negative_queue_length_rank0.json.gz"))
+	benchRead(b, testfile.Gunzip(b, "testdata/hta__negative_queue_length_rank0.json.gz"))
 }
 
 // BenchmarkReadBig reads the file named by TALLY_KINETO_BIG straight from
