@@ -2,13 +2,13 @@ package hrxserial
 
 import (
 	"bytes"
-	"os"
 	"runtime"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/gen/hrxgen"
 	"github.com/tallyprof/tally/internal/testfile"
 )
@@ -92,20 +92,11 @@ func benchTrace(b *testing.B) ([]byte, *catalog.Catalog) {
 //	go run ./cmd/hrxgen -o /tmp/big.kept -size 300MB -prefill 2
 //	TALLY_HRX_BIG=/tmp/big.kept go test -run '^$' -bench ReadBig -cpu 1 ./format/hrxserial/
 func BenchmarkReadBig(b *testing.B) {
-	path := os.Getenv("TALLY_HRX_BIG")
-	if path == "" {
-		b.Skip("set TALLY_HRX_BIG to a generated kept trace")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	path, size := fixture.BigFile(b, "TALLY_HRX_BIG", "a generated kept trace")
 	cat, err := catalog.Load([]string{manifest})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
 	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		c, err := format.ReadFile(path, Name, &format.Options{Catalog: cat}, analysis.NewAggregator())
@@ -113,9 +104,7 @@ func BenchmarkReadBig(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if d := testfile.CPUTime() - cpu0; d > 0 {
-		b.ReportMetric(float64(st.Size())*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
-	}
+	fixture.ReportCPU(b, cpu0, size)
 }
 
 // BenchmarkScan is the scan workers' part of BenchmarkRead: finding and

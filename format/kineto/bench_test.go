@@ -2,15 +2,12 @@ package kineto
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -22,29 +19,6 @@ import (
 // TALLY_KINETO_BIG=/path/to/big.json adds BenchmarkReadBig on a generated
 // trace (see internal/gen/kinetogen); docs/formats/kineto.md has the
 // figures and the comparison with Python's json module.
-
-func loadJSON(b *testing.B, path string) []byte {
-	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Skip(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	var head [2]byte
-	if n, _ := f.ReadAt(head[:], 0); n == 2 && format.IsGzip(head[:]) {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r = zr
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
 
 func benchRead(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
@@ -60,26 +34,17 @@ func benchRead(b *testing.B, data []byte) {
 		events = c.Accounting.InputFor("events").Read
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	reportCPU(b, cpu0, int64(len(data)))
-}
-
-// reportCPU adds MB per CPU-second: with -cpu 1 and an idle GOMAXPROCS the
-// reader runs on one core, and this figure ignores time spent waiting for
-// other processes on a shared machine.
-func reportCPU(b *testing.B, cpu0 time.Duration, size int64) {
-	if d := testfile.CPUTime() - cpu0; d > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
-	}
+	fixture.ReportCPU(b, cpu0, int64(len(data)))
 }
 
 // BenchmarkReadMTIA reads the largest sample (86.9 MB of JSON).
 func BenchmarkReadMTIA(b *testing.B) {
-	benchRead(b, loadJSON(b, "testdata/hta__mtia_training_rank_0.json.gz"))
+	benchRead(b, testfile.Gunzip(b, "testdata/hta__mtia_training_rank_0.json.gz"))
 }
 
 // BenchmarkReadNegativeQueue reads a CUDA training trace (25.8 MB).
 func BenchmarkReadNegativeQueue(b *testing.B) {
-	benchRead(b, loadJSON(b, "testdata/hta__negative_queue_length_rank0.json.gz"))
+	benchRead(b, testfile.Gunzip(b, "testdata/hta__negative_queue_length_rank0.json.gz"))
 }
 
 // BenchmarkReadBig reads the file named by TALLY_KINETO_BIG straight from
@@ -97,16 +62,7 @@ func BenchmarkReadBigOps(b *testing.B) {
 }
 
 func benchBig(b *testing.B, ops bool) {
-	path := os.Getenv("TALLY_KINETO_BIG")
-	if path == "" {
-		b.Skip("set TALLY_KINETO_BIG to a generated trace")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
+	path, size := fixture.BigFile(b, "TALLY_KINETO_BIG", "a generated trace")
 	cpu0 := testfile.CPUTime()
 	for b.Loop() {
 		var sink capture.Sink = analysis.NewAggregator()
@@ -117,5 +73,5 @@ func benchBig(b *testing.B, ops bool) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0, st.Size())
+	fixture.ReportCPU(b, cpu0, size)
 }

@@ -21,10 +21,7 @@ func TestUndefinedKernelOrQueue(t *testing.T) {
 		events(7, 30, 40).
 		rec(probefile.TypeEvents, u32(9), u32(1), u32(0), u64(50), u64(60)).
 		end(3, 3, 0)
-	c, ds, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, b.b)
 	g := c.Accounting.Find(capture.SkippedInput)
 	if len(ds) != 1 || g == nil || g.Count != 2 || c.Accounting.Complete() {
 		t.Fatalf("%d dispatches, skipped_input %+v; want 1 and 2", len(ds), g)
@@ -48,10 +45,7 @@ func TestRepeatedEvents(t *testing.T) {
 		checkpoint(2).
 		events(0, 50, 60, 50, 60). // one event written twice
 		end(3, 3, 0)
-	c, ds, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, b.b)
 	if len(ds) != 3 {
 		t.Errorf("%d dispatches, want 3", len(ds))
 	}
@@ -66,7 +60,7 @@ func TestRepeatedEvents(t *testing.T) {
 		events(0, 30, 45, 50, 60).
 		events(0, 50, 61).
 		end(5, 5, 0)
-	c, ds, err = readBytes(t, b.b)
+	c, ds, err := readBytes(t, b.b)
 	if err != nil || len(ds) != 5 || !c.Accounting.Complete() {
 		t.Errorf("distinct events: err %v, %d dispatches, gaps %v; want 5 and complete", err, len(ds), gapKinds(c))
 	}
@@ -105,10 +99,7 @@ func TestImpossibleTimes(t *testing.T) {
 // The bytes of a record cut short are lost with truncated_input.
 func TestCutBytesLost(t *testing.T) {
 	b := newBuilder(probefile.FamilyDispatchEvents).defs().events(0, 10, 20, 30, 40)
-	c, _, err := readBytes(t, b.b[:len(b.b)-3])
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := readOK(t, b.b[:len(b.b)-3])
 	by := c.Accounting.InputFor("bytes")
 	if len(by.Skipped) != 1 || by.Skipped[0].Class != capture.DeviceWorkLost || by.Skipped[0].Gap != capture.TruncatedInput || by.Skipped[0].Count != 50 {
 		t.Errorf("bytes %+v %+v, want the 50 bytes read of it lost to truncated_input", by, by.Skipped[0])

@@ -27,6 +27,16 @@ func readBytes(t testing.TB, data []byte) (*capture.Capture, []capture.Dispatch,
 	return c, all.Dispatches, err
 }
 
+// readOK is readBytes for an input that must read: an error ends the test.
+func readOK(t testing.TB, data []byte) (*capture.Capture, []capture.Dispatch) {
+	t.Helper()
+	c, ds, err := readBytes(t, data)
+	if err != nil {
+		t.Fatalf("read: got %v, want no error", err)
+	}
+	return c, ds
+}
+
 // builder writes records by hand, for inputs the probe package never writes.
 type builder struct{ b []byte }
 
@@ -77,17 +87,11 @@ func (b *builder) end(launches, recorded, dropped uint64) *builder {
 }
 
 func TestSamples(t *testing.T) {
-	c, ds, err := readBytes(t, sample(t, "testdata/matmul.probe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, sample(t, "testdata/matmul.probe"))
 	if len(ds) != 160 || !c.Accounting.Complete() || len(c.Programs) != 2 || len(c.Queues) != 4 {
 		t.Fatalf("%d dispatches, %d programs, %d queues, gaps %+v", len(ds), len(c.Programs), len(c.Queues), c.Accounting.Gaps)
 	}
-	c, ds, err = readBytes(t, sample(t, "testdata/killed.probe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds = readOK(t, sample(t, "testdata/killed.probe"))
 	if len(ds) != 98 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 2 || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
 		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
 	}
@@ -148,10 +152,7 @@ func TestSkippedRecords(t *testing.T) {
 		rec(probefile.TypeEvents, u32(0), u32(5), u64(1)). // count and length disagree
 		end(4, 3, 0).
 		events(0, 40, 50) // after the end
-	c, ds, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, b.b)
 	if len(ds) != 1 {
 		t.Fatalf("%d dispatches", len(ds))
 	}
@@ -197,10 +198,7 @@ func TestCorruptLength(t *testing.T) {
 
 func TestNothingRecordedSaysSo(t *testing.T) {
 	b := newBuilder(probefile.FamilyDispatchEvents).defs().end(5, 0, 0)
-	c, _, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := readOK(t, b.b)
 	g := c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Summary, "asked for dispatch events") || !strings.Contains(g.Summary, "5 launches") {
 		t.Fatalf("%+v", c.Accounting.Gaps)
@@ -236,10 +234,7 @@ func TestEveryEventSkippedDespiteSummaries(t *testing.T) {
 		events(0, 30, 25). // runs backwards: skipped
 		rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(1), u64(5)).
 		end(1, 1, 0)
-	c, ds, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, b.b)
 	if len(ds) != 0 {
 		t.Fatalf("%d dispatches", len(ds))
 	}
@@ -256,10 +251,7 @@ func TestEventsInSummariesOnlyFile(t *testing.T) {
 		events(0, 10, 20).
 		rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(1), u64(10)).
 		end(1, 1, 0)
-	c, ds, err := readBytes(t, b.b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ds := readOK(t, b.b)
 	var n int64
 	for _, d := range ds {
 		if d.Aggregate != nil {

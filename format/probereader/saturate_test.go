@@ -22,10 +22,7 @@ func TestCountsSaturate(t *testing.T) {
 		}
 		// A count past int64 is clamped, not read as negative and dropped.
 		b.rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(math.MaxUint64), u64(10))
-		c, ds, err := readBytes(t, b.end(1, 1, 0).b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, ds := readOK(t, b.end(1, 1, 0).b)
 		if g := c.Accounting.Find(capture.EmptyCapture); g != nil {
 			t.Errorf("empty_capture: %s", g.Summary)
 		}
@@ -35,10 +32,7 @@ func TestCountsSaturate(t *testing.T) {
 	})
 	t.Run("end record", func(t *testing.T) {
 		b := newBuilder(probefile.FamilyDispatchEvents).defs().end(math.MaxUint64, math.MaxUint64, math.MaxUint64)
-		c, _, err := readBytes(t, b.b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := readOK(t, b.b)
 		g := c.Accounting.Find(capture.EmptyCapture)
 		if g == nil || strings.Contains(g.Summary, "-") {
 			t.Errorf("empty_capture %+v", g)
@@ -54,10 +48,7 @@ func TestCountsSaturate(t *testing.T) {
 			b.rec(probefile.TypeQueue, u32(q), s(fmt.Sprint("q", q)), s("dev"))
 			b.rec(probefile.TypeCheckpoint, u64(50), u32(q), u64(0), u64(math.MaxUint64), u32(0))
 		}
-		c, _, err := readBytes(t, b.b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := readOK(t, b.b)
 		g := c.Accounting.Find(capture.DroppedRecords)
 		if g == nil || g.Count != math.MaxInt64 {
 			t.Fatalf("dropped_records %+v", g)

@@ -12,6 +12,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -98,12 +99,7 @@ func BenchmarkKernelTraceCSV(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(st.Size())/1e6, "MB/file")
-	// On a shared machine wall time includes waiting for a core; the
-	// process's CPU time (user + system, GC included) is the steadier
-	// figure.
-	if cpu := testfile.CPUTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(st.Size())*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
-	}
+	fixture.ReportCPU(b, cpu0, st.Size())
 }
 
 // Reading a file four times as long must not allocate much more: memory is

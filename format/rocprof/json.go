@@ -364,14 +364,33 @@ func symbolName(s jSymbol) string {
 	return s.Name
 }
 
+// record decodes the next record of an array into v, counting it read:
+// record *n of unit in. A record that does not end is not counted; its
+// error stops the read.
+func (jr *jsonReader) record(in *capture.InputCount, n *int64, v any) (bad, err error) {
+	*n++
+	in.Read++
+	if bad, err = jr.element(v); err != nil {
+		*n-- // not a complete record
+		in.Read--
+	}
+	return bad, err
+}
+
+// program is the process's one program, "pid N", made at its first
+// dispatch or copy.
+func (jr *jsonReader) program() capture.ProgramID {
+	if !jr.progSet {
+		jr.prog = jr.b.program("pid " + strconv.FormatInt(jr.meta.PID, 10))
+		jr.progSet = true
+	}
+	return jr.prog
+}
+
 func (jr *jsonReader) dispatch() error {
-	jr.rec++
-	jr.b.unit.Read++
 	var d jDispatch
-	bad, err := jr.element(&d)
+	bad, err := jr.record(jr.b.unit, &jr.rec, &d)
 	if err != nil {
-		jr.b.unit.Read-- // not a complete record
-		jr.rec--
 		return err
 	}
 	if bad != nil {
@@ -435,22 +454,19 @@ func (jr *jsonReader) emit(d *jDispatch, n int64) {
 			return
 		}
 	}
-	if !jr.progSet {
-		jr.prog = jr.b.program("pid " + strconv.FormatInt(jr.meta.PID, 10))
-		jr.progSet = true
-	}
+	prog := jr.program()
 	agent := strconv.FormatUint(d.Info.Agent.Handle, 10)
 	if a, ok := jr.agents[d.Info.Agent.Handle]; ok {
 		agent = fmt.Sprintf("agent %d (%s)", a.NodeID, a.Name)
 	}
 	r := row{
-		prog:  jr.prog,
+		prog:  prog,
 		queue: jr.b.queue([]byte(agent), strconv.AppendUint(nil, d.Info.Queue.Handle, 10)),
 		start: *d.Start, end: *d.End,
 		dispatchID: d.Info.DispatchID, hasDispatchID: true,
 		corr: d.CorrelationID.Internal,
 	}
-	r.kernel = jr.b.kernel(jr.prog, []byte(jr.symbols[d.Info.KernelID]), d.Info.KernelID, true, "kernel")
+	r.kernel = jr.b.kernel(prog, []byte(jr.symbols[d.Info.KernelID]), d.Info.KernelID, true, "kernel")
 	jr.b.emit(&r, pos{"kernel_dispatch record", n})
 }
 
@@ -468,14 +484,10 @@ func (jr *jsonReader) opName(kind, op int64) (string, string) {
 
 // api reads one hip_api record into the linker.
 func (jr *jsonReader) api() error {
-	jr.apiRec++
 	in := jr.b.c.Accounting.InputFor("API records")
-	in.Read++
 	var a jRecord
-	bad, err := jr.element(&a)
+	bad, err := jr.record(in, &jr.apiRec, &a)
 	if err != nil {
-		in.Read--
-		jr.apiRec--
 		return err
 	}
 	where := "hip_api record " + strconv.FormatInt(jr.apiRec, 10)
@@ -497,13 +509,9 @@ func (jr *jsonReader) api() error {
 // copy reads one memory_copy record: a dispatch of category "memcpy" on a
 // queue per (source agent, destination agent), named by its direction.
 func (jr *jsonReader) copy() error {
-	jr.copyRec++
-	jr.b.unit.Read++
 	var m jCopy
-	bad, err := jr.element(&m)
+	bad, err := jr.record(jr.b.unit, &jr.copyRec, &m)
 	if err != nil {
-		jr.b.unit.Read--
-		jr.copyRec--
 		return err
 	}
 	at := pos{"memory_copy record", jr.copyRec}
@@ -515,10 +523,7 @@ func (jr *jsonReader) copy() error {
 		jr.noTimes("memory_copy record without start or end timestamp", at.String())
 		return nil
 	}
-	if !jr.progSet {
-		jr.prog = jr.b.program("pid " + strconv.FormatInt(jr.meta.PID, 10))
-		jr.progSet = true
-	}
+	prog := jr.program()
 	kind, dir := jr.opName(m.Kind, m.Operation)
 	if dir == "" {
 		dir = "operation " + strconv.FormatInt(m.Operation, 10)
@@ -529,12 +534,12 @@ func (jr *jsonReader) copy() error {
 		return nil
 	}
 	r := row{
-		prog:  jr.prog,
+		prog:  prog,
 		queue: jr.b.copyQueue(jr.agentLabel(m.Src.Handle), jr.agentLabel(m.Dst.Handle), dir),
 		start: *m.Start, end: *m.End,
 		corr: m.CorrelationID.Internal, copy: true,
 	}
-	r.kernel = jr.b.kernel(jr.prog, []byte("memory copy "+dir), 0, false, "memcpy")
+	r.kernel = jr.b.kernel(prog, []byte("memory copy "+dir), 0, false, "memcpy")
 	jr.b.emit(&r, at)
 	return nil
 }

@@ -8,17 +8,9 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
-
-type repeatByte byte
-
-func (c repeatByte) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(c)
-	}
-	return len(p), nil
-}
 
 // A 32 MiB kernel name in rocprofv3 JSON reaches encoding/json cut to
 // capture.MaxName (format/internal/jsoncap): memory stays bounded, the
@@ -27,7 +19,7 @@ func TestJSONHugeName(t *testing.T) {
 	const n = 32 << 20
 	at := strings.Index(miniJSON, `"formatted_kernel_name": "k"`) + len(`"formatted_kernel_name": "`)
 	input := func() io.Reader {
-		return io.MultiReader(strings.NewReader(miniJSON[:at]), io.LimitReader(repeatByte('k'), n), strings.NewReader(miniJSON[at+1:]))
+		return io.MultiReader(strings.NewReader(miniJSON[:at]), fixture.Repeat('k', n), strings.NewReader(miniJSON[at+1:]))
 	}
 	readJSON(input(), "warm.json", nil, 0)
 	var col capture.Collect
@@ -111,7 +103,7 @@ func TestCSVHugeRowBounded(t *testing.T) {
 		disp int
 	}{
 		{"huge name", func() io.Reader {
-			return io.MultiReader(strings.NewReader(csvHeader+csvRow(7, "before")+row[:at]), io.LimitReader(repeatByte('k'), n),
+			return io.MultiReader(strings.NewReader(csvHeader+csvRow(7, "before")+row[:at]), fixture.Repeat('k', n),
 				strings.NewReader(row[at+1:]+csvRow(8, "after")))
 		}, 2},
 		{"open quote", func() io.Reader {

@@ -25,8 +25,8 @@ type markerSet struct {
 }
 
 type markerRow struct {
-	tid, start, end int64
-	name            string
+	outerrange.Range // Key: the thread id
+	name             string
 }
 
 // markerPath is the marker_api_trace.csv beside a kernel_trace.csv, or "".
@@ -57,24 +57,15 @@ func loadMarkers(path string, c *capture.Capture) (*markerSet, error) {
 		case end == start:
 			return "a mark, not a range (start = end)", nil
 		}
-		rows = append(rows, markerRow{tid, start, end, markerName(string(f[col["function"]]))})
+		rows = append(rows, markerRow{outerrange.Range{Key: tid, Start: start, End: end}, markerName(string(f[col["function"]]))})
 		return "", nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.tid != b.tid {
-			return a.tid < b.tid
-		}
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.end > b.end
-	})
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Before(rows[j].Range) })
 	for _, r := range rows {
-		if _, kept := m.set.Add(r.tid, r.start, r.end); kept {
+		if _, kept := m.set.Add(r.Key, r.Start, r.End); kept {
 			m.names = append(m.names, r.name)
 		}
 	}

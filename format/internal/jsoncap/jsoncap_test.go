@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
@@ -112,7 +113,7 @@ func TestOffsetAfterCuts(t *testing.T) {
 // A 64 MiB string streams through in bounded memory.
 func TestHugeStringBounded(t *testing.T) {
 	const n = 64 << 20
-	src := io.MultiReader(strings.NewReader(`{"name": "`), io.LimitReader(repeatReader('k'), n), strings.NewReader(`"}`))
+	src := io.MultiReader(strings.NewReader(`{"name": "`), fixture.Repeat('k', n), strings.NewReader(`"}`))
 	var v map[string]string
 	var err error
 	got := testfile.Allocated(func() { err = json.NewDecoder(&Reader{R: src}).Decode(&v) })
@@ -125,15 +126,6 @@ func TestHugeStringBounded(t *testing.T) {
 	if !strings.HasSuffix(v["name"], "[truncated from "+strconv.Itoa(n)+" bytes]") {
 		t.Errorf("name ends %q, want the marker", v["name"][len(v["name"])-40:])
 	}
-}
-
-type repeatReader byte
-
-func (c repeatReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(c)
-	}
-	return len(p), nil
 }
 
 // A text cut inside a long string ends as the input does: the decoder

@@ -27,6 +27,22 @@ type track struct {
 	lastEnd    int64
 }
 
+// Range is a range [Start, End] of Key, for callers that sort their ranges
+// before they Add them.
+type Range struct{ Key, Start, End int64 }
+
+// Before orders ranges as Add takes them: by key, then by start, and for
+// equal starts the longer first.
+func (a Range) Before(b Range) bool {
+	if a.Key != b.Key {
+		return a.Key < b.Key
+	}
+	if a.Start != b.Start {
+		return a.Start < b.Start
+	}
+	return a.End > b.End
+}
+
 // Add offers a range [start, end] of key. Each key's ranges must come
 // sorted by start, and for equal starts the longer first (SQL: ORDER BY
 // key, start, end DESC). It returns the id the range is known by (0, 1, 2,

@@ -10,8 +10,7 @@ import (
 // random nested ranges and random overlapping ones, on two threads.
 func TestAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	type r struct{ key, start, end int64 }
-	var all []r
+	var all []Range
 	var gen func(key, lo, hi int64, depth int)
 	gen = func(key, lo, hi int64, depth int) {
 		for at := lo; at < hi && depth < 4; {
@@ -20,7 +19,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			if e >= hi {
 				return
 			}
-			all = append(all, r{key, s, e})
+			all = append(all, Range{key, s, e})
 			gen(key, s, e, depth+1)
 			at = e + 1
 		}
@@ -29,22 +28,13 @@ func TestAgainstBruteForce(t *testing.T) {
 	gen(2, 0, 5000, 0)
 	for range 300 { // start/end ranges may overlap without nesting
 		s := rng.Int63n(5000)
-		all = append(all, r{3, s, s + rng.Int63n(300)})
+		all = append(all, Range{3, s, s + rng.Int63n(300)})
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.key != b.key {
-			return a.key < b.key
-		}
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.end > b.end
-	})
+	sort.Slice(all, func(i, j int) bool { return all[i].Before(all[j]) })
 	var s Set
 	ids := map[int32]int{} // kept id → index in all
 	for i, x := range all {
-		if id, ok := s.Add(x.key, x.start, x.end); ok {
+		if id, ok := s.Add(x.Key, x.Start, x.End); ok {
 			ids[id] = i
 		}
 	}
@@ -55,7 +45,7 @@ func TestAgainstBruteForce(t *testing.T) {
 		for ts := int64(-5); ts < 5400; ts += 3 {
 			want := -1
 			for i, x := range all {
-				if x.key == key && x.start <= ts && ts <= x.end {
+				if x.Key == key && x.Start <= ts && ts <= x.End {
 					want = i // sorted by start: the first containing is outermost
 					break
 				}
@@ -83,6 +73,26 @@ func TestTrimInstance(t *testing.T) {
 	} {
 		if got := TrimInstance(in); got != want {
 			t.Errorf("TrimInstance(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Before is the order Add takes: key, then start, then the longer first.
+func TestBefore(t *testing.T) {
+	for _, c := range []struct {
+		a, b Range
+		want bool
+	}{
+		{Range{1, 50, 60}, Range{2, 10, 20}, true}, // key first
+		{Range{2, 10, 20}, Range{1, 50, 60}, false},
+		{Range{1, 10, 20}, Range{1, 11, 90}, true}, // then start
+		{Range{1, 11, 90}, Range{1, 10, 20}, false},
+		{Range{1, 10, 90}, Range{1, 10, 20}, true}, // equal starts: the longer first
+		{Range{1, 10, 20}, Range{1, 10, 90}, false},
+		{Range{1, 10, 20}, Range{1, 10, 20}, false},
+	} {
+		if got := c.a.Before(c.b); got != c.want {
+			t.Errorf("%+v.Before(%+v): got %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
