@@ -17,18 +17,24 @@
 #   BENCH_RANK_SIZE=1MiB          each this size
 #   BENCH_STARTUP_RUNS=100        runs of `tally version` timed as one loop
 #   BENCH_ROUNDS=3                runs of every other command; the best wall time is shown
+#   BENCH_PAIRS=9                 rounds of the paired rows (hrx against grep, one core
+#                                 against all): the two commands run in turn, and the
+#                                 ratio is the median of the rounds' ratios
 #   BENCH_DIR=DIR                 keep the generated inputs in DIR (reused when present)
 #
 # Times are wall seconds of the best round, with that round's CPU seconds
 # (user + system) and peak RSS. "one core" runs under taskset -c 0 with
 # GOMAXPROCS=1; other runs use every core. Ratio is tally's wall time over
 # the baseline's (below 1: tally is faster), or, for the core rows, the
-# speed-up of every core over one.
+# speed-up of every core over one. The paired rows (hrx against grep, the
+# directory on one core against all) run their two commands in turn and
+# give the median of the rounds' ratios first: on a machine whose load
+# moves, two best-of-N times taken minutes apart can differ by a third.
 set -eu
 
 if [ -n "${BENCH_QUICK:-}" ]; then
 	: "${BENCH_NSYS_KERNELS:=200000}" "${BENCH_HRX_SIZE:=20MB}" "${BENCH_KINETO_SIZE:=20MiB}"
-	: "${BENCH_RANKS:=16}" "${BENCH_RANK_SIZE:=256KiB}" "${BENCH_STARTUP_RUNS:=20}" "${BENCH_ROUNDS:=1}"
+	: "${BENCH_RANKS:=16}" "${BENCH_RANK_SIZE:=256KiB}" "${BENCH_STARTUP_RUNS:=20}" "${BENCH_ROUNDS:=1}" "${BENCH_PAIRS:=3}"
 fi
 nsys_kernels=${BENCH_NSYS_KERNELS:-10000000}
 hrx_size=${BENCH_HRX_SIZE:-300MB}
@@ -37,6 +43,7 @@ ranks=${BENCH_RANKS:-64}
 rank_size=${BENCH_RANK_SIZE:-1MiB}
 startup_runs=${BENCH_STARTUP_RUNS:-100}
 rounds=${BENCH_ROUNDS:-3}
+pairs=${BENCH_PAIRS:-9}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -91,27 +98,57 @@ tiny=$work/tiny-decode1.kept
 [ -f "$tiny" ] || "$bin/hrxgen" -o "$tiny" -decode 1 -prefill 0 2>/dev/null
 for f in "$nsys" "$hrx" "$kineto" "$rankdir"/*; do cat "$f" >/dev/null; done # into the page cache
 
-# measure NAME CMD...: runs CMD (stdout to a file) $rounds times and keeps
-# the best wall time with its CPU seconds and peak RSS in $NAME_{wall,cpu,rss}.
+# timed NAME CMD...: one run of CMD (stdout to a file); appends its wall
+# seconds, user and system CPU seconds and peak RSS to $work/NAME.runs.
+timed() {
+	name=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >"$work/out.txt" 2>"$work/err.txt" || {
+		note "failed: $*"
+		cat "$work/err.txt" >&2
+		exit 1
+	}
+	tail -n 1 "$work/time.txt" >>"$work/$name.runs"
+}
+# best NAME: the run of NAME with the least wall time, in $NAME_{wall,cpu,rss}.
+best() {
+	line=$(sort -n "$work/$1.runs" | head -n 1)
+	eval "${1}_wall=$(echo "$line" | awk '{print $1}')"
+	eval "${1}_cpu=$(echo "$line" | awk '{printf "%.2f", $2 + $3}')"
+	eval "${1}_rss=$(echo "$line" | awk '{printf "%.0f", $4 / 1024}')"
+}
+# measure NAME CMD...: runs CMD $rounds times and keeps the best.
 measure() {
 	name=$1
 	shift
-	best=
+	: >"$work/$name.runs"
 	r=0
 	while [ $r -lt "$rounds" ]; do
-		/usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >"$work/out.txt" 2>"$work/err.txt" || {
-			note "failed: $*"
-			cat "$work/err.txt" >&2
-			exit 1
-		}
-		line=$(tail -n 1 "$work/time.txt")
-		if [ -z "$best" ] || [ "$(echo "$line $best" | awk '{print ($1 < $5)}')" = 1 ]; then best=$line; fi
+		timed "$name" "$@"
 		r=$((r + 1))
 	done
-	eval "${name}_wall=$(echo "$best" | awk '{print $1}')"
-	eval "${name}_cpu=$(echo "$best" | awk '{printf "%.2f", $2 + $3}')"
-	eval "${name}_rss=$(echo "$best" | awk '{printf "%.0f", $4 / 1024}')"
+	best "$name"
 }
+# paired A B: runs the shell functions run_A and run_B in turn, $pairs
+# times, so that both see the same moments of a noisy machine; keeps each
+# one's best, and in $A_per_B the median of the rounds' A/B wall-time
+# ratios and in $A_per_B_cpu that of their CPU-time ratios.
+paired() {
+	: >"$work/$1.runs"
+	: >"$work/$2.runs"
+	r=0
+	while [ $r -lt "$pairs" ]; do
+		"run_$1"
+		"run_$2"
+		r=$((r + 1))
+	done
+	best "$1"
+	best "$2"
+	eval "${1}_per_${2}=$(paste -d' ' "$work/$1.runs" "$work/$2.runs" | awk '{ if ($5 > 0) printf "%.4f\n", $1 / $5 }' | median)"
+	eval "${1}_per_${2}_cpu=$(paste -d' ' "$work/$1.runs" "$work/$2.runs" | awk '{ if ($6 + $7 > 0) printf "%.4f\n", ($2 + $3) / ($6 + $7) }' | median)"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+fmt_ratio() { awk -v r="$1" 'BEGIN { printf "%.2f×", r }'; }
 val() { eval "echo \${$1}"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }'; }
 mb() { awk -v n="$(wc -c <"$1")" 'BEGIN { printf "%.0f MB", n / 1e6 }'; }
@@ -136,9 +173,10 @@ fi
 
 # hrx: tally against grep -c.
 note "hrx"
-measure hrx "$bin/tally" report --manifests examples/kernels "$hrx"
-measure grep grep -c 'hrx debug serial' "$hrx"
-row "hrx kept trace, $(mb "$hrx")" "\`tally report\` $(t hrx)" "\`grep -c 'hrx debug serial'\` $(t grep)" "$(ratio "$hrx_wall" "$grep_wall")"
+run_hrx() { timed hrx "$bin/tally" report --manifests examples/kernels "$hrx"; }
+run_grep() { timed grep grep -c 'hrx debug serial' "$hrx"; }
+paired hrx grep
+row "hrx kept trace, $(mb "$hrx")" "\`tally report\` $(t hrx)" "\`grep -c 'hrx debug serial'\` $(t grep)" "$(fmt_ratio "$hrx_per_grep") (median of $pairs paired rounds; best against best $(ratio "$hrx_wall" "$grep_wall"))"
 
 # Kineto on one core, against Python's json.load.
 note "kineto"
@@ -163,12 +201,13 @@ row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "
 # A directory of ranks: every core against one, and the directory against
 # one tally per file.
 note "ranks"
-measure dir2 "$bin/tally" report "$rankdir"
-measure dir1 env GOMAXPROCS=1 $pin "$bin/tally" report "$rankdir"
+run_dir1() { timed dir1 env GOMAXPROCS=1 $pin "$bin/tally" report "$rankdir"; }
+run_dir2() { timed dir2 "$bin/tally" report "$rankdir"; }
+paired dir1 dir2
 # Beside the speed-up, what reading in parallel costs: the CPU-s of every
 # core over one core's (1.00×: nothing). On a loaded machine, where wall
 # times say little, the speed-up is at most cores / that ratio.
-row "$ranks Kineto ranks of $rank_size, one directory, $(nproc 2>/dev/null || echo all) cores against one" "$(t dir2)" "one core: $(t dir1)" "$(ratio "$dir1_wall" "$dir2_wall") faster, $(ratio "$dir2_cpu" "$dir1_cpu") the CPU-s"
+row "$ranks Kineto ranks of $rank_size, one directory, $(nproc 2>/dev/null || echo all) cores against one" "$(t dir2)" "one core: $(t dir1)" "$(fmt_ratio "$dir1_per_dir2") faster (median of $pairs paired rounds; best against best $(ratio "$dir1_wall" "$dir2_wall")), $(fmt_ratio "$(awk -v r="$dir1_per_dir2_cpu" 'BEGIN { print (r > 0 ? 1 / r : 0) }')") the CPU-s"
 measure loop sh -c 'for f in "$1"/*; do "$2" report "$f" >/dev/null || exit 1; done' sh "$rankdir" "$bin/tally"
 row "the same $ranks ranks, one \`tally report\` per file" "$(t loop)" "the directory at once: $(t dir2)" "$(ratio "$loop_wall" "$dir2_wall")"
 
@@ -191,7 +230,7 @@ row "\`tally report\` of a $(wc -c <"$tiny")-byte hrx trace, per run" "$(ms rep)
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || uname -m)
-echo "Machine: $(nproc 2>/dev/null || echo '?') CPUs ($cpu), $(uname -sr); load average $load_before before, $load_after after; best of $rounds rounds; $(go version | cut -d' ' -f3)."
+echo "Machine: $(nproc 2>/dev/null || echo '?') CPUs ($cpu), $(uname -sr); load average $load_before before, $load_after after; best of $rounds rounds, paired rows $pairs rounds; $(go version | cut -d' ' -f3)."
 echo
 echo "| case | tally | baseline | ratio |"
 echo "|---|---|---|---|"
