@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,7 +52,9 @@ func init() {
 			c.Accounting.InputFor("bytes").Read = int64(len(b))
 			c.Accounting.InputFor("bytes").Used = int64(len(b))
 			p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
-			k := c.AddKernel(capture.Kernel{Program: p, Name: "k", Resolved: true, Category: "kernel"})
+			// A name of its own per input, so that interned ids depend on
+			// which input is written first.
+			k := c.AddKernel(capture.Kernel{Program: p, Name: "k" + strconv.FormatInt(ts, 10), Resolved: true, Category: "kernel"})
 			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Instance: 0, Index: -1, Ordinal: -1,
 				Device: capture.Interval{Begin: ts, End: ts + 10, Valid: true}})
 			if ts >= 1<<52 {
@@ -78,5 +82,53 @@ func TestChromeBaseFollowsArgumentOrder(t *testing.T) {
 	}
 	if sum.Stats.Negative != 0 || sum.Stats.Slices != 2 {
 		t.Fatalf("%d slices, %d before the base: the later input set the time base", sum.Stats.Slices, sum.Stats.Negative)
+	}
+}
+
+// A Perfetto file of many inputs is written as the parallel readers reach
+// them (docs/timeline.md): its bytes may differ between runs, its trace may
+// not. Here one run writes the first input first, the other the second
+// (its reader waits for the other to stream), and both decode to the same
+// tracks, slices and metadata.
+func TestPerfettoSameTraceInAnyOrder(t *testing.T) {
+	dir := t.TempDir()
+	boot, epoch := filepath.Join(dir, "boot.t"), filepath.Join(dir, "epoch.t")
+	os.WriteFile(boot, []byte("order-test 1000"), 0o644)
+	os.WriteFile(epoch, []byte("order-test 1764547200000000000"), 0o644)
+	write := func(workers int) []byte {
+		for len(streamed) > 0 {
+			<-streamed // a token an earlier read left
+		}
+		var buf bytes.Buffer
+		if _, err := Run([]string{boot, epoch}, &buf, Options{As: Perfetto, Format: orderFormat, Workers: workers}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	inOrder, reversed := write(1), write(2)
+	if bytes.Equal(inOrder, reversed) {
+		t.Fatal("both runs wrote the inputs in the same order: the test compares nothing")
+	}
+	a, b := decode(t, Perfetto, inOrder), decode(t, Perfetto, reversed)
+	for _, d := range []*decoded{a, b} {
+		sort.Slice(d.slices, func(i, j int) bool { return d.slices[i].track+d.slices[i].name < d.slices[j].track+d.slices[j].name })
+		sort.Slice(d.instants, func(i, j int) bool {
+			return d.instants[i].track+d.instants[i].name < d.instants[j].track+d.instants[j].name
+		})
+	}
+	if !reflect.DeepEqual(a.tracks, b.tracks) {
+		t.Errorf("tracks differ:\ngot  %v\nwant %v", b.tracks, a.tracks)
+	}
+	if !reflect.DeepEqual(a.slices, b.slices) {
+		t.Errorf("slices differ:\ngot  %+v\nwant %+v", b.slices, a.slices)
+	}
+	if !reflect.DeepEqual(a.instants, b.instants) {
+		t.Errorf("instants differ:\ngot  %+v\nwant %+v", b.instants, a.instants)
+	}
+	if !reflect.DeepEqual(a.meta, b.meta) {
+		t.Errorf("metadata differs:\ngot  %v\nwant %v", b.meta, a.meta)
+	}
+	if len(a.slices) != 2 {
+		t.Errorf("got %d slices, want 2", len(a.slices))
 	}
 }
