@@ -52,6 +52,12 @@ func TestCompleteAndNotes(t *testing.T) {
 	if got := a.CountOf(UnfinishedDispatch); got != 1 {
 		t.Fatalf("CountOf: got %d, want 1", got)
 	}
+	// CountOf sums every program scope of the kind.
+	a.Gap(UnfinishedDispatch, "p2").AddN(4)
+	a.Gap(UnfinishedDispatch, "").AddN(2)
+	if got := a.CountOf(UnfinishedDispatch); got != 7 {
+		t.Fatalf("CountOf over programs p1, p2 and the whole: got %d, want 7", got)
+	}
 }
 
 func TestGapItemsCapped(t *testing.T) {
