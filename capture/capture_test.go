@@ -112,6 +112,12 @@ func TestGapCountSaturates(t *testing.T) {
 	if a.Complete() {
 		t.Fatal("with a saturated gap: got complete, want incomplete")
 	}
+	// The same kind saturated in two program scopes: the sum over them
+	// saturates too (a wrapped CountOf reads as no gap to its callers).
+	a.Gap(DroppedRecords, "p2").AddN(math.MaxInt64)
+	if got := a.CountOf(DroppedRecords); got != math.MaxInt64 {
+		t.Fatalf("CountOf over two saturated scopes: got %d, want math.MaxInt64", got)
+	}
 }
 
 func TestSatAdd(t *testing.T) {
