@@ -77,6 +77,37 @@ func TestJSONCarriesAccounting(t *testing.T) {
 	}
 }
 
+// A kernel with aggregated dispatches states them and no min/max (they
+// cannot be computed from sums); a gap of count 0 is not listed; a gap
+// past MaxItems states the items it left out.
+func TestJSONAggregatedAndGapItems(t *testing.T) {
+	c, _ := sample()
+	k := c.Kernels[0]
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: k.Program, Kernel: 0, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: k.Program, Kernel: 0, Aggregate: &capture.Aggregate{Count: 4, Device: 400, DeviceValid: true}})
+	c.Accounting.Gap(capture.ClockDecrease, "")
+	g := c.Accounting.Gap(capture.InvalidEvent, "")
+	for range capture.MaxItems + 3 {
+		g.Add(capture.Item{What: "end before start"})
+	}
+	doc := BuildJSON(c, a.Tables(c))
+	jk := doc.Programs[0].Kernels[0]
+	if jk.AggregatedDispatches != 4 || jk.MinNS != nil || jk.MaxNS != nil || jk.TotalNS == nil || *jk.TotalNS != 3400 {
+		t.Errorf("aggregated kernel: got aggregated %d, min %v, max %v, total %v; want 4, no min, no max, 3400 ns", jk.AggregatedDispatches, jk.MinNS, jk.MaxNS, jk.TotalNS)
+	}
+	kinds := map[capture.Kind]JSONGap{}
+	for _, jg := range doc.Accounting.Gaps {
+		kinds[jg.Kind] = jg
+	}
+	if _, ok := kinds[capture.ClockDecrease]; ok {
+		t.Errorf("gaps: got clock_decrease of count 0 listed, want it left out")
+	}
+	if jg := kinds[capture.InvalidEvent]; jg.Count != capture.MaxItems+3 || len(jg.Items) != capture.MaxItems || jg.ItemsOmitted != 3 {
+		t.Errorf("invalid_event: got count %d, %d items, %d omitted; want %d, %d, 3", jg.Count, len(jg.Items), jg.ItemsOmitted, capture.MaxItems+3, capture.MaxItems)
+	}
+}
+
 func TestJSONTicksAndUntimed(t *testing.T) {
 	c, r := sample()
 	c.Programs[0].Clock = &capture.Clock{Domain: "device-ticks", Unit: "ticks", Timed: true}
