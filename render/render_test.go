@@ -214,3 +214,34 @@ func TestRuns(t *testing.T) {
 		}
 	}
 }
+
+// A program's head says how many of its dispatches were timed when not
+// all were; a gap of count 0 scoped to a program is not written under it.
+func TestTextProgramHeadAndScopedGaps(t *testing.T) {
+	c, _ := sample()
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 0, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 1, Device: capture.Interval{Begin: 0, End: 1000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 0})
+	c.Accounting.Gap(capture.ClockDecrease, "p1")
+	out := text(t, c, a.Tables(c), TextOptions{})
+	if !strings.Contains(out, "over 2 timed dispatches") {
+		t.Errorf("got\n%s\nwant the program head to say \"over 2 timed dispatches\" (3 dispatches, 2 timed)", out)
+	}
+	if strings.Contains(out, "clock_decrease") {
+		t.Errorf("got\n%s\nwant no clock_decrease (its count is 0)", out)
+	}
+}
+
+// The short verdict of a complete capture without an end marker says it is
+// complete only up to its last unit.
+func TestShortVerdictNoEndMarker(t *testing.T) {
+	c := &capture.Capture{}
+	if got := ShortVerdict(c); got != "complete" {
+		t.Errorf("got %q, want \"complete\"", got)
+	}
+	c.Accounting.CutUnit = "line"
+	if got, want := ShortVerdict(c), "complete up to the last line ("; !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want it to begin %q", got, want)
+	}
+}
