@@ -72,6 +72,8 @@ func TestSizeEachMeasure(t *testing.T) {
 		{"no launch call, from the tables", capture.GPUEventWithoutLaunch, "", 3, nil, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 400}}, "launch call"},
 		{"unrecorded device work, its total_ns figure", capture.UnrecordedDeviceWork, "", 2, []capture.Count{{Name: "total_ns", Count: 250}}, capture.Affected{Known: true, Touched: capture.Touched{MissingNs: 250}}, "waits"},
 		{"contained events, counted twice", capture.ContainedEvents, "", 1, []capture.Count{{Name: "total_ns", Count: 70}}, capture.Affected{Known: true, Touched: capture.Touched{UnattributedNs: 70}}, "twice"},
+		{"a negative missing figure touches nothing", capture.UnrecordedDeviceWork, "", 1, []capture.Count{{Name: "total_ns", Count: -250}}, capture.Affected{Known: true}, "waits"},
+		{"a negative unattributed figure touches nothing", capture.ContainedEvents, "", 1, []capture.Count{{Name: "total_ns", Count: -70}}, capture.Affected{Known: true}, "twice"},
 		{"untraced graph kernels without their figure: unknown", capture.GraphKernelsUntraced, "", 4, nil, capture.Affected{Known: false}, "absent"},
 		{"untraced graph kernels with their figure", capture.GraphKernelsUntraced, "", 4, []capture.Count{{Name: "graph_gpu_ns", Count: 900}}, capture.Affected{Known: true, Touched: capture.Touched{MissingNs: 900}}, "graph"},
 		{"a cut: unknown, never 0", capture.TruncatedInput, "", 1, nil, capture.Affected{Known: false}, "cut"},

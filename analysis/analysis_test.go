@@ -88,6 +88,21 @@ func TestAggregatedRecords(t *testing.T) {
 	}
 }
 
+// An aggregated record counts its dispatches in its link, and its device
+// time as not attributed when its launch call is not in the trace, as
+// single dispatches do.
+func TestAggregatedRecordsLinks(t *testing.T) {
+	c, p, ks := nsProgram("decode", "gemm")
+	a := NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: ks[0], Link: capture.LinkNoLaunch, Device: capture.Interval{Begin: 0, End: 30, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: ks[0], Link: capture.LinkNoLaunch, Aggregate: &capture.Aggregate{Count: 3, Device: 90, DeviceValid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: p, Kernel: ks[0], Link: capture.LinkLaunched, Aggregate: &capture.Aggregate{Count: 2, Device: 20, DeviceValid: true}})
+	g := a.Tables(c).Programs[0].Kernels[0]
+	if g.Links["no-launch"] != 4 || g.Links["launched"] != 2 || g.NoLaunchTotal != 120 {
+		t.Errorf("got links %v, no-launch total %d; want no-launch 4, launched 2, no-launch total 120", g.Links, g.NoLaunchTotal)
+	}
+}
+
 // Garbage durations (centuries) and counts must not wrap the sums into
 // negative totals and shares above 100%: sums saturate, and a wrapped
 // interval too.

@@ -108,3 +108,110 @@ func TestInputLabel(t *testing.T) {
 		t.Errorf("failed input: got label %q, rank %q", failed.Label(), failed.Rank())
 	}
 }
+
+// rowInput is an input of one program "A" whose tables hold the given rows
+// as its reader built them (one kernel per row, named by the row).
+func rowInput(path string, bytes int64, rows ...KernelRow) Input {
+	c := &capture.Capture{Clock: ns, Source: capture.Source{Path: path, Bytes: bytes}}
+	p := c.AddProgram(capture.Program{Name: "A", Instances: 1})
+	pt := ProgramTable{ID: p, Program: c.Programs[p], Clock: ns}
+	for _, r := range rows {
+		r.Kernel.Program = p
+		r.ID = c.AddKernel(r.Kernel)
+		pt.Kernels = append(pt.Kernels, r)
+		pt.Dispatches += r.Dispatches
+		pt.Timed += r.Timed
+		pt.Total += r.Total
+	}
+	return Input{Path: path, Capture: c, Tables: &Tables{Programs: []ProgramTable{pt}}}
+}
+
+// A kernel's row merged from many inputs: counts, times and links summed,
+// the extremes over all, the name resolved only if every input resolved it,
+// and the min/max unknown when any input's is; the program's figures from
+// the merged rows; the inputs' bytes summed.
+func TestMergeSumsKernelRows(t *testing.T) {
+	k := capture.Kernel{Name: "gemm", Resolved: true}
+	u := capture.Kernel{Name: "gemm", Resolved: false}
+	agg := capture.Kernel{Name: "norm", Resolved: true}
+	run := NewRun([]Input{
+		rowInput("r0", 100,
+			KernelRow{Kernel: u, Dispatches: 3, Timed: 2, Total: 30, Min: 10, Max: 20, MinMaxKnown: true, Launched: 2, LaunchTotal: 4, Links: map[string]int64{"correlation": 2}},
+			KernelRow{Kernel: agg, Dispatches: 1, Timed: 1, Total: 7, Min: 7, Max: 7, MinMaxKnown: true}),
+		rowInput("r1", 50,
+			KernelRow{Kernel: k, Dispatches: 5, Timed: 4, Total: 100, Min: 15, Max: 18, MinMaxKnown: true, NoLaunchTotal: 25, Links: map[string]int64{"correlation": 1, "no-launch": 3}},
+			KernelRow{Kernel: agg, Dispatches: 4, Timed: 4, Total: 8, Aggregated: 4}),
+	}, nil, true)
+	if got := run.Whole.Source.Bytes; got != 150 {
+		t.Errorf("whole bytes: got %d, want 150", got)
+	}
+	if len(run.Tables.Programs) != 1 {
+		t.Fatalf("got %d programs, want 1", len(run.Tables.Programs))
+	}
+	pt := run.Tables.Programs[0]
+	if pt.Dispatches != 13 || pt.Timed != 11 || pt.Total != 145 {
+		t.Errorf("program: got dispatches %d, timed %d, total %d; want 13, 11, 145", pt.Dispatches, pt.Timed, pt.Total)
+	}
+	rows := map[string]KernelRow{}
+	for _, r := range pt.Kernels {
+		rows[r.Kernel.Name] = r
+	}
+	g := rows["gemm"]
+	if g.Dispatches != 8 || g.Timed != 6 || g.Total != 130 || g.Launched != 2 || g.LaunchTotal != 4 || g.NoLaunchTotal != 25 {
+		t.Errorf("gemm: got dispatches %d, timed %d, total %d, launched %d, launch total %d, no-launch total %d; want 8, 6, 130, 2, 4, 25",
+			g.Dispatches, g.Timed, g.Total, g.Launched, g.LaunchTotal, g.NoLaunchTotal)
+	}
+	if !g.MinMaxKnown || g.Min != 10 || g.Max != 20 {
+		t.Errorf("gemm: got min %d, max %d, known %v; want 10, 20, known", g.Min, g.Max, g.MinMaxKnown)
+	}
+	if g.Kernel.Resolved {
+		t.Errorf("gemm: got resolved, want unresolved (the first input's catalog did not name it)")
+	}
+	if g.Links["correlation"] != 3 || g.Links["no-launch"] != 3 {
+		t.Errorf("gemm links: got %v, want correlation 3, no-launch 3", g.Links)
+	}
+	n := rows["norm"]
+	if n.Dispatches != 5 || n.Aggregated != 4 || n.MinMaxKnown || n.Min != 0 || n.Max != 0 {
+		t.Errorf("norm: got dispatches %d, aggregated %d, min %d, max %d, known %v; want 5, 4, min/max unknown (0, 0)", n.Dispatches, n.Aggregated, n.Min, n.Max, n.MinMaxKnown)
+	}
+}
+
+// An input whose min/max is unknown makes the merged row's unknown, even
+// with no aggregated dispatch in the sum.
+func TestMergeMinMaxUnknownInOneInput(t *testing.T) {
+	k := capture.Kernel{Name: "gemm", Resolved: true}
+	run := NewRun([]Input{
+		rowInput("r0", 0, KernelRow{Kernel: k, Dispatches: 1, Timed: 1, Total: 10, Min: 10, Max: 10, MinMaxKnown: true}),
+		rowInput("r1", 0, KernelRow{Kernel: k, Dispatches: 2, Timed: 2, Total: 30}),
+	}, nil, true)
+	r := run.Tables.Programs[0].Kernels[0]
+	if r.MinMaxKnown || r.Min != 0 || r.Max != 0 {
+		t.Errorf("got min %d, max %d, known %v; want unknown (0, 0)", r.Min, r.Max, r.MinMaxKnown)
+	}
+}
+
+// The whole's gaps: an incomplete input is sized by what its own gaps
+// touch; an empty input among non-empty ones makes no empty_capture of the
+// whole (only all empty does).
+func TestMergeWholeGaps(t *testing.T) {
+	k := capture.Kernel{Name: "gemm", Resolved: true}
+	gappy := rowInput("gappy", 0, KernelRow{Kernel: k, Dispatches: 1, Timed: 1, Total: 10})
+	g := gappy.Capture.Accounting.Gap(capture.UnrecordedDeviceWork, "")
+	g.AddN(1)
+	gappy.Capture.Accounting.Affected = &capture.AffectedTotals{DeviceNs: 10, Touched: capture.Touched{MissingNs: 40}}
+	ok := rowInput("ok", 0, KernelRow{Kernel: k, Dispatches: 1, Timed: 1, Total: 5})
+	run := NewRun([]Input{gappy, ok}, nil, true)
+	inc := run.Whole.Accounting.Find(capture.IncompleteInput)
+	if inc == nil || inc.Count != 1 {
+		t.Fatalf("incomplete_input: got %+v, want 1 (the gappy input)", inc)
+	}
+	if inc.Affected == nil || !inc.Affected.Known || inc.Affected.MissingNs != 40 {
+		t.Errorf("incomplete_input sized: got %+v, want known, 40 ns missing (the gappy input's own)", inc.Affected)
+	}
+	empty := rowInput("empty", 0)
+	empty.Capture.Accounting.Gap(capture.EmptyCapture, "").AddN(1)
+	run = NewRun([]Input{ok, empty}, nil, true)
+	if got := run.Whole.Accounting.CountOf(capture.EmptyCapture); got != 0 {
+		t.Errorf("empty_capture of the whole: got %d, want 0 (one input of two is empty)", got)
+	}
+}

@@ -182,12 +182,13 @@ func (a *Accounting) FindSkip(unit, reason string) *Skip {
 	return nil
 }
 
-// CountOf sums the counts of every gap of kind (over all program scopes).
+// CountOf sums the counts of every gap of kind (over all program scopes),
+// saturating: a wrapped sum would read as no gap.
 func (a *Accounting) CountOf(kind Kind) int64 {
 	var n int64
 	for _, g := range a.Gaps {
 		if g.Kind == kind {
-			n += g.Count
+			n = SatAdd(n, g.Count)
 		}
 	}
 	return n

@@ -52,6 +52,12 @@ func TestCompleteAndNotes(t *testing.T) {
 	if got := a.CountOf(UnfinishedDispatch); got != 1 {
 		t.Fatalf("CountOf: got %d, want 1", got)
 	}
+	// CountOf sums every program scope of the kind.
+	a.Gap(UnfinishedDispatch, "p2").AddN(4)
+	a.Gap(UnfinishedDispatch, "").AddN(2)
+	if got := a.CountOf(UnfinishedDispatch); got != 7 {
+		t.Fatalf("CountOf over programs p1, p2 and the whole: got %d, want 7", got)
+	}
 }
 
 func TestGapItemsCapped(t *testing.T) {
@@ -105,6 +111,12 @@ func TestGapCountSaturates(t *testing.T) {
 	a.Gaps = append(a.Gaps, g)
 	if a.Complete() {
 		t.Fatal("with a saturated gap: got complete, want incomplete")
+	}
+	// The same kind saturated in two program scopes: the sum over them
+	// saturates too (a wrapped CountOf reads as no gap to its callers).
+	a.Gap(DroppedRecords, "p2").AddN(math.MaxInt64)
+	if got := a.CountOf(DroppedRecords); got != math.MaxInt64 {
+		t.Fatalf("CountOf over two saturated scopes: got %d, want math.MaxInt64", got)
 	}
 }
 

@@ -324,3 +324,62 @@ func TestInstanceOrderUsesEveryField(t *testing.T) {
 		t.Errorf("got compare(#2 4096 B, #3 1024 B) = %d, want < 0: the ordinal comes before the size", got)
 	}
 }
+
+// The figures of matched instances, on two ranks: a tie of starts names
+// the lowest rank the straggler; a transfer of 0 (the earliest end at the
+// last start) is known; only symmetric types can show a clock offset, and
+// its figure is the largest overlap; a group of one rank is timed.
+func TestFiguresAndOffsetEdges(t *testing.T) {
+	res := &Result{Matched: true, Comparable: true}
+	rec := func(rank, seq, begin, end int64, typ string) record {
+		return record{begin: begin, end: end, timed: true, typ: typ, group: "g", seq: seq, bytes: 8, groupSize: 2, rank: rank}
+	}
+	in0 := &Sink{recs: []record{
+		rec(0, 0, 2000, 2100, "allreduce"), rec(0, 1, 800, 900, "allreduce"), rec(0, 2, 5000, 5100, "broadcast"),
+		rec(0, 3, 6000, 6100, "allreduce"), rec(0, 4, 7000, 7100, "allreduce"),
+		{begin: 9000, end: 9100, timed: true, typ: "allreduce", group: "solo", seq: 0, bytes: 8, groupSize: 1, rank: 0},
+	}}
+	in1 := &Sink{recs: []record{
+		rec(1, 0, 1000, 1050, "allreduce"), rec(1, 1, 100, 500, "allreduce"), rec(1, 2, 4000, 4050, "broadcast"),
+		rec(1, 3, 6000, 6200, "allreduce"), rec(1, 4, 7100, 7200, "allreduce"),
+	}}
+	ins := []rankedInput{{rank: 0, sink: in0}, {rank: 1, index: 1, sink: in1}}
+	res.Ranks = []Rank{{Rank: 0}, {Rank: 1}}
+	insts, groups := res.collect(ins)
+	res.match(insts, groups, ins)
+	var g *capture.Gap
+	for _, x := range res.Gaps {
+		if x.Kind == CollectiveClockOffset {
+			g = x
+		}
+	}
+	if g == nil || g.Count != 2 {
+		t.Fatalf("got gaps %+v, want collective_clock_offset counting the 2 allreduces (not the broadcast)", res.Gaps)
+	}
+	if v, _ := g.Figure("max_overlap_ns"); v != 950 {
+		t.Errorf("got max_overlap_ns %d, want 950 (the larger of 950 and 300)", v)
+	}
+	found := 0
+	for _, in := range res.Instances {
+		switch {
+		case in.Group == "g" && in.Seq == 3:
+			found++
+			if in.Straggler != 0 || in.Transfer != 100 {
+				t.Errorf("tied starts: got straggler %d, transfer %d; want rank 0 (the lowest), 100", in.Straggler, in.Transfer)
+			}
+		case in.Group == "g" && in.Seq == 4:
+			found++
+			if in.Transfer != 0 || in.HasAlgBW {
+				t.Errorf("earliest end at the last start: got transfer %d, algbw %v; want 0, no bandwidth", in.Transfer, in.HasAlgBW)
+			}
+		case in.Group == "solo":
+			found++
+			if !in.Timed || in.Straggler != -1 || in.Transfer != 100 {
+				t.Errorf("a group of one: got timed %v, straggler %d, transfer %d; want timed, no straggler, 100", in.Timed, in.Straggler, in.Transfer)
+			}
+		}
+	}
+	if found != 3 {
+		t.Errorf("got %d of the 3 instances checked, want 3: %+v", found, res.Instances)
+	}
+}

@@ -48,3 +48,39 @@ func TestNamedKernelsNotMatchedByID(t *testing.T) {
 		}
 	}
 }
+
+// Two kernels of one name in one program (two ids, one name) are one row:
+// each run's sums are both kernels' — counts, aggregated dispatches and
+// times per dispatch alike.
+func TestSameNameKernelsAdded(t *testing.T) {
+	build := func(sink capture.Sink) (*capture.Capture, error) {
+		c := &capture.Capture{Source: capture.Source{Path: "a.trace"}, Clock: nsClock}
+		p := c.AddProgram(capture.Program{Name: "decode", Instances: 1})
+		for i := range 2 {
+			k := c.AddKernel(capture.Kernel{Program: p, Name: "matmul", ID: uint64(i), HasID: true, Resolved: true})
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Device: capture.Interval{Begin: 0, End: int64(10 + 20*i), Valid: true}})
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Aggregate: &capture.Aggregate{Count: 2, Device: 100, DeviceValid: true}})
+		}
+		return c, nil
+	}
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(build); err != nil {
+		t.Fatal(err)
+	}
+	k := Compare(a, b).program(t, "decode").kernel(t, "matmul")
+	if k.AggregatedA != 4 || k.AggregatedB != 4 {
+		t.Errorf("aggregated dispatches: got %d/%d, want 4/4", k.AggregatedA, k.AggregatedB)
+	}
+	if k.Dispatches.A == nil || k.Dispatches.A.Center != 6 {
+		t.Errorf("dispatches per run: got %+v, want 6", k.Dispatches.A)
+	}
+	if k.PerDispatch.A == nil || k.PerDispatch.A.Center != 20 {
+		t.Errorf("time per dispatch: got %+v, want 20 (the single dispatches 10 and 30)", k.PerDispatch.A)
+	}
+	if k.PerRun.A == nil || k.PerRun.A.Center != 240 {
+		t.Errorf("time per run: got %+v, want 240", k.PerRun.A)
+	}
+}

@@ -194,3 +194,21 @@ func TestRowsFitWidth(t *testing.T) {
 		t.Errorf("--names full: widest row %d columns; the demangled names should run past %d", w, render.DefaultWidth)
 	}
 }
+
+// The interval of the change divides by A's interval: with A's low end at
+// 0 it would be infinite, so none is stated (the change itself still is).
+func TestDeltaIntervalNeedsPositiveA(t *testing.T) {
+	for _, c := range []struct {
+		aLo    float64
+		wantCI bool
+	}{
+		{1, true},
+		{0, false},
+	} {
+		m := Metric{A: &Summary{Center: 2, Lo: c.aLo, Hi: 3, CI: true}, B: &Summary{Center: 4, Lo: 3.5, Hi: 5, CI: true}}
+		m.delta()
+		if !m.HasDelta || m.Delta != 1 || m.DeltaCI != c.wantCI {
+			t.Errorf("A's low end %v: got delta %v (has %v), interval stated %v; want 1, stated %v", c.aLo, m.Delta, m.HasDelta, m.DeltaCI, c.wantCI)
+		}
+	}
+}

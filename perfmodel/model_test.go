@@ -133,6 +133,9 @@ func TestIntensity(t *testing.T) {
 	if _, ok := (Cost{Bytes: 10, HasBytes: true}).Intensity(); ok {
 		t.Fatal("bytes only: got an intensity, want none")
 	}
+	if v, ok := (Cost{FLOPs: 120, HasFLOPs: true, HasBytes: true}).Intensity(); ok {
+		t.Fatalf("zero bytes: got intensity %g, want none (not +Inf)", v)
+	}
 }
 
 func TestPeaks(t *testing.T) {

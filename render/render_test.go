@@ -77,6 +77,37 @@ func TestJSONCarriesAccounting(t *testing.T) {
 	}
 }
 
+// A kernel with aggregated dispatches states them and no min/max (they
+// cannot be computed from sums); a gap of count 0 is not listed; a gap
+// past MaxItems states the items it left out.
+func TestJSONAggregatedAndGapItems(t *testing.T) {
+	c, _ := sample()
+	k := c.Kernels[0]
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: k.Program, Kernel: 0, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: k.Program, Kernel: 0, Aggregate: &capture.Aggregate{Count: 4, Device: 400, DeviceValid: true}})
+	c.Accounting.Gap(capture.ClockDecrease, "")
+	g := c.Accounting.Gap(capture.InvalidEvent, "")
+	for range capture.MaxItems + 3 {
+		g.Add(capture.Item{What: "end before start"})
+	}
+	doc := BuildJSON(c, a.Tables(c))
+	jk := doc.Programs[0].Kernels[0]
+	if jk.AggregatedDispatches != 4 || jk.MinNS != nil || jk.MaxNS != nil || jk.TotalNS == nil || *jk.TotalNS != 3400 {
+		t.Errorf("aggregated kernel: got aggregated %d, min %v, max %v, total %v; want 4, no min, no max, 3400 ns", jk.AggregatedDispatches, jk.MinNS, jk.MaxNS, jk.TotalNS)
+	}
+	kinds := map[capture.Kind]JSONGap{}
+	for _, jg := range doc.Accounting.Gaps {
+		kinds[jg.Kind] = jg
+	}
+	if _, ok := kinds[capture.ClockDecrease]; ok {
+		t.Errorf("gaps: got clock_decrease of count 0 listed, want it left out")
+	}
+	if jg := kinds[capture.InvalidEvent]; jg.Count != capture.MaxItems+3 || len(jg.Items) != capture.MaxItems || jg.ItemsOmitted != 3 {
+		t.Errorf("invalid_event: got count %d, %d items, %d omitted; want %d, %d, 3", jg.Count, len(jg.Items), jg.ItemsOmitted, capture.MaxItems+3, capture.MaxItems)
+	}
+}
+
 func TestJSONTicksAndUntimed(t *testing.T) {
 	c, r := sample()
 	c.Programs[0].Clock = &capture.Clock{Domain: "device-ticks", Unit: "ticks", Timed: true}
@@ -181,5 +212,36 @@ func TestRuns(t *testing.T) {
 		if got := Runs(tc.n, tc.states); got != tc.want {
 			t.Errorf("Runs(%d, %v) = %q, want %q", tc.n, tc.states, got, tc.want)
 		}
+	}
+}
+
+// A program's head says how many of its dispatches were timed when not
+// all were; a gap of count 0 scoped to a program is not written under it.
+func TestTextProgramHeadAndScopedGaps(t *testing.T) {
+	c, _ := sample()
+	a := analysis.NewAggregator()
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 0, Device: capture.Interval{Begin: 0, End: 3000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 1, Device: capture.Interval{Begin: 0, End: 1000, Valid: true}})
+	a.Dispatch(c, &capture.Dispatch{Program: 0, Kernel: 0})
+	c.Accounting.Gap(capture.ClockDecrease, "p1")
+	out := text(t, c, a.Tables(c), TextOptions{})
+	if !strings.Contains(out, "over 2 timed dispatches") {
+		t.Errorf("got\n%s\nwant the program head to say \"over 2 timed dispatches\" (3 dispatches, 2 timed)", out)
+	}
+	if strings.Contains(out, "clock_decrease") {
+		t.Errorf("got\n%s\nwant no clock_decrease (its count is 0)", out)
+	}
+}
+
+// The short verdict of a complete capture without an end marker says it is
+// complete only up to its last unit.
+func TestShortVerdictNoEndMarker(t *testing.T) {
+	c := &capture.Capture{}
+	if got := ShortVerdict(c); got != "complete" {
+		t.Errorf("got %q, want \"complete\"", got)
+	}
+	c.Accounting.CutUnit = "line"
+	if got, want := ShortVerdict(c), "complete up to the last line ("; !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want it to begin %q", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -35,6 +36,23 @@ func TestFailuresOfMany(t *testing.T) {
 		{Gate{MaxAffected: 0.2, Accept: map[capture.Kind]bool{capture.TruncatedInput: true}},
 			[]string{"clock_decrease: how much it touches is unknown (accept it with --accept clock_decrease)"}},
 		{NoGate, nil},
+	} {
+		if got := c.gate.failuresOfMany(run); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("gate %+v: got %q, want %q", c.gate, got, c.want)
+		}
+	}
+}
+
+// The whole's own gaps (a failed input) are gated too, and --accept leaves
+// them out as it does the inputs' gaps.
+func TestFailuresOfManyWholeGaps(t *testing.T) {
+	run := analysis.NewRun([]analysis.Input{input("a.trace"), {Path: "b.trace", Err: errors.New("cannot open")}}, nil, true)
+	for _, c := range []struct {
+		gate Gate
+		want []string
+	}{
+		{Gate{MaxAffected: 0.2}, []string{"failed_input: how much it touches is unknown (accept it with --accept failed_input)"}},
+		{Gate{MaxAffected: 0.2, Accept: map[capture.Kind]bool{capture.FailedInput: true}}, nil},
 	} {
 		if got := c.gate.failuresOfMany(run); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("gate %+v: got %q, want %q", c.gate, got, c.want)

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,5 +86,32 @@ func TestExitCode(t *testing.T) {
 		if got, _ := ExitCode(c.run, c.gate); got != c.want {
 			t.Errorf("%s: got exit %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// The JSON of many inputs lists each input's source as its reader stated
+// it (format, bytes, rank), a failed input by its path, and a section per
+// input in order.
+func TestWriteManyJSONInputs(t *testing.T) {
+	a := input("a.trace")
+	a.Capture.Source.Bytes, a.Capture.Source.Rank = 123, "0"
+	many := analysis.NewRun([]analysis.Input{a, {Path: "b.trace", Err: errors.New("cannot open b.trace")}}, nil, true)
+	var buf bytes.Buffer
+	if err := Write(&buf, many, true, render.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Inputs   []capture.Source
+		Sections []render.JSONSection
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []capture.Source{{Path: "a.trace", Format: "test", Bytes: 123, Rank: "0"}, {Path: "b.trace"}}
+	if !reflect.DeepEqual(doc.Inputs, want) {
+		t.Errorf("inputs: got %+v, want %+v", doc.Inputs, want)
+	}
+	if len(doc.Sections) != 2 || doc.Sections[0].Input.Path != "a.trace" || doc.Sections[1].Error != "cannot open b.trace" {
+		t.Errorf("sections: got %+v, want a.trace's, then b.trace's error", doc.Sections)
 	}
 }

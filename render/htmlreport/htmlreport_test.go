@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/countio"
 	"github.com/tallyprof/tally/internal/testfile"
+	"github.com/tallyprof/tally/render"
 )
 
 // TestNamesAreEscaped checks the page's bytes: no name reaches it as markup,
@@ -117,4 +118,20 @@ func BenchmarkWrite50x500(b *testing.B) {
 	}
 	b.SetBytes(n)
 	b.ReportMetric(float64(n)/(1<<20), "MiB/page")
+}
+
+// The verdict counts notes apart from gaps: a complete capture with one
+// note says so in its headline; an incomplete one counts only its gaps.
+func TestVerdictCountsNotesApart(t *testing.T) {
+	c := &capture.Capture{Source: capture.Source{Path: "a.kept", Format: "test"}}
+	c.Accounting.Gap(capture.GraphLaunch, "").AddN(2)
+	ja := render.Accounting(c)
+	if v := accounting(c, &ja, "g"); v.Verdict != "complete" || !strings.HasSuffix(v.Headline, " (1 note)") {
+		t.Errorf("complete with a note: got verdict %q, headline %q; want complete, ending \" (1 note)\"", v.Verdict, v.Headline)
+	}
+	c.Accounting.Gap(capture.TruncatedInput, "").AddN(1)
+	ja = render.Accounting(c)
+	if v := accounting(c, &ja, "g"); v.Verdict != "incomplete" || !strings.HasPrefix(v.Headline, "INCOMPLETE: 1 gap") {
+		t.Errorf("a gap and a note: got verdict %q, headline %q; want incomplete, \"INCOMPLETE: 1 gap…\"", v.Verdict, v.Headline)
+	}
 }
