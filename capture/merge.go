@@ -7,14 +7,14 @@ import "strings"
 // programs' runs, comparing two clocks or summing gap sizes means.
 
 // AddRuns adds the runs of q (another input's program of the same name) to
-// p: its instances, and its instance states by name.
+// p: its instances, and its instance states by name (each sum saturating).
 func (p *Program) AddRuns(q Program) {
-	p.Instances += q.Instances
+	p.Instances = SatAdd(p.Instances, q.Instances)
 	for _, c := range q.InstanceStates {
 		found := false
 		for i := range p.InstanceStates {
 			if p.InstanceStates[i].Name == c.Name {
-				p.InstanceStates[i].Count += c.Count
+				p.InstanceStates[i].Count = SatAdd(p.InstanceStates[i].Count, c.Count)
 				found = true
 			}
 		}

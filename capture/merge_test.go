@@ -12,6 +12,13 @@ func TestAddRuns(t *testing.T) {
 	if p.Instances != 5 || len(p.InstanceStates) != 2 || p.InstanceStates[0] != (Count{"complete", 3}) || p.InstanceStates[1] != (Count{"failed", 2}) {
 		t.Errorf("got %+v, want 5 runs: complete 3, failed 2", p)
 	}
+	// Absurd counts pin at the maximum; a wrapped, negative count would
+	// read as no runs.
+	big := Program{Name: "p", Instances: math.MaxInt64, InstanceStates: []Count{{"complete", math.MaxInt64}}}
+	big.AddRuns(Program{Name: "p", Instances: 2, InstanceStates: []Count{{"complete", 2}}})
+	if big.Instances != math.MaxInt64 || big.InstanceStates[0].Count != math.MaxInt64 {
+		t.Errorf("got %d runs, %d complete, want both saturated at %d", big.Instances, big.InstanceStates[0].Count, int64(math.MaxInt64))
+	}
 }
 
 func TestClockSameAs(t *testing.T) {

@@ -16,13 +16,15 @@ type runSums struct {
 	aggregated  int64
 }
 
+// add adds o's sums to s's, each saturating as the report's tables do: a
+// hostile or absurd input pins a sum at the maximum, never wraps it negative.
 func (s *runSums) add(o *runSums) {
-	s.dispatches += o.dispatches
-	s.timed += o.timed
-	s.total += o.total
-	s.single += o.single
-	s.singleTotal += o.singleTotal
-	s.aggregated += o.aggregated
+	s.dispatches = capture.SatAdd(s.dispatches, o.dispatches)
+	s.timed = capture.SatAdd(s.timed, o.timed)
+	s.total = capture.SatAdd(s.total, o.total)
+	s.single = capture.SatAdd(s.single, o.single)
+	s.singleTotal = capture.SatAdd(s.singleTotal, o.singleTotal)
+	s.aggregated = capture.SatAdd(s.aggregated, o.aggregated)
 }
 
 // collector is the capture.Sink for one input: per kernel id, per run.
@@ -50,19 +52,19 @@ func (col *collector) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 		runs[d.Instance] = s
 	}
 	if ag := d.Aggregate; ag != nil {
-		s.dispatches += ag.Count
-		s.aggregated += ag.Count
+		s.dispatches = capture.SatAdd(s.dispatches, ag.Count)
+		s.aggregated = capture.SatAdd(s.aggregated, ag.Count)
 		if ag.DeviceValid {
-			s.timed += ag.Count
-			s.total += ag.Device
+			s.timed = capture.SatAdd(s.timed, ag.Count)
+			s.total = capture.SatAdd(s.total, ag.Device)
 		}
 		return
 	}
-	s.dispatches++
+	s.dispatches = capture.SatAdd(s.dispatches, 1)
 	if dur, ok := d.Device.Duration(); ok {
-		s.timed++
-		s.total += dur
-		s.single++
-		s.singleTotal += dur
+		s.timed = capture.SatAdd(s.timed, 1)
+		s.total = capture.SatAdd(s.total, dur)
+		s.single = capture.SatAdd(s.single, 1)
+		s.singleTotal = capture.SatAdd(s.singleTotal, dur)
 	}
 }

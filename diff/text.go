@@ -176,7 +176,7 @@ func gapLines(pr *Program) []string {
 				if inputs[g.Kind] == 0 {
 					kinds = append(kinds, g.Kind)
 				}
-				count[g.Kind] += g.Count
+				count[g.Kind] = capture.SatAdd(count[g.Kind], g.Count)
 				inputs[g.Kind]++
 			}
 			if len(kinds) == 0 {
