@@ -191,14 +191,7 @@ func TestClockOffset(t *testing.T) {
 	in1 := &Sink{recs: []record{{begin: 100, end: 500, timed: true, typ: "allreduce", group: "g", seq: 0, bytes: 8, groupSize: 2, rank: 1}}}
 	ins := []rankedInput{{rank: 0, sink: in0}, {rank: 1, index: 1, sink: in1}}
 	res.Ranks = nil
-	insts, groups := res.collect(ins)
-	res.match(insts, groups, ins)
-	var g *capture.Gap
-	for _, x := range res.Gaps {
-		if x.Kind == CollectiveClockOffset {
-			g = x
-		}
-	}
+	g := matchedGap(res, ins, CollectiveClockOffset)
 	if g == nil || g.Count != 1 {
 		t.Fatalf("got gaps %+v, want one collective_clock_offset", res.Gaps)
 	}
@@ -345,14 +338,7 @@ func TestFiguresAndOffsetEdges(t *testing.T) {
 	}}
 	ins := []rankedInput{{rank: 0, sink: in0}, {rank: 1, index: 1, sink: in1}}
 	res.Ranks = []Rank{{Rank: 0}, {Rank: 1}}
-	insts, groups := res.collect(ins)
-	res.match(insts, groups, ins)
-	var g *capture.Gap
-	for _, x := range res.Gaps {
-		if x.Kind == CollectiveClockOffset {
-			g = x
-		}
-	}
+	g := matchedGap(res, ins, CollectiveClockOffset)
 	if g == nil || g.Count != 2 {
 		t.Fatalf("got gaps %+v, want collective_clock_offset counting the 2 allreduces (not the broadcast)", res.Gaps)
 	}
@@ -382,4 +368,18 @@ func TestFiguresAndOffsetEdges(t *testing.T) {
 	if found != 3 {
 		t.Errorf("got %d of the 3 instances checked, want 3: %+v", found, res.Instances)
 	}
+}
+
+// matchedGap matches ins's collectives into res and returns its gap of the
+// kind, nil when there is none.
+func matchedGap(res *Result, ins []rankedInput, kind capture.Kind) *capture.Gap {
+	insts, groups := res.collect(ins)
+	res.match(insts, groups, ins)
+	var g *capture.Gap
+	for _, x := range res.Gaps {
+		if x.Kind == kind {
+			g = x
+		}
+	}
+	return g
 }

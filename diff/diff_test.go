@@ -14,6 +14,19 @@ import (
 	"github.com/tallyprof/tally/internal/testfile"
 )
 
+// compareBuilt is Compare of side A read by buildA and side B by buildB.
+func compareBuilt(t *testing.T, buildA, buildB func(capture.Sink) (*capture.Capture, error)) *Result {
+	t.Helper()
+	a, b := NewSide("A"), NewSide("B")
+	if err := a.Add(buildA); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(buildB); err != nil {
+		t.Fatal(err)
+	}
+	return Compare(a, b)
+}
+
 // textOf is r's text output.
 func textOf(t *testing.T, r *Result) string {
 	t.Helper()
@@ -407,14 +420,7 @@ func TestKernelsMatchByID(t *testing.T) {
 			return c, nil
 		}
 	}
-	a, b := NewSide("A"), NewSide("B")
-	if err := a.Add(build("decode:#123", false)); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Add(build("hrx:matmul", true)); err != nil {
-		t.Fatal(err)
-	}
-	p := Compare(a, b).program(t, "decode")
+	p := compareBuilt(t, build("decode:#123", false), build("hrx:matmul", true)).program(t, "decode")
 	if len(p.Kernels) != 2 {
 		t.Fatalf("%d kernel rows, want 2: %+v", len(p.Kernels), p.Kernels)
 	}
@@ -460,14 +466,7 @@ func TestKernelGapAmbiguous(t *testing.T) {
 		c.Accounting.Gap(capture.UnfinishedDispatch, "p").Add(capture.Item{What: "cut", Kernel: "mm"})
 		return c, nil
 	}
-	a, b := NewSide("A"), NewSide("B")
-	if err := a.Add(build); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Add(build); err != nil {
-		t.Fatal(err)
-	}
-	p := Compare(a, b).program(t, "p")
+	p := compareBuilt(t, build, build).program(t, "p")
 	if len(p.Kernels) != 2 || len(p.GapsA) != 1 {
 		t.Fatalf("rows %d, program gaps %d", len(p.Kernels), len(p.GapsA))
 	}

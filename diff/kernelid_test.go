@@ -22,15 +22,8 @@ func TestNamedKernelsNotMatchedByID(t *testing.T) {
 			return c, nil
 		}
 	}
-	a, b := NewSide("A"), NewSide("B")
-	if err := a.Add(build("matmul", "softmax")); err != nil {
-		t.Fatal(err)
-	}
 	// B launches softmax first: id 0 is softmax there.
-	if err := b.Add(build("softmax", "matmul")); err != nil {
-		t.Fatal(err)
-	}
-	p := Compare(a, b).program(t, "decode")
+	p := compareBuilt(t, build("matmul", "softmax"), build("softmax", "matmul")).program(t, "decode")
 	if len(p.Kernels) != 2 {
 		t.Fatalf("%d kernel rows, want 2: %+v", len(p.Kernels), p.Kernels)
 	}
@@ -63,14 +56,7 @@ func TestSameNameKernelsAdded(t *testing.T) {
 		}
 		return c, nil
 	}
-	a, b := NewSide("A"), NewSide("B")
-	if err := a.Add(build); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Add(build); err != nil {
-		t.Fatal(err)
-	}
-	k := Compare(a, b).program(t, "decode").kernel(t, "matmul")
+	k := compareBuilt(t, build, build).program(t, "decode").kernel(t, "matmul")
 	if k.AggregatedA != 4 || k.AggregatedB != 4 {
 		t.Errorf("aggregated dispatches: got %d/%d, want 4/4", k.AggregatedA, k.AggregatedB)
 	}
