@@ -172,7 +172,7 @@ func inputRow(in *input) InputRow {
 		Read: readSummary(c)}
 	for _, g := range c.Accounting.Gaps {
 		if !g.Note {
-			r.Gaps += g.Count
+			r.Gaps = capture.SatAdd(r.Gaps, g.Count)
 		}
 	}
 	return r

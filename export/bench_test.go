@@ -100,6 +100,11 @@ func benchExport(b *testing.B, to string) {
 func BenchmarkExportParquet(b *testing.B) { benchExport(b, Parquet) }
 func BenchmarkExportCSV(b *testing.B)     { benchExport(b, CSV) }
 
+// The Kineto and pprof writers keep their own per-dispatch sums (what a
+// Kineto file did not write, a pprof sample's values).
+func BenchmarkExportKineto(b *testing.B) { benchExport(b, Kineto) }
+func BenchmarkExportPProf(b *testing.B)  { benchExport(b, PProf) }
+
 // BenchmarkExportRanksParquet exports 8 inputs (one rank each) to Parquet
 // with one reader and with one reader per core; compare the
 // sub-benchmarks' dispatches/s for the speed-up of parallel reading.

@@ -51,10 +51,10 @@ type Written struct {
 // count adds one record to the export's accounting.
 func (w *Written) count(c *capture.Capture, d *capture.Dispatch) {
 	w.Records++
-	w.Dispatches += d.Count()
+	w.Dispatches = capture.SatAdd(w.Dispatches, d.Count())
 	if d.Aggregate != nil {
 		w.Aggregated++
-		w.AggregatedDispatches += d.Aggregate.Count
+		w.AggregatedDispatches = capture.SatAdd(w.AggregatedDispatches, d.Aggregate.Count)
 	} else if !d.Device.Valid {
 		w.Untimed++
 	}
@@ -70,7 +70,7 @@ func (w *Written) count(c *capture.Capture, d *capture.Dispatch) {
 func (w *Written) finish(c *capture.Capture) {
 	for p := range c.Programs {
 		if n := w.timed[capture.ProgramID(p)]; n > 0 && c.ProgramClock(capture.ProgramID(p)).Unit != "ns" {
-			w.NotNS += n
+			w.NotNS = capture.SatAdd(w.NotNS, n)
 			w.NotNSPrograms = append(w.NotNSPrograms, c.Programs[p].Name)
 		}
 	}

@@ -262,7 +262,7 @@ func (k *kinetoSpool) sink(in *input) capture.Sink {
 		k.rankSeen[rank] = true
 		if d.Aggregate != nil {
 			k.skipped.aggregated++
-			k.skipped.aggregatedDispatches += d.Aggregate.Count
+			k.skipped.aggregatedDispatches = capture.SatAdd(k.skipped.aggregatedDispatches, d.Aggregate.Count)
 			k.perFile.add(rank, d.Program, 0, d.Aggregate.Count)
 			return
 		}
@@ -295,7 +295,7 @@ func (k *kinetoSpool) sink(in *input) capture.Sink {
 				u = &unlinkedKernels{}
 				k.unlinked[d.Program] = u
 			}
-			u.n, u.ns = u.n+1, u.ns+r.end-r.begin
+			u.n, u.ns = u.n+1, capture.SatAdd(u.ns, r.end-r.begin)
 		}
 		if r.launch {
 			sp.add(r.lbegin, r.lend)
@@ -337,12 +337,12 @@ func (k *kinetoSpool) write(in *input, opt Options, files []analysis.Skipped, on
 		if c.ProgramClock(p).Unit == "ns" {
 			lo, hi = min(lo, sp.lo), max(hi, sp.hi)
 			if u := k.unlinked[p]; u != nil {
-				skipped.unlinked += u.n
-				skipped.unlinkedNS += u.ns
+				skipped.unlinked = capture.SatAdd(skipped.unlinked, u.n)
+				skipped.unlinkedNS = capture.SatAdd(skipped.unlinkedNS, u.ns)
 			}
 		} else {
 			// Device ticks: no ns time to place them at (counted in INFO).
-			skipped.untimed += sp.timed
+			skipped.untimed = capture.SatAdd(skipped.untimed, sp.timed)
 			n -= sp.timed
 		}
 	}

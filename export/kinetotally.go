@@ -28,8 +28,8 @@ func (t tallyCounts) add(rank string, p capture.ProgramID, timed, never int64) {
 		v = &tallyCount{}
 		t[k] = v
 	}
-	v.timed += timed
-	v.never += never
+	v.timed = capture.SatAdd(v.timed, timed)
+	v.never = capture.SatAdd(v.never, never)
 }
 
 // tallyProgram is one program of the block: the capture's program, with
@@ -66,11 +66,11 @@ func (k *kinetoWriter) tallyFields(acct map[string]any) {
 		}
 		p := &progs[key.prog]
 		if c.ProgramClock(key.prog).Unit == "ns" {
-			p.Events += v.timed
-			p.NotWritten += v.never
-			kernels += v.timed
+			p.Events = capture.SatAdd(p.Events, v.timed)
+			p.NotWritten = capture.SatAdd(p.NotWritten, v.never)
+			kernels = capture.SatAdd(kernels, v.timed)
 		} else {
-			p.NotWritten += v.timed + v.never // device ticks: no event (docs/export.md, "Units")
+			p.NotWritten = capture.SatAdd(p.NotWritten, capture.SatAdd(v.timed, v.never)) // device ticks: no event (docs/export.md, "Units")
 		}
 	}
 	ks := make([]tallyKernel, len(c.Kernels))

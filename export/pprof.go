@@ -97,8 +97,8 @@ func (pw *profileWriter) sink(in *input) capture.Sink {
 			v = new([ppValues]int64)
 			samples[k] = v
 		}
-		v[ppDispatches] += d.Count()
-		v[ppGPUTime] += t
+		v[ppDispatches] = capture.SatAdd(v[ppDispatches], d.Count())
+		v[ppGPUTime] = capture.SatAdd(v[ppGPUTime], t)
 	})
 }
 
@@ -147,8 +147,8 @@ func addUnfinished(in *input, samples map[ppKey]*[ppValues]int64) {
 				v = new([ppValues]int64)
 				samples[k] = v
 			}
-			v[ppDispatches] += n
-			v[ppUnfinished] += n
+			v[ppDispatches] = capture.SatAdd(v[ppDispatches], n)
+			v[ppUnfinished] = capture.SatAdd(v[ppUnfinished], n)
 		}
 		for _, it := range g.Items {
 			prog := it.Program

@@ -191,7 +191,7 @@ func programRows(in *input) []ProgramRow {
 		}
 		for _, g := range c.Accounting.Gaps {
 			if g.Program == pt.Program.Name && !g.Note {
-				r.Gaps += g.Count
+				r.Gaps = capture.SatAdd(r.Gaps, g.Count)
 			}
 		}
 		rows = append(rows, r)

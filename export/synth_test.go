@@ -44,6 +44,14 @@ type synthSpec struct {
 	// graph launch (they share its launch interval).
 	Graph         int // NoLaunchEvery makes every n-th dispatch one without a launch record.
 	NoLaunchEvery int
+	// AggCount and AggDevice, when AggCount > 0, replace an aggregated
+	// record's count and device sum, and AggPerKernel writes that many
+	// records per kernel: absurd sums a total must not wrap.
+	AggCount, AggDevice int64
+	AggPerKernel        int
+	// UnfinishedGaps appends one unfinished_dispatch gap of program "step"
+	// per count, with no items.
+	UnfinishedGaps []int64
 }
 
 func init() {
@@ -106,10 +114,17 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 	}
 	c.Programs[p].Instances = int64((s.N + perRun - 1) / perRun)
 	if s.Aggregated {
+		agg := capture.Aggregate{Count: 10, Device: 1000, DeviceValid: true}
+		if s.AggCount > 0 {
+			agg.Count, agg.Device = s.AggCount, s.AggDevice
+		}
 		for k := range nk {
-			d = capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: capture.KernelID(k), Instance: -1, Index: -1, Ordinal: -1,
-				Aggregate: &capture.Aggregate{Count: 10, Device: 1000, DeviceValid: true}}
-			sink.Dispatch(c, &d)
+			for range max(s.AggPerKernel, 1) {
+				a := agg
+				d = capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: capture.KernelID(k), Instance: -1, Index: -1, Ordinal: -1,
+					Aggregate: &a}
+				sink.Dispatch(c, &d)
+			}
 		}
 	}
 	if s.Unfinished {
@@ -123,6 +138,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		for range max(s.UnfinishedN, 1) {
 			g.Add(it)
 		}
+	}
+	for _, n := range s.UnfinishedGaps {
+		c.Accounting.Gaps = append(c.Accounting.Gaps, &capture.Gap{Kind: capture.UnfinishedDispatch, Program: "step", Count: n, Summary: "launched, never finished"})
 	}
 	// As real readers do, the clock is stated once the input is read.
 	c.Clock = capture.Clock{Domain: "monotonic", Unit: "ns", Timed: true, Description: "synthetic ns"}

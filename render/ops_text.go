@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 )
@@ -103,9 +104,9 @@ func writeOps(p *printer, t *analysis.OpTable, opt TextOptions) {
 		var f analysis.OpFigures
 		var calls int64
 		for i := range rest {
-			f.Dispatches += rest[i].Dispatches
-			f.Device += rest[i].Device
-			calls += rest[i].Calls
+			f.Dispatches = capture.SatAdd(f.Dispatches, rest[i].Dispatches)
+			f.Device = capture.SatAdd(f.Device, rest[i].Device)
+			calls = capture.SatAdd(calls, rest[i].Calls)
 		}
 		cells := []string{fmt.Sprint(calls), fmt.Sprint(f.Dispatches), Duration(f.Device, unit), frac(f.Device), ""}
 		if roof {

@@ -77,8 +77,8 @@ func writeKernels(p *printer, pt *analysis.ProgramTable, opt TextOptions) {
 		var n, total int64
 		var share float64
 		for _, k := range rest {
-			n += k.Dispatches
-			total += k.Total
+			n = capture.SatAdd(n, k.Dispatches)
+			total = capture.SatAdd(total, k.Total)
 			share += k.Share
 		}
 		line := fmt.Sprintf("  … %d more kernels (--top 0 shows all): %s", len(rest), units.Plural(n, "dispatch", "dispatches"))

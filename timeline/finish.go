@@ -317,7 +317,7 @@ func (w *Writer) Close() error {
 			if _, ok := gaps[g.Kind]; !ok {
 				kinds = append(kinds, g.Kind)
 			}
-			gaps[g.Kind] += g.Count
+			gaps[g.Kind] = capture.SatAdd(gaps[g.Kind], g.Count)
 		}
 	}
 	for _, k := range kinds {

@@ -121,7 +121,7 @@ func bdRow(d *render.JSONDeviceBreakdown, total, sync bool) bdRowView {
 			legend += ", " + render.Duration(*d.HostWaitAfterSyncNS, d.Unit) + " after a sync call"
 		}
 		r.Parts = append(r.Parts, bdPartView{Key: p.key, Kind: p.kind, NS: p.ns, X: scale(at, d.WindowNS), W: scale(p.ns, d.WindowNS), Legend: legend})
-		at += p.ns
+		at = capture.SatAdd(at, p.ns)
 	}
 	if d.CommTotalNS > 0 {
 		r.Notes = append([]string{fmt.Sprintf("comm %s in all: %s hidden under compute, %s exposed", render.Duration(d.CommTotalNS, d.Unit),

@@ -116,10 +116,10 @@ func timeline(c *capture.Capture, t *Timeline, names *[]string) timelineSection 
 				if g.Kind != capture.UnfinishedDispatch {
 					continue
 				}
-				unplaced += g.ItemsOmitted
+				unplaced = capture.SatAdd(unplaced, g.ItemsOmitted)
 				for _, it := range g.Items {
 					if it.Time == nil {
-						unplaced++
+						unplaced = capture.SatAdd(unplaced, 1)
 						continue
 					}
 					unfinished = append(unfinished, it)

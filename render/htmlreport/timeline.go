@@ -43,7 +43,7 @@ func NewTimeline() *Timeline { return &Timeline{PerQueue: DefaultPerQueue, Max: 
 // Dispatch keeps d while under the bounds.
 func (t *Timeline) Dispatch(_ *capture.Capture, d *capture.Dispatch) {
 	if d.Aggregate != nil {
-		t.aggregated += d.Aggregate.Count
+		t.aggregated = capture.SatAdd(t.aggregated, d.Aggregate.Count)
 		return
 	}
 	if !d.Device.Valid {
