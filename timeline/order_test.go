@@ -16,7 +16,8 @@ import (
 	"github.com/tallyprof/tally/format"
 )
 
-// orderFormat reads "order-test T" files: one dispatch at time T. The
+// orderFormat reads "order-test T [rank R]" files: one dispatch at time T,
+// on a queue "GPU 0 · stream 7" of rank R when one is given. The
 // reader of a file whose T is small waits (bounded) for a reader of another
 // file to stream first, the schedule under which parallel reads let a later
 // input's epoch time become Chrome's time base.
@@ -38,7 +39,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			ts, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(string(b)), "order-test "), 10, 64)
+			fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(string(b)), "order-test "))
+			if len(fields) == 0 {
+				return nil, format.FileError(in.Path, nil, "", "not an order-test file")
+			}
+			ts, err := strconv.ParseInt(fields[0], 10, 64)
 			if err != nil {
 				return nil, format.FileError(in.Path, err, "", "not an order-test file")
 			}
@@ -52,10 +57,14 @@ func init() {
 			c.Accounting.InputFor("bytes").Read = int64(len(b))
 			c.Accounting.InputFor("bytes").Used = int64(len(b))
 			p := c.AddProgram(capture.Program{Name: "p", Instances: 1})
+			q := capture.NoQueue
+			if len(fields) == 3 && fields[1] == "rank" {
+				q = c.AddQueue(capture.Queue{Device: "GPU 0", Name: "stream 7", Rank: fields[2]})
+			}
 			// A name of its own per input, so that interned ids depend on
 			// which input is written first.
 			k := c.AddKernel(capture.Kernel{Program: p, Name: "k" + strconv.FormatInt(ts, 10), Resolved: true, Category: "kernel"})
-			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: capture.NoQueue, Kernel: k, Instance: 0, Index: -1, Ordinal: -1,
+			sink.Dispatch(c, &capture.Dispatch{Program: p, Queue: q, Kernel: k, Instance: 0, Index: -1, Ordinal: -1,
 				Device: capture.Interval{Begin: ts, End: ts + 10, Valid: true}})
 			if ts >= 1<<52 {
 				streamed <- struct{}{}
@@ -130,5 +139,44 @@ func TestPerfettoSameTraceInAnyOrder(t *testing.T) {
 	}
 	if len(a.slices) != 2 {
 		t.Errorf("got %d slices, want 2", len(a.slices))
+	}
+}
+
+// The same command writes the same file: by default the inputs are read
+// one at a time in argument order, so when two inputs of one rank both
+// have a queue "GPU 0 · stream 7", the first input's track takes the plain
+// name and the second's is numbered, every run. Read in parallel, the
+// second input here streams first and took the plain name.
+func TestSameCommandSameFile(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.t"), filepath.Join(dir, "second.t")
+	os.WriteFile(first, []byte("order-test 1000 rank 0"), 0o644)
+	os.WriteFile(second, []byte("order-test 1764547200000000000 rank 0"), 0o644)
+	var files [][]byte
+	for range 2 {
+		for len(streamed) > 0 {
+			<-streamed
+		}
+		var buf bytes.Buffer
+		if _, err := Run([]string{first, second}, &buf, Options{As: Perfetto, Format: orderFormat}); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, buf.Bytes())
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("two runs of the same command wrote different files")
+	}
+	want := map[string]string{
+		"k1000":                "rank 0 · GPU 0 · stream 7",
+		"k1764547200000000000": "rank 0 · GPU 0 · stream 7 (2)",
+	}
+	d := decode(t, Perfetto, files[0])
+	for _, s := range d.slices {
+		if name, ok := want[s.name]; ok && d.tracks[s.track] != name {
+			t.Errorf("slice %s: got track %q, want %q", s.name, d.tracks[s.track], name)
+		}
+	}
+	if len(d.slices) != 2 {
+		t.Errorf("got %d slices, want 2", len(d.slices))
 	}
 }

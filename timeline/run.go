@@ -16,8 +16,13 @@ type Options struct {
 	Reader format.Options
 	// As is the output format.
 	As Format
-	// Workers is how many inputs are read at once (0: one per core);
-	// Chrome JSON reads them one at a time, in argument order.
+	// Workers is how many inputs are read at once. 0 or 1: one at a
+	// time, in argument order, so the same command writes the same file —
+	// a track whose name repeats in inputs that share a rank is numbered
+	// "(2)", "(3)" in that order, and siblings are ordered so. More
+	// workers read faster and write the same slices, but those numbers,
+	// the sibling order and the packets follow the order the readers
+	// reach their tracks in. Chrome JSON always reads one at a time.
 	Workers int
 	// Progress, when non-nil, watches the reads (one bar for all inputs).
 	Progress inputs.Progress
@@ -55,7 +60,7 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	for i, p := range e.Paths {
 		sinks[i] = w.Sink(p)
 	}
-	workers := opt.Workers
+	workers := max(opt.Workers, 1)
 	if opt.As == Chrome {
 		// Chrome's time base is the first time written: inputs are read
 		// in argument order, so the same command writes the same file
