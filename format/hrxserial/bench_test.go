@@ -51,6 +51,26 @@ func TestMemoryFlat(t *testing.T) {
 	}
 }
 
+// A small trace is one block: the reader must not set up the buffers and
+// workers of a large one for it (six 46 KB buffers for a 46 KB trace made
+// its allocation 11× the trace; one is ~3×).
+func TestSmallTraceOneBlock(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := ReadStream(bytes.NewReader(buf.Bytes()), "small", nil, analysis.NewAggregator()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(6*buf.Len()); got > limit {
+		t.Errorf("reading a %d-byte trace allocated %d bytes, want at most %d (6× the trace)", buf.Len(), got, limit)
+	}
+}
+
 // BenchmarkReadChecked is BenchmarkRead through format.ReadInput, which
 // checks the capture and every dispatch against the model: compare the two
 // to see what the check costs.
@@ -119,6 +139,26 @@ func BenchmarkScan(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for off := 0; off < len(data); off += blockSize {
 			_, _, toks, ps = sc.scan(data[off:min(off+blockSize, len(data))], toks[:0], ps[:0])
+		}
+	}
+}
+
+// BenchmarkReadSmall reads a kept trace of one decode step (46 KB), as
+// `tally report` of a short run does: what the reader costs besides the
+// scan (its workers and buffers) shows here.
+//
+//	go test -run '^$' -bench ReadSmall -benchmem ./format/hrxserial/
+func BenchmarkReadSmall(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: 1}); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := ReadStream(bytes.NewReader(data), "small", nil, analysis.NewAggregator()); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

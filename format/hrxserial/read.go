@@ -262,6 +262,13 @@ func newPipeline(r io.Reader, o readOptions) *pipeline {
 		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
 	bufs := 2*workers + 2
+	if p.ra != nil {
+		// No more workers or buffers than the input has blocks: a small
+		// file (the common case of a test or a short run) is one block, and
+		// idle workers and unused buffers cost it more than its scan.
+		blocks := int(min(max((p.size+int64(bs)-1)/int64(bs), 1), int64(bufs)))
+		workers, bufs = min(workers, blocks), blocks
+	}
 	p.order = make(chan *block, bufs)
 	p.jobs = make(chan *block, bufs)
 	p.free = make(chan *block, bufs)
