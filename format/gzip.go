@@ -22,6 +22,10 @@ import (
 const (
 	inflateBlock = 256 << 10 // bytes per handed-over block
 	inflateAhead = 4         // blocks in flight
+	// inflateAheadFrom is the compressed size from which a file is
+	// inflated ahead: below it the inflate takes well under a millisecond
+	// and the ring's megabyte and goroutine would cost more than they save.
+	inflateAheadFrom = 64 << 10
 )
 
 // newGzipReaderSync inflates on the caller's goroutine (short reads).

@@ -101,3 +101,48 @@ func FuzzGzipTrailing(f *testing.F) {
 		}
 	})
 }
+
+// A small gzip file is inflated on the reader's goroutine: the read-ahead
+// ring (a megabyte and a goroutine) is for files whose inflate takes long
+// enough to overlap. Either way the bytes are the same.
+func TestSmallGzipInflatedInline(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plain []byte
+		ahead bool
+	}{
+		{"small", bytes.Repeat([]byte(`{"name": "k", "ts": 1},`), 100), false},
+		{"large", incompressible(2 * inflateAheadFrom), true},
+	} {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(tc.plain)
+		zw.Close()
+		in := BytesInput(tc.name+".json.gz", z.Bytes())
+		r, err := in.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ahead := r.(*readAhead); ahead != tc.ahead {
+			t.Errorf("%s (%d bytes compressed): inflated ahead %v, want %v", tc.name, z.Len(), ahead, tc.ahead)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, tc.plain) {
+			t.Errorf("%s: read %d bytes (%v), want the %d written", tc.name, len(got), err, len(tc.plain))
+		}
+		in.Close()
+	}
+}
+
+// incompressible returns n bytes that deflate barely shrinks.
+func incompressible(n int) []byte {
+	b := make([]byte, n)
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	return b
+}

@@ -154,7 +154,11 @@ func (in *Input) Reader() (io.Reader, error) {
 	if !in.Gzip {
 		return r, nil
 	}
-	zr, err := newGzipReader(r, in.Size) // -1 for a stream
+	newReader := newGzipReader
+	if in.Size >= 0 && in.Size < inflateAheadFrom {
+		newReader = newGzipReaderSync
+	}
+	zr, err := newReader(r, in.Size) // -1 for a stream
 	if err != nil {
 		return nil, err
 	}
