@@ -127,9 +127,20 @@ type csvReader struct {
 	api     string // the HIP API trace read beside the file, or ""
 }
 
+// csvBuffer sizes the line buffer: 1 MiB, or the whole input where it is
+// smaller and its size is known (a small file's read is otherwise mostly
+// the page faults of a buffer it never fills).
+func csvBuffer(r io.Reader) int {
+	const most = 1 << 20
+	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() >= 0 && s.Size() < most {
+		return max(int(s.Size())+1, 4096)
+	}
+	return most
+}
+
 func readCSV(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
-	cr := &csvReader{path: path, br: bufio.NewReaderSize(r, 1<<20), b: newBuilder(c, sink, "lines")}
+	cr := &csvReader{path: path, br: bufio.NewReaderSize(r, csvBuffer(r)), b: newBuilder(c, sink, "lines")}
 	cr.b.setCeiling(ceiling)
 	if err := cr.header(); err != nil {
 		return nil, err

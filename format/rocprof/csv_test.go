@@ -1,7 +1,9 @@
 package rocprof
 
 import (
+	"bytes"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -377,5 +379,23 @@ func TestMarkerRanges(t *testing.T) {
 	os.Remove(filepath.Join(dir, "9_marker_api_trace.csv"))
 	if r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), ""); len(r.c.Programs) != 1 || r.c.Programs[0].Name != wholeCapture {
 		t.Fatalf("%+v", r.c.Programs)
+	}
+}
+
+// The line buffer is the whole file where that is smaller than 1 MiB (4 KiB
+// at least), and 1 MiB for a larger file or a stream of unknown size.
+func TestCSVBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		r    io.Reader
+		want int
+	}{
+		{strings.NewReader("a,b\n"), 4096},
+		{bytes.NewReader(make([]byte, 100_000)), 100_001},
+		{bytes.NewReader(make([]byte, 3<<20)), 1 << 20},
+		{io.MultiReader(strings.NewReader("a,b\n")), 1 << 20},
+	} {
+		if got := csvBuffer(tc.r); got != tc.want {
+			t.Errorf("csvBuffer(%T) = %d, want %d", tc.r, got, tc.want)
+		}
 	}
 }
