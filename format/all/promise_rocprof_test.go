@@ -126,7 +126,8 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 			s := strings.TrimSuffix(string(data), "\n")
 			return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
 		},
-		endMarker: false, // a CSV has none: the no_end_marker note says so
+		endMarker:     false, // a CSV has none: the no_end_marker note says so
+		lastFieldNote: "unterminated_last_row",
 	}
 }
 

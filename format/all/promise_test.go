@@ -57,6 +57,11 @@ type promiseFixture struct {
 	// carries the no_end_marker note and the verdict says so.
 	cut       func(t *testing.T, dir string) string
 	endMarker bool
+	// lastFieldNote: the format accepts a last line without its line
+	// ending (rocprofv3 writes its CSVs so), so a cut inside that line's
+	// last field, leaving a value, reads whole but for this note: what
+	// the adversarial cut arm allows there.
+	lastFieldNote capture.Kind
 	// cutIsError: the cut input is refused with a positioned *format.Error
 	// (a database file cut at a page boundary) — never a report.
 	cutIsError bool
