@@ -154,7 +154,6 @@ func checkCut(reader string, fx promiseFixture, base advRead, path string, data 
 		tablesSig(r.tb) + "; want a gap"
 }
 
-
 // inLastField says whether a cut of comma-separated lines to n bytes falls
 // inside a line's last field, leaving some of its value.
 func inLastField(data []byte, n int) bool {
