@@ -49,12 +49,14 @@ func (d advDispatch) unresolved() bool { return strings.Contains(d.kernel, "#") 
 
 // is says whether d may be base dispatch b: the same name (or none), and
 // on the same clock the same measurement. On another clock (the fit that
-// turns ticks into ns cut off) only the name can be compared.
+// turns ticks into ns cut off), or untimed (a time the reader could not
+// pair), only the name can be compared.
 func (d advDispatch) is(b advDispatch) bool {
 	if d.kernel != b.kernel && !d.unresolved() {
 		return false
 	}
-	return d.clock != b.clock || d.dur == b.dur && d.agg == b.agg
+	untimed := d.dur < 0 && d.agg == capture.Aggregate{}
+	return d.clock != b.clock || untimed || d.dur == b.dur && d.agg == b.agg
 }
 
 // advReadPath reads path with detection, collecting the dispatches.

@@ -128,6 +128,7 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 		},
 		endMarker:     false, // a CSV has none: the no_end_marker note says so
 		lastFieldNote: "unterminated_last_row",
+		records:       picked(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string { return rocprofWriteCSV(t, dir, lay, ds) }),
 	}
 }
 
@@ -176,6 +177,9 @@ func rocprofJSONFixture() promiseFixture {
 			return fixture.Write(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
 		},
 		endMarker: true,
+		records: picked(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string {
+			return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(ds)))
+		}),
 	}
 }
 
