@@ -19,6 +19,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -246,6 +247,12 @@ func ReadInput(in *Input, formatName string, opts *Options, sink capture.Sink) (
 	conf := Certain // a format named by the user is never second-guessed
 	if formatName == "" {
 		head, err := in.Head()
+		if err != nil && in.Gzip && errors.Is(err, io.ErrUnexpectedEOF) {
+			// Cut before its first inflated byte: there is nothing to
+			// sniff, and the file, not the disk, is at fault.
+			return nil, &Error{Path: in.Path, Offset: 0, Err: err, Hint: "an incomplete copy or download: get the whole file",
+				Msg: fmt.Sprintf("the gzip stream ends after %d compressed bytes, before its first decompressed byte (%v): the file was cut", in.Size, err)}
+		}
 		if err != nil {
 			return nil, FileError(in.Path, err, "check the file and the disk", "reading the first bytes: %v", err)
 		}

@@ -85,13 +85,15 @@ func TestGzipInputDetected(t *testing.T) {
 
 // A gzip file cut before its first inflated byte is a cut file, not an
 // empty trace: it used to be sniffed as an empty head and reported as
-// "nothing was recorded" by whichever reader takes any text.
+// "nothing was recorded" by whichever reader takes any text. The error is
+// positioned (byte 0 of the decompressed data) and says the file was cut.
 func TestGzipCutBeforeFirstByte(t *testing.T) {
 	z := gz(t, bytes.Repeat([]byte("MAGIC inside gzip\n"), 1000))
-	for _, n := range []int{10, 12} { // the header; the header and a first byte of deflate data
+	for n := 2; n <= 12; n++ { // inside the header; the header and a first byte of deflate data
 		c, err := ReadFile(write(t, z[:n]), "", nil, nil)
-		if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
-			t.Errorf("cut at %d: %v, %+v", n, err, c)
+		var fe *Error
+		if !errors.As(err, &fe) || fe.Offset != 0 || !strings.Contains(err.Error(), "unexpected EOF") || !strings.Contains(err.Error(), "the file was cut") {
+			t.Errorf("cut at %d: got %v, %+v; want a cut file's error at byte 0", n, err, c)
 		}
 	}
 	// A gzip of nothing is an empty trace all the same.

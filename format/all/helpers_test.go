@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // eachFixture runs check as a subtest for every reader's promise fixtures,
@@ -31,6 +32,30 @@ func edited[R any](base func() []R, write func(t *testing.T, dir string, rows []
 
 func unchanged[R any](rows []R) []R { return rows }
 
+// picked makes a fixture's records arm from rows (see promiseFixture.records).
+func picked[R any](base func() []R, write func(t *testing.T, dir string, rows []R) string) func(*testing.T, string, func(int) []int) string {
+	return func(t *testing.T, dir string, pick func(int) []int) string {
+		rows := base()
+		var out []R
+		for _, i := range pick(len(rows)) {
+			out = append(out, rows[i])
+		}
+		return write(t, dir, out)
+	}
+}
+
+// pickedLines is picked over the lines of a text a fixture writes whole.
+func pickedLines(text func() string, name string) func(*testing.T, string, func(int) []int) string {
+	return picked(func() []string { return strings.SplitAfter(strings.TrimSuffix(text(), "\n"), "\n") },
+		func(t *testing.T, dir string, lines []string) string {
+			var b strings.Builder
+			for _, l := range lines {
+				b.WriteString(strings.TrimSuffix(l, "\n") + "\n")
+			}
+			return fixture.Write(t, dir, name, []byte(b.String()))
+		})
+}
+
 // dbFixture is the fixture of a reader of SQLite databases: the dispatch
 // rows base gives, written by write; unreadable and impossible edit row 1,
 // the repeat writes row 1 twice. A database is written whole: a cut at a
@@ -48,6 +73,7 @@ func dbFixture[R any](base func() []R, write func(t *testing.T, dir string, rows
 			return sqliteCutLastPage(t, write(t, dir, base()))
 		},
 		cutIsError: true,
+		records:    picked(base, write),
 	}
 }
 

@@ -44,6 +44,13 @@ func init() {
 			return fixture.Write(t, dir, "run.kept", []byte(strings.Join(lines[:len(lines)-2], "")))
 		},
 		endMarker: false,
+		// Records are the trace's lines after its header line.
+		records: picked(func() []string {
+			return strings.SplitAfter(strings.TrimSuffix(hrxTrace(hrxPlain), "\n"), "\n")[1:]
+		}, func(t *testing.T, dir string, lines []string) string {
+			head := strings.SplitAfter(hrxTrace(hrxPlain), "\n")[0]
+			return fixture.Write(t, dir, "run.kept", []byte(head+strings.TrimSuffix(strings.Join(lines, ""), "\n")+"\n"))
+		}),
 	})
 }
 

@@ -118,6 +118,10 @@ func init() {
 		// SESSION_END dropped: the file is shorter than its file_length.
 		cut:       bundle(ireeEvents, false, true),
 		endMarker: true,
+		// Records are the dispatch events of the dispatch-events record.
+		records: picked(ireeEvents, func(t *testing.T, dir string, evs []gen.DispatchEvent) string {
+			return fixture.Write(t, dir, "run.ireeprof", ireeBundle(evs, false, false))
+		}),
 	})
 
 	jsonl := func(evs func() []gen.DispatchEvent, cut bool) func(t *testing.T, dir string) string {
@@ -140,5 +144,9 @@ func init() {
 		cut:       jsonl(ireeEvents, true),
 		endMarker: true,
 		inherent:  []capture.Kind{ireeprof.LossesUnknown},
+		// Records are the dispatch_event rows (the summary closes them).
+		records: picked(ireeEvents, func(t *testing.T, dir string, evs []gen.DispatchEvent) string {
+			return fixture.Write(t, dir, "run.jsonl", ireeJSONL(evs, false))
+		}),
 	})
 }

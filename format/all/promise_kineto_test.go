@@ -126,6 +126,10 @@ func kinetoFixture(variant string, old bool) promiseFixture {
 		repeatKind: capture.DuplicateEvent,
 		cut:        write(nil, -1, true),
 		endMarker:  true,
+		// Records are the trace events: launches, kernels, the window end.
+		records: picked(func() []string { return tr.events(nil, -1) }, func(t *testing.T, dir string, evs []string) string {
+			return tr.write(t, dir, tr.doc(evs, false))
+		}),
 	}
 }
 

@@ -36,6 +36,7 @@ func init() {
 			noIdentity: "per-family rows carry no id: a repeated row is the next window's row of the same kernel",
 			cut:        npuLog(rows[0]),
 			endMarker:  false,
+			records:    npuRecords(rows),
 		},
 		promiseFixture{
 			variant:    "npu_gemm",
@@ -47,6 +48,8 @@ func init() {
 			repeatKind: capture.DuplicateEvent,
 			cut:        npuLog(gemm[0]),
 			endMarker:  false,
+			records:    npuRecords(gemm),
+			ordered:    "npu_gemm lines carry running means over n calls, and a decrease of n starts a new process (docs/formats/npuprof.md): two lines swapped are two runs",
 		})
 }
 
@@ -54,4 +57,8 @@ func npuLog(lines ...string) func(t *testing.T, dir string) string {
 	return func(t *testing.T, dir string) string {
 		return fixture.Write(t, dir, "engine.log", []byte(strings.Join(lines, "\n")+"\n"))
 	}
+}
+
+func npuRecords(lines []string) func(*testing.T, string, func(int) []int) string {
+	return pickedLines(func() string { return strings.Join(lines, "\n") }, "engine.log")
 }

@@ -26,6 +26,10 @@ func init() {
 		// The end record, the file's last, dropped: a session never closed.
 		cut:       probeFile(func(b *probeBuilder) { b.events(two...) }),
 		endMarker: true,
+		// Records are the events of the one events record.
+		records: picked(func() []probeEvent { return two }, func(t *testing.T, dir string, evs []probeEvent) string {
+			return probeFile(func(b *probeBuilder) { b.events(evs...).end() })(t, dir)
+		}),
 	})
 }
 

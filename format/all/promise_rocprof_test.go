@@ -126,7 +126,9 @@ func (lay rocprofCSVLayout) fixture() promiseFixture {
 			s := strings.TrimSuffix(string(data), "\n")
 			return fixture.Write(t, dir, "1_kernel_trace.csv", []byte(s[:strings.LastIndexByte(s, '\n')+1])) // the last line dropped
 		},
-		endMarker: false, // a CSV has none: the no_end_marker note says so
+		endMarker:     false, // a CSV has none: the no_end_marker note says so
+		lastFieldNote: "unterminated_last_row",
+		records:       picked(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string { return rocprofWriteCSV(t, dir, lay, ds) }),
 	}
 }
 
@@ -175,6 +177,9 @@ func rocprofJSONFixture() promiseFixture {
 			return fixture.Write(t, dir, "908_results.json", []byte(doc[:strings.LastIndex(doc, "\n  {")+1]))
 		},
 		endMarker: true,
+		records: picked(rocprofBase, func(t *testing.T, dir string, ds []rocprofDispatch) string {
+			return fixture.Write(t, dir, "908_results.json", []byte(rocprofJSON(ds)))
+		}),
 	}
 }
 

@@ -30,6 +30,9 @@ func init() {
 			return full[:strings.Index(full, row1)]
 		}()),
 		endMarker: true,
+		records: picked(func() []string { return []string{row0, row1} }, func(t *testing.T, dir string, rows []string) string {
+			return swimlaneRun(swimlaneRecords(rows...))(t, dir)
+		}),
 	})
 }
 

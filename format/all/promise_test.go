@@ -57,6 +57,22 @@ type promiseFixture struct {
 	// carries the no_end_marker note and the verdict says so.
 	cut       func(t *testing.T, dir string) string
 	endMarker bool
+	// records, when set, writes base with its records picked by pick:
+	// given their count, pick returns the indices to write, in order (an
+	// index may repeat). The adversarial arms repeat and swap records
+	// through it. A record is what the format writes one after another:
+	// a line, a trace event, a row, an event of an events record.
+	records func(t *testing.T, dir string, pick func(n int) []int) string
+	// ordered, when set, says why records swapped are another valid
+	// input, which the reader cannot tell from a whole one (running
+	// totals whose decrease starts a new run): the swap arm then checks
+	// only that it reads.
+	ordered string
+	// lastFieldNote: the format accepts a last line without its line
+	// ending (rocprofv3 writes its CSVs so), so a cut inside that line's
+	// last field, leaving a value, reads whole but for this note: what
+	// the adversarial cut arm allows there.
+	lastFieldNote capture.Kind
 	// cutIsError: the cut input is refused with a positioned *format.Error
 	// (a database file cut at a page boundary) — never a report.
 	cutIsError bool

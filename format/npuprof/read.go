@@ -179,6 +179,22 @@ func (s *state) line(raw []byte) error {
 	return nil
 }
 
+// cutMarker says whether body is an engine line's marker cut short
+// ("[pro" of "[prof] "): a log cut there lost that line, which a partial
+// line of any other text never was.
+func cutMarker(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t")
+	if len(b) == 0 {
+		return false
+	}
+	for _, p := range [][]byte{gemmPrefix, profPrefix, layerPrefix, mlaPrefix, linearPrefix, hiddenPrefix} {
+		if bytes.HasPrefix(p, b) {
+			return true
+		}
+	}
+	return false
+}
+
 func isEngine(body []byte) bool {
 	k, _ := classify(body)
 	return k != kindOther
@@ -197,7 +213,7 @@ func (s *state) gzipCut() {
 
 func (s *state) partialLine(line []byte) {
 	body, _ := stamp(line)
-	if !isEngine(body) {
+	if !isEngine(body) && !cutMarker(body) {
 		s.partialOther++
 		return
 	}

@@ -359,6 +359,11 @@ func (cr *csvReader) row(kernelDispatch []byte) *capture.Gap {
 		}
 		return cr.badRow(why)
 	}
+	if cr.noEOL && len(cr.fields[len(cr.fields)-1]) == 0 {
+		// Every layout's last column is a number: empty, with no line
+		// ending after it, the file was cut right after the last comma.
+		return cr.badRow("the last column is empty")
+	}
 	f := cr.fields
 	if cr.lay.kind >= 0 && !bytes.EqualFold(f[cr.lay.kind], kernelDispatch) {
 		// kernel_trace.csv holds KERNEL_DISPATCH rows only: another kind
