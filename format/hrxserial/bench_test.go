@@ -2,7 +2,6 @@ package hrxserial
 
 import (
 	"bytes"
-	"runtime"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -31,21 +30,7 @@ func BenchmarkRead(b *testing.B) {
 // Reading a trace four times as long must not allocate much more: memory is
 // O(kernels), not O(lines).
 func TestMemoryFlat(t *testing.T) {
-	alloc := func(decode int) uint64 {
-		var buf bytes.Buffer
-		if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: decode}); err != nil {
-			t.Fatal(err)
-		}
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		if _, err := ReadStream(bytes.NewReader(buf.Bytes()), "m", nil, analysis.NewAggregator()); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	small, large := alloc(100), alloc(400)
+	small, large := readAllocated(t, 100), readAllocated(t, 400)
 	if large > small+small/2 {
 		t.Fatalf("allocations grow with the trace: %d bytes for 100 runs, %d for 400", small, large)
 	}
@@ -55,20 +40,31 @@ func TestMemoryFlat(t *testing.T) {
 // workers of a large one for it (six 46 KB buffers for a 46 KB trace made
 // its allocation 11× the trace; one is ~3×).
 func TestSmallTraceOneBlock(t *testing.T) {
+	size := len(generated(t, 1))
+	if got, limit := readAllocated(t, 1), uint64(6*size); got > limit {
+		t.Errorf("reading a %d-byte trace allocated %d bytes, want at most %d (6× the trace)", size, got, limit)
+	}
+}
+
+// generated is a kept trace of decode steps.
+func generated(t *testing.T, decode int) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: 1}); err != nil {
+	if _, err := hrxgen.Write(&buf, hrxgen.Options{Seed: 1, Decode: decode}); err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if _, err := ReadStream(bytes.NewReader(buf.Bytes()), "small", nil, analysis.NewAggregator()); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(6*buf.Len()); got > limit {
-		t.Errorf("reading a %d-byte trace allocated %d bytes, want at most %d (6× the trace)", buf.Len(), got, limit)
-	}
+	return buf.Bytes()
+}
+
+// readAllocated is what reading a generated trace of decode steps allocates.
+func readAllocated(t *testing.T, decode int) uint64 {
+	t.Helper()
+	data := generated(t, decode)
+	return testfile.Allocated(func() {
+		if _, err := ReadStream(bytes.NewReader(data), "m", nil, analysis.NewAggregator()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkReadChecked is BenchmarkRead through format.ReadInput, which
