@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +127,17 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 	}
 
 	_, text, _ := tallyRun(cmd("report")...)
-	compare("report (text)", viewText(t, text))
+	tv := viewText(t, text)
+	compare("report (text)", tv)
+	// The reader's words: how much the gaps touch, in the verdict and
+	// under each gap.
+	clause := ""
+	if i := strings.Index(tv.sentence, " — "); i >= 0 {
+		clause, _, _ = strings.Cut(tv.sentence[i+len(" — "):], ". What they list")
+	}
+	if (clause == "") != (want.verdict == "complete") {
+		t.Errorf("text verdict %q: want the figure of what the gaps touch exactly when incomplete (%s)", tv.sentence, want.verdict)
+	}
 
 	code, _, _ = tallyRun(cmd("report", "--strict")...)
 	if code != strictCode {
@@ -137,7 +148,19 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 	if code, _, errOut := tallyRun(cmd("report", "--html", page)...); code != okCode {
 		t.Fatalf("report --html: exit %d: %s", code, errOut)
 	}
-	compare("report --html", viewHTML(t, readOut(t, page)))
+	hv := viewHTML(t, readOut(t, page))
+	compare("report --html", hv)
+	// The text says where it listed program gaps; the page has them under
+	// their program too, and says nothing.
+	textSentence := listedAbove.ReplaceAllString(tv.sentence, "")
+	// An empty page's headline says so first.
+	htmlSentence := hv.sentence
+	if i := strings.LastIndex(htmlSentence, ". INCOMPLETE: "); want.empty == 1 && strings.HasPrefix(htmlSentence, "NO DISPATCH RECORDED: ") && i > 0 {
+		htmlSentence = htmlSentence[i+len(". "):]
+	}
+	if htmlSentence != textSentence || !slices.Equal(hv.touchLines, tv.touchLines) {
+		t.Errorf("report --html: verdict %q, touches %q; want the text report's %q, %q", hv.sentence, hv.touchLines, tv.sentence, tv.touchLines)
+	}
 
 	for _, name := range []string{"t.json", "t.perfetto-trace"} {
 		path := filepath.Join(dir, name)
@@ -151,6 +174,9 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 			meta = perfettoMeta(t, readOut(t, path))
 		}
 		checkTimeline(t, "timeline "+name, meta, want)
+		if in0, _ := meta["tally_input_0"].(string); !strings.Contains(in0, clause) {
+			t.Errorf("timeline %s: input verdict %q, want the text report's figure %q", name, in0, clause)
+		}
 	}
 
 	for _, to := range []string{"csv", "jsonl"} {
@@ -170,6 +196,9 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 	baseFlags := append(append([]string{}, flags...), base)
 	_, dtext, _ := tallyRun(append(append([]string{"diff"}, baseFlags...), in)...)
 	compare("diff (text) side B", viewDiffText(t, dtext))
+	if clause != "" && !strings.Contains(dtext, "   the gaps touch: "+clause+"\n") {
+		t.Errorf("diff (text): side B lacks \"the gaps touch: %s\":\n%.2000s", clause, dtext)
+	}
 	code, djs, errOut := tallyRun(append(append([]string{"diff", "--json"}, baseFlags...), in)...)
 	if code != okCode {
 		t.Fatalf("diff --json: exit %d: %s", code, errOut)
@@ -225,6 +254,8 @@ func checkTimeline(t *testing.T, what string, meta map[string]any, want accounti
 		t.Errorf("%s: %d slices drawn + %d not drawn, want %d dispatches", what, got.dispatches, notDrawn, want.dispatches)
 	}
 }
+
+var listedAbove = regexp.MustCompile(` \(\d+ listed under their programs? above\)$`)
 
 var unfinishedNotDrawn = regexp.MustCompile(`unfinished_not_drawn (\d+)`)
 

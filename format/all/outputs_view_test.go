@@ -30,6 +30,14 @@ type accountingView struct {
 	// all (the HTML page's verdict "empty", the text report's NO DISPATCH
 	// RECORDED), 0 when it says otherwise, -1 when it has no such word.
 	empty int
+	// touches is how much each gap kind touches (its gaps summed; notes
+	// touch nothing), where the output carries the figures.
+	touches map[string]touch
+	// sentence is the verdict as worded for a reader, and touchLines each
+	// gap's "touches:" line, sorted (the text report and the HTML page,
+	// which must word them alike).
+	sentence   string
+	touchLines []string
 	// unfinished is the unfinished_dispatch count.
 	unfinished int64
 	// dispatches are the completed dispatches in the tables; deviceNs their
@@ -65,6 +73,9 @@ func (got accountingView) disagreements(want accountingView) []string {
 	if got.gaps != nil && !maps.Equal(got.gaps, want.gaps) {
 		out = append(out, fmt.Sprintf("gaps %v, want %v", got.gaps, want.gaps))
 	}
+	if got.touches != nil && !maps.Equal(got.touches, want.touches) {
+		out = append(out, fmt.Sprintf("touches %v, want %v", got.touches, want.touches))
+	}
 	if got.notes != nil && !maps.Equal(got.notes, want.notes) {
 		out = append(out, fmt.Sprintf("notes %v, want %v", got.notes, want.notes))
 	}
@@ -98,6 +109,25 @@ func (v *accountingView) addGap(kind string, count int64, note bool) {
 	}
 }
 
+// touch is a gap's affected figure: whether its size is known, the device
+// time known missing and unattributed, the dispatches lost.
+type touch struct {
+	known                       bool
+	missing, unattributed, lost int64
+}
+
+// addTouch adds a gap's figure to kind's in v.
+func (v *accountingView) addTouch(kind string, f touch) {
+	if v.touches == nil {
+		v.touches = map[string]touch{}
+	}
+	sum, seen := v.touches[kind]
+	if !seen {
+		sum.known = true
+	}
+	v.touches[kind] = touch{known: sum.known && f.known, missing: sum.missing + f.missing, unattributed: sum.unattributed + f.unattributed, lost: sum.lost + f.lost}
+}
+
 func verdictOf(complete bool) string {
 	if complete {
 		return "complete"
@@ -109,9 +139,15 @@ func verdictOf(complete bool) string {
 type jsonAccounting struct {
 	Complete bool `json:"complete"`
 	Gaps     []struct {
-		Kind  string `json:"kind"`
-		Count int64  `json:"count"`
-		Note  bool   `json:"note"`
+		Kind     string `json:"kind"`
+		Count    int64  `json:"count"`
+		Note     bool   `json:"note"`
+		Affected *struct {
+			SizeKnown    bool  `json:"size_known"`
+			Missing      int64 `json:"missing_device_ns"`
+			Unattributed int64 `json:"unattributed_device_ns"`
+			Lost         int64 `json:"lost_dispatches"`
+		} `json:"affected"`
 	} `json:"gaps"`
 }
 
@@ -120,8 +156,12 @@ func (a jsonAccounting) view() accountingView {
 	v.verdict = verdictOf(a.Complete)
 	v.addGap("", 0, false)
 	v.unfinished = 0
+	v.touches = map[string]touch{}
 	for _, g := range a.Gaps {
 		v.addGap(g.Kind, g.Count, g.Note)
+		if af := g.Affected; af != nil && !g.Note {
+			v.addTouch(g.Kind, touch{af.SizeKnown, af.Missing, af.Unattributed, af.Lost})
+		}
 	}
 	return v
 }
@@ -176,7 +216,10 @@ func viewText(t *testing.T, out string) accountingView {
 			v.empty = 1
 		}
 		if m := textVerdict.FindStringSubmatch(line); m != nil && v.verdict == "" {
-			v.verdict = strings.ToLower(m[1])
+			v.verdict, v.sentence = strings.ToLower(m[1]), line
+		}
+		if l, ok := strings.CutPrefix(strings.TrimSpace(line), "touches: "); ok {
+			v.touchLines = append(v.touchLines, l)
 		}
 		if m := textGap.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.ParseInt(m[3], 10, 64)
@@ -190,6 +233,7 @@ func viewText(t *testing.T, out string) accountingView {
 	if v.unfinished < 0 {
 		v.unfinished = 0
 	}
+	slices.Sort(v.touchLines)
 	return v
 }
 
@@ -253,6 +297,10 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 	var data string
 	z := html.NewTokenizer(bytes.NewReader(page))
 	inData := false
+	// text collects the text of the element being read (the verdict, a
+	// touches line) into *text until its end tag.
+	var text *string
+	var touches string
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -273,10 +321,13 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 				scripts++
 				inData = attr["id"] == "data"
 			case attr["id"] == "verdict":
+				text = &v.sentence
 				v.verdict, v.empty = attr["data-verdict"], 0
 				if v.verdict == "empty" { // an empty capture is incomplete
 					v.verdict, v.empty = "incomplete", 1
 				}
+			case attr["class"] == "touches":
+				touches, text = "", &touches
 			case strings.HasPrefix(attr["class"], "gap") && attr["data-kind"] != "":
 				n, err := strconv.ParseInt(attr["data-count"], 10, 64)
 				if err != nil {
@@ -288,10 +339,20 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 			if inData {
 				data += tok.Data
 			}
+			if text != nil {
+				*text += tok.Data
+			}
 		case html.EndTagToken:
 			inData = false
+			if text == &touches {
+				v.touchLines = append(v.touchLines, strings.TrimPrefix(touches, "touches: "))
+			}
+			if tok.Data == "p" {
+				text = nil
+			}
 		}
 	}
+	slices.Sort(v.touchLines)
 	if scripts != 2 {
 		t.Errorf("html: %d script elements, want the page's own 2", scripts)
 	}
@@ -455,9 +516,13 @@ func viewExportCSV(t *testing.T, table, gaps []byte) accountingView {
 		v.dispatches += atoi(r["dispatches"])
 		v.deviceNs += atoi(r["device_ns"])
 	}
+	v.touches = map[string]touch{}
 	for _, r := range readCSV(t, "export csv gaps", gaps) {
 		if r["record"] == "gap" {
 			v.addGap(r["kind"], atoi(r["count"]), r["note"] == "true")
+			if r["size_known"] != "" {
+				v.addTouch(r["kind"], touch{r["size_known"] == "true", atoi(r["missing_device_time"]), atoi(r["unattributed_device_time"]), atoi(r["lost_dispatches"])})
+			}
 		}
 	}
 	return v
@@ -494,6 +559,7 @@ func viewExportJSONL(t *testing.T, table, gaps []byte) accountingView {
 	v := newView()
 	v.addGap("", 0, false)
 	v.unfinished = 0
+	v.touches = map[string]touch{}
 	v.dispatches, v.deviceNs = 0, 0
 	for _, r := range readJSONL(t, "export jsonl", table) {
 		var d struct {
@@ -513,12 +579,19 @@ func viewExportJSONL(t *testing.T, table, gaps []byte) accountingView {
 			Record, Kind string
 			Count        int64
 			Note         bool
+			SizeKnown    *bool `json:"size_known"`
+			Missing      int64 `json:"missing_device_time"`
+			Unattributed int64 `json:"unattributed_device_time"`
+			Lost         int64 `json:"lost_dispatches"`
 		}
 		if err := json.Unmarshal(r, &g); err != nil {
 			t.Fatalf("export jsonl gaps: %v", err)
 		}
 		if g.Record == "gap" {
 			v.addGap(g.Kind, g.Count, g.Note)
+			if g.SizeKnown != nil {
+				v.addTouch(g.Kind, touch{*g.SizeKnown, g.Missing, g.Unattributed, g.Lost})
+			}
 		}
 	}
 	return v
