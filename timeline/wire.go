@@ -1,6 +1,10 @@
 package timeline
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strings"
+	"unicode/utf8"
+)
 
 // The protobuf wire encoding, the four appends the Perfetto writer needs.
 // They are written here on encoding/binary rather than taken from
@@ -35,8 +39,17 @@ func appendBytes(b, v []byte) []byte {
 	return append(b, v...)
 }
 
-// appendStr appends s length-delimited.
+// appendStr appends s length-delimited. A protobuf string is UTF-8 (a
+// decoder may refuse one that is not), and an input's names may not be:
+// each invalid byte is written as U+FFFD, as the Chrome writer does.
 func appendStr(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		var v strings.Builder
+		for _, r := range s { // an invalid byte ranges as one RuneError
+			v.WriteRune(r)
+		}
+		s = v.String()
+	}
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }

@@ -74,7 +74,11 @@ func Write(w io.Writer, run *analysis.Run, opt Options) error {
 	}
 	p.Collectives = buildColl(opt.Collectives)
 	bw := bufio.NewWriter(w)
-	if err := pageTmpl().Execute(bw, p); err != nil {
+	uw := &utf8Writer{w: bw}
+	if err := pageTmpl().Execute(uw, p); err != nil {
+		return err
+	}
+	if err := uw.close(); err != nil {
 		return err
 	}
 	return bw.Flush()

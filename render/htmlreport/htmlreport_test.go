@@ -52,14 +52,20 @@ func TestVerdicts(t *testing.T) {
 	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="complete"`) || !strings.Contains(p, "COMPLETE: every input unit") {
 		t.Fatal("complete capture not called complete")
 	}
-	// An empty capture says so first and draws no timeline.
+	// An empty capture says so first and draws no timeline; then, as the
+	// text report, the verdict with what its gaps touch, a gap beside the
+	// empty one (an input that did not parse) named.
 	c := &capture.Capture{Source: capture.Source{Path: "empty.log", Format: "unknown"}}
 	g := c.Accounting.Gap(capture.EmptyCapture, "")
 	g.Summary = "the file is empty"
 	g.Add(capture.Item{What: "empty file"})
+	c.Accounting.Gap(capture.SkippedInput, "").Add(capture.Item{What: "records.json did not parse"})
 	p := string(writePage(t, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}))
-	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "NO DISPATCH RECORDED: the file is empty") || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
+	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
 		t.Fatalf("empty capture:\n%s", p)
+	}
+	if want := "NO DISPATCH RECORDED: the file is empty. INCOMPLETE: 2 gaps — "; !strings.Contains(p, want) || !strings.Contains(p, "(empty_capture, skipped_input)") {
+		t.Errorf("empty capture: headline lacks %q and the gaps' kinds:\n%s", want, p)
 	}
 }
 

@@ -214,8 +214,11 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 	}
 	switch {
 	case c.Accounting.CountOf(capture.EmptyCapture) > 0:
+		// Then the verdict, as the text report's next line: what the
+		// gaps touch, and the gaps beside the empty one (a records file
+		// that did not parse) named.
 		v.Verdict = "empty"
-		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary
+		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary + ". " + render.IncompleteVerdict(c, gaps, 0)
 	case ja.Complete:
 		v.Verdict = "complete"
 		v.Headline = render.CompleteVerdict(c)
