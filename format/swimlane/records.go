@@ -59,7 +59,13 @@ func decodeFile(path string, v any) error {
 		case errors.As(err, &te):
 			return format.ByteError(path, te.Offset, "", "unexpected JSON: %s holds %s, want %s", te.Field, te.Value, te.Type)
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return format.ByteError(path, dec.InputOffset(), "the file is cut short", "JSON ends early")
+			// Where the data ends: the decoder's offset stays at the start
+			// of the value it could not finish (byte 0 for the whole file).
+			end := int64(0)
+			if st, err := f.Stat(); err == nil {
+				end = st.Size()
+			}
+			return format.ByteError(path, end, "the file is cut short", "JSON ends early")
 		}
 		return format.FileError(path, err, "", "%v", err)
 	}
