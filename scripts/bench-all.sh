@@ -17,9 +17,9 @@
 #   BENCH_RANK_SIZE=1MiB          each this size
 #   BENCH_STARTUP_RUNS=100        runs of `tally version` timed as one loop
 #   BENCH_ROUNDS=3                runs of every other command; the best wall time is shown
-#   BENCH_PAIRS=9                 rounds of the paired rows (hrx against grep, one core
-#                                 against all): the two commands run in turn, and the
-#                                 ratio is the median of the rounds' ratios
+#   BENCH_PAIRS=9                 rounds of the paired rows (hrx against grep; the directory
+#                                 on one core against all, with its ceiling): the commands
+#                                 run in turn, and a ratio is the median of the rounds' ratios
 #   BENCH_DIR=DIR                 keep the generated inputs in DIR (reused when present)
 #
 # Times are wall seconds of the best round, with that round's CPU seconds
@@ -27,9 +27,10 @@
 # GOMAXPROCS=1; other runs use every core. Ratio is tally's wall time over
 # the baseline's (below 1: tally is faster), or, for the core rows, the
 # speed-up of every core over one. The paired rows (hrx against grep, the
-# directory on one core against all) run their two commands in turn and
-# give the median of the rounds' ratios first: on a machine whose load
-# moves, two best-of-N times taken minutes apart can differ by a third.
+# directory on one core against all and the two-process ceiling beside it)
+# run their commands in turn and give the median of the rounds' ratios
+# first: on a machine whose load moves, two best-of-N times taken minutes
+# apart can differ by a third.
 set -eu
 
 if [ -n "${BENCH_QUICK:-}" ]; then
