@@ -169,8 +169,9 @@ func argNum(e kEvent, k string) string {
 func TestKinetoOneRankPerFile(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 2})
 	out := filepath.Join(dir, "traces")
-	run(t, []string{a, a}, Options{To: Kineto, Out: out, Format: synthFormat})
+	run(t, []string{a, b}, Options{To: Kineto, Out: out, Format: synthFormat})
 	if got := strings.Join(files(t, out), " "); got != "_tally_export.json input-00000.json input-00001.json" {
 		t.Fatalf("directory holds %s", got)
 	}
@@ -188,7 +189,7 @@ func TestKinetoOneRankPerFile(t *testing.T) {
 	if _, err := Run([]string{a}, Options{To: Kineto, Out: filepath.Join(dir, "t.trace"), Format: synthFormat}); err == nil || !strings.Contains(err.Error(), ".json") {
 		t.Errorf("a name TraceLens ignores: %v", err)
 	}
-	if entries, _ := filepath.Glob(filepath.Join(dir, "*")); len(entries) != 3 {
+	if entries, _ := filepath.Glob(filepath.Join(dir, "*")); len(entries) != 4 { // a, b, m and traces
 		t.Errorf("files left behind: %v", entries)
 	}
 }

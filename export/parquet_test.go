@@ -120,8 +120,12 @@ func TestParquetDataset(t *testing.T) {
 func TestParquetReplace(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 2})
 	out := filepath.Join(dir, "ds")
-	run(t, []string{a, a}, Options{To: Parquet, Out: out, Format: synthFormat})
+	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
+	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 2 {
+		t.Fatalf("dataset of two inputs holds %v", got)
+	}
 	run(t, []string{a}, Options{To: Parquet, Out: out, Format: synthFormat})
 	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 1 {
 		t.Errorf("replaced dataset holds %v", got)

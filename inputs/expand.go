@@ -65,7 +65,9 @@ func Paths(paths ...string) *Expansion {
 // (confidence Likely or better; formatName forces one reader) is an input —
 // `rank*/…`, `*.pt.trace.json.gz` — the others are listed as skipped. A
 // path that cannot be opened is still an input: reading it fails, and that
-// failure is a gap of the whole.
+// failure is a gap of the whole. A path that names a file already among
+// the inputs (the same path again, a link to it, a file of a walked
+// directory) is listed as skipped, not read twice.
 func Expand(args []string, formatName string) *Expansion {
 	e := &Expansion{many: len(args) != 1}
 	for _, a := range args {
@@ -77,6 +79,7 @@ func Expand(args []string, formatName string) *Expansion {
 		e.many = true
 		e.walk(a, formatName)
 	}
+	e.passRepeats()
 	return e
 }
 

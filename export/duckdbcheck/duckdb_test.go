@@ -69,12 +69,21 @@ func query(t *testing.T, db *sql.DB, q string) [][]any {
 	return out
 }
 
-// TestDatasetQueries exports the example twice (as ranks 0 and 1) and runs
-// the documented queries, checking their answers against tally's own tables.
+// TestDatasetQueries exports the example and a copy of it (as ranks 0 and
+// 1: the same file named twice is read once) and runs the documented
+// queries, checking their answers against tally's own tables.
 func TestDatasetQueries(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ds")
 	opt := export.Options{To: export.Parquet, Out: out, Reader: format.Options{Manifests: []string{manifests}}}
-	if _, err := export.Run([]string{example, example}, opt); err != nil {
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(t.TempDir(), "twin.kept")
+	if err := os.WriteFile(twin, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Run([]string{example, twin}, opt); err != nil {
 		t.Fatal(err)
 	}
 	run := inputs.Expand([]string{example}, "").Read(inputs.Options{Reader: format.Options{Manifests: []string{manifests}}})

@@ -1,0 +1,74 @@
+package inputs
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A file named again among the inputs — the same path, a link to it, a
+// file of a directory that was walked, the directory itself twice — is
+// read once and listed as skipped with the input it repeats: read twice,
+// its dispatches would count twice in the merged tables of a complete run.
+// A copy (another file with the same bytes) is another file, and read.
+func TestRepeatReadOnce(t *testing.T) {
+	dir := runDir(t)
+	rank0 := filepath.Join(dir, "rank0", "host.pt.trace.json.gz")
+	rank1 := filepath.Join(dir, "rank1", "host.pt.trace.json.gz")
+	link := filepath.Join(t.TempDir(), "link.json.gz")
+	if err := os.Symlink(rank0, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	data, err := os.ReadFile(rank0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy.json.gz")
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		paths   []string
+		repeats map[string]string // skipped path → the input it repeats
+	}{
+		{[]string{rank0, rank0}, []string{rank0}, map[string]string{rank0: rank0}},
+		{[]string{rank0, link}, []string{rank0}, map[string]string{link: rank0}},
+		{[]string{dir, rank1}, []string{rank0, rank1}, map[string]string{rank1: rank1}},
+		{[]string{rank1, dir}, []string{rank1, rank0}, map[string]string{rank1: rank1}},
+		{[]string{dir, dir}, []string{rank0, rank1}, map[string]string{rank0: rank0, rank1: rank1}},
+		{[]string{rank0, cp}, []string{rank0, cp}, nil},
+		{[]string{"-", "-"}, []string{"-", "-"}, nil}, // standard input is read once anyway: the second read fails, visibly
+	} {
+		e := Expand(tc.args, "")
+		if !slices.Equal(e.Paths, tc.paths) {
+			t.Errorf("Expand(%v): paths %v, want %v", tc.args, e.Paths, tc.paths)
+		}
+		got := map[string]string{}
+		for _, s := range e.Skipped {
+			if first, ok := strings.CutPrefix(s.Reason, "the same file as "); ok {
+				got[s.Path] = strings.TrimSuffix(first, ", named again: read once")
+			}
+		}
+		if len(got) != len(tc.repeats) {
+			t.Errorf("Expand(%v): repeats %v, want %v", tc.args, got, tc.repeats)
+		}
+		for p, first := range tc.repeats {
+			if got[p] != first {
+				t.Errorf("Expand(%v): %s repeats %q, want %q", tc.args, p, got[p], first)
+			}
+		}
+	}
+	// The run read once is complete, with the repeat as a note, and its
+	// merged tables equal those of the file read alone.
+	once := Expand([]string{rank0}, "").Read(Options{})
+	twice := Expand([]string{rank0, link}, "").Read(Options{})
+	if !twice.Complete() || len(twice.Inputs) != 1 {
+		t.Fatalf("rank0 and a link to it: complete %v, %d inputs; want complete, 1 input", twice.Complete(), len(twice.Inputs))
+	}
+	if a, b := once.Tables.Programs, twice.Tables.Programs; len(a) != len(b) || a[0].Dispatches != b[0].Dispatches {
+		t.Errorf("merged programs %+v, want those of the file alone %+v", b, a)
+	}
+}
