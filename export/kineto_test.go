@@ -169,7 +169,7 @@ func argNum(e kEvent, k string) string {
 func TestKinetoOneRankPerFile(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
-	b := writeSynth(t, dir, "b.synth", synthSpec{N: 2})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 3}) // not a copy of a: both are read
 	out := filepath.Join(dir, "traces")
 	run(t, []string{a, b}, Options{To: Kineto, Out: out, Format: synthFormat})
 	if got := strings.Join(files(t, out), " "); got != "_tally_export.json input-00000.json input-00001.json" {

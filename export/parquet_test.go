@@ -120,7 +120,7 @@ func TestParquetDataset(t *testing.T) {
 func TestParquetReplace(t *testing.T) {
 	dir := t.TempDir()
 	a := writeSynth(t, dir, "a.synth", synthSpec{N: 2})
-	b := writeSynth(t, dir, "b.synth", synthSpec{N: 2})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 3}) // not a copy of a: both are read
 	out := filepath.Join(dir, "ds")
 	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
 	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 2 {

@@ -53,7 +53,7 @@ func TestReadCertainNotSniffedTwice(t *testing.T) {
 	}{{"INPUTS-TEST-CERTAIN", 1}, {"INPUTS-TEST-LIKELY", 2}} {
 		dir := t.TempDir()
 		for _, n := range []string{"a.trace", "b.trace", "c.trace"} {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(tc.magic+"\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(tc.magic+"\n"+n+"\n"), 0o644); err != nil { // not copies: each is read
 				t.Fatal(err)
 			}
 		}

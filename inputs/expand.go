@@ -67,7 +67,8 @@ func Paths(paths ...string) *Expansion {
 // path that cannot be opened is still an input: reading it fails, and that
 // failure is a gap of the whole. A path that names a file already among
 // the inputs (the same path again, a link to it, a file of a walked
-// directory) is listed as skipped, not read twice.
+// directory), or a file holding the same bytes as one of them, is listed
+// as skipped, not read twice (passRepeats).
 func Expand(args []string, formatName string) *Expansion {
 	e := &Expansion{many: len(args) != 1}
 	for _, a := range args {

@@ -1,16 +1,21 @@
 package inputs
 
 import (
+	"bytes"
+	"io"
 	"os"
 
 	"github.com/tallyprof/tally/analysis"
 )
 
-// passRepeats passes over every input that names a file or directory
-// already among the inputs — the same path twice, a link to it, a file
-// named again inside a directory that was walked — listing it as skipped:
-// read twice, one recording would count its dispatches twice in the merged
-// tables, and the run would still read as complete.
+// passRepeats passes over every input that repeats one already among the
+// inputs, listing it as skipped with the input it repeats: read twice, one
+// recording would count its dispatches twice in the merged tables, and the
+// run would still read as complete. A repeat is a path that names the same
+// file or directory (the same path twice, a link to it, a file named again
+// inside a directory that was walked), or a file holding the same bytes as
+// an earlier one (a copy: two recordings never write the same bytes, as
+// their times differ).
 func (e *Expansion) passRepeats() {
 	type named struct {
 		path string
@@ -24,19 +29,65 @@ func (e *Expansion) passRepeats() {
 			kept = append(kept, p) // standard input, or a path whose read will fail visibly
 			continue
 		}
-		first := ""
+		why := ""
 		for _, n := range bySize[st.Size()] {
 			if os.SameFile(n.st, st) {
-				first = n.path
+				why = "the same file as " + n.path + ", named again: read once"
 				break
 			}
 		}
-		if first != "" {
-			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: "the same file as " + first + ", named again: read once"})
+		if why == "" && st.Mode().IsRegular() && st.Size() > 0 {
+			for _, n := range bySize[st.Size()] {
+				if n.st.Mode().IsRegular() && sameBytes(n.path, p, st.Size()) {
+					why = "the same bytes as " + n.path + ": a copy of one recording, read once"
+					break
+				}
+			}
+		}
+		if why != "" {
+			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: why})
 			continue
 		}
 		bySize[st.Size()] = append(bySize[st.Size()], named{p, st})
 		kept = append(kept, p)
 	}
 	e.Paths = kept
+}
+
+// sameBytes reports whether files a and b, both size bytes long, hold the
+// same bytes. It compares their last block first (a trace's last events
+// differ between recordings, as their times do), then the whole, stopping
+// at the first difference; a file it cannot read is not the same.
+func sameBytes(a, b string, size int64) bool {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	const block = 64 << 10
+	ba, bb := make([]byte, block), make([]byte, block)
+	same := func(off int64, n int) bool {
+		if _, err := fa.ReadAt(ba[:n], off); err != nil && err != io.EOF {
+			return false
+		}
+		if _, err := fb.ReadAt(bb[:n], off); err != nil && err != io.EOF {
+			return false
+		}
+		return bytes.Equal(ba[:n], bb[:n])
+	}
+	last := max(size-block, 0)
+	if !same(last, int(size-last)) {
+		return false
+	}
+	for off := int64(0); off < last; off += block {
+		if !same(off, int(min(block, last-off))) {
+			return false
+		}
+	}
+	return true
 }

@@ -12,7 +12,7 @@ import (
 // file of a directory that was walked, the directory itself twice — is
 // read once and listed as skipped with the input it repeats: read twice,
 // its dispatches would count twice in the merged tables of a complete run.
-// A copy (another file with the same bytes) is another file, and read.
+// So is a copy (another file with the same bytes).
 func TestRepeatReadOnce(t *testing.T) {
 	dir := runDir(t)
 	rank0 := filepath.Join(dir, "rank0", "host.pt.trace.json.gz")
@@ -39,7 +39,8 @@ func TestRepeatReadOnce(t *testing.T) {
 		{[]string{dir, rank1}, []string{rank0, rank1}, map[string]string{rank1: rank1}},
 		{[]string{rank1, dir}, []string{rank1, rank0}, map[string]string{rank1: rank1}},
 		{[]string{dir, dir}, []string{rank0, rank1}, map[string]string{rank0: rank0, rank1: rank1}},
-		{[]string{rank0, cp}, []string{rank0, cp}, nil},
+		{[]string{rank0, cp}, []string{rank0}, map[string]string{cp: rank0}},
+		{[]string{cp, dir}, []string{cp, rank1}, map[string]string{rank0: cp}},
 		{[]string{"-", "-"}, []string{"-", "-"}, nil}, // standard input is read once anyway: the second read fails, visibly
 	} {
 		e := Expand(tc.args, "")
@@ -50,6 +51,9 @@ func TestRepeatReadOnce(t *testing.T) {
 		for _, s := range e.Skipped {
 			if first, ok := strings.CutPrefix(s.Reason, "the same file as "); ok {
 				got[s.Path] = strings.TrimSuffix(first, ", named again: read once")
+			}
+			if first, ok := strings.CutPrefix(s.Reason, "the same bytes as "); ok {
+				got[s.Path] = strings.TrimSuffix(first, ": a copy of one recording, read once")
 			}
 		}
 		if len(got) != len(tc.repeats) {
@@ -70,5 +74,38 @@ func TestRepeatReadOnce(t *testing.T) {
 	}
 	if a, b := once.Tables.Programs, twice.Tables.Programs; len(a) != len(b) || a[0].Dispatches != b[0].Dispatches {
 		t.Errorf("merged programs %+v, want those of the file alone %+v", b, a)
+	}
+}
+
+// Files of the same size are the same bytes only when every byte is: a
+// difference in the first block, the last block, a middle block or the
+// last byte of a size that is not a whole number of blocks tells them apart.
+func TestSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	base := make([]byte, 3*64<<10+123)
+	for i := range base {
+		base[i] = byte(i * 7)
+	}
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a", base)
+	if !sameBytes(a, write("copy", base), int64(len(base))) {
+		t.Errorf("a copy: not the same bytes")
+	}
+	for _, off := range []int{0, 64 << 10, 2*64<<10 + 5, len(base) - 64<<10 - 1, len(base) - 1} {
+		other := append([]byte(nil), base...)
+		other[off] ^= 1
+		if sameBytes(a, write("other", other), int64(len(base))) {
+			t.Errorf("a difference at byte %d: taken for the same bytes", off)
+		}
+	}
+	small := write("small", base[:10])
+	if !sameBytes(small, write("small2", base[:10]), 10) {
+		t.Errorf("a small copy: not the same bytes")
 	}
 }
