@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"bytes"
+	"hash/fnv"
 	"io"
 	"os"
 
@@ -17,11 +18,7 @@ import (
 // an earlier one (a copy: two recordings never write the same bytes, as
 // their times differ).
 func (e *Expansion) passRepeats() {
-	type named struct {
-		path string
-		st   os.FileInfo
-	}
-	bySize := map[int64][]named{}
+	bySize := map[int64][]*named{}
 	kept := e.Paths[:0]
 	for _, p := range e.Paths {
 		st, err := os.Stat(p)
@@ -29,6 +26,7 @@ func (e *Expansion) passRepeats() {
 			kept = append(kept, p) // standard input, or a path whose read will fail visibly
 			continue
 		}
+		this := &named{path: p, st: st}
 		why := ""
 		for _, n := range bySize[st.Size()] {
 			if os.SameFile(n.st, st) {
@@ -38,7 +36,9 @@ func (e *Expansion) passRepeats() {
 		}
 		if why == "" && st.Mode().IsRegular() && st.Size() > 0 {
 			for _, n := range bySize[st.Size()] {
-				if n.st.Mode().IsRegular() && sameBytes(n.path, p, st.Size()) {
+				// Each file's last block is hashed once, so that many files of
+				// one size cost a read each, not one per pair.
+				if n.st.Mode().IsRegular() && n.tailHash() == this.tailHash() && compareBytes(n.path, p, st.Size()) {
 					why = "the same bytes as " + n.path + ": a copy of one recording, read once"
 					break
 				}
@@ -48,11 +48,47 @@ func (e *Expansion) passRepeats() {
 			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: why})
 			continue
 		}
-		bySize[st.Size()] = append(bySize[st.Size()], named{p, st})
+		bySize[st.Size()] = append(bySize[st.Size()], this)
 		kept = append(kept, p)
 	}
 	e.Paths = kept
 }
+
+// named is an input kept by passRepeats.
+type named struct {
+	path string
+	st   os.FileInfo
+	tail uint64 // hash of the last block, once read
+	read bool
+}
+
+// tailHash hashes the file's last block (a trace's last events differ
+// between recordings, as their times do); 0 for a file it cannot read.
+func (n *named) tailHash() uint64 {
+	if !n.read {
+		n.read = true
+		f, err := os.Open(n.path)
+		if err != nil {
+			return 0
+		}
+		defer f.Close()
+		off := max(n.st.Size()-block, 0)
+		buf := make([]byte, n.st.Size()-off)
+		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+			return 0
+		}
+		h := fnv.New64a()
+		h.Write(buf)
+		n.tail = h.Sum64()
+	}
+	return n.tail
+}
+
+// block is how much of a file sameBytes and tailHash read at a time.
+const block = 64 << 10
+
+// compareBytes is sameBytes; a variable so that a test can count the calls.
+var compareBytes = sameBytes
 
 // sameBytes reports whether files a and b, both size bytes long, hold the
 // same bytes. It compares their last block first (a trace's last events
@@ -69,7 +105,6 @@ func sameBytes(a, b string, size int64) bool {
 		return false
 	}
 	defer fb.Close()
-	const block = 64 << 10
 	ba, bb := make([]byte, block), make([]byte, block)
 	same := func(off int64, n int) bool {
 		if _, err := fa.ReadAt(ba[:n], off); err != nil && err != io.EOF {

@@ -1,6 +1,8 @@
 package inputs
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,5 +109,35 @@ func TestSameBytes(t *testing.T) {
 	small := write("small", base[:10])
 	if !sameBytes(small, write("small2", base[:10]), 10) {
 		t.Errorf("a small copy: not the same bytes")
+	}
+}
+
+// Files of one size that differ are told apart by their last block's hash,
+// read once per file: none is compared byte for byte with another, so a
+// directory of many such files costs a read each, not one per pair.
+func TestSameSizeFilesComparedByTail(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("r%02d.trace", i))
+		data := append(bytes.Repeat([]byte("x"), 100<<10), fmt.Sprintf("%04d", i)...)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	compared := 0
+	defer func(f func(a, b string, size int64) bool) { compareBytes = f }(compareBytes)
+	compareBytes = func(a, b string, size int64) bool { compared++; return sameBytes(a, b, size) }
+	e := Expand(paths, "")
+	if len(e.Paths) != 40 || compared != 0 {
+		t.Errorf("40 files of one size: %d inputs, %d compared byte for byte; want 40 and 0", len(e.Paths), compared)
+	}
+	data, _ := os.ReadFile(paths[3])
+	cp := filepath.Join(t.TempDir(), "copy.trace")
+	os.WriteFile(cp, data, 0o644)
+	compared = 0
+	if e := Expand(append(paths, cp), ""); len(e.Paths) != 40 || compared != 1 {
+		t.Errorf("and a copy of one: %d inputs, %d compared; want 40 and 1", len(e.Paths), compared)
 	}
 }
