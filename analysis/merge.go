@@ -213,6 +213,7 @@ func (run *Run) account(ok, empty int) {
 		g.Summary = "no input holds a single dispatch event"
 		g.AddN(int64(empty))
 	}
+	run.repeatedInputs(a)
 	if len(run.Inputs) == 0 {
 		g := a.Gap(capture.EmptyCapture, "")
 		g.Summary = "no input found: the directories hold no file a reader recognises"

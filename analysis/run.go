@@ -17,6 +17,10 @@ type Input struct {
 	Breakdown *Breakdown
 	// Err is the input's own failure; the other inputs are unaffected.
 	Err error
+	// Earliest are the signatures of the input's earliest dispatches
+	// (Earliest.Signatures), by which the run tells two inputs holding one
+	// recording; nil when the reader of the input kept none.
+	Earliest []uint64
 }
 
 // Rank is the input's rank as its capture states it (Source.Rank), or "".

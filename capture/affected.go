@@ -163,6 +163,7 @@ func init() {
 			Why: "in the tables, but their stream's time is counted twice (total_ns)"},
 		FailedInput:          UnknownSize("an input that could not be read: what it held is unknown"),
 		IncompleteInput:      UnknownSize("the inputs' own gaps (each input's section sizes them)"),
+		RepeatedInput:        UnknownSize("dispatches the merged tables count twice: how many, past the earliest compared, is unknown"),
 		DuplicateDispatchID:  {Measure: TouchesNone, Why: "counted once: the tables hold no repeat"},
 		WindowedExport:       UnknownSize("the export holds a window of the capture: the rest is unknown"),
 		GraphKernelsUntraced: {Measure: MissingTime, Figure: "graph_gpu_ns", Why: "the device time of graph launches whose kernels were not recorded (graph_gpu_ns)"},

@@ -59,6 +59,7 @@ const (
 	FailedInput     Kind = "failed_input"     // an input that could not be read at all
 	IncompleteInput Kind = "incomplete_input" // an input whose own accounting has a gap
 	SkippedFile     Kind = "skipped_file"     // a file found in a directory that no reader recognises
+	RepeatedInput   Kind = "repeated_input"   // an input holding another input's dispatches: one recording read twice
 
 	// rocprofv3 / rocpd and Nsight Systems exports (format/rocprof, format/nsys).
 	DuplicateDispatchID  Kind = "duplicate_dispatch_id"  // a dispatch id seen before in the same process: later rows not in the tables

@@ -97,7 +97,7 @@ func (e *Expansion) Read(opt Options) *analysis.Run {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				ins[i] = readOne(i, paths[i], e.formatOf(paths[i], opt.Format), opt, watch)
+				ins[i] = readOne(i, paths[i], e.formatOf(paths[i], opt.Format), opt, watch, len(paths) > 1)
 				if opt.Done != nil {
 					opt.Done(&ins[i])
 				}
@@ -135,10 +135,17 @@ func (e *Expansion) formatOf(path, forced string) string {
 
 // readOne reads input i through format.ReadPath with reader formatName
 // ("": detected), its dispatches going to its own aggregator and to the
-// caller's sink.
-func readOne(i int, path, formatName string, opt Options, watch func(string, *format.Input) func()) analysis.Input {
+// caller's sink; with many inputs, also to an analysis.Earliest (the
+// signatures by which the run tells two inputs holding one recording).
+func readOne(i int, path, formatName string, opt Options, watch func(string, *format.Input) func(), many bool) analysis.Input {
 	agg := analysis.NewAggregator()
 	tee := capture.Tee{agg}
+	var earliest *analysis.Earliest
+	if many {
+		// So that the run can tell two inputs holding one recording.
+		earliest = &analysis.Earliest{}
+		tee = append(tee, earliest)
+	}
 	var bd *analysis.BreakdownSink
 	if opt.Breakdown != nil {
 		bd = analysis.NewBreakdownSink(breakdownOptions(*opt.Breakdown, &opt.Reader))
@@ -166,6 +173,7 @@ func readOne(i int, path, formatName string, opt Options, watch func(string, *fo
 	in := analysis.Input{Index: i, Path: path, Err: err}
 	if err == nil && c != nil {
 		in.Capture, in.Tables = c, agg.Tables(c)
+		in.Earliest = earliest.Signatures(c)
 		if ops != nil {
 			in.Tables.Ops = ops.Table(c, *opt.Ops)
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/capture"
 )
 
 // A file named again among the inputs — the same path, a link to it, a
@@ -139,5 +141,27 @@ func TestSameSizeFilesComparedByTail(t *testing.T) {
 	compared = 0
 	if e := Expand(append(paths, cp), ""); len(e.Paths) != 40 || compared != 1 {
 		t.Errorf("and a copy of one: %d inputs, %d compared; want 40 and 1", len(e.Paths), compared)
+	}
+}
+
+// One recording in two files that are not the same bytes (here: one more
+// line ending) is read twice, and the run says so: a repeated_input gap of
+// the whole, so that it does not read as complete with every dispatch
+// counted twice.
+func TestRepeatedRecordingIsAGap(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9"}
+	durs := []int{5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.WriteFile(a, []byte(rankTrace(0, names, durs)), 0o644)
+	os.WriteFile(b, []byte(rankTrace(0, names, durs)+"\n"), 0o644)
+	run := Expand([]string{a, b}, "").Read(Options{})
+	g := run.Whole.Accounting.Find(capture.RepeatedInput)
+	if len(run.Inputs) != 2 || g == nil || g.Count != 1 || run.Complete() {
+		t.Fatalf("one recording in two files: %d inputs, repeated_input %+v, complete %v; want 2 inputs, one repeated_input, incomplete", len(run.Inputs), g, run.Complete())
+	}
+	// A single input keeps no signatures: nothing to compare it with.
+	if one := Expand([]string{a}, "").Read(Options{}); one.Inputs[0].Earliest != nil {
+		t.Errorf("one input: %d signatures kept, want none", len(one.Inputs[0].Earliest))
 	}
 }
