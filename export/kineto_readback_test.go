@@ -3,9 +3,11 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -373,5 +375,34 @@ func TestKinetoReadBackEdited(t *testing.T) {
 	}
 	if back.tables.Dispatches() != 187 || back.c.Accounting.CountOf(capture.DeviceFault) != 1 {
 		t.Errorf("%d dispatches, device_fault %d: want p41's 187 and the carried gap", back.tables.Dispatches(), back.c.Accounting.CountOf(capture.DeviceFault))
+	}
+}
+
+// An input without a single dispatch reads back as that input: its tally
+// block (no programs, no kernels) is used, and its gaps are carried — its
+// empty_capture once, not again for the file's lack of kernel events.
+func TestKinetoReadBackEmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cpu-only.json")
+	trace := `{"schemaVersion": 1, "deviceProperties": [], "traceEvents": [` +
+		`{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2},` +
+		`{"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 5}]}`
+	if err := os.WriteFile(in, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig := readBack(t, in, format.Options{})
+	_, back := exportRead(t, in, dir, "e.json", format.Options{})
+	gaps := func(c *capture.Capture) []string {
+		var out []string
+		for _, g := range c.Accounting.Gaps {
+			out = append(out, fmt.Sprintf("%s %d %s", g.Kind, g.Count, strings.TrimPrefix(g.Summary, "in the exported input: ")))
+		}
+		return out
+	}
+	if got, want := gaps(back.c), gaps(orig.c); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("read back: gaps\n%q\nwant the input's\n%q", got, want)
+	}
+	if len(exportedLines(back.c)) != 1 {
+		t.Errorf("read back: %d exported: lines, want 1 (the block used)", len(exportedLines(back.c)))
 	}
 }

@@ -325,3 +325,37 @@ func TestTallyCarriedOnce(t *testing.T) {
 		t.Errorf("summary %q", g.Summary)
 	}
 }
+
+// An input without a single dispatch exports a block with no programs, no
+// kernels and the input's own empty_capture: it is used (an empty list of
+// programs is not a missing one), the input's gaps are carried, and the
+// file's lack of kernel events is not a second empty_capture — the
+// carried one says the input held none.
+func TestTallyEmptyInput(t *testing.T) {
+	block := `{"schema":"tally.kineto/v2","source":{"path":"run","format":"swimlane","bytes":374},` +
+		`"clock":{"domain":"device-counter","unit":"ns","timed":true,"description":"ns from the chip's counter"},"complete":false,` +
+		`"input":[{"unit":"dispatch dirs","read":1,"used":0,"skipped":[{"reason":"records unreadable","count":1,"first":"rank0/d0","class":"device_work_lost","gap":"skipped_input"}]}],` +
+		`"gaps":[{"kind":"skipped_input","count":1,"summary":"records files that could not be read"},{"kind":"empty_capture","count":1,"summary":"the run holds no kernel execution"}],` +
+		`"programs":[],"kernels":[],"queues":[],"report":[],"file":{"kernels":0,"unfinished":0}}`
+	c := readT(t, tallyTrace(block, []string{tallyMeta1})).c
+	if strings.Contains(gapText(c), "tally block not used") {
+		t.Fatalf("the block of an empty input was not used:\n%s", gapText(c))
+	}
+	if c.Clock.Domain != "device-counter" {
+		t.Errorf("clock %q, want the block's device-counter", c.Clock.Domain)
+	}
+	for kind, want := range map[capture.Kind]string{capture.SkippedInput: tallyFromInput + "records files that could not be read", capture.EmptyCapture: tallyFromInput + "the run holds no kernel execution"} {
+		var got []string
+		for _, g := range c.Accounting.Gaps {
+			if g.Kind == kind {
+				got = append(got, fmt.Sprintf("%d %s", g.Count, g.Summary))
+			}
+		}
+		if !reflect.DeepEqual(got, []string{"1 " + want}) {
+			t.Errorf("%s gaps %q, want [\"1 %s\"] (the input's, carried, and no other)", kind, got, want)
+		}
+	}
+	if n := len(c.Accounting.Gaps); n != 2 {
+		t.Errorf("%d gaps, want the input's 2:\n%s", n, gapText(c))
+	}
+}

@@ -222,7 +222,9 @@ func (b *tallyBlock) check() error {
 	if b.Clock == nil {
 		return fmt.Errorf("no clock")
 	}
-	if len(b.Programs) == 0 {
+	// An input without a dispatch has no programs: the list is empty,
+	// never missing.
+	if b.Programs == nil {
 		return fmt.Errorf("no programs")
 	}
 	if len(b.Programs) > 1<<24 || len(b.Kernels) > 1<<24 || len(b.Queues) > 1<<24 {
