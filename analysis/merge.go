@@ -199,6 +199,7 @@ func (run *Run) account(ok, empty int) {
 			g.AddAffected(r.Capture.Accounting.Affected, "the sum of what each incomplete input's own gaps touch (see its section)")
 		}
 	}
+	run.repeatedRanks()
 	for _, s := range run.Skipped {
 		// Passed over by rule (no reader's evidence, a companion file, not a
 		// regular file, a file named again or a copy): stated as a note, not
