@@ -3,6 +3,8 @@ package analysis
 import (
 	"strings"
 	"testing"
+
+	"github.com/tallyprof/tally/capture"
 )
 
 func rankInput(path, rank string) Input {
@@ -37,5 +39,34 @@ func TestMergeRepeatedRank(t *testing.T) {
 		if g := run.Whole.Accounting.Find(RepeatedRank); g != nil || !run.Complete() {
 			t.Errorf("ranks %q, %q: got repeated_rank %+v, complete %v; want none, complete", ins[0].Rank(), ins[1].Rank(), g, run.Complete())
 		}
+	}
+}
+
+// An empty input among inputs on one clock: the whole keeps that clock
+// (the empty one has none to compare), and its incomplete_input item says
+// loudly that it recorded no dispatch; the other inputs' items do not.
+func TestMergeEmptyAmongOthers(t *testing.T) {
+	empty := Input{Path: "empty", Capture: &capture.Capture{}, Tables: &Tables{}}
+	empty.Capture.Accounting.Gap(capture.EmptyCapture, "").AddN(1)
+	gappy := oneKernel("step", "gemm", 10, ns)
+	gappy.Path = "gappy"
+	gappy.Capture.Accounting.Gap(capture.UnrecordedDeviceWork, "").AddN(1)
+	run := NewRun([]Input{empty, oneKernel("step", "gemm", 10, ns), gappy}, nil, true)
+	if run.Whole.Clock.Domain != ns.Domain || run.Whole.Programs[0].Clock != nil {
+		t.Errorf("whole clock: got %+v, program clock %v; want %s stated once (the empty input has no clock)", run.Whole.Clock, run.Whole.Programs[0].Clock, ns.Domain)
+	}
+	g := run.Whole.Accounting.Find(capture.IncompleteInput)
+	if g == nil || len(g.Items) != 2 {
+		t.Fatalf("incomplete_input: got %+v, want 2 items", g)
+	}
+	for _, it := range g.Items {
+		if loud := strings.HasPrefix(it.What, "NO DISPATCH RECORDED"); loud != (it.Where == "empty") {
+			t.Errorf("item %+v: got loud %v, want %v", it, loud, it.Where == "empty")
+		}
+	}
+	// Every input empty: the whole is still on the first one's clock.
+	run = NewRun([]Input{empty, empty}, nil, true)
+	if run.Whole.Clock.Domain == "mixed" {
+		t.Errorf("all empty: got whole clock %+v, want not mixed", run.Whole.Clock)
 	}
 }
