@@ -40,7 +40,7 @@ func (run *Run) merge() {
 	var order []*kacc
 	var tables []ProgramTable
 	ok, empty := 0, 0
-	var clock *capture.Clock
+	var clock, fallback *capture.Clock
 	mixed := false
 	for i := range run.Inputs {
 		r := &run.Inputs[i]
@@ -53,10 +53,18 @@ func (run *Run) merge() {
 		if c.Accounting.CountOf(capture.EmptyCapture) > 0 {
 			empty++
 		}
-		if clock == nil {
+		switch {
+		case c.Accounting.CountOf(capture.EmptyCapture) > 0:
+			// An empty input has no times to compare: its "no clock" does
+			// not make the others' one clock mixed.
+			if fallback == nil {
+				k := c.Clock
+				fallback = &k
+			}
+		case clock == nil:
 			k := c.Clock
 			clock = &k
-		} else if !clock.SameAs(c.Clock) {
+		case !clock.SameAs(c.Clock):
 			mixed = true
 		}
 		for _, pt := range r.Tables.Programs {
@@ -84,6 +92,9 @@ func (run *Run) merge() {
 				a.add(&kr)
 			}
 		}
+	}
+	if clock == nil {
+		clock = fallback // every input empty
 	}
 	if !mixed {
 		// One clock for all: stated once, not per program.
@@ -193,12 +204,19 @@ func (run *Run) account(ok, empty int) {
 					kinds = append(kinds, fmt.Sprintf("%s %d", gp.Kind, gp.Count))
 				}
 			}
+			what := strings.Join(kinds, ", ")
+			if r.Capture.Accounting.CountOf(capture.EmptyCapture) > 0 {
+				// Said loudly even when the other inputs hold dispatches:
+				// a rank that recorded nothing is not a rank that ran nothing.
+				what = "NO DISPATCH RECORDED: " + what
+			}
 			g := a.Gap(capture.IncompleteInput, "")
 			g.Summary = "inputs whose own accounting has gaps (see each input's section): the merged tables hold only what they showed"
-			g.Add(capture.Item{What: strings.Join(kinds, ", "), Where: r.Label()})
+			g.Add(capture.Item{What: what, Where: r.Label()})
 			g.AddAffected(r.Capture.Accounting.Affected, "the sum of what each incomplete input's own gaps touch (see its section)")
 		}
 	}
+	run.repeatedRanks()
 	for _, s := range run.Skipped {
 		// Passed over by rule (no reader's evidence, a companion file, not a
 		// regular file, a file named again or a copy): stated as a note, not

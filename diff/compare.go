@@ -139,6 +139,8 @@ func compareSides(a, b *Side) *Result {
 		r.Programs = append(r.Programs, compareProgram(n, a, b))
 	}
 	r.Notes = clockNotes(a, b)
+	missingRanks(a, b)
+	r.Notes = append(r.Notes, rankNote(a, b)...)
 	return r
 }
 

@@ -160,7 +160,7 @@ func (r *Result) ExitCode(strict bool, failPct float64) int {
 			}
 		}
 	}
-	if strict && (!r.A.Complete() || !r.B.Complete()) {
+	if strict && (!r.A.Complete() || !r.B.Complete() || len(r.A.MissingRanks)+len(r.B.MissingRanks) > 0) {
 		return exitcode.Failed
 	}
 	if failPct >= 0 && len(r.Slower(failPct)) > 0 {

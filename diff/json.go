@@ -46,6 +46,8 @@ type JSONSide struct {
 	RunsLeftOut int `json:"runs_left_out"`
 	// Skipped are files in the side's directories no reader recognises.
 	Skipped []JSONSkipped `json:"skipped"`
+	// MissingRanks are the ranks the other side states and this one lacks.
+	MissingRanks []string `json:"missing_ranks"`
 }
 
 // JSONSkipped is a file passed over, and why.
@@ -137,7 +139,7 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 		doc.Slower = nonNil(r.Slower(failPct))
 	}
 	for _, s := range []*Side{r.A, r.B} {
-		js := JSONSide{Label: s.Label, Complete: s.Complete(), Inputs: []JSONInput{}, RunsLeftOut: s.LeftOut()}
+		js := JSONSide{Label: s.Label, Complete: s.Complete(), Inputs: []JSONInput{}, RunsLeftOut: s.LeftOut(), MissingRanks: nonNil(s.MissingRanks)}
 		js.Skipped = []JSONSkipped{}
 		for _, sk := range s.Skipped {
 			js.Skipped = append(js.Skipped, JSONSkipped{Path: sk.Path, Reason: sk.Reason})

@@ -17,6 +17,9 @@ type Side struct {
 	// Skipped are the files found in the side's directories that no reader
 	// recognises: listed in the header, not read (as in tally report).
 	Skipped []analysis.Skipped
+	// MissingRanks are the ranks the other side's inputs state and this
+	// side's do not (set by Compare, when both sides state ranks).
+	MissingRanks []string
 
 	programs map[string]*progSide
 	order    []string // program names in first-seen order

@@ -573,5 +573,8 @@ func writeSummary(p *printer, r *Result) {
 		} else {
 			p.f("%s: INCOMPLETE: its gaps (above) are not in the tables; --strict fails on them\n", s.Label)
 		}
+		if len(s.MissingRanks) > 0 {
+			p.f("%s: lacks %s that the other side holds: not compared; --strict fails on it\n", s.Label, rankWords(s.MissingRanks))
+		}
 	}
 }

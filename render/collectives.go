@@ -126,6 +126,11 @@ func CollectivesText(w io.Writer, res *collectives.Result) error {
 		how = fmt.Sprintf("%d instances matched across %d ranks", len(res.Instances), len(res.Ranks))
 	}
 	f("\n== collectives: %s ==\n", how)
+	if n := unmatched(res); n > 0 {
+		// The header counts every instance; these are not on every rank
+		// read, so their skew and straggler are over the ranks that hold them.
+		f("not on every rank read: %d of %d instances (gap unmatched_collective): their figures are over the ranks that hold them\n", n, len(res.Instances))
+	}
 	for _, line := range wrap("clocks: "+res.Clock, 120) {
 		f("%s\n", line)
 	}
@@ -238,4 +243,16 @@ func wrap(s string, n int) []string {
 		lines = append(lines, cur.String())
 	}
 	return lines
+}
+
+// unmatched counts the instances missing on ranks of their group that
+// were read.
+func unmatched(res *collectives.Result) int {
+	n := 0
+	for i := range res.Instances {
+		if len(res.Instances[i].Missing) > 0 {
+			n++
+		}
+	}
+	return n
 }

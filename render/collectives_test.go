@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
@@ -37,4 +38,30 @@ func TestBuildCollectivesNullWhenUnknown(t *testing.T) {
 		`"missing_ranks":[1],"skew_ns":null,"straggler_rank":null,"transfer_ns":null,"bytes":null,"algbw_gbps":null,"busbw_gbps":null}`)
 	wantJSON(t, "ranks", j.Ranks, `[{"rank":0,"input":"r0.json","collectives":2,"time_ns":90,"matched":2,"wait_ns":0,"straggler_count":0,"comm_exposed_ns":40},`+
 		`{"rank":1,"input":"r1.json","collectives":1,"time_ns":90,"matched":1,"wait_ns":10,"straggler_count":0,"comm_exposed_ns":null}]`)
+}
+
+// The text section says how many instances are not on every rank read, as
+// a number beside the header's count; with none missing, no such line.
+func TestCollectivesTextUnmatchedCount(t *testing.T) {
+	inst := func(missing ...int64) collectives.Instance {
+		return collectives.Instance{Type: "allreduce", Group: "g", Seq: 1, Straggler: -1, Transfer: -1,
+			Arrivals: []collectives.Arrival{{Rank: 0}}, Missing: missing}
+	}
+	for _, c := range []struct {
+		ins  []collectives.Instance
+		want string
+	}{
+		{[]collectives.Instance{inst(), inst(1), inst(1)}, "not on every rank read: 2 of 3 instances (gap unmatched_collective)"},
+		{[]collectives.Instance{inst(), inst()}, ""},
+	} {
+		var b strings.Builder
+		res := &collectives.Result{Matched: true, Instances: c.ins, Ranks: []collectives.Rank{{Rank: 0}}}
+		if err := CollectivesText(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(b.String(), "not on every rank read")
+		if got != (c.want != "") || c.want != "" && !strings.Contains(b.String(), c.want) {
+			t.Errorf("got:\n%s\nwant a line %q", b.String(), c.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/diff"
@@ -99,6 +100,9 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		for _, s := range []*diff.Side{res.A, res.B} {
 			if !s.Complete() {
 				fmt.Fprintf(stderr, "tally diff: --strict: side %s is incomplete\n", s.Label)
+			}
+			if len(s.MissingRanks) > 0 {
+				safetext.Fprintf(stderr, "tally diff: --strict: side %s lacks ranks the other side holds: %s\n", s.Label, strings.Join(s.MissingRanks, ", "))
 			}
 		}
 	}
