@@ -2,13 +2,14 @@ package timeline
 
 import (
 	"fmt"
-	"github.com/tallyprof/tally/render"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/units"
+	"github.com/tallyprof/tally/render"
 )
 
 // unfinishedPrefix marks an unfinished dispatch's slice, so it is visible at
@@ -254,6 +255,13 @@ func (w *Writer) verdict() string {
 	for _, g := range w.collGaps {
 		why = append(why, "collectives: "+g.kind)
 	}
+	seen := map[string]bool{}
+	for _, g := range w.runGaps {
+		if !seen[g.kind] {
+			seen[g.kind] = true
+			why = append(why, g.kind)
+		}
+	}
 	if len(why) == 0 {
 		return "complete"
 	}
@@ -277,7 +285,7 @@ func (w *Writer) Close() error {
 			at, first = in.start, false
 		}
 	}
-	for _, f := range append(append(append(w.failures, w.skipped...), w.collGaps...), w.collNotes...) {
+	for _, f := range slices.Concat(w.failures, w.runGaps, w.skipped, w.collGaps, w.collNotes) {
 		cat, what := "gap", "error"
 		switch {
 		case f.kind == "skipped_file":

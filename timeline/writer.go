@@ -87,6 +87,8 @@ type Writer struct {
 	// collGaps and collNotes are the collective analysis's gaps and notes
 	// of the whole run (Collectives).
 	collGaps, collNotes []wholeItem
+	// runGaps are the other gaps of the whole run (RunGap).
+	runGaps []wholeItem
 
 	// base is subtracted from every time before writing (Chrome: keeps
 	// µs values exact in a double); set at the first time written.
@@ -203,6 +205,21 @@ func (w *Writer) Skipped(name, reason string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.skipped = append(w.skipped, wholeItem{"skipped_file", name, reason})
+}
+
+// RunGap records a gap of the whole run that no input's track shows — one
+// recording read twice (repeated_input), two inputs of one rank
+// (repeated_rank): drawn on the run's accounting track, one instant per
+// item, and counted in the verdict.
+func (w *Writer) RunGap(g *capture.Gap) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, it := range g.Items {
+		w.runGaps = append(w.runGaps, wholeItem{string(g.Kind), it.Where, it.What})
+	}
+	if len(g.Items) == 0 {
+		w.runGaps = append(w.runGaps, wholeItem{string(g.Kind), "", g.Summary})
+	}
 }
 
 // Stats returns what was written so far.

@@ -1,7 +1,6 @@
 package all
 
 import (
-	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/tallyprof/tally/capture"
 	_ "github.com/tallyprof/tally/collectives" // registers the collective kinds of the whole run
 	"github.com/tallyprof/tally/format"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // docs/report-json.md's "How much each gap touches" table lists every gap

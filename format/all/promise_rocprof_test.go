@@ -2,12 +2,12 @@ package all
 
 import (
 	"fmt"
-	"github.com/tallyprof/tally/format/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
 // Promise fixtures of the rocprof reader (kernel_trace.csv of both header
