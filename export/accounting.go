@@ -104,17 +104,18 @@ func (r *GapRow) setGap(g *capture.Gap, unit string) {
 
 // allGapRows is the accounting of every input in order, then one
 // "skipped_file" row per file the arguments' directories hold that no
-// reader recognises (input -1: it is no input; as tally report lists them).
-func allGapRows(ins []*input, skipped []analysis.Skipped) []GapRow {
+// reader recognises or that repeats an input (input -1: it is no input; as
+// tally report lists them), then the run's own gaps (wholeGapRows).
+func allGapRows(ins []*input, run *analysis.Run) []GapRow {
 	var rows []GapRow
 	for _, in := range ins {
 		rows = append(rows, gapRows(in)...)
 	}
-	for _, sk := range skipped {
+	for _, sk := range run.Skipped {
 		rows = append(rows, GapRow{Input: -1, Path: sk.Path, Record: string(capture.SkippedFile), Kind: string(capture.SkippedFile),
 			Count: 1, Unit: "files", Note: true, Summary: sk.Reason})
 	}
-	return rows
+	return append(rows, wholeGapRows(run)...)
 }
 
 // itemText is a gap item in one line: an unfinished dispatch with its

@@ -102,7 +102,7 @@ func Run(args []string, opt Options) (*Result, error) {
 	if a, ok := w.(analyzer); ok {
 		a.analyze(run)
 	}
-	if err := w.write(ins, run.Skipped); err != nil {
+	if err := w.write(ins, run); err != nil {
 		return nil, err
 	}
 	// A gap of the whole run (a collective missing on a rank) makes the
@@ -156,7 +156,7 @@ type writer interface {
 	done(in *input) error
 	// failed is the error of the inputs that could not be exported.
 	failed(errs []error, n int) error
-	write(ins []*input, skipped []analysis.Skipped) error
+	write(ins []*input, run *analysis.Run) error
 	abort()
 }
 

@@ -124,8 +124,8 @@ func (w *kinetoFile) workers() int                { return 1 }
 func (w *kinetoFile) sink(in *input) capture.Sink { return w.spool.sink(in) }
 func (w *kinetoFile) abort()                      { w.spool.close() }
 
-func (w *kinetoFile) write(ins []*input, skipped []analysis.Skipped) error {
-	return w.spool.write(ins[0], w.opt, skipped, false)
+func (w *kinetoFile) write(ins []*input, run *analysis.Run) error {
+	return w.spool.write(ins[0], w.opt, run.Skipped, false)
 }
 
 // kinetoDir is --to kineto of several inputs: one trace per input in the
@@ -192,12 +192,12 @@ func (w *kinetoDir) done(in *input) error {
 
 func (w *kinetoDir) failed(errs []error, _ int) error { return errors.Join(errs...) }
 
-func (w *kinetoDir) write(ins []*input, skipped []analysis.Skipped) error {
+func (w *kinetoDir) write(ins []*input, run *analysis.Run) error {
 	rows := make([]InputRow, len(ins))
 	for i, in := range ins {
 		rows[i] = inputRow(in)
 	}
-	if err := writeMarker(w.dir, rows, skipped); err != nil {
+	if err := writeMarker(w.dir, rows, run.Skipped, wholeGapRows(run)); err != nil {
 		return err
 	}
 	return w.dir.Commit()
@@ -750,7 +750,7 @@ func writeKinetoRanks(opt Options, kw *kinetoWriter, seen map[string]bool, spool
 			return fmt.Errorf("writing %s: %w", dir.Final(p), err)
 		}
 	}
-	if err := writeMarker(dir, []InputRow{inputRow(in)}, files); err != nil {
+	if err := writeMarker(dir, []InputRow{inputRow(in)}, files, nil); err != nil {
 		return err
 	}
 	return dir.Commit()

@@ -126,7 +126,7 @@ func (w *parquetSet) abort() {
 	w.dir.Abort()
 }
 
-func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
+func (w *parquetSet) write(ins []*input, run *analysis.Run) error {
 	for i := range w.states {
 		for _, f := range w.states[i].files {
 			f.abort()
@@ -146,7 +146,7 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 		breakdown = append(breakdown, breakdownRows(in)...)
 		inputRows = append(inputRows, inputRow(in))
 	}
-	gaps := append(allGapRows(ins, skipped), collectiveGapRows(w.coll)...)
+	gaps := allGapRows(ins, run) // with the collectives' gaps: analyze put them in run.Whole
 	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Join(w.out, "dispatches"), err)
 	}
@@ -177,7 +177,7 @@ func (w *parquetSet) write(ins []*input, skipped []analysis.Skipped) error {
 	if err := writeCollectives(dir, w.coll); err != nil {
 		return err
 	}
-	if err := writeMarker(dir, inputRows, skipped); err != nil {
+	if err := writeMarker(dir, inputRows, run.Skipped, wholeGapRows(run)); err != nil {
 		return err
 	}
 	return dir.Commit()
@@ -192,7 +192,7 @@ type parquetInput struct {
 
 // writeMarker writes _tally_export.json: the schema name and the inputs, so
 // a dataset says what it is made of even to a reader without Parquet.
-func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []analysis.Skipped) error {
+func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []analysis.Skipped, runGaps []GapRow) error {
 	p := filepath.Join(dir.Temp(), datasetMarker)
 	type skip struct {
 		Path   string `json:"path"`
@@ -202,11 +202,15 @@ func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []analysi
 	for _, s := range skipped {
 		skips = append(skips, skip{s.Path, s.Reason})
 	}
+	if runGaps == nil {
+		runGaps = []GapRow{}
+	}
 	b, err := json.MarshalIndent(struct {
 		Schema  string     `json:"schema"`
 		Inputs  []InputRow `json:"inputs"`
 		Skipped []skip     `json:"skipped"`
-	}{DatasetSchema, rows, skips}, "", "  ")
+		RunGaps []GapRow   `json:"run_gaps"`
+	}{DatasetSchema, rows, skips, runGaps}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func (pw *profileWriter) sink(in *input) capture.Sink {
 	})
 }
 
-func (pw *profileWriter) write(ins []*input, skipped []analysis.Skipped) error {
+func (pw *profileWriter) write(ins []*input, run *analysis.Run) error {
 	samples := map[ppKey]*[ppValues]int64{}
 	for _, m := range pw.perInput {
 		maps.Copy(samples, m)
@@ -111,8 +111,15 @@ func (pw *profileWriter) write(ins []*input, skipped []analysis.Skipped) error {
 		addUnfinished(in, samples)
 	}
 	p := buildProfile(ins, samples, pw.windows)
-	for _, sk := range skipped {
+	for _, sk := range run.Skipped {
 		p.Comments = append(p.Comments, fmt.Sprintf("skipped file (not read): %s: %s", sk.Path, sk.Reason))
+	}
+	for _, r := range wholeGapRows(run) {
+		label := "GAP"
+		if r.Note {
+			label = "note"
+		}
+		p.Comments = append(p.Comments, fmt.Sprintf("run: %s %s (%d): %s — %s", label, r.Kind, r.Count, r.Summary, r.First))
 	}
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("building the profile: %w", err)

@@ -223,7 +223,7 @@ func (w *tabular) done(in *input) error {
 	return nil
 }
 
-func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
+func (w *tabular) write(ins []*input, run *analysis.Run) error {
 	opt, t := w.opt, w.t
 	for _, in := range ins {
 		var err error
@@ -242,7 +242,7 @@ func (w *tabular) write(ins []*input, skipped []analysis.Skipped) error {
 	}
 	gt, err := newTable(w.gaps, opt.To, columns[GapRow](), w.id)
 	if err == nil {
-		err = writeRows(gt, append(allGapRows(ins, skipped), outputRow(opt.Out, t.rows, w.outBytes.N, w.id)))
+		err = writeRows(gt, append(allGapRows(ins, run), outputRow(opt.Out, t.rows, w.outBytes.N, w.id)))
 	}
 	if err == nil {
 		err = gt.flush()

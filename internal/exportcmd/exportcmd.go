@@ -77,7 +77,7 @@ func summary(stderr io.Writer, to, out string, res *export.Result) {
 		}
 		verdict = fmt.Sprintf("INCOMPLETE: %s gaps (listed in the output's accounting)", which)
 	} else if !res.Complete {
-		verdict = "INCOMPLETE: the run has gaps of the whole (collectives: the accounting's rows of input -1)"
+		verdict = "INCOMPLETE: the run has gaps of its own (one recording read twice, two inputs of one rank, collectives: the accounting's rows of input -1)"
 	}
 	fmt.Fprintf(stderr, "tally export: %s written to %s: %s, %s; %s\n", to, out, units.Plural(int64(len(res.Run.Inputs)), "input", "inputs"), units.Plural(int64(records), "record", "records"), verdict)
 }
