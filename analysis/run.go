@@ -108,3 +108,23 @@ func (run *Run) Failed() int {
 
 // Complete reports whether every input was read and is complete.
 func (run *Run) Complete() bool { return run.Whole.Accounting.Complete() }
+
+// OwnGaps are the gaps of the whole run that no input's own accounting
+// holds — one recording read twice (repeated_input), two inputs of one
+// rank (repeated_rank), the collectives' (once collectives.Analyze put them
+// in) — with a count: what an output that states each input's accounting
+// must state besides. The whole's other gaps restate the inputs' (failed,
+// incomplete and empty inputs, end markers) or the files passed over.
+func (run *Run) OwnGaps() []*capture.Gap {
+	var own []*capture.Gap
+	for _, g := range run.Whole.Accounting.Gaps {
+		switch g.Kind {
+		case capture.FailedInput, capture.IncompleteInput, capture.EmptyCapture, capture.SkippedFile, capture.NoEndMarker:
+			continue
+		}
+		if g.Count > 0 {
+			own = append(own, g)
+		}
+	}
+	return own
+}

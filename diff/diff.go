@@ -68,6 +68,7 @@ func readSide(label string, args []string, opt Options) (*Side, error) {
 	cols := make([]collector, len(e.Paths))
 	run := e.Read(inputs.Options{Format: opt.Format, Reader: opt.Reader, Workers: opt.Workers, Watch: opt.Watch,
 		Sink: func(i int, _ string) capture.Sink { return &cols[i] }})
+	s.RunGaps = run.OwnGaps()
 	var errs []error
 	for i, in := range run.Inputs {
 		if in.Err != nil {
@@ -116,6 +117,11 @@ func Compare(a, b *Side) *Result { return compareSides(a, b) }
 func (s *Side) Complete() bool {
 	for _, c := range s.Captures {
 		if !c.Accounting.Complete() {
+			return false
+		}
+	}
+	for _, g := range s.RunGaps {
+		if !g.Note {
 			return false
 		}
 	}

@@ -48,6 +48,10 @@ type JSONSide struct {
 	Skipped []JSONSkipped `json:"skipped"`
 	// MissingRanks are the ranks the other side states and this one lacks.
 	MissingRanks []string `json:"missing_ranks"`
+	// RunGaps (added within v1) are the gaps of the side's inputs as a run
+	// that no input's accounting holds: one recording read twice, two
+	// inputs of one rank.
+	RunGaps []render.JSONGap `json:"run_gaps"`
 }
 
 // JSONSkipped is a file passed over, and why.
@@ -140,7 +144,10 @@ func (r *Result) BuildJSON(failPct float64) *JSONDiff {
 	}
 	for _, s := range []*Side{r.A, r.B} {
 		js := JSONSide{Label: s.Label, Complete: s.Complete(), Inputs: []JSONInput{}, RunsLeftOut: s.LeftOut(), MissingRanks: nonNil(s.MissingRanks)}
-		js.Skipped = []JSONSkipped{}
+		js.Skipped, js.RunGaps = []JSONSkipped{}, []render.JSONGap{}
+		for _, g := range s.RunGaps {
+			js.RunGaps = append(js.RunGaps, render.Gap(g))
+		}
 		for _, sk := range s.Skipped {
 			js.Skipped = append(js.Skipped, JSONSkipped{Path: sk.Path, Reason: sk.Reason})
 		}

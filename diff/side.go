@@ -20,6 +20,10 @@ type Side struct {
 	// MissingRanks are the ranks the other side's inputs state and this
 	// side's do not (set by Compare, when both sides state ranks).
 	MissingRanks []string
+	// RunGaps are the gaps of the side's inputs as a run that no input's
+	// own accounting holds (analysis.Run.OwnGaps): one recording read
+	// twice, two inputs of one rank.
+	RunGaps []*capture.Gap
 
 	programs map[string]*progSide
 	order    []string // program names in first-seen order

@@ -114,6 +114,16 @@ func writeSideHeader(p *printer, s *Side) {
 			p.f("   %s %s (%d)%s: %s\n", tag, g.Kind, g.Count, scope, g.Summary)
 		}
 	}
+	for _, g := range s.RunGaps {
+		tag := "GAP"
+		if g.Note {
+			tag = "note"
+		}
+		p.f("%s: %s %s (%d): %s\n", s.Label, tag, g.Kind, g.Count, g.Summary)
+		for _, it := range g.Items {
+			p.f("   - %s (%s)\n", it.What, it.Where)
+		}
+	}
 	for _, sk := range s.Skipped {
 		p.f("%s: skipped %s: %s\n", s.Label, sk.Path, sk.Reason)
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/analysis"
-	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
@@ -98,21 +97,12 @@ func writeCollectives(dir *checkedfile.PendingDir, res *collectives.Result) erro
 	return f.close()
 }
 
-// wholeGapRows are the run's own gaps (input -1: they concern no one
-// input) for the gaps table: one recording read twice, two inputs of one
-// rank, the collective analysis's gaps (when the writer analysed them). The
-// run's other gaps are the inputs' own, in their rows: a failed, an
-// incomplete or an empty input, the files passed over, the end markers.
+// wholeGapRows are the run's own gaps (analysis.Run.OwnGaps; input -1:
+// they concern no one input) for the gaps table; the collective analysis's
+// among them when the writer analysed them.
 func wholeGapRows(run *analysis.Run) []GapRow {
 	var rows []GapRow
-	for _, g := range run.Whole.Accounting.Gaps {
-		switch g.Kind {
-		case capture.FailedInput, capture.IncompleteInput, capture.EmptyCapture, capture.SkippedFile, capture.NoEndMarker:
-			continue
-		}
-		if g.Count == 0 {
-			continue
-		}
+	for _, g := range run.OwnGaps() {
 		r := GapRow{Input: -1, Record: "gap", Kind: string(g.Kind)}
 		r.setGap(g, "ns")
 		rows = append(rows, r)

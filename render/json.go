@@ -149,15 +149,20 @@ func Accounting(c *capture.Capture) JSONAccounting {
 		if g.Count == 0 {
 			continue
 		}
-		items := g.Items
-		if items == nil {
-			items = []capture.Item{}
-		}
-		a.Gaps = append(a.Gaps, JSONGap{Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
-			Summary: g.Summary, Figures: g.Figures, Affected: jsonAffected(g), Items: items, ItemsOmitted: g.ItemsOmitted})
+		a.Gaps = append(a.Gaps, Gap(g))
 	}
 	a.Affected = jsonTotals(c.Accounting.Affected)
 	return a
+}
+
+// Gap converts one gap for JSON output.
+func Gap(g *capture.Gap) JSONGap {
+	items := g.Items
+	if items == nil {
+		items = []capture.Item{}
+	}
+	return JSONGap{Kind: g.Kind, Program: g.Program, Count: g.Count, Note: g.Note,
+		Summary: g.Summary, Figures: g.Figures, Affected: jsonAffected(g), Items: items, ItemsOmitted: g.ItemsOmitted}
 }
 
 func jsonProgram(pt *analysis.ProgramTable) JSONProgram {

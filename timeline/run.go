@@ -86,15 +86,9 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	for _, s := range run.Skipped {
 		w.Skipped(s.Path, s.Reason)
 	}
-	for _, g := range run.Whole.Accounting.Gaps {
-		switch g.Kind {
-		case capture.FailedInput, capture.SkippedFile, capture.IncompleteInput, capture.EmptyCapture, capture.NoEndMarker:
-			// Drawn already: the failures and skipped files above, each
-			// input's own gaps on its tracks and in its verdict.
-		default:
-			if !g.Note && g.Count > 0 {
-				w.RunGap(g)
-			}
+	for _, g := range run.OwnGaps() {
+		if !g.Note {
+			w.RunGap(g) // the collectives' are drawn by Collectives, below
 		}
 	}
 	w.Collectives(collectives.Analyze(run, col), sinks)
