@@ -257,7 +257,7 @@ func (w *Writer) verdict() string {
 	}
 	seen := map[string]bool{}
 	for _, g := range w.runGaps {
-		if !seen[g.kind] {
+		if !g.note && !seen[g.kind] {
 			seen[g.kind] = true
 			why = append(why, g.kind)
 		}
@@ -290,12 +290,18 @@ func (w *Writer) Close() error {
 		switch {
 		case f.kind == "skipped_file":
 			cat, what = "note", "reason"
+		case f.note:
+			cat, what = "note", "what"
 		case f.name == "collectives":
 			what = "what"
 		}
 		args := w.enc.args()
 		args = append(args, arg{key: "kind", s: f.kind}, arg{key: "input", s: f.name}, arg{key: what, s: f.msg})
-		w.instant(w.whole, f.kind+": "+filepath.Base(f.name), cat, at, args)
+		label := f.kind
+		if f.name != "" {
+			label += ": " + filepath.Base(f.name)
+		}
+		w.instant(w.whole, label, cat, at, args)
 	}
 	verdict := w.verdict()
 	meta := []arg{

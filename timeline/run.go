@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
@@ -85,6 +87,15 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	}
 	for _, s := range run.Skipped {
 		w.Skipped(s.Path, s.Reason)
+	}
+	if run.Whole.Clock.Domain == "mixed" {
+		var clocks []string
+		for _, in := range run.Inputs {
+			if in.Capture != nil && in.Capture.Clock.Timed {
+				clocks = append(clocks, filepath.Base(in.Path)+": "+in.Capture.Clock.Domain+" ("+in.Capture.Clock.Unit+")")
+			}
+		}
+		w.RunNote("mixed_clocks", "inputs on different clocks share this time axis, but times of different inputs are not comparable: "+strings.Join(clocks, ", "))
 	}
 	for _, g := range run.OwnGaps() {
 		if !g.Note {

@@ -37,3 +37,27 @@ func TestRunGapDrawn(t *testing.T) {
 		}
 	}
 }
+
+// Inputs on different clocks share the timeline's time axis: the run's
+// accounting track says their times are not comparable, as a note (not in
+// the verdict); inputs on one clock get no such note.
+func TestMixedClocksNoted(t *testing.T) {
+	hrx := "../examples/decode-fault.kept"                          // monotonic
+	kin := "../format/kineto/testdata/hta__cuda_event_sync.json.gz" // unix epoch
+	opt := Options{As: Chrome, Reader: format.Options{Manifests: []string{"../examples/kernels"}}}
+	note := func(d *decoded) string {
+		for _, s := range d.instants {
+			if s.args["kind"] == "mixed_clocks" {
+				return s.args["what"].(string)
+			}
+		}
+		return ""
+	}
+	sum, d := runDecoded(t, opt, hrx, kin)
+	if n := note(d); !strings.Contains(n, "not comparable") || !strings.Contains(n, "monotonic") || strings.Contains(sum.Verdict, "mixed_clocks") {
+		t.Errorf("hrx and Kineto: note %q, verdict %q; want a note naming the clocks, not in the verdict", n, sum.Verdict)
+	}
+	if _, d := runDecoded(t, opt, hrx); note(d) != "" {
+		t.Errorf("one input: mixed_clocks noted %q, want none", note(d))
+	}
+}

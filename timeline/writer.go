@@ -127,6 +127,7 @@ type Stats struct {
 // wholeItem is a gap of the whole run: an input that failed, a file skipped.
 type wholeItem struct {
 	kind, name, msg string
+	note            bool // drawn as a note, not in the verdict (RunNote)
 }
 
 // track is one timeline track (a Perfetto track, a Chrome thread) or a
@@ -197,14 +198,14 @@ func (w *Writer) Sink(name string) *Sink {
 func (w *Writer) Failed(name string, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.failures = append(w.failures, wholeItem{"failed_input", name, err.Error()})
+	w.failures = append(w.failures, wholeItem{kind: "failed_input", name: name, msg: err.Error()})
 }
 
 // Skipped records a file found in a directory that no reader recognises.
 func (w *Writer) Skipped(name, reason string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.skipped = append(w.skipped, wholeItem{"skipped_file", name, reason})
+	w.skipped = append(w.skipped, wholeItem{kind: "skipped_file", name: name, msg: reason})
 }
 
 // RunGap records a gap of the whole run that no input's track shows — one
@@ -215,11 +216,21 @@ func (w *Writer) RunGap(g *capture.Gap) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, it := range g.Items {
-		w.runGaps = append(w.runGaps, wholeItem{string(g.Kind), it.Where, it.What})
+		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), name: it.Where, msg: it.What})
 	}
 	if len(g.Items) == 0 {
-		w.runGaps = append(w.runGaps, wholeItem{string(g.Kind), "", g.Summary})
+		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), msg: g.Summary})
 	}
+}
+
+// RunNote records a fact about the whole run that makes nothing
+// incomplete but that a reader of the timeline must know — inputs on
+// different clocks, whose tracks share one time axis though their times
+// are not comparable: drawn on the run's accounting track as a note.
+func (w *Writer) RunNote(kind, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runGaps = append(w.runGaps, wholeItem{kind: kind, msg: msg, note: true})
 }
 
 // Stats returns what was written so far.
