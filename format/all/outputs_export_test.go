@@ -27,40 +27,8 @@ import (
 // when the JSON report says incomplete.
 
 func TestExportsAgree(t *testing.T) {
-	eachFixture(t, func(t *testing.T, reader string, fx promiseFixture) {
-		var flags []string
-		if fx.opts != nil {
-			for _, m := range fx.opts.Manifests {
-				flags = append(flags, "--manifests", m)
-			}
-		}
-		dir := t.TempDir()
-		mk := func(name string) string {
-			d := filepath.Join(dir, name)
-			if err := os.Mkdir(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
-		base := fx.base(t, mk("base"))
-		for i, arm := range fixtureArms(fx) {
-			if testing.Short() && i > 1 && arm.name != "cut" {
-				continue // -short: base, unreadable and cut
-			}
-			t.Run(arm.name, func(t *testing.T) {
-				out := mk(arm.name + "-out")
-				in := base
-				if arm.name != "base" {
-					in = arm.make(t, mk(arm.name))
-				}
-				if arm.name == "cut" && fx.cutIsError {
-					checkExportsRefused(t, flags, in, out)
-					return
-				}
-				checkExportsAgree(t, flags, in, out)
-			})
-		}
-	})
+	eachArm(t, func(t *testing.T, flags []string, _, in, out string) { checkExportsAgree(t, flags, in, out) },
+		func(t *testing.T, flags []string, _, in, out string) { checkExportsRefused(t, flags, in, out) })
 }
 
 // Real inputs with what the fixtures lack: unfinished dispatches and a
