@@ -14,19 +14,20 @@ func rankInput(path, rank string) Input {
 }
 
 // Two inputs that state rank 0: both read, both in the tables, and the
-// whole says so, naming both; ranks 0 and 1, or no rank stated, say
-// nothing.
+// whole says so in a note naming both — a note, as several runs of one
+// workload are inputs tally reads by design; ranks 0 and 1, or no rank
+// stated, say nothing.
 func TestMergeRepeatedRank(t *testing.T) {
 	run := NewRun([]Input{rankInput("a/rank0.json", "0"), rankInput("b/rank0.json", "0"), rankInput("a/rank1.json", "1")}, nil, true)
 	g := run.Whole.Accounting.Find(RepeatedRank)
-	if g == nil || g.Count != 1 || len(g.Items) != 1 {
-		t.Fatalf("repeated_rank: got %+v, want 1 item", g)
+	if g == nil || g.Count != 1 || len(g.Items) != 1 || !g.Note {
+		t.Fatalf("repeated_rank: got %+v, want a note of 1 item", g)
 	}
 	if it := g.Items[0]; it.Where != "b/rank0.json" || !strings.Contains(it.What, "rank 0") || !strings.Contains(it.What, "a/rank0.json") {
 		t.Errorf("repeated_rank item: got %+v, want where b/rank0.json, what naming rank 0 and a/rank0.json", it)
 	}
-	if run.Complete() {
-		t.Error("got a complete run, want incomplete (two traces of rank 0)")
+	if !run.Complete() {
+		t.Error("got an incomplete run, want complete: two runs' rank 0 are two inputs, both read")
 	}
 	if got := run.Tables.Programs[0].Dispatches; got != 3 {
 		t.Errorf("merged dispatches: got %d, want 3 (every input in the tables)", got)

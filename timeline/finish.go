@@ -290,8 +290,10 @@ func (w *Writer) Close() error {
 		switch {
 		case f.kind == "skipped_file":
 			cat, what = "note", "reason"
-		case f.note:
+		case f.note && f.name == "":
 			cat, what = "note", "what"
+		case f.note:
+			cat = "note"
 		case f.name == "collectives":
 			what = "what"
 		}

@@ -98,9 +98,7 @@ func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 		w.RunNote("mixed_clocks", "inputs on different clocks share this time axis, but times of different inputs are not comparable: "+strings.Join(clocks, ", "))
 	}
 	for _, g := range run.OwnGaps() {
-		if !g.Note {
-			w.RunGap(g) // the collectives' are drawn by Collectives, below
-		}
+		w.RunGap(g) // the collectives' are not there yet: Collectives, below, draws them
 	}
 	w.Collectives(collectives.Analyze(run, col), sinks)
 	sum, err := w.summary(w.Close())

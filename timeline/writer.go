@@ -209,17 +209,17 @@ func (w *Writer) Skipped(name, reason string) {
 }
 
 // RunGap records a gap of the whole run that no input's track shows — one
-// recording read twice (repeated_input), two inputs of one rank
-// (repeated_rank): drawn on the run's accounting track, one instant per
-// item, and counted in the verdict.
+// recording read twice (repeated_input) — or a note of it — two inputs of
+// one rank (repeated_rank): drawn on the run's accounting track, one
+// instant per item; a gap, not a note, is counted in the verdict.
 func (w *Writer) RunGap(g *capture.Gap) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, it := range g.Items {
-		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), name: it.Where, msg: it.What})
+		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), name: it.Where, msg: it.What, note: g.Note})
 	}
 	if len(g.Items) == 0 {
-		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), msg: g.Summary})
+		w.runGaps = append(w.runGaps, wholeItem{kind: string(g.Kind), msg: g.Summary, note: g.Note})
 	}
 }
 
