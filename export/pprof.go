@@ -305,7 +305,12 @@ func ppComments(ins []*input) []string {
 				out = append(out, line)
 			case "gap", "export":
 				label := "GAP"
-				if g.Note {
+				switch {
+				case g.Record == "export":
+					// What the export did, not a gap of the capture: told
+					// apart from the capture's gaps and notes.
+					label = "export"
+				case g.Note:
 					label = "note"
 				}
 				scope := ""
