@@ -31,6 +31,13 @@ func child(mode, path string) {
 	p := s.Program("decode")
 	done, stuck := p.Kernel("done"), p.Kernel("stuck")
 	switch mode {
+	case "fsize":
+		fileSizeLimited(s, path)
+	case "empty", "empty-signal": // killed before the first event
+		if mode == "empty-signal" {
+			s.HandleSignals()
+		}
+		fmt.Println("ready")
 	case "inflight", "signal":
 		if mode == "signal" {
 			s.HandleSignals()

@@ -19,6 +19,7 @@ const maxLine = 1 << 20
 
 var (
 	headerV1 = []byte("# tally kept trace v1")
+	bom      = []byte{0xEF, 0xBB, 0xBF}
 	// errVersion marks a kept trace of a version this reader does not know.
 	errVersion = errors.New("unknown kept-trace version")
 	// errGzipCut ends eachLine when the inflater says the gzip stream
@@ -43,6 +44,9 @@ func readStream(r io.Reader, name string, ceiling int64, sink capture.Sink) (*ca
 	cr := &countio.Reader{R: r}
 	err := eachLine(cr, func(line []byte, long, partial bool) error {
 		s.lineNo++
+		if s.lineNo == 1 {
+			line = bytes.TrimPrefix(line, bom) // an editor's, before the first line
+		}
 		switch {
 		case long:
 			// An engine line is short: a tagged line this long is one

@@ -1,0 +1,36 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// tally record killed (SIGKILL, with its command) before the command's
+// first trace line (it printed only a line no reader claims, which is not
+// kept): the kept trace holds its header alone, and reads as cut and empty — truncated_input for the missing end
+// record, and no dispatch recorded — never a complete empty report.
+func TestRecordKilledBeforeFirstLine(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	cmd := tallyCommand("record", "-o", kept, "--", "/bin/sh", "-c", "echo loading weights; exec sleep 5")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the kill takes the command too
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(cmd, func() bool { b, err := os.ReadFile(kept); return err == nil && strings.HasSuffix(string(b), "\n") }) {
+		t.Fatal("the kept trace's header never reached the file")
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	code, out, errOut := tally("report", kept)
+	if code == 0 || !strings.Contains(out, "GAP truncated_input (1): the kept trace has no end record") || !strings.Contains(out, "NO DISPATCH RECORDED") {
+		t.Fatalf("killed before the first trace line: got exit %d\n%s%s\nwant non-zero, truncated_input and no dispatch recorded", code, out, errOut)
+	}
+	if strings.HasPrefix(out, "COMPLETE") || strings.Contains(out, "\nCOMPLETE") {
+		t.Fatalf("a cut, empty kept trace reads complete:\n%s", out)
+	}
+}
