@@ -106,25 +106,33 @@ func TestOutputsAgreeRealTraces(t *testing.T) {
 	}
 }
 
-// checkOutputsAgree runs every output of in (flags before it) into dir and
-// compares each with tally report --json.
-func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
-	cmd := func(args ...string) []string { return append(append(args, flags...), in) }
-	code, js, errOut := tallyRun(cmd("report", "--json")...)
-	want := viewJSON(t, js)
-	// An empty capture (no dispatch at all) is exit 2 with every output
-	// written; its empty_capture gap is compared as any other.
-	okCode := 0
+// reportJSON runs args (tally report --json of an input) and returns the
+// document, its accounting, and the exit codes every output of that input
+// must end with, without and with --strict. An empty capture (no dispatch
+// at all) is exit 2 with every output written; its empty_capture gap is
+// compared as any other.
+func reportJSON(t *testing.T, args []string) (js string, want accountingView, okCode, strictCode int) {
+	t.Helper()
+	code, js, errOut := tallyRun(args...)
+	want = viewJSON(t, js)
 	if want.gaps["empty_capture"] > 0 {
 		okCode = 2
 	}
 	if code != okCode {
 		t.Fatalf("report --json: exit %d, want %d: %s", code, okCode, errOut)
 	}
-	strictCode := map[string]int{"complete": 0, "incomplete": 1}[want.verdict]
+	strictCode = map[string]int{"complete": 0, "incomplete": 1}[want.verdict]
 	if okCode != 0 {
 		strictCode = okCode
 	}
+	return js, want, okCode, strictCode
+}
+
+// checkOutputsAgree runs every output of in (flags before it) into dir and
+// compares each with tally report --json.
+func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
+	cmd := func(args ...string) []string { return append(append(args, flags...), in) }
+	_, want, okCode, strictCode := reportJSON(t, cmd("report", "--json"))
 	compare := func(what string, got accountingView) {
 		t.Helper()
 		for _, d := range got.disagreements(want) {
@@ -145,7 +153,7 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 		t.Errorf("text verdict %q: want the figure of what the gaps touch exactly when incomplete (%s)", tv.sentence, want.verdict)
 	}
 
-	code, _, _ = tallyRun(cmd("report", "--strict")...)
+	code, _, _ := tallyRun(cmd("report", "--strict")...)
 	if code != strictCode {
 		t.Errorf("report --strict: exit %d, want %d (the JSON says %s)", code, strictCode, want.verdict)
 	}
