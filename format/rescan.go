@@ -96,7 +96,7 @@ func unknownFormat(in *Input, head []byte, whole, scanned bool) error {
 // looksLike names the broad kind of a head, so that the refusal says what
 // tally saw.
 func looksLike(head []byte) string {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	h := bytes.TrimLeft(TrimBOM(head), " \t\r\n")
 	switch {
 	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
 		return "an SQLite database"

@@ -166,8 +166,9 @@ func TestDetectNearMisses(t *testing.T) {
 }
 
 // A UTF-8 BOM before a text input (a file saved by an editor on Windows)
-// is read as the input without it, or refused: never a report that lost
-// the first line's dispatch, COMPLETE.
+// is read as the input without it, by the same reader, with the same
+// dispatches: never refused, never a report that lost the first line's
+// dispatch, COMPLETE.
 func TestDetectBOM(t *testing.T) {
 	for key, b := range fileBases(t) {
 		if b.data[0] == 0x1f || bytes.IndexByte(b.data[:min(len(b.data), 512)], 0) >= 0 {
@@ -175,8 +176,10 @@ func TestDetectBOM(t *testing.T) {
 		}
 		_, want := detectRead(t, key, b.data, readerOf(key), b.opts)
 		c, got := detectRead(t, key+" with BOM", append([]byte{0xEF, 0xBB, 0xBF}, b.data...), "*", b.opts)
-		if c != nil && got != want {
-			t.Errorf("%s with a BOM: got %s, %d dispatches (gaps %s), want the %d read without it", key, c.Source.Format, got, gapKinds(c), want)
+		if c == nil {
+			t.Errorf("%s with a BOM: refused, want the %d dispatches read without it", key, want)
+		} else if got != want || c.Source.Format != readerOf(key) {
+			t.Errorf("%s with a BOM: got %s, %d dispatches (gaps %s), want %s and the %d read without it", key, c.Source.Format, got, gapKinds(c), readerOf(key), want)
 		}
 	}
 }

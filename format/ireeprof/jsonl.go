@@ -21,9 +21,9 @@ import (
 
 // SniffJSONL recognises a dispatch-event row on the first line.
 func SniffJSONL(head []byte) format.Confidence {
-	line := head
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		line = head[:i]
+	line := format.TrimBOM(head)
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
 	}
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
@@ -204,7 +204,11 @@ func (j *jsonlReader) scan(fn func(n int64, line []byte, last bool)) error {
 	var n int64
 	for sc.Scan() {
 		n++
-		fn(n, sc.Bytes(), unterminated)
+		line := sc.Bytes()
+		if n == 1 {
+			line = format.TrimBOM(line)
+		}
+		fn(n, line, unterminated)
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {

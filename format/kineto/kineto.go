@@ -41,7 +41,7 @@ func init() {
 // Sniff recognises a JSON object with traceEvents (certain when it also
 // has a Kineto key), or JSON whose head looks like trace events.
 func Sniff(head []byte) format.Confidence {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	h := bytes.TrimLeft(format.TrimBOM(head), " \t\r\n")
 	if len(h) == 0 || (h[0] != '{' && h[0] != '[') {
 		return format.No
 	}

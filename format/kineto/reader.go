@@ -218,7 +218,7 @@ func (r *reader) scan() (err error) {
 	if !ok {
 		return nil // empty after decompression: an empty capture
 	}
-	if c == 0xEF && s.end-s.pos >= 3 && bytes.Equal(s.buf[s.pos:s.pos+3], []byte{0xEF, 0xBB, 0xBF}) {
+	if c == 0xEF && s.end-s.pos >= 3 && bytes.Equal(s.buf[s.pos:s.pos+3], format.BOM) {
 		s.pos += 3 // a UTF-8 byte-order mark
 		c = s.nonWS()
 	}

@@ -45,7 +45,7 @@ var keptHeader = []byte("# tally kept trace v")
 // matter: a stalled run's log may hold only unindented `[L]` and `[mla]`
 // lines, and is this reader's to say that no window completed.
 func Sniff(head []byte) format.Confidence {
-	head = bytes.TrimPrefix(head, bom)
+	head = format.TrimBOM(head)
 	found := false
 	for rest := head; len(rest) > 0 && !found; {
 		line := rest

@@ -19,7 +19,6 @@ const maxLine = 1 << 20
 
 var (
 	headerV1 = []byte("# tally kept trace v1")
-	bom      = []byte{0xEF, 0xBB, 0xBF}
 	// errVersion marks a kept trace of a version this reader does not know.
 	errVersion = errors.New("unknown kept-trace version")
 	// errGzipCut ends eachLine when the inflater says the gzip stream
@@ -45,7 +44,7 @@ func readStream(r io.Reader, name string, ceiling int64, sink capture.Sink) (*ca
 	err := eachLine(cr, func(line []byte, long, partial bool) error {
 		s.lineNo++
 		if s.lineNo == 1 {
-			line = bytes.TrimPrefix(line, bom) // an editor's, before the first line
+			line = format.TrimBOM(line) // an editor's, before the first line
 		}
 		switch {
 		case long:

@@ -279,7 +279,7 @@ func (cr *csvReader) header() error {
 	if !ok {
 		return format.FileError(cr.path, nil, "", "no header line")
 	}
-	rec := trimEOL(bytes.TrimPrefix(cr.rec, []byte{0xEF, 0xBB, 0xBF}))
+	rec := trimEOL(format.TrimBOM(cr.rec))
 	var good bool
 	cr.fields, cr.scratch, good = splitFields(rec, cr.fields[:0], cr.scratch)
 	if !good {

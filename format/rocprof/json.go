@@ -112,7 +112,7 @@ type jsonReader struct {
 
 func readJSON(r io.Reader, path string, sink capture.Sink, ceiling int64) (*capture.Capture, error) {
 	c := &capture.Capture{Clock: boottimeClock}
-	cnt := &countio.Reader{R: r}
+	cnt := &countio.Reader{R: format.BOMAsSpaces(r)} // offsets stay the file's
 	// encoding/json holds a string token whole: strings are cut to
 	// capture.MaxName before it sees them, and positions mapped back.
 	capped := &jsoncap.Reader{R: cnt, OnCut: func(off, full int64, head []byte) {

@@ -49,7 +49,7 @@ var v1Clock = capture.Clock{
 
 // Sniff recognises a rocprof CSV header or the rocprofv3 JSON top-level key.
 func Sniff(head []byte) format.Confidence {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	h := bytes.TrimLeft(format.TrimBOM(head), " \t\r\n")
 	if len(h) > 0 && h[0] == '{' {
 		if bytes.Contains(h[:min(len(h), 256)], []byte(`"rocprofiler-sdk-tool"`)) {
 			return format.Certain
@@ -86,7 +86,7 @@ func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.C
 	if err != nil {
 		return nil, format.FileError(in.Path, err, "", "reading: %v", err)
 	}
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	h := bytes.TrimLeft(format.TrimBOM(head), " \t\r\n")
 	if len(h) > 0 && h[0] == '{' {
 		return readJSON(r, in.Path, sink, ceilingOf(opts))
 	}

@@ -2,7 +2,6 @@ package rocprof
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/format"
 )
 
 // rocprofv3 writes one CSV per domain beside kernel_trace.csv, all with
@@ -134,7 +134,7 @@ func readSide(r io.Reader, name string, c *capture.Capture, rows *capture.InputC
 		if line == 1 {
 			nfields = len(fields)
 			for i, h := range fields {
-				k := strings.ToLower(strings.TrimSpace(string(bytes.TrimPrefix(h, []byte{0xEF, 0xBB, 0xBF}))))
+				k := strings.ToLower(strings.TrimSpace(string(format.TrimBOM(h))))
 				if _, dup := col[k]; !dup {
 					col[k] = i
 				}
