@@ -13,7 +13,7 @@
 package nsys
 
 import (
-	"bytes"
+	"regexp"
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
@@ -43,13 +43,17 @@ func Sniff(head []byte) format.Confidence {
 	if !sqlitein.IsSQLite(head) {
 		return format.No
 	}
-	for _, t := range []string{"CUPTI_ACTIVITY_KIND_", "META_DATA_EXPORT", "StringIds", "NVTX_EVENTS", "TARGET_INFO_SESSION_START_TIME"} {
-		if bytes.Contains(head, []byte(t)) {
-			return format.Certain
-		}
+	if exportSchema.Match(head) {
+		return format.Certain
 	}
 	return format.No
 }
+
+// exportSchema finds, in the schema SQLite keeps on its first page, a table
+// (or an index or view on one) an Nsight Systems export has: the name in
+// SQL, not anywhere in the file, so that another program's database whose
+// rows merely mention "StringIds" is not claimed.
+var exportSchema = regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?(CUPTI_ACTIVITY_KIND_|META_DATA_EXPORT\b|StringIds\b|NVTX_EVENTS\b|TARGET_INFO_SESSION_START_TIME\b)`)
 
 // Read reads an nsys SQLite export.
 func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
