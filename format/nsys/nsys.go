@@ -15,6 +15,7 @@ package nsys
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -43,7 +44,7 @@ func Sniff(head []byte) format.Confidence {
 	if !sqlitein.IsSQLite(head) {
 		return format.No
 	}
-	if exportSchema.Match(head) {
+	if exportSchema().Match(head) {
 		return format.Certain
 	}
 	return format.No
@@ -52,8 +53,11 @@ func Sniff(head []byte) format.Confidence {
 // exportSchema finds, in the schema SQLite keeps on its first page, a table
 // (or an index or view on one) an Nsight Systems export has: the name in
 // SQL, not anywhere in the file, so that another program's database whose
-// rows merely mention "StringIds" is not claimed.
-var exportSchema = regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?(CUPTI_ACTIVITY_KIND_|META_DATA_EXPORT\b|StringIds\b|NVTX_EVENTS\b|TARGET_INFO_SESSION_START_TIME\b)`)
+// rows merely mention "StringIds" is not claimed. Compiled on first use:
+// start-up pays for no regexp.
+var exportSchema = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?(CUPTI_ACTIVITY_KIND_|META_DATA_EXPORT\b|StringIds\b|NVTX_EVENTS\b|TARGET_INFO_SESSION_START_TIME\b)`)
+})
 
 // Read reads an nsys SQLite export.
 func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
