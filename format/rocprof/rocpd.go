@@ -39,7 +39,7 @@ func init() {
 // SniffRocpd recognises an SQLite database whose schema text names rocpd
 // tables.
 func SniffRocpd(head []byte) format.Confidence {
-	if sqlitein.IsSQLite(head) && strings.Contains(string(head), "rocpd_") {
+	if sqlitein.IsSQLite(head) && rocpdSchema().Match(head) {
 		return format.Certain
 	}
 	return format.No
@@ -50,6 +50,14 @@ var rocpdTables = []string{
 	"rocpd_kernel_dispatch", "rocpd_info_kernel_symbol", "rocpd_info_agent", "rocpd_info_queue",
 	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata", "rocpd_memory_copy",
 }
+
+// rocpdSchema finds, in the schema SQLite keeps on its first pages, a
+// rocpd table (or an index or view on one): the name in SQL, not anywhere
+// in the file, so that another program's database whose rows mention
+// "rocpd_" is not claimed. Compiled on first use, as uuidSuffix.
+var rocpdSchema = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?rocpd_`)
+})
 
 // uuidSuffix is compiled on first use: start-up pays for no regexp.
 var uuidSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`) })
