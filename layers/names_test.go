@@ -135,7 +135,9 @@ func TestOddNamesPaired(t *testing.T) {
 	}
 	var b bytes.Buffer
 	rep.WriteJSON(&b)
-	var j struct{ Layers []struct{ Ours struct{ File string } } }
+	var j struct {
+		Layers []struct{ Ours struct{ File string } }
+	}
 	if err := json.Unmarshal(b.Bytes(), &j); err != nil || !strings.HasSuffix(j.Layers[0].Ours.File, "blk é 0.f32") {
 		t.Errorf("JSON ours file got %+v (%v), want …blk é 0.f32", j.Layers, err)
 	}
