@@ -51,19 +51,28 @@ func compilePattern(p string) (*pattern, error) {
 	return &pattern{src: p, re: re}, nil
 }
 
-// layerOf returns the layer number a file name holds, if it matches.
-func (p *pattern) layerOf(name string) (int64, bool) {
+// maxLayer bounds a layer number: beyond it a name is no layer's.
+const maxLayer = 1 << 20
+
+// layerOf returns the layer number a file name holds, if it matches. A
+// name that matches with a number out of range (layer_-2.f32,
+// layer_99999999999999999999.f32) is unusable: problem says why, so the
+// file is named in the report rather than dropped as if it were not there.
+func (p *pattern) layerOf(name string) (l int64, ok bool, problem string) {
 	m := p.re.FindStringSubmatch(name)
 	if m == nil {
-		return 0, false
+		return 0, false, ""
 	}
 	for _, g := range m[1:] {
 		if g != "" {
 			v, err := strconv.ParseInt(g, 10, 64)
-			return v, err == nil && v >= -1 && v < 1<<20
+			if err != nil || v < -1 || v >= maxLayer {
+				return 0, false, fmt.Sprintf("layer number %s is out of range (-1 to %d)", g, maxLayer-1)
+			}
+			return v, true, ""
 		}
 	}
-	return 0, false
+	return 0, false, ""
 }
 
 // listing is one side's files by layer.
@@ -71,6 +80,16 @@ type listing struct {
 	arg   string
 	files map[int64][]string // more than one file for a layer is malformed
 	count int
+	// unusable are files whose names match the pattern with a layer
+	// number out of range.
+	unusable []Unusable
+}
+
+// Unusable is a file whose name matches a side's pattern but names no
+// layer tally layers can pair: it is reported, and --strict fails on it.
+type Unusable struct {
+	File    string `json:"file"`
+	Problem string `json:"problem"`
 }
 
 // list finds one side's layer files: arg is a directory, a file, or a
@@ -100,14 +119,17 @@ func list(arg string, p *pattern) (*listing, error) {
 		}
 	}
 	for _, path := range paths {
-		n, ok := p.layerOf(filepath.Base(path))
+		n, ok, problem := p.layerOf(filepath.Base(path))
+		if problem != "" {
+			l.unusable = append(l.unusable, Unusable{path, problem})
+		}
 		if !ok {
 			continue
 		}
 		l.files[n] = append(l.files[n], path)
 		l.count++
 	}
-	if l.count == 0 {
+	if l.count == 0 && len(l.unusable) == 0 {
 		return nil, fmt.Errorf("%s: no file matches %q (name the files with --map REF_PATTERN=OURS_PATTERN, e.g. --map 'blocks.{l}.npy=layer_{l}.f32')", arg, p.src)
 	}
 	for _, fs := range l.files {

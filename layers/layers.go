@@ -56,6 +56,9 @@ type Report struct {
 	// tally layers then exits 2, as a comparison of nothing must not read
 	// as agreement.
 	NothingCompared string `json:"nothing_compared,omitempty"`
+	// Unusable are files whose names match a pattern but whose layer
+	// number is out of range: named, never silently dropped.
+	Unusable []Unusable `json:"unusable_files,omitempty"`
 
 	logChecked, logUnchecked int // see LogInfo.Checked, Unchecked
 }
@@ -145,6 +148,8 @@ type Totals struct {
 	NonFinite   int   `json:"nonfinite_layers"`
 	LogMismatch int   `json:"log_mismatch"`
 	Step        bool  `json:"step"`
+	// Unusable counts Report.Unusable.
+	Unusable int `json:"unusable_files"`
 }
 
 // Findings reports whether anything --strict fails on was found. Layers
@@ -152,7 +157,7 @@ type Totals struct {
 // the last file on either side (and so are in no layer row).
 func (r *Report) Findings() bool {
 	t := r.Totals
-	return t.NotWritten > 0 || t.Malformed > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step ||
+	return t.NotWritten > 0 || t.Malformed > 0 || t.Unusable > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step ||
 		r.Log != nil && (r.Log.withoutDump > 0 || r.Log.Checked == 0 || r.Log.Unchecked > 0)
 }
 
@@ -188,7 +193,8 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 	}
 	rep := &Report{Schema: Schema, Ref: SideInfo{ref, rp.src, rl.count}, Ours: SideInfo{ours, op.src, ol.count},
 		Hidden: opt.Hidden, Rule: StepRule, Layers: []*Layer{},
-		Units: "values as stored (float32 dumps; .npy <f4/<f2/<f8 read as float64); cosine, relative L2 = ‖ours−ref‖/‖ref‖ and max |diff| over pairs where both values are finite"}
+		Unusable: append(rl.unusable, ol.unusable...), Units: "values as stored (float32 dumps; .npy <f4/<f2/<f8 read as float64); cosine, relative L2 = ‖ours−ref‖/‖ref‖ and max |diff| over pairs where both values are finite"}
+	rep.Totals.Unusable = len(rep.Unusable)
 	all := map[int64]bool{}
 	for l := range rl.files {
 		all[l] = true
@@ -267,8 +273,12 @@ func (rep *Report) nothing() string {
 	case malformed > 0:
 		return fmt.Sprintf("every layer with a file on both sides is malformed (%d); layer %d: %s", malformed, first.Layer, first.Problem)
 	}
-	return fmt.Sprintf("no layer has a file on both sides (ref %s, ours %s, paired by layer number): check the two directories hold the same run's layers, or --map",
+	why := fmt.Sprintf("no layer has a file on both sides (ref %s, ours %s, paired by layer number): check the two directories hold the same run's layers, or --map",
 		units.Plural(int64(rep.Ref.Files), "file", "files"), units.Plural(int64(rep.Ours.Files), "file", "files"))
+	if len(rep.Unusable) > 0 {
+		why += fmt.Sprintf("; %s matched with no usable layer number, the first %s: %s", units.Plural(int64(len(rep.Unusable)), "file", "files"), rep.Unusable[0].File, rep.Unusable[0].Problem)
+	}
+	return why
 }
 
 // fitsWithoutHidden says with which row width a pair that --hidden made
@@ -351,6 +361,10 @@ func (rep *Report) open(ly *Layer, ref, ours string, hidden int64) (*Layer, *pai
 	h, from, err := agreeH(rt, ot)
 	if err != nil {
 		return rep.bad(ly, "%v", err), nil, nil
+	}
+	if rt.values == 0 {
+		// Figures over no values would read as agreement.
+		return rep.bad(ly, "both tensors hold no values (ref %s, ours %s): nothing to compare", describe(rt), describe(ot)), nil, nil
 	}
 	ly.HFrom = from
 	return ly, &pair{ly: ly, ref: rt, ours: ot, h: h}, nil

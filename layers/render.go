@@ -104,6 +104,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		p("%s %s: %s\n", label, name, ly.Problem)
 	}
+	for _, u := range r.Unusable {
+		p("UNUSABLE FILE %s: %s: it is not compared (rename it layer_<l> with the layer it holds, or --map)\n", u.File, u.Problem)
+	}
 	for _, ly := range r.Layers {
 		switch {
 		case ly.Log == nil || ly.Log.Agrees:

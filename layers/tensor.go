@@ -81,6 +81,11 @@ func openTensor(path string, hidden int64) (*tensor, error) {
 		return t, t.npy()
 	}
 	t.kind, t.dtype = "f32", f32
+	if t.bytes == 0 {
+		// What a C writer whose fopen worked and fwrite failed leaves: a
+		// dump not written, never an empty tensor that agrees.
+		return t, malformed("%s is empty (0 bytes): the dump was created but not written", filepath.Base(path))
+	}
 	if t.bytes%4 != 0 {
 		return t, malformed("%s is %d bytes, not a multiple of 4 (float32 values): the file is cut", filepath.Base(path), t.bytes)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -31,24 +33,40 @@ type layerState struct {
 // float32, little-endian, row-major, no header) with the sidecar
 // dir/layer_<l>.json = {"shape":[M,H],"dtype":"f32"} that `tally layers`
 // reads. Every open, write, sync and close is checked and each file is
-// replaced atomically. A failure never stops the caller: it is returned,
+// replaced atomically; a failed dump removes an earlier run's files of
+// that layer, so it reads as not written. A failure never stops the caller: it is returned,
 // printed once per failure mode (not once per layer) unless Options.Quiet,
 // and listed again by Close (so dump before Close).
 func (s *Session) WriteLayer(dir string, layer int, data []float32, shape [2]int) error {
 	f32 := filepath.Join(dir, "layer_"+strconv.Itoa(layer)+".f32")
+	side := filepath.Join(dir, "layer_"+strconv.Itoa(layer)+".json")
 	// Divide rather than multiply: M×H can wrap around in int.
 	if shape[0] <= 0 || shape[1] <= 0 || len(data)%shape[1] != 0 || len(data)/shape[1] != shape[0] {
-		return s.layerFailed(layer, f32, "shape", fmt.Errorf("shape %dx%d does not match %d values", shape[0], shape[1], len(data)))
+		err := fmt.Errorf("shape %dx%d does not match %d values", shape[0], shape[1], len(data))
+		return s.layerFailed(layer, f32, "shape", clearStale(err, f32, side))
 	}
 	if err := checkedfile.Write(f32, func(w io.Writer) error { return writeF32(w, data) }); err != nil {
-		return s.layerFailed(layer, f32, failureMode(err), err)
+		return s.layerFailed(layer, f32, failureMode(err), clearStale(err, f32, side))
 	}
-	side := filepath.Join(dir, "layer_"+strconv.Itoa(layer)+".json")
 	meta := fmt.Sprintf("{\"shape\":[%d,%d],\"dtype\":\"f32\"}\n", shape[0], shape[1])
 	if err := checkedfile.Write(side, func(w io.Writer) error { _, err := io.WriteString(w, meta); return err }); err != nil {
-		return s.layerFailed(layer, side, failureMode(err), fmt.Errorf("%w (the data file was written, its sidecar was not)", err))
+		err = fmt.Errorf("%w (the data file was written, its sidecar was not)", err)
+		return s.layerFailed(layer, side, failureMode(err), clearStale(err, side))
 	}
 	return nil
+}
+
+// clearStale removes files an earlier dump of this layer left, so a dump
+// that failed reads as not written, never as an earlier run's layer (or
+// this run's data with an earlier run's shape). A file that cannot be
+// removed is named in the error.
+func clearStale(err error, paths ...string) error {
+	for _, p := range paths {
+		if rerr := os.Remove(p); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = fmt.Errorf("%w; an earlier %s is left and will read as this run's: %v", err, filepath.Base(p), rerr)
+		}
+	}
+	return err
 }
 
 // writeF32 encodes in 64 KiB pieces so a large layer needs no second copy.
