@@ -118,7 +118,20 @@ func list(arg string, p *pattern) (*listing, error) {
 			paths = append(paths, f)
 		}
 	}
+	have := map[string]bool{}
 	for _, path := range paths {
+		have[path] = true
+	}
+	for _, path := range paths {
+		if data, ok := strings.CutSuffix(path, ".json"); ok && !have[data+".f32"] {
+			// A sidecar states a .f32 dump's shape: without its data file,
+			// the dump was not (or not wholly) written — not a layer that
+			// never ran.
+			if n, ok, _ := p.layerOf(filepath.Base(data + ".f32")); ok {
+				l.unusable = append(l.unusable, Unusable{path, fmt.Sprintf("the sidecar of layer %d without its data file %s: the dump was not written", n, filepath.Base(data+".f32"))})
+				continue
+			}
+		}
 		n, ok, problem := p.layerOf(filepath.Base(path))
 		if problem != "" {
 			l.unusable = append(l.unusable, Unusable{path, problem})

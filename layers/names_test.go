@@ -153,3 +153,26 @@ func f32Row() []byte {
 	}
 	return f32Bytes(v...)
 }
+
+// A sidecar without its .f32 — on both sides, past every layer the other
+// side has — is a dump whose data was not written: named as unusable and
+// a finding, never left out as a layer that did not run. A sidecar with
+// its data file is the dump's, and no finding.
+func TestSidecarWithoutData(t *testing.T) {
+	ref, ours := namesDirs(t)
+	sidecar(t, ref, 0, cm, ch)
+	sidecar(t, ours, 0, cm, ch)
+	rep := run(t, ref, ours, Options{})
+	if rep.Totals.Unusable != 0 || rep.Findings() {
+		t.Fatalf("sidecars with their data: got %+v, want no finding", rep.Totals)
+	}
+	sidecar(t, ref, 5, cm, ch)
+	sidecar(t, ours, 5, cm, ch)
+	rep = run(t, ref, ours, Options{})
+	if rep.Totals.Unusable != 2 || !rep.Findings() {
+		t.Fatalf("layer 5's sidecars alone: got %d unusable (%+v), findings %v; want 2 and a finding", rep.Totals.Unusable, rep.Unusable, rep.Findings())
+	}
+	if out := text(t, rep); !strings.Contains(out, "UNUSABLE FILE "+filepath.Join(ours, "layer_5.json")+": the sidecar of layer 5 without its data file layer_5.f32") {
+		t.Errorf("text does not name layer 5's lone sidecar:\n%s", out)
+	}
+}
