@@ -2,9 +2,11 @@ package layers
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,13 +124,11 @@ func list(arg string, p *pattern) (*listing, error) {
 	for _, path := range paths {
 		have[path] = true
 	}
+	lone := map[int64]string{} // sidecars without their .f32, by layer
 	for _, path := range paths {
 		if data, ok := strings.CutSuffix(path, ".json"); ok && !have[data+".f32"] {
-			// A sidecar states a .f32 dump's shape: without its data file,
-			// the dump was not (or not wholly) written — not a layer that
-			// never ran.
 			if n, ok, _ := p.layerOf(filepath.Base(data + ".f32")); ok {
-				l.unusable = append(l.unusable, Unusable{path, fmt.Sprintf("the sidecar of layer %d without its data file %s: the dump was not written", n, filepath.Base(data+".f32"))})
+				lone[n] = path
 				continue
 			}
 		}
@@ -141,6 +141,14 @@ func list(arg string, p *pattern) (*listing, error) {
 		}
 		l.files[n] = append(l.files[n], path)
 		l.count++
+	}
+	// A sidecar states a .f32 dump's shape: without its data file, and
+	// with no other file for its layer, the dump was not (or not wholly)
+	// written — not a layer that never ran.
+	for _, n := range slices.Sorted(maps.Keys(lone)) {
+		if len(l.files[n]) == 0 {
+			l.unusable = append(l.unusable, Unusable{lone[n], fmt.Sprintf("the sidecar of layer %d without its data file %s: the dump was not written", n, strings.TrimSuffix(filepath.Base(lone[n]), ".json")+".f32")})
+		}
 	}
 	if l.count == 0 && len(l.unusable) == 0 {
 		return nil, fmt.Errorf("%s: no file matches %q (name the files with --map REF_PATTERN=OURS_PATTERN, e.g. --map 'blocks.{l}.npy=layer_{l}.f32')", arg, p.src)

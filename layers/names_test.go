@@ -176,3 +176,18 @@ func TestSidecarWithoutData(t *testing.T) {
 		t.Errorf("text does not name layer 5's lone sidecar:\n%s", out)
 	}
 }
+
+// A JSON file beside a layer's .npy is no lone sidecar: the layer has its
+// data file.
+func TestJSONBesideNpyIsNoSidecar(t *testing.T) {
+	ref, ours := namesDirs(t)
+	writeNpy(t, filepath.Join(ref, "layer_2.npy"), 1, "<f4", []int{cm, ch}, func(i int) float64 { return cutValue(i/ch, i%ch) })
+	writeF32(t, ours, 2, cm, ch, cutValue)
+	writeFile(t, filepath.Join(ref, "layer_2.json"), `{"note": "metadata"}`)
+	rep := run(t, ref, ours, Options{})
+	for _, u := range rep.Unusable {
+		if strings.HasSuffix(u.File, "layer_2.json") {
+			t.Errorf("layer_2.json beside layer_2.npy named unusable: %+v", u)
+		}
+	}
+}
