@@ -14,6 +14,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/internal/checkedfile"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -120,6 +121,11 @@ func (pw *profileWriter) write(ins []*input, run *analysis.Run) error {
 			label = "note"
 		}
 		p.Comments = append(p.Comments, fmt.Sprintf("run: %s %s (%d): %s — %s", label, r.Kind, r.Count, r.Summary, r.First))
+	}
+	for i, c := range p.Comments {
+		// go tool pprof -comments prints them to a terminal: a path's or a
+		// name's control characters are escaped, as the text report does.
+		p.Comments[i] = safetext.Escape(c)
 	}
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("building the profile: %w", err)

@@ -57,3 +57,30 @@ func TestRunGapsExported(t *testing.T) {
 		t.Errorf("pprof comments lack the run's gap:\n%s", c)
 	}
 }
+
+// A profile's comments hold paths and names as the text report shows
+// them: a control character (a terminal escape, a newline that would
+// forge a line of its own) is escaped, never written raw.
+func TestPProfCommentsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	a := writeSynth(t, dir, "a\n\x1b[31mCOMPLETE.synth", synthSpec{N: 20, SourceRank: "0"})
+	b := writeSynth(t, dir, "b.synth", synthSpec{N: 20, SourceRank: "1"}) // the same dispatches: a run gap naming a
+	pp := filepath.Join(dir, "p.pb.gz")
+	run(t, []string{a, b}, Options{To: PProf, Out: pp, Format: synthFormat})
+	p, err := profile.Parse(bytes.NewReader(read(t, pp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, c := range p.Comments {
+		if strings.ContainsAny(c, "\n\x1b") {
+			t.Errorf("comment %q holds a raw control character", c)
+		}
+		if strings.Contains(c, `a\n\x1b[31mCOMPLETE.synth`) {
+			named++
+		}
+	}
+	if named < 2 {
+		t.Errorf("the input's path is named escaped in %d comments, want its own line and the run gap's", named)
+	}
+}
