@@ -221,7 +221,11 @@ func (run *Run) account(ok, empty int) {
 		// Passed over by rule (no reader's evidence, a companion file, not a
 		// regular file, a file named again or a copy): stated as a note, not
 		// a loss of a trace.
-		in.Ignore(s.Reason, 1, s.Path)
+		if s.Repeats != "" {
+			in.CountedOnce(s.Reason, 1, s.Path)
+		} else {
+			in.Ignore(s.Reason, 1, s.Path)
+		}
 		g := a.Gap(capture.SkippedFile, "")
 		g.Summary = "files that were not read: in the given directories, no reader recognises them (give --format NAME to read them as one format), a reader reads them beside another file, or they are not regular files; or a file named again, or a copy of another input's bytes, read once (each says why)"
 		g.Add(capture.Item{What: s.Reason, Where: s.Path})

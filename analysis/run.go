@@ -43,6 +43,10 @@ func (in *Input) Label() string {
 type Skipped struct {
 	Path   string
 	Reason string
+	// Repeats is the input this file repeats (the same file named again,
+	// or a copy of its bytes), whose dispatches are in the tables: the
+	// file was read once, as that input. Empty for a file passed over.
+	Repeats string
 }
 
 // Run is what a command read: its inputs, each with its own capture,

@@ -62,6 +62,11 @@ const (
 	// DeviceWorkLost: a dispatch record (or a unit that may hold one: a
 	// line that does not parse, a cut record) that is not in the tables.
 	DeviceWorkLost SkipClass = "device_work_lost"
+	// CountedOnce: a unit that repeats one already read (an input file
+	// named twice, a copy of another's bytes): its device work is in the
+	// tables once, from the unit it repeats. It is no more harmless than
+	// "not device work" says, and no lost work either.
+	CountedOnce SkipClass = "counted_once"
 )
 
 // Complete reports whether the capture has no gap that makes it incomplete.
@@ -92,6 +97,13 @@ func (a *Accounting) InputFor(unit string) *InputCount {
 // n is ignored so callers can pass their counters unconditionally.
 func (in *InputCount) Ignore(reason string, n int64, first string) {
 	in.skip(Skip{Reason: reason, Class: NotDeviceWork}, n, first)
+}
+
+// CountedOnce records n units skipped for reason because they repeat a
+// unit already read, whose device work is in the tables: first names the
+// repeat, and reason the unit it repeats.
+func (in *InputCount) CountedOnce(reason string, n int64, first string) {
+	in.skip(Skip{Reason: reason, Class: CountedOnce}, n, first)
 }
 
 // Lose records n units skipped for reason that held device work, or may
@@ -229,7 +241,7 @@ func (a *Accounting) CheckValid() error {
 // capture incomplete.
 func (a *Accounting) checkSkip(unit string, s *Skip) error {
 	switch s.Class {
-	case NotDeviceWork:
+	case NotDeviceWork, CountedOnce:
 		return nil
 	case DeviceWorkLost:
 		for _, g := range a.Gaps {

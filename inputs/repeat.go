@@ -27,10 +27,10 @@ func (e *Expansion) passRepeats() {
 			continue
 		}
 		this := &named{path: p, st: st}
-		why := ""
+		why, of := "", ""
 		for _, n := range bySize[st.Size()] {
 			if os.SameFile(n.st, st) {
-				why = "the same file as " + n.path + ", named again: read once"
+				why, of = "the same file as "+n.path+", named again: read once", n.path
 				break
 			}
 		}
@@ -39,13 +39,13 @@ func (e *Expansion) passRepeats() {
 				// Each file's last block is hashed once, so that many files of
 				// one size cost a read each, not one per pair.
 				if n.st.Mode().IsRegular() && n.tailHash() == this.tailHash() && compareBytes(n.path, p, st.Size()) {
-					why = "the same bytes as " + n.path + ": a copy of one recording, read once"
+					why, of = "the same bytes as "+n.path+": a copy of one recording, read once", n.path
 					break
 				}
 			}
 		}
 		if why != "" {
-			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: why})
+			e.Skipped = append(e.Skipped, analysis.Skipped{Path: p, Reason: why, Repeats: of})
 			continue
 		}
 		bySize[st.Size()] = append(bySize[st.Size()], this)

@@ -79,6 +79,17 @@ func TestRepeatReadOnce(t *testing.T) {
 	if a, b := once.Tables.Programs, twice.Tables.Programs; len(a) != len(b) || a[0].Dispatches != b[0].Dispatches {
 		t.Errorf("merged programs %+v, want those of the file alone %+v", b, a)
 	}
+	// In the whole's input counts the repeat is counted once, not passed
+	// over as input without device work.
+	var classes []capture.SkipClass
+	for _, in := range twice.Whole.Accounting.Input {
+		for _, s := range in.Skipped {
+			classes = append(classes, s.Class)
+		}
+	}
+	if len(classes) != 1 || classes[0] != capture.CountedOnce {
+		t.Errorf("skipped classes %v, want one %s", classes, capture.CountedOnce)
+	}
 }
 
 // Files of the same size are the same bytes only when every byte is: a
