@@ -13,9 +13,7 @@
 package nsys
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -41,23 +39,15 @@ func init() {
 // empty Nsight export); --format nsys reads it all the same, and says what
 // it lacks.
 func Sniff(head []byte) format.Confidence {
-	if !sqlitein.IsSQLite(head) {
-		return format.No
-	}
-	if exportSchema().Match(head) {
+	if exportSchema(head) {
 		return format.Certain
 	}
 	return format.No
 }
 
-// exportSchema finds, in the schema SQLite keeps on its first page, a table
-// (or an index or view on one) an Nsight Systems export has: the name in
-// SQL, not anywhere in the file, so that another program's database whose
-// rows merely mention "StringIds" is not claimed. Compiled on first use:
-// start-up pays for no regexp.
-var exportSchema = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?(CUPTI_ACTIVITY_KIND_|META_DATA_EXPORT\b|StringIds\b|NVTX_EVENTS\b|TARGET_INFO_SESSION_START_TIME\b)`)
-})
+// exportSchema tells an export by its schema: a table (or an index or
+// view on one) an Nsight Systems export has, named in SQL.
+var exportSchema = sqlitein.SchemaNames(`CUPTI_ACTIVITY_KIND_|META_DATA_EXPORT\b|StringIds\b|NVTX_EVENTS\b|TARGET_INFO_SESSION_START_TIME\b`)
 
 // Read reads an nsys SQLite export.
 func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {

@@ -39,7 +39,7 @@ func init() {
 // SniffRocpd recognises an SQLite database whose schema text names rocpd
 // tables.
 func SniffRocpd(head []byte) format.Confidence {
-	if sqlitein.IsSQLite(head) && rocpdSchema().Match(head) {
+	if rocpdSchema(head) {
 		return format.Certain
 	}
 	return format.No
@@ -51,13 +51,9 @@ var rocpdTables = []string{
 	"rocpd_info_thread", "rocpd_event", "rocpd_string", "rocpd_region", "rocpd_metadata", "rocpd_memory_copy",
 }
 
-// rocpdSchema finds, in the schema SQLite keeps on its first pages, a
-// rocpd table (or an index or view on one): the name in SQL, not anywhere
-// in the file, so that another program's database whose rows mention
-// "rocpd_" is not claimed. Compiled on first use, as uuidSuffix.
-var rocpdSchema = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?i:TABLE|ON|VIEW)\s+["'\[` + "`" + `]?rocpd_`)
-})
+// rocpdSchema tells a rocpd database by its schema: a rocpd_ table, view
+// or index named in SQL.
+var rocpdSchema = sqlitein.SchemaNames(`rocpd_`)
 
 // uuidSuffix is compiled on first use: start-up pays for no regexp.
 var uuidSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^_?[0-9A-Fa-f][0-9A-Fa-f_-]*$`) })
