@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -79,22 +80,16 @@ func noteFlagSet(fs *flag.FlagSet) {
 // helpRequested reports whether args are a known command asked for -h,
 // -help or --help (before any "--", after which arguments are CMD's own).
 func helpRequested(args []string) bool {
-	known := false
-	for _, c := range commands() {
-		known = known || c.Name == args[0]
-	}
-	if !known {
-		return false
-	}
+	asked := false
 	for _, a := range args[1:] {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help":
-			return true
+		if a == "--" {
+			break
 		}
+		asked = asked || a == "-h" || a == "-help" || a == "--help"
 	}
-	return false
+	// Checked second: commands parses the usage with a regexp, which a
+	// run that asks for no help (every other run) should not pay for.
+	return asked && slices.ContainsFunc(commands(), func(c command) bool { return c.Name == args[0] })
 }
 
 // command is one line of the top-level usage.
