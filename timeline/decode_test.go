@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/tallyprof/tally/internal/protowalk"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -262,35 +263,12 @@ func idName(t *testing.T, msg []byte, idField, nameField fieldNum) (id uint64, n
 	return id, name
 }
 
-// fields calls f for each field of a message; varints give v, bytes b.
+// fields calls f for each field of a message; varints and fixed64s give
+// v, bytes b.
 func fields(t *testing.T, msg []byte, f func(fieldNum, uint64, []byte)) {
 	t.Helper()
-	for len(msg) > 0 {
-		num, typ, l := protowire.ConsumeTag(msg)
-		if l < 0 {
-			t.Fatalf("bad tag")
-		}
-		msg = msg[l:]
-		var v uint64
-		var b []byte
-		switch typ {
-		case protowire.VarintType:
-			v, l = protowire.ConsumeVarint(msg)
-		case protowire.BytesType:
-			b, l = protowire.ConsumeBytes(msg)
-		case protowire.Fixed64Type:
-			v, l = protowire.ConsumeFixed64(msg)
-		default:
-			l = protowire.ConsumeFieldValue(num, typ, msg)
-		}
-		if l < 0 {
-			t.Fatalf("bad field %d of wire type %d", num, typ)
-		}
-		switch typ {
-		case protowire.VarintType, protowire.BytesType, protowire.Fixed64Type:
-			f(fieldNum(num), v, b)
-		}
-		msg = msg[l:]
+	if err := protowalk.Fields(msg, func(num protowire.Number, v uint64, b []byte) { f(fieldNum(num), v, b) }); err != nil {
+		t.Fatal(err)
 	}
 }
 

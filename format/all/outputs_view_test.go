@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tallyprof/tally/internal/protowalk"
 	"golang.org/x/net/html"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -446,27 +447,8 @@ func perfettoMeta(t *testing.T, data []byte) map[string]any {
 	t.Helper()
 	meta := map[string]any{}
 	each := func(b []byte, f func(num protowire.Number, v uint64, b []byte)) {
-		for len(b) > 0 {
-			num, typ, n := protowire.ConsumeTag(b)
-			if n < 0 {
-				t.Fatalf("perfetto: bad tag")
-			}
-			b = b[n:]
-			var v uint64
-			var sub []byte
-			switch typ {
-			case protowire.VarintType:
-				v, n = protowire.ConsumeVarint(b)
-			case protowire.BytesType:
-				sub, n = protowire.ConsumeBytes(b)
-			default:
-				n = protowire.ConsumeFieldValue(num, typ, b)
-			}
-			if n < 0 {
-				t.Fatalf("perfetto: field %d cut", num)
-			}
-			b = b[n:]
-			f(num, v, sub)
+		if err := protowalk.Fields(b, f); err != nil {
+			t.Fatalf("perfetto: %v", err)
 		}
 	}
 	each(data, func(num protowire.Number, _ uint64, pkt []byte) {
