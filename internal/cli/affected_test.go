@@ -114,23 +114,23 @@ func TestAffectedInEveryOutput(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "r.html")
 	if code, _, errOut := tally("report", "--html", page, qwen); code != 0 {
-		t.Fatalf("html: %d %s", code, errOut)
+		t.Fatalf("html: got exit %d (%s), want 0", code, errOut)
 	}
 	html := readFile(t, page)
 	if !strings.Contains(html, "13.742 ms (30.1%) of device time in the tables, not fully attributed") {
-		t.Error("html page lacks the figure")
+		t.Error("html page: got no unattributed-time figure, want the 13.742 ms one")
 	}
 	csvOut := filepath.Join(dir, "d.csv")
 	if code, _, errOut := tally("export", "--to", "csv", "-o", csvOut, qwen); code > 1 {
-		t.Fatalf("export: %d %s", code, errOut)
+		t.Fatalf("export: got exit %d (%s), want 0 or 1", code, errOut)
 	}
 	gaps := readFile(t, csvOut+".gaps.csv")
 	if !strings.Contains(gaps, "size_known,missing_device_time,unattributed_device_time,lost_dispatches,affected_basis") ||
 		!strings.Contains(gaps, ",true,0,13741827,0,") {
-		t.Errorf("csv gaps file lacks the figure:\n%s", gaps)
+		t.Errorf("csv gaps file: got\n%s\nwant the affected columns and 13741827 ns unattributed", gaps)
 	}
 	_, dout, _ := tally("diff", qwen, qwen)
 	if !strings.Contains(dout, "the gaps touch: 13.742 ms (30.1%) of device time in the tables, not fully attributed") {
-		t.Errorf("diff header lacks the figure:\n%s", dout)
+		t.Errorf("diff header: got\n%s\nwant the gaps to touch 13.742 ms (30.1%%) not fully attributed", dout)
 	}
 }

@@ -246,11 +246,11 @@ func TestBreakdownOff(t *testing.T) {
 	_, out, _ := tally("report", "--breakdown=false", path)
 	_, js, _ := tally("report", "--breakdown=false", "--json", path)
 	if strings.Contains(out, "where device time went") || strings.Contains(out, "  launch: ") || strings.Contains(js, `"breakdown"`) {
-		t.Errorf("--breakdown=false: the text or JSON still holds the breakdown")
+		t.Errorf("--breakdown=false: got the breakdown in the text or JSON, want none")
 	}
 	_, out, _ = tally("report", path)
 	if !strings.Contains(out, "where device time went") {
-		t.Errorf("the default report lacks the breakdown")
+		t.Errorf("the default report: got no breakdown, want \"where device time went\"")
 	}
 }
 
@@ -314,7 +314,7 @@ func TestBreakdownManyInputs(t *testing.T) {
 	}
 	_, text, _ := tally("report", dir)
 	if !strings.Contains(text, "  all 4 device rows: window 6.580 ms, 28 dispatches") {
-		t.Errorf("text: the merged block lacks the total row")
+		t.Errorf("text: got no total row in the merged block, want \"all 4 device rows: window 6.580 ms, 28 dispatches\"")
 	}
 }
 
@@ -331,7 +331,7 @@ func TestBreakdownPlantedLaunchStats(t *testing.T) {
 		"             1   190.000 µs  -110.000 µs  -110.000 µs  -110.000 µs  -110.000 µs      0  graph_k1\n",
 	)
 	if _, plain, _ := tally("report", path); strings.Contains(plain, "kernel (launch statistics)") {
-		t.Error("the launch statistics table is there without --launch-stats")
+		t.Error("got the launch statistics table without --launch-stats, want none")
 	}
 	_, js, _ := tally("report", "--json", path)
 	var doc struct {

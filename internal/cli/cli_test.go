@@ -23,12 +23,12 @@ func TestCLIReference(t *testing.T) {
 	b.WriteString("```\n" + usage + "```\n")
 	cmds := commands()
 	if len(cmds) < 7 {
-		t.Fatalf("the usage lists %d commands: %+v", len(cmds), cmds)
+		t.Fatalf("the usage lists %d commands, want at least 7: %+v", len(cmds), cmds)
 	}
 	for _, c := range cmds {
 		help, _ := commandHelp(c.Name)
 		if !strings.Contains(help, "Usage: tally "+c.Name) {
-			t.Errorf("tally %s -h does not print its usage:\n%s", c.Name, help)
+			t.Errorf("tally %s -h: got\n%s\nwant \"Usage: tally %s\"", c.Name, help, c.Name)
 		}
 		b.WriteString("\n## " + c.Synopsis + "\n\n" + c.Summary + ".\n\n```\n" + help + "```\n")
 	}
@@ -39,19 +39,19 @@ func TestHelpExitsZeroOnStdout(t *testing.T) {
 	for _, args := range [][]string{{"report", "-h"}, {"inspect", "--help"}, {"version", "-help"}, {"report", "trace.json", "-h"}} {
 		code, out, errOut := tally(args...)
 		if code != 0 || !strings.Contains(out, "Usage: tally "+args[0]) || errOut != "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+			t.Errorf("%q: got exit %d, stdout %q, stderr %q; want exit 0, the usage, no stderr", args, code, out, errOut)
 		}
 	}
 	// -h after "--" belongs to the recorded command.
 	if helpRequested([]string{"record", "--", "ls", "-h"}) || helpRequested([]string{"nonsense", "-h"}) {
-		t.Error("-h after -- or for an unknown command taken as a help request")
+		t.Error("-h after -- or for an unknown command: got a help request, want none")
 	}
 }
 
 func TestHelpHasExamples(t *testing.T) {
 	for _, name := range []string{"report", "inspect", "record", "version", "completion"} {
 		if help, _ := commandHelp(name); !strings.Contains(help, "\nExamples:\n  ") {
-			t.Errorf("tally %s -h has no examples:\n%s", name, help)
+			t.Errorf("tally %s -h: got no examples, want \"Examples:\":\n%s", name, help)
 		}
 	}
 }
@@ -59,20 +59,20 @@ func TestHelpHasExamples(t *testing.T) {
 func TestVersion(t *testing.T) {
 	code, out, _ := tally("version")
 	if code != 0 || !strings.HasPrefix(out, "tally ") || !strings.Contains(out, "module github.com/tallyprof/tally") {
-		t.Fatalf("exit %d:\n%s", code, out)
+		t.Fatalf("got exit %d:\n%s\nwant 0, \"tally \" and the module line", code, out)
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/tallyprof/tally", Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-11-30T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	got := versionText(bi, true)
 	if !strings.HasPrefix(got, "tally v1.2.3\n") || !strings.Contains(got, "revision abc123 (2026-11-30T12:00:00Z), with uncommitted changes\n") {
-		t.Fatalf("%s", got)
+		t.Fatalf("got:\n%s\nwant \"tally v1.2.3\" and the revision, its time and \"with uncommitted changes\"", got)
 	}
 	bi.Settings = nil
 	if got := versionText(bi, true); !strings.Contains(got, "revision unknown") || !strings.Contains(got, "build inside the checkout: go build -buildvcs=true -o tally ./cmd/tally\n") {
 		t.Fatalf("no VCS info: got %q, want \"revision unknown\" and how to build with it", got)
 	}
 	if code, _, _ := tally("version", "extra"); code != 2 {
-		t.Fatal("version took an argument")
+		t.Fatalf("version extra: got exit %d, want 2", code)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestVersionBuilt(t *testing.T) {
 		t.Skip("not a git checkout")
 	}
 	if !strings.Contains(string(out), "revision "+strings.TrimSpace(string(rev))) {
-		t.Fatalf("version does not name HEAD %s:\n%s", rev, out)
+		t.Fatalf("version: got\n%s\nwant it to name HEAD %s", out, rev)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestCompletion(t *testing.T) {
 		out := tallyOK(t, "completion", sh)
 		for _, c := range commands() {
 			if !strings.Contains(out, c.Name) {
-				t.Errorf("%s completion lacks command %s", sh, c.Name)
+				t.Errorf("%s completion: got no command %s, want every command", sh, c.Name)
 			}
 		}
 		for _, want := range []string{"html", "progress", "never auto always", "kineto"} {
@@ -123,7 +123,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	if code, _, errOut := tally("completion", "tcsh"); code != 2 || !strings.Contains(errOut, "bash, zsh or fish") {
-		t.Fatalf("tcsh: %d %s", code, errOut)
+		t.Fatalf("tcsh: got exit %d %s, want 2 and \"bash, zsh or fish\"", code, errOut)
 	}
 	// Run the bash script where bash is installed.
 	bash, err := exec.LookPath("bash")
@@ -138,21 +138,21 @@ func TestCompletion(t *testing.T) {
 		cmd.Args = append(cmd.Args, words...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("%v: %v\n%s", words, err, out)
+			t.Fatalf("%v: got error %v, want none\n%s", words, err, out)
 		}
 		return strings.TrimSpace(string(out))
 	}
 	if got := complete("tally", "re"); got != "report record" {
-		t.Errorf("tally re<TAB>: %q", got)
+		t.Errorf("tally re<TAB>: got %q, want \"report record\"", got)
 	}
 	if got := complete("tally", "report", "--ht"); got != "--html" {
-		t.Errorf("tally report --ht<TAB>: %q", got)
+		t.Errorf("tally report --ht<TAB>: got %q, want \"--html\"", got)
 	}
 	if got := complete("tally", "report", "--progress", "a"); got != "auto always" {
-		t.Errorf("--progress a<TAB>: %q", got)
+		t.Errorf("--progress a<TAB>: got %q, want \"auto always\"", got)
 	}
 	if got := complete("tally", "report", "--format", "k"); got != "kineto" {
-		t.Errorf("--format k<TAB>: %q", got)
+		t.Errorf("--format k<TAB>: got %q, want \"kineto\"", got)
 	}
 	// Every flag of a known set of values completes them, not file names;
 	// help completes the command names.
@@ -208,7 +208,7 @@ func TestCompletionOtherShells(t *testing.T) {
 		path := writeFile(t, dir, "tally.zsh", script)
 		out, err := exec.Command(zsh, "-c", `autoload -U compinit && compinit -u -D && source "$1" && complete -p tally`, "x", path).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "-F _tally tally") {
-			t.Errorf("zsh: %v\n%s", err, out)
+			t.Errorf("zsh: got %v\n%s\nwant no error and \"-F _tally tally\"", err, out)
 		}
 	} else {
 		t.Log("no zsh: its script was not loaded")
@@ -219,7 +219,7 @@ func TestCompletionOtherShells(t *testing.T) {
 		out, err := exec.Command(fish, "-c", `source $argv[1]; complete -C "tally in"; complete -C "tally report --progress al"; complete -C "tally completion z"`, path).CombinedOutput()
 		got := string(out)
 		if err != nil || !strings.Contains(got, "inspect\twhat the file holds") || !strings.Contains(got, "always\t") || !strings.Contains(got, "zsh") {
-			t.Errorf("fish: %v\n%s", err, got)
+			t.Errorf("fish: got %v\n%s\nwant no error and the inspect, always and zsh completions", err, got)
 		}
 	} else {
 		t.Log("no fish: its script was not loaded")
@@ -238,16 +238,16 @@ func TestHelpCommand(t *testing.T) {
 	}
 	for _, args := range [][]string{{"help"}, {"help", "-h"}} {
 		if code, out, _ := tally(args...); code != 0 || out != usage {
-			t.Errorf("%q: exit %d", args, code)
+			t.Errorf("%q: got exit %d (or other output), want 0 and the usage", args, code)
 		}
 	}
 	for _, args := range [][]string{{"help", "nonsense"}, {"help", "report", "inspect"}} {
 		code, out, errOut := tally(args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, "give one command: report, inspect, timeline,") {
-			t.Errorf("%q: exit %d %q %q", args, code, out, errOut)
+			t.Errorf("%q: got exit %d, stdout %q, stderr %q; want 2, none, \"give one command: ...\"", args, code, out, errOut)
 		}
 	}
 	if _, _, errOut := tally("help", "nonsense"); !strings.Contains(errOut, `unknown command "nonsense"`) {
-		t.Errorf("unknown command not named: %q", errOut)
+		t.Errorf("unknown command: got %q, want it to name \"nonsense\"", errOut)
 	}
 }

@@ -18,14 +18,14 @@ func TestReportCollectives(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "page.html")
 	code, out, errOut := tally("report", "--html", html, dir)
 	if code != 0 || !strings.Contains(out, "== collectives: 6 instances matched across 8 ranks ==") || !strings.Contains(out, "unmatched_collective") {
-		t.Fatalf("got exit %d, stderr %s, output without the collectives section or its gap:\n%s", code, errOut, out)
+		t.Fatalf("got exit %d, stderr %s, output:\n%s\nwant exit 0, the collectives section (6 instances across 8 ranks) and its unmatched_collective gap", code, errOut, out)
 	}
 	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), `<section id="collectives">`) {
-		t.Errorf("the page has no collectives section (%v)", err)
+		t.Errorf("the page: got no collectives section (%v), want one", err)
 	}
 	code, out, _ = tally("report", "--json", dir)
 	if code != 0 || !strings.Contains(out, `"straggler_rank": 5`) {
-		t.Errorf("--json: got exit %d and no straggler_rank 5 in the output", code)
+		t.Errorf("--json: got exit %d and no straggler_rank 5, want exit 0 and \"straggler_rank\": 5", code)
 	}
 	if code, _, _ = tally("report", "--strict", dir); code != 1 {
 		t.Errorf("--strict: got exit %d, want 1", code)

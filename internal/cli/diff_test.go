@@ -43,15 +43,15 @@ func TestDiffSlowerKernel(t *testing.T) {
 	containsAll(t, "diff", out, "program p41: A 12 runs, B 12 runs: slower\n", "program p303: A 6 runs, B 6 runs", "kernels: 4 slower, 16 no change (~)\n", "A: COMPLETE\nB: COMPLETE\n")
 	code, _, errOut := tally("diff", "--manifests", kernels, "--fail-if-slower", "10", a, b)
 	if code != 1 || !strings.Contains(errOut, "slower by more than 10%: program p41, kernel loom_libs:ggml_mul_mat_f32_f32_wmma: time per dispatch +") {
-		t.Fatalf("--fail-if-slower 10: exit %d\n%s", code, errOut)
+		t.Fatalf("--fail-if-slower 10: got exit %d\n%s\nwant 1 and p41's kernel named slower by more than 10%%", code, errOut)
 	}
 	if code, _, errOut = tally("diff", "--manifests", kernels, "--fail-if-slower", "50", a, b); code != 0 || errOut != "" {
-		t.Fatalf("--fail-if-slower 50 on a 30%% slowdown: exit %d %s", code, errOut)
+		t.Fatalf("--fail-if-slower 50 on a 30%% slowdown: got exit %d %s, want 0 and no stderr", code, errOut)
 	}
 	// The same workload again: nothing is slower.
 	a2 := genTrace(t, "a2.kept", 3, 1)
 	if code, out, errOut := tally("diff", "--manifests", kernels, "--fail-if-slower", "5", a, a2); code != 0 {
-		t.Fatalf("same workload, --fail-if-slower 5: exit %d %s\n%s", code, errOut, out)
+		t.Fatalf("same workload, --fail-if-slower 5: got exit %d %s\n%s\nwant 0", code, errOut, out)
 	}
 }
 
@@ -74,7 +74,7 @@ func TestDiffRepeatedInputs(t *testing.T) {
 	}
 	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.diff/v1" || len(doc.Sides) != 2 || len(doc.Sides[0].Inputs) != 2 || len(doc.Sides[1].Inputs) != 2 {
-		t.Fatalf("sides: %+v", doc.Sides)
+		t.Fatalf("sides: got %+v, want schema tally.diff/v1 and 2 sides of 2 inputs each", doc.Sides)
 	}
 	for _, p := range doc.Programs {
 		if p.Name == "p41" && (p.RunsA != 24 || p.RunsB != 24) {
@@ -87,15 +87,15 @@ func TestDiffRealRanks(t *testing.T) {
 	out := tallyOK(t, "diff", rank0, rank1)
 	// No GPU annotations: the host ProfilerStep ranges make 2 steps a side.
 	if !strings.Contains(out, "program ProfilerStep: A 2 runs, B 2 runs") || !strings.Contains(out, "A: INCOMPLETE") {
-		t.Fatalf("output:\n%s", out)
+		t.Fatalf("got output:\n%s\nwant program ProfilerStep with 2 runs a side and \"A: INCOMPLETE\"", out)
 	}
 	code, _, errOut := tally("diff", "--strict", rank0, rank1)
 	if code != 1 || !strings.Contains(errOut, "side A is incomplete") || !strings.Contains(errOut, "side B is incomplete") {
-		t.Fatalf("--strict: exit %d %s", code, errOut)
+		t.Fatalf("--strict: got exit %d %s, want 1 and both sides named incomplete", code, errOut)
 	}
 	code, out, _ = tally("diff", "--csv", rank0, rank1)
 	if code != 0 || !strings.HasPrefix(out, "program,kernel,list,status,changes,quantity,unit,") {
-		t.Fatalf("--csv: exit %d %.200s", code, out)
+		t.Fatalf("--csv: got exit %d %.200s, want 0 and the CSV header", code, out)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestDiffUsageAndWriteErrors(t *testing.T) {
 		}
 	}
 	if code, _, errOut := tally("diff", "-o", "/dev/full", rank0, rank1); code != 2 || errOut == "" {
-		t.Errorf("-o /dev/full: exit %d %q", code, errOut)
+		t.Errorf("-o /dev/full: got exit %d %q, want 2 and an error", code, errOut)
 	}
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o500); err != nil {
@@ -126,18 +126,18 @@ func TestDiffUsageAndWriteErrors(t *testing.T) {
 	defer os.Chmod(dir, 0o700)
 	if os.Getuid() != 0 {
 		if code, _, _ := tally("diff", "-o", filepath.Join(dir, "d.txt"), rank0, rank1); code != 2 {
-			t.Errorf("-o into a read-only dir: exit %d", code)
+			t.Errorf("-o into a read-only dir: got exit %d, want 2", code)
 		}
 	}
 	empty := writeFile(t, t.TempDir(), "empty.json", "")
 	if code, out, errOut := tally("diff", empty, rank1); code != 2 || !strings.Contains(errOut, "holds no dispatch event") || !strings.Contains(out, "GAP empty_capture") {
-		t.Errorf("empty side A: exit %d %q\n%s", code, errOut, out)
+		t.Errorf("empty side A: got exit %d %q\n%s\nwant 2, \"holds no dispatch event\" and GAP empty_capture", code, errOut, out)
 	}
 	out := filepath.Join(t.TempDir(), "d.json")
 	if code, stdout, errOut := tally("diff", "--json", "-o", out, rank0, rank1); code != 0 || stdout != "" {
-		t.Fatalf("-o: exit %d %s", code, errOut)
+		t.Fatalf("-o: got exit %d %s, want 0 and nothing on stdout", code, errOut)
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"schema": "tally.diff/v1"`) {
-		t.Fatalf("-o wrote %.100s (%v)", b, err)
+		t.Fatalf("-o: got %.100s (%v), want the tally.diff/v1 JSON", b, err)
 	}
 }

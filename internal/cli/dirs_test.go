@@ -29,11 +29,11 @@ func TestExportAndDiffDirectories(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.csv")
 	code, _, errOut := tally("export", "--to", "csv", dir, "-o", out)
 	if code != 0 || !strings.Contains(errOut, "tally export: skipped "+filepath.Join(dir, "README.md")) {
-		t.Fatalf("export: exit %d, stderr %q", code, errOut)
+		t.Fatalf("export: got exit %d, stderr %q; want 0 and README.md named as skipped", code, errOut)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil || !strings.Contains(string(b), "\n0,0,p41,") || !strings.Contains(string(b), "\n1,1,p41,") {
-		t.Fatalf("export rows of both ranks: %v\n%.400s", err, b)
+		t.Fatalf("export: got %v\n%.400s\nwant rows of both ranks", err, b)
 	}
 	other := genTrace(t, "c.kept", 3, 1)
 	text := tallyOK(t, "diff", dir, other)

@@ -37,7 +37,7 @@ func TestNoEndMarkerVerdict(t *testing.T) {
 				t.Fatalf("got exit %d %s\n%s\nwant exit 0, %q and the note", code, errOut, out, want)
 			}
 			if strings.Contains(out, "COMPLETE: every input unit") {
-				t.Fatalf("the bare COMPLETE sentence for a file without an end marker:\n%s", out)
+				t.Fatalf("got the bare COMPLETE sentence for a file without an end marker, want the end-marker one:\n%s", out)
 			}
 			_, js, _ := tally("report", "--json", "--manifests", selfManifest, c.path)
 			var doc struct {
@@ -65,21 +65,21 @@ func TestNoEndMarkerVerdict(t *testing.T) {
 	// complete, and its JSON has no end_marker field.
 	code, out, _ := tally("report", "--strict", "--manifests", selfManifest, selfTrace+"complete.kept")
 	if code != 0 || !strings.Contains(out, "COMPLETE: every input unit is accounted for and no gap was found") || strings.Contains(out, "no_end_marker") {
-		t.Fatalf("a kept trace with its end record: exit %d\n%s", code, out)
+		t.Fatalf("a kept trace with its end record: got exit %d\n%s\nwant 0, COMPLETE and no no_end_marker", code, out)
 	}
 	if _, js, _ := tally("report", "--json", "--manifests", selfManifest, selfTrace+"complete.kept"); strings.Contains(js, "end_marker") {
-		t.Fatal("end_marker in the JSON of a file whose end is checked")
+		t.Fatal("got end_marker in the JSON of a file whose end is checked, want none")
 	}
 
 	// Many inputs: the merged verdict says it when any input has the note.
 	_, out, _ = tally("report", "--manifests", selfManifest, selfTrace+"complete.kept", selfTrace+"raw.log")
 	merged := out[strings.Index(out, "== merged over"):]
 	if !strings.Contains(merged, "COMPLETE up to each input's last line: 1 input has no end marker") || !strings.Contains(merged, "note no_end_marker (1)") {
-		t.Fatalf("merged verdict:\n%s", merged)
+		t.Fatalf("merged verdict: got\n%s\nwant COMPLETE up to each input's last line and note no_end_marker (1)", merged)
 	}
 	_, out, _ = tally("report", "--manifests", selfManifest, selfTrace+"complete.kept", selfTrace+"complete.kept")
 	if merged := out[strings.Index(out, "== merged over"):]; !strings.Contains(merged, "COMPLETE: every input unit") {
-		t.Fatalf("merged verdict of inputs with end records:\n%s", merged)
+		t.Fatalf("merged verdict of inputs with end records: got\n%s\nwant \"COMPLETE: every input unit\"", merged)
 	}
 }
 
@@ -89,13 +89,13 @@ func TestCutsAndInterruptionsFailStrict(t *testing.T) {
 	dir := t.TempDir()
 	code, out, _ := tally("report", "--strict", "--manifests", selfManifest, selfTrace+"cutline.kept")
 	if code != 1 || !strings.Contains(out, "GAP truncated_input (1): the kept trace has no end record") || !strings.Contains(out, "(line 332)") {
-		t.Fatalf("kept trace without its end record: exit %d\n%s", code, out)
+		t.Fatalf("kept trace without its end record: got exit %d\n%s\nwant 1 and GAP truncated_input at line 332", code, out)
 	}
 	complete := readFile(t, selfTrace+"complete.kept")
 	stopped := writeFile(t, dir, "stopped.kept", strings.Replace(complete, "end exit=0", "end signal=SIGTERM forwarded=SIGTERM", 1))
 	code, out, _ = tally("report", "--strict", "--manifests", selfManifest, stopped)
 	if code != 1 || !strings.Contains(out, "GAP interrupted_recording (1)") || !strings.Contains(out, "killed by SIGTERM after tally record forwarded SIGTERM to it; it stopped between program runs") {
-		t.Fatalf("stopped recording: exit %d\n%s", code, out)
+		t.Fatalf("stopped recording: got exit %d\n%s\nwant 1 and GAP interrupted_recording naming SIGTERM", code, out)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestRecordCLIStopped(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !waitFor(cmd, func() bool { return strings.Contains(stdout.String(), "fakehrx: paused") }) {
-			t.Fatal("fakehrx never paused")
+			t.Fatal("fakehrx: got no \"fakehrx: paused\", want it to pause")
 		}
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
@@ -128,7 +128,7 @@ func TestRecordCLIStopped(t *testing.T) {
 			}
 		}
 		if strings.Contains(stderr.String(), "device_fault") {
-			t.Fatalf("%v: a device fault between runs:\n%s", sig, stderr.String())
+			t.Fatalf("%v: got a device fault between runs, want none:\n%s", sig, stderr.String())
 		}
 	}
 }

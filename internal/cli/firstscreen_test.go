@@ -21,11 +21,11 @@ func TestReportOrderAndNames(t *testing.T) {
 	}
 	const long = "loom_libs:ggml_flash_attention_decode_split_f32_f16_wmma_next_q8"
 	if strings.Contains(out, "  "+long+"\n") {
-		t.Fatalf("default names: got %s whole on a row past 120 columns", long)
+		t.Fatalf("default names: got %s whole on a row past 120 columns, want it shortened", long)
 	}
 	_, out, _ = tally("report", "--names", "full", "--manifests", kernels, example)
 	if !strings.Contains(out, "  "+long+"\n") {
-		t.Fatalf("--names full: got no whole %s:\n%s", long, out)
+		t.Fatalf("--names full: got no whole %s, want it:\n%s", long, out)
 	}
 	for _, args := range [][]string{{"--order", "size"}, {"--names", "long"}} {
 		code, _, errOut := tally(append(append([]string{"report"}, args...), example)...)
@@ -84,7 +84,7 @@ func TestNsysSplitByDevice(t *testing.T) {
 		t.Helper()
 		code, js, errOut := tally("report", "--json", "--program-by", by, nsysSample)
 		if code != 1 && code != 0 {
-			t.Fatalf("--program-by %s: exit %d: %s", by, code, errOut)
+			t.Fatalf("--program-by %s: got exit %d: %s, want 0 or 1", by, code, errOut)
 		}
 		var doc struct{ Programs []prog }
 		decodeJSON(t, js, &doc)
@@ -113,7 +113,7 @@ func TestNsysSplitByDevice(t *testing.T) {
 	}
 	for name := range auto {
 		if !strings.HasPrefix(name, "GPU 0 · ") && !strings.HasPrefix(name, "GPU 1 · ") {
-			t.Errorf("auto: got program %q, not named after its GPU", name)
+			t.Errorf("auto: got program %q, want it named after its GPU (\"GPU 0 · \" or \"GPU 1 · \")", name)
 		}
 	}
 	if len(dev) != 2 || dev["GPU 0"].Dispatches == 0 || dev["GPU 1"].Dispatches == 0 {
@@ -122,7 +122,7 @@ func TestNsysSplitByDevice(t *testing.T) {
 	an, ans := sum(auto)
 	for by, ps := range map[string]map[string]prog{"annotation": merged, "device": dev} {
 		if n, ns := sum(ps); n != an || ns != ans {
-			t.Errorf("%s: got %d dispatches, %d ns; auto has %d, %d", by, n, ns, an, ans)
+			t.Errorf("%s: got %d dispatches, %d ns; want auto's %d, %d", by, n, ns, an, ans)
 		}
 	}
 }

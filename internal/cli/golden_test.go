@@ -41,7 +41,7 @@ func TestGoldenReports(t *testing.T) {
 				}
 				_, out, errOut := tally(args...)
 				if errOut != "" {
-					t.Fatalf("%v: %s", args, errOut)
+					t.Fatalf("%v: got stderr %s, want none", args, errOut)
 				}
 				golden.Check(t, filepath.Join("internal/cli/testdata/golden", g.name+"."+form.ext), []byte(out))
 			}
@@ -83,11 +83,11 @@ func TestReadmeOutput(t *testing.T) {
 		}
 	}
 	if command == "" || len(block) == 0 {
-		t.Fatalf("README: no 'go run ./cmd/tally …' command (%q) or no output block under '## What the first command prints' (%d lines)", command, len(block))
+		t.Fatalf("README: got command %q and a %d-line block, want a 'go run ./cmd/tally …' command and the output block under '## What the first command prints'", command, len(block))
 	}
 	_, out, errOut := tally(strings.Fields(command)...)
 	if errOut != "" {
-		t.Fatal(errOut)
+		t.Fatalf("README command: got stderr %s, want none", errOut)
 	}
 	want := strings.Join(block, "\n") + "\n"
 	if out != want {

@@ -67,7 +67,7 @@ func runProgram(t *testing.T, bin string, env []string, stdin []byte, args ...st
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
 	case err != nil:
-		t.Fatalf("running %s %v: %v", bin, args, err)
+		t.Fatalf("running %s %v: got error %v, want none", bin, args, err)
 	}
 	return o.String(), e.String(), code
 }
@@ -118,10 +118,10 @@ func TestHandover(t *testing.T) {
 			t.Fatal(err)
 		}
 		if out, _, _ := runProgram(t, lone, nil, nil, "version"); !strings.Contains(out, "handed to tally-full: the nsys reader (SQLite), the rocpd reader (SQLite), tally export\n") {
-			t.Errorf("tally version does not say what it hands over:\n%s", out)
+			t.Errorf("tally version: got\n%s\nwant it to say what it hands to tally-full", out)
 		}
 		if out, _, _ := runProgram(t, full, nil, nil, "version"); !strings.Contains(out, "engines: every one linked") {
-			t.Errorf("tally-full version does not say it links every engine:\n%s", out)
+			t.Errorf("tally-full version: got\n%s\nwant \"engines: every one linked\"", out)
 		}
 		for _, args := range [][]string{{"report", kineto}, {"version"}, {"formats"}, {"export", "-h"}} {
 			if _, errOut, code := runProgram(t, lone, nil, nil, args...); code != 0 {

@@ -46,7 +46,7 @@ func tallyOK(t *testing.T, args ...string) string {
 	t.Helper()
 	code, out, errOut := tally(args...)
 	if code != 0 {
-		t.Fatalf("tally %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		t.Fatalf("tally %s: got exit %d: %s, want 0", strings.Join(args, " "), code, errOut)
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func hostileTrace(t *testing.T, dir, file string) string {
 func checkNoControls(t *testing.T, what, text string) {
 	t.Helper()
 	if !utf8.ValidString(text) {
-		t.Errorf("%s is not valid UTF-8", what)
+		t.Errorf("%s: got invalid UTF-8, want valid", what)
 	}
 	for i, r := range text {
 		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x202e) {
@@ -90,7 +90,7 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 		t.Errorf("diff has %d lines starting COMPLETE, want 0:\n%s", n, out)
 	}
 	if !strings.Contains(out, "A: INCOMPLETE: its gaps") || !strings.Contains(out, "B: INCOMPLETE: its gaps") {
-		t.Errorf("diff lacks the real verdicts:\n%s", out)
+		t.Errorf("diff: got\n%s\nwant \"A: INCOMPLETE: its gaps\" and \"B: INCOMPLETE: its gaps\"", out)
 	}
 	out = tallyOK(t, "diff", "--csv", a, b)
 	checkNoControls(t, "diff --csv", out)
@@ -110,7 +110,7 @@ func TestHostileNamesCannotForgeTheVerdict(t *testing.T) {
 		data := readFile(t, p)
 		checkNoControls(t, filepath.Base(p), data)
 		if !strings.Contains(data, `gemm\nCOMPLETE`) {
-			t.Errorf("%s does not hold the escaped name:\n%s", p, data)
+			t.Errorf("%s: got\n%s\nwant the escaped name gemm\\nCOMPLETE", p, data)
 		}
 	}
 }
@@ -156,6 +156,6 @@ func checkJSONControls(t *testing.T, what, text string) {
 		}
 	}
 	if !strings.Contains(text, `\u001b[8m`) {
-		t.Errorf("%s does not hold the name's ESC as \\u001b", what)
+		t.Errorf("%s: got no \\u001b[8m, want the name's ESC written as \\u001b", what)
 	}
 }

@@ -29,7 +29,7 @@ func reportStdin(t *testing.T, path string) {
 	code, out, errOut := tally("report", "-")
 	_, want, _ := tally("report", path)
 	if code != 0 {
-		t.Fatalf("%s: exit %d: %s", path, code, errOut)
+		t.Fatalf("%s: got exit %d: %s, want 0", path, code, errOut)
 	}
 	// Same report but for the name of the input.
 	if strings.ReplaceAll(out, "standard input", path) != want {
@@ -42,10 +42,10 @@ func reportStdin(t *testing.T, path string) {
 func TestUnrecordedWaitFlag(t *testing.T) {
 	_, out, _ := tally("report", vllmTrace)
 	if !strings.Contains(out, "GAP unrecorded_device_work (1)") {
-		t.Errorf("default threshold: no gap\n%s", out)
+		t.Errorf("default threshold: got no gap, want GAP unrecorded_device_work (1)\n%s", out)
 	}
 	code, out, errOut := tally("report", "--unrecorded-wait", "10ms", vllmTrace)
 	if code != 0 || strings.Contains(out, "unrecorded_device_work") {
-		t.Errorf("--unrecorded-wait 10ms: exit %d %s\n%s", code, errOut, out)
+		t.Errorf("--unrecorded-wait 10ms: got exit %d %s\n%s\nwant 0 and no unrecorded_device_work", code, errOut, out)
 	}
 }

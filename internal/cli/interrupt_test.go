@@ -60,12 +60,12 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 			startWaiting(t, cmd)
 			tmp := "." + c.out + ".tmp"
 			if !waitFor(cmd, func() bool { return len(hidden(dir, tmp)) > 0 }) {
-				t.Fatalf("no %s* file appeared; stderr:\n%s", tmp, stderr.String())
+				t.Fatalf("got no %s* file, want one; stderr:\n%s", tmp, stderr.String())
 			}
 			// Seen again here, so that the signal provably comes mid-write
 			// whatever waitFor does.
 			if len(hidden(dir, tmp)) == 0 {
-				t.Fatalf("no %s* file before the signal", tmp)
+				t.Fatalf("got no %s* file before the signal, want one", tmp)
 			}
 			cmd.Process.Signal(c.sig)
 			cmd.Wait()
@@ -74,7 +74,7 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 				t.Errorf("tally ended with %v, want killed by %v; stderr:\n%s", cmd.ProcessState, c.sig, stderr.String())
 			}
 			if left := hidden(dir, "."); len(left) > 0 {
-				t.Errorf("temporaries left: %v", left)
+				t.Errorf("got temporaries left: %v, want none", left)
 			}
 			for p, content := range c.old {
 				if b, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(b) != content {
@@ -83,7 +83,7 @@ func TestInterruptRemovesTemporaries(t *testing.T) {
 			}
 			if c.old == nil {
 				if _, err := os.Stat(filepath.Join(dir, c.out)); err == nil {
-					t.Errorf("%s exists after the interrupt", c.out)
+					t.Errorf("got %s after the interrupt, want none", c.out)
 				}
 			}
 		})
@@ -130,15 +130,15 @@ func TestKillLeavesNoKinetoSpool(t *testing.T) {
 	// process's descriptors): the kill comes while it is being written.
 	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
 	if !waitFor(cmd, func() bool { return openSpool(fds, dir) }) {
-		t.Fatal("no open, unlinked spool was seen")
+		t.Fatal("got no open, unlinked spool, want one")
 	}
 	if !openSpool(fds, dir) {
-		t.Fatal("no open, unlinked spool before the kill")
+		t.Fatal("got no open, unlinked spool before the kill, want one")
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	if left := hidden(dir, ""); len(left) > 0 {
-		t.Errorf("left beside OUT after SIGKILL: %v", left)
+		t.Errorf("got %v left beside OUT after SIGKILL, want nothing", left)
 	}
 }
 

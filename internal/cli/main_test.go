@@ -30,13 +30,13 @@ func TestReportExample(t *testing.T) {
 	out := tallyOK(t, "report", "--manifests", kernels, example)
 	first := strings.SplitN(out, "\n", 2)[0]
 	if !strings.HasPrefix(first, "times: ns on the recording process's monotonic clock, taken when each line arrived") {
-		t.Fatalf("first line does not state the clock: %q", first)
+		t.Fatalf("first line: got %q, want it to state the clock", first)
 	}
 	containsAll(t, "report", out, "program p41:", "program p96:", "loom_libs:ggml_mul_mat_f32_f32_wmma", "GAP unfinished_dispatch", "GAP device_fault", "p41:#14896872061627543929", "INCOMPLETE")
 	// Flags may follow the file.
 	code2, out2, _ := tally("report", example, "--manifests", kernels)
 	if code2 != 0 || out2 != out {
-		t.Fatal("flags after the file give another report")
+		t.Fatalf("flags after the file: got exit %d or another report, want exit 0 and the same report", code2)
 	}
 }
 
@@ -56,23 +56,23 @@ func TestReportStrictAndExitCodes(t *testing.T) {
 	// printed no trace line.
 	code, out, _ = tally("report", selfTrace+"nontrace.kept")
 	if code != 2 || !strings.Contains(out, "NO DISPATCH RECORDED: a kept trace whose command \"./llama-cli -m q.gguf -p hi\" printed no 'hrx debug serial:' trace line") || strings.Contains(out, "tally record") {
-		t.Fatalf("kept, no trace line: exit %d\n%s", code, out)
+		t.Fatalf("kept, no trace line: got exit %d\n%s\nwant 2 and NO DISPATCH RECORDED naming the command, no tally record advice", code, out)
 	}
 	code, out, _ = tally("report", selfTrace+"empty.log")
 	if code != 2 || !strings.Contains(out, "the file is empty (0 bytes)") {
-		t.Fatalf("empty file: exit %d\n%s", code, out)
+		t.Fatalf("empty file: got exit %d\n%s\nwant 2 and \"the file is empty (0 bytes)\"", code, out)
 	}
 	if code, _, errOut := tally("report", "no/such/file"); code != 2 || !strings.Contains(errOut, "no/such/file") {
-		t.Fatalf("missing file: exit %d %s", code, errOut)
+		t.Fatalf("missing file: got exit %d %s, want 2 and the path named", code, errOut)
 	}
 	if code, _, errOut := tally("report", "--format", "nope", example); code != 2 || !strings.Contains(errOut, "no reader of that name: give hrx-serial, ") {
-		t.Fatalf("unknown format: %d %s", code, errOut)
+		t.Fatalf("unknown format: got exit %d %s, want 2 and the readers listed", code, errOut)
 	}
 	if code, _, _ := tally("report"); code != 2 {
-		t.Fatal("no file accepted")
+		t.Fatalf("no file: got exit %d, want 2", code)
 	}
 	if code, _, _ := tally("nonsense"); code != 2 {
-		t.Fatal("unknown command accepted")
+		t.Fatalf("unknown command: got exit %d, want 2", code)
 	}
 }
 
@@ -108,21 +108,21 @@ func TestReportJSON(t *testing.T) {
 	}
 	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 1 || doc.Inputs[0].Format != "hrx-serial" || doc.Clock.Unit != "ns" {
-		t.Fatalf("header: %+v", doc)
+		t.Fatalf("header: got %+v, want tally.report/v1, one hrx-serial input, clock in ns", doc)
 	}
 	if doc.Accounting.Complete {
-		t.Fatal("JSON says complete for a faulted capture")
+		t.Fatal("JSON: got complete for a faulted capture, want incomplete")
 	}
 	kinds := map[string]bool{}
 	for _, g := range doc.Accounting.Gaps {
 		kinds[g.Kind] = true
 		if g.Items == nil {
-			t.Fatalf("gap %s has null items", g.Kind)
+			t.Fatalf("gap %s: got null items, want a list", g.Kind)
 		}
 	}
 	for _, k := range []string{"unfinished_dispatch", "device_fault", "unresolved_name", "incomplete_program"} {
 		if !kinds[k] {
-			t.Errorf("JSON lacks gap %s", k)
+			t.Errorf("JSON: got no gap %s, want it", k)
 		}
 	}
 	var shares float64
@@ -132,13 +132,13 @@ func TestReportJSON(t *testing.T) {
 		}
 		for _, k := range p.Kernels {
 			if k.TotalNS == nil || k.Share == nil {
-				t.Fatalf("timed kernel without total_ns/share: %+v", k)
+				t.Fatalf("timed kernel: got %+v, want total_ns and share set", k)
 			}
 			shares += *k.Share
 		}
 	}
 	if shares < 0.999 || shares > 1.001 {
-		t.Fatalf("shares within p41 sum to %f", shares)
+		t.Fatalf("shares within p41: got sum %f, want 1", shares)
 	}
 	// An untimed trace has null times, never zeros.
 	_, out, _ = tally("report", "--json", selfTrace+"raw.log")
@@ -153,26 +153,26 @@ func TestOutputFileChecked(t *testing.T) {
 	code, stdout, _ := tally("report", "-o", path, "--manifests", kernels, example)
 	data, err := os.ReadFile(path)
 	if code != 0 || err != nil || stdout != "" {
-		t.Fatalf("exit %d, %v, stdout %q", code, err, stdout)
+		t.Fatalf("got exit %d, %v, stdout %q; want 0, the file written, nothing on stdout", code, err, stdout)
 	}
 	_, direct, _ := tally("report", "--manifests", kernels, example)
 	if string(data) != direct {
-		t.Fatal("-o wrote something else than standard output")
+		t.Fatal("-o: got something else than standard output, want the same report")
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
 		code, _, errOut := tally("report", "-o", "/dev/full", example)
 		if code != 2 || !strings.Contains(errOut, "no space left on device") {
-			t.Fatalf("/dev/full: exit %d %q", code, errOut)
+			t.Fatalf("/dev/full: got exit %d %q, want 2 and \"no space left on device\"", code, errOut)
 		}
 	}
 	code, _, errOut := tally("report", "-o", filepath.Join(dir, "missing", "r.txt"), example)
 	if code != 2 || !strings.Contains(errOut, "missing") {
-		t.Fatalf("unwritable path: exit %d %q", code, errOut)
+		t.Fatalf("unwritable path: got exit %d %q, want 2 and the path named", code, errOut)
 	}
 	// A failing standard output is an error too.
 	var errBuf bytes.Buffer
 	if code := run([]string{"report", example}, failingWriter{}, &errBuf); code != 2 || !strings.Contains(errBuf.String(), "standard output") {
-		t.Fatalf("failing stdout: exit %d %q", code, errBuf.String())
+		t.Fatalf("failing stdout: got exit %d %q, want 2 and \"standard output\" named", code, errBuf.String())
 	}
 }
 
@@ -183,25 +183,25 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken p
 func TestInspect(t *testing.T) {
 	code, out, _ := tally("inspect", "--manifests", kernels, example)
 	if code != 0 || !strings.Contains(out, "format: hrx-serial") || !strings.Contains(out, "trace lines:") || !strings.Contains(out, "INCOMPLETE") {
-		t.Fatalf("inspect: %d\n%s", code, out)
+		t.Fatalf("inspect: got exit %d\n%s\nwant 0, the format, trace lines and INCOMPLETE", code, out)
 	}
 	code, out, _ = tally("inspect", "--json", example)
 	var doc map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc["schema"] != "tally.inspect/v1" {
-		t.Fatalf("inspect --json: %d %s", code, out)
+		t.Fatalf("inspect --json: got exit %d %s, want 0 and tally.inspect/v1 JSON", code, out)
 	}
 	if code, _, _ := tally("inspect", "--strict", example); code != 1 {
-		t.Fatal("inspect --strict on an incomplete capture")
+		t.Fatalf("inspect --strict on an incomplete capture: got exit %d, want 1", code)
 	}
 }
 
 func TestSelftestAndFormats(t *testing.T) {
 	if code, out, _ := tally("selftest"); code != 0 || !strings.Contains(out, "all 10 checks passed") {
-		t.Fatalf("selftest: %d %s", code, out)
+		t.Fatalf("selftest: got exit %d %s, want 0 and \"all 10 checks passed\"", code, out)
 	}
 	code, out, _ := tally("formats")
 	if code != 0 || !strings.Contains(out, "hrx-serial") {
-		t.Fatalf("formats: %s", out)
+		t.Fatalf("formats: got exit %d %s, want 0 and hrx-serial listed", code, out)
 	}
 }
 
@@ -251,16 +251,16 @@ func TestRecordCLI(t *testing.T) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 137 {
-		t.Fatalf("exit: %v\n%s", err, stderr.String())
+		t.Fatalf("exit: got %v\n%s\nwant exit status 137", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "GAP unfinished_dispatch") || !strings.Contains(stdout.String(), "fakehrx: token 1") {
-		t.Fatalf("stdout %q\nstderr %s", stdout.String(), stderr.String())
+		t.Fatalf("got stdout %q\nstderr %s\nwant the command's output and GAP unfinished_dispatch", stdout.String(), stderr.String())
 	}
 
 	// A clean run passes; --strict only bites an incomplete trace.
 	cmd = tallyCommand("record", "-o", kept, "--strict", "--manifests", kernels, "--", fake, "-decode", "1")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("clean run: %v\n%s", err, out)
+		t.Fatalf("clean run: got error %v\n%s\nwant none", err, out)
 	}
 
 	// A command that prints nothing and fails: its status, the kept
@@ -278,7 +278,7 @@ func TestRecordCLI(t *testing.T) {
 	cmd = tallyCommand("record", "-o", "/dev/full", "--", fake, "-decode", "20", "-slow", "100us")
 	out, err := cmd.CombinedOutput()
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "no space left on device") || !strings.Contains(string(out), "lost") {
-		t.Fatalf("/dev/full: %v\n%s", err, out)
+		t.Fatalf("/dev/full: got %v\n%s\nwant exit 2, \"no space left on device\" and what was lost", err, out)
 	}
 }
 
@@ -291,20 +291,20 @@ func TestRecordSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !waitFor(cmd, func() bool { st, err := os.Stat(kept); return err == nil && st.Size() > 20000 }) {
-		t.Fatal("nothing reached the file")
+		t.Fatal("got nothing past 20000 bytes in the file, want the trace written as it runs")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	code, out, _ := tally("report", kept)
 	if code != 0 || !strings.Contains(out, "program p41") {
-		t.Fatalf("kept trace after a kill: exit %d\n%s", code, out)
+		t.Fatalf("kept trace after a kill: got exit %d\n%s\nwant 0 and program p41", code, out)
 	}
 	if strings.Contains(out, "program p41: 50 runs") {
-		t.Fatalf("the kill came after the end?\n%s", out)
+		t.Fatalf("got all 50 runs of p41, want the kill to cut the run short:\n%s", out)
 	}
 	// tally died before its end record: the cut is seen, and --strict fails.
 	if !strings.Contains(out, "GAP truncated_input (1): the kept trace has no end record") {
-		t.Fatalf("a kept trace without its end record reads as whole:\n%s", out)
+		t.Fatalf("a kept trace without its end record: got\n%s\nwant GAP truncated_input", out)
 	}
 	if code, _, _ := tally("report", "--strict", kept); code != 1 {
 		t.Fatalf("--strict on a kept trace without its end record: exit %d, want 1", code)
@@ -314,10 +314,10 @@ func TestRecordSurvivesKill(t *testing.T) {
 func TestReportTop(t *testing.T) {
 	code, out, _ := tally("report", "--top", "2", "--manifests", kernels, example)
 	if code != 0 || !strings.Contains(out, "more kernels (--top 0 shows all)") {
-		t.Fatalf("--top: %d\n%s", code, out)
+		t.Fatalf("--top: got exit %d\n%s\nwant 0 and \"more kernels (--top 0 shows all)\"", code, out)
 	}
 	// The summed line keeps the program's total: nothing drops out.
 	if !strings.Contains(out, "program p41: 5 runs (4 complete, 1 incomplete), 187 dispatches") {
-		t.Fatalf("program header changed by --top:\n%s", out)
+		t.Fatalf("--top: got\n%s\nwant the program header unchanged (187 dispatches)", out)
 	}
 }

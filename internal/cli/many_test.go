@@ -35,22 +35,22 @@ func TestReportManyText(t *testing.T) {
 	}
 	got := re.FindAllStringSubmatch(merged, -1)
 	if len(got) == 0 || len(got) != len(sum) {
-		t.Fatalf("merged programs %v, sections %v", got, sum)
+		t.Fatalf("got merged programs %v, sections %v; want one merged program for each program of the sections", got, sum)
 	}
 	for _, m := range got {
 		if n, _ := strconv.Atoi(m[3]); n != sum[m[1]] || n == 0 {
-			t.Errorf("merged %s: %d dispatches, sections sum %d", m[1], n, sum[m[1]])
+			t.Errorf("merged %s: got %d dispatches, want the sections' sum %d", m[1], n, sum[m[1]])
 		}
 	}
 	if code, _, _ := tally("report", "--strict", dir); code != 1 {
-		t.Errorf("--strict on incomplete ranks: exit %d", code)
+		t.Errorf("--strict on incomplete ranks: got exit %d, want 1", code)
 	}
 	if code, _, _ := tally("report", filepath.Join(dir, "nope1"), filepath.Join(dir, "nope2")); code != 2 {
 		t.Errorf("every input failing: exit %d, want 2", code)
 	}
 	for _, out := range []string{"/dev/full", filepath.Join(dir, "no", "such", "report.txt")} {
 		if code, _, errOut := tally("report", "-o", out, rank0, rank1); code != 2 || errOut == "" {
-			t.Errorf("unwritable %s: exit %d", out, code)
+			t.Errorf("unwritable %s: got exit %d, want 2 and an error", out, code)
 		}
 	}
 }
@@ -73,16 +73,16 @@ func TestReportManyJSON(t *testing.T) {
 	}
 	decodeJSON(t, out, &doc)
 	if doc.Schema != "tally.report/v1" || len(doc.Inputs) != 2 || len(doc.Sections) != 2 || doc.Sections[1].Rank != "1" || doc.Accounting.Complete {
-		t.Fatalf("doc %+v", doc)
+		t.Fatalf("got doc %+v, want tally.report/v1, 2 inputs, 2 sections (rank 1 second), incomplete", doc)
 	}
 	sum := doc.Sections[0].Programs[0].Dispatches + doc.Sections[1].Programs[0].Dispatches
 	if len(doc.Programs) != 1 || doc.Programs[0].Dispatches != sum {
-		t.Errorf("merged %+v, sections sum %d", doc.Programs, sum)
+		t.Errorf("merged: got %+v, want one program of the sections' sum %d", doc.Programs, sum)
 	}
 	// One file stays the one-input report (no sections).
 	_, out, _ = tally("report", "--json", rank0)
 	if strings.Contains(out, `"sections"`) {
-		t.Error("single-input report has sections")
+		t.Error("single-input report: got sections, want none")
 	}
 }
 
@@ -103,16 +103,16 @@ func TestSwimlaneRunDirectory(t *testing.T) {
 	const seed = "../../format/swimlane/testdata/seed"
 	code, out, errOut := tally("report", seed)
 	if code != 0 || strings.Contains(out, "== input") || !strings.Contains(out, "program allreduce") || !strings.Contains(out, "note ignored_name_map (4)") {
-		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+		t.Fatalf("got exit %d: %s\n%s\nwant 0, one input, program allreduce and note ignored_name_map (4)", code, errOut, out)
 	}
 	if code, _, _ := tally("report", "--strict", seed); code != 1 {
-		t.Errorf("--strict with a dispatch dir without records: exit %d", code)
+		t.Errorf("--strict with a dispatch dir without records: got exit %d, want 1", code)
 	}
 	if code, out, _ := tally("inspect", seed); code != 0 || !strings.Contains(out, "rank0/d1: program allreduce (marker)") {
-		t.Errorf("inspect: exit %d\n%s", code, out)
+		t.Errorf("inspect: got exit %d\n%s\nwant 0 and \"rank0/d1: program allreduce (marker)\"", code, out)
 	}
 	pf := filepath.Join(t.TempDir(), "seed.perfetto-trace")
 	if code, _, errOut := tally("timeline", seed, "-o", pf); code != 0 || !strings.Contains(errOut, "10 slices") {
-		t.Errorf("timeline: exit %d %s", code, errOut)
+		t.Errorf("timeline: got exit %d %s, want 0 and \"10 slices\"", code, errOut)
 	}
 }

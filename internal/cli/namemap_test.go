@@ -14,16 +14,16 @@ func TestNameMapFlag(t *testing.T) {
 	const seed = "../../format/swimlane/testdata/seed"
 	code, out, errOut := tally("report", "--name-map", "allreduce="+m, seed)
 	if code != 0 || !strings.Contains(out, "barrier_spin") || !strings.Contains(out, "names from user-supplied map") {
-		t.Errorf("report: exit %d\n%s\n%s", code, out, errOut)
+		t.Errorf("report: got exit %d\n%s\n%s\nwant 0, barrier_spin and \"names from user-supplied map\"", code, out, errOut)
 	}
 	if code, _, errOut := tally("report", "--name-map", "allreduce", seed); code != 2 || !strings.Contains(errOut, "PROGRAM=FILE") {
-		t.Errorf("malformed --name-map: exit %d %q", code, errOut)
+		t.Errorf("malformed --name-map: got exit %d %q, want 2 and \"PROGRAM=FILE\"", code, errOut)
 	}
 	js := filepath.Join(dir, "t.json")
 	if code, _, errOut := tally("timeline", "--name-map", "allreduce="+m, seed, "-o", js); code != 0 {
-		t.Errorf("timeline: exit %d %q", code, errOut)
+		t.Errorf("timeline: got exit %d %q, want 0", code, errOut)
 	}
 	if !strings.Contains(readFile(t, js), `"barrier_spin"`) {
-		t.Error("timeline does not use the map")
+		t.Error("timeline: got no \"barrier_spin\", want the map's names")
 	}
 }

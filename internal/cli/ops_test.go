@@ -128,14 +128,14 @@ func checkOpsDoc(t *testing.T, what string, d *opsDoc, n int64) {
 	if mm.Name != "aten::mm" || mm.Calls != n || mm.Dispatches != n || *mm.DeviceNS != n*100_000 || *mm.HostNS != n*20_000 ||
 		!closeTo(mm.FLOPs, float64(n)*17179869184) || !closeTo(mm.Bytes, float64(n)*29360128) ||
 		!closeTo(mm.TFLOPS, 171.79869184) || !closeTo(mm.OfPeak, 17179869184/989.5e3/100_000) || mm.Bound != "compute" {
-		t.Errorf("%s: mm: got %+v", what, mm)
+		t.Errorf("%s: mm: got %+v, want %d calls of 100 µs, 171.8 TFLOPS, compute bound", what, mm, n)
 	}
 	if region.Name != "region" || region.Dispatches != 2*n || region.GraphLaunches != n || region.FLOPs != nil || region.Bytes != nil || region.TFLOPS != nil {
 		t.Errorf("%s: region: got %+v, want %d graph-replayed dispatches of %d launches, no model (flops and bytes null)", what, region, 2*n, n)
 	}
 	if add.Name != "aten::add" || add.FLOPs != nil || !closeTo(add.Bytes, float64(n)*12582912) || !closeTo(add.TBps, 1.2582912) ||
 		!closeTo(add.OfPeak, 12582912/3.35e3/10_000) || add.Bound != "memory" || len(add.Kernels) != 1 || add.Kernels[0].Name != "add_kernel" {
-		t.Errorf("%s: add: got %+v", what, add)
+		t.Errorf("%s: add: got %+v, want 1.26 TB/s, memory bound, one kernel add_kernel", what, add)
 	}
 }
 
@@ -165,7 +165,7 @@ func TestReportByOpGenerated(t *testing.T) {
 	// Without --by op: no op fields at all (v1 is only added to).
 	_, plain, _ := tally("report", "--json", p)
 	if strings.Contains(plain, `"ops"`) || strings.Contains(plain, "op_table") {
-		t.Error("a report without --by op has op fields")
+		t.Error("a report without --by op: got op fields, want none")
 	}
 
 	// Many inputs: each section its own table, the merged one adds them.
@@ -201,7 +201,7 @@ func TestReportByOpFlags(t *testing.T) {
 	// A format without host ops says so, and counts everything unattributed.
 	code, out, errOut := tally("report", "--by", "op", "--manifests", kernels, example)
 	if code > 1 || !strings.Contains(out, "this format records no host ops") || !strings.Contains(out, "0.0% attributed to 0 op names") {
-		t.Errorf("hrx with --by op: got exit %d, %s%s", code, out, errOut)
+		t.Errorf("hrx with --by op: got exit %d, %s%s; want 0 or 1, \"this format records no host ops\", 0.0%% attributed", code, out, errOut)
 	}
 }
 
@@ -296,21 +296,21 @@ func TestOpsMatchTraceLens(t *testing.T) {
 			switch k.name {
 			case "aten::cat", "aten::index_select", "aten::arange", "aten::_local_scalar_dense":
 			default:
-				t.Errorf("%s %s: TraceLens models it, tally does not", k.name, k.dims)
+				t.Errorf("%s %s: got no op from tally, want it as TraceLens models it", k.name, k.dims)
 			}
 			continue
 		}
 		if th.calls != us.calls || math.Abs(th.ns-us.ns) > 0.01*float64(th.tlRows) {
-			t.Errorf("%s %s: got %d calls in %.2f µs, TraceLens %d in %.2f µs", k.name, k.dims, us.calls, us.ns, th.calls, th.ns)
+			t.Errorf("%s %s: got %d calls in %.2f µs, want TraceLens's %d in %.2f µs", k.name, k.dims, us.calls, us.ns, th.calls, th.ns)
 		}
 		if us.bytes == nil || th.bytes != nil && math.Abs(*us.bytes/(1<<20)-*th.bytes) > 1e-6**th.bytes {
-			t.Errorf("%s %s: got %s bytes a call, TraceLens %s MiB", k.name, k.dims, fv(us.bytes), fv(th.bytes))
+			t.Errorf("%s %s: got %s bytes a call, want TraceLens's %s MiB", k.name, k.dims, fv(us.bytes), fv(th.bytes))
 		}
 		switch k.name {
 		case "aten::mm", "aten::addmm", "aten::bmm", "aten::_scaled_dot_product_flash_attention":
 			gemm++
 			if us.flops == nil || th.flops == nil || math.Abs(*us.flops/1e9-*th.flops) > 1e-9**th.flops {
-				t.Errorf("%s %s: got %s FLOPs a call, TraceLens %s GFLOPs", k.name, k.dims, fv(us.flops), fv(th.flops))
+				t.Errorf("%s %s: got %s FLOPs a call, want TraceLens's %s GFLOPs", k.name, k.dims, fv(us.flops), fv(th.flops))
 			}
 		default:
 			if us.flops != nil {
@@ -329,7 +329,7 @@ func canonDims(t *testing.T, s string, n int) string {
 	t.Helper()
 	var v []json.RawMessage
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("dims %s: %v", s, err)
+		t.Fatalf("dims %s: got error %v, want a JSON list", s, err)
 	}
 	if n >= 0 && len(v) > n {
 		v = v[:n]
@@ -356,7 +356,7 @@ func TestOpsGEMMFLOPsIndependent(t *testing.T) {
 		path := "../../format/kineto/testdata/" + name + ".json.gz"
 		want := gemmFLOPs(t, path)
 		if len(want) == 0 {
-			t.Fatalf("%s: no GEMM call launched a kernel", name)
+			t.Fatalf("%s: got no GEMM call that launched a kernel, want some", name)
 		}
 		d := reportOps(t, path)
 		got := map[string]float64{}

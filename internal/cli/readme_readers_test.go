@@ -14,7 +14,7 @@ func TestReadmeReaders(t *testing.T) {
 	b := readFile(t, "../../README.md")
 	_, table, ok := strings.Cut(b, "\n## Readers\n")
 	if !ok {
-		t.Fatal("README: no '## Readers' section")
+		t.Fatal("README: got no '## Readers' section, want one")
 	}
 	table, _, _ = strings.Cut(table, "\n## ")
 	listed := map[string]bool{}
@@ -28,6 +28,6 @@ func TestReadmeReaders(t *testing.T) {
 		delete(listed, f.Name)
 	}
 	for name := range listed {
-		t.Errorf("README's readers table lists %s, which is no reader", name)
+		t.Errorf("README's readers table: got %s, which is no reader; want only readers", name)
 	}
 }

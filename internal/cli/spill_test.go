@@ -39,7 +39,7 @@ func TestSpillLimitFlag(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			t.Fatalf("--spill-limit %q: %v", c.arg, err)
+			t.Fatalf("--spill-limit %q: got error %v, want none", c.arg, err)
 		}
 		if got := rf.options().Reader.SpillLimit; got != c.want {
 			t.Errorf("--spill-limit %q: got SpillLimit %d, want %d", c.arg, got, c.want)

@@ -13,21 +13,21 @@ func TestTimelineCLI(t *testing.T) {
 	pf := filepath.Join(dir, "run.perfetto-trace")
 	code, _, errOut := tally("timeline", "--manifests", kernels, example, "-o", pf)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+		t.Fatalf("got exit %d: %s, want 0", code, errOut)
 	}
 	if st, err := os.Stat(pf); err != nil || st.Size() == 0 || !strings.Contains(errOut, "1 unfinished") {
-		t.Fatalf("perfetto file: %v; %s", err, errOut)
+		t.Fatalf("perfetto file: got %v; %s; want a written file and \"1 unfinished\"", err, errOut)
 	}
 	js := filepath.Join(dir, "run.json")
 	if code, _, errOut = tally("timeline", example, "-o", js, "--strict"); code != 1 {
-		t.Errorf("--strict on an incomplete capture: exit %d (%s)", code, errOut)
+		t.Errorf("--strict on an incomplete capture: got exit %d (%s), want 1", code, errOut)
 	}
 	var doc struct {
 		OtherData map[string]any `json:"otherData"`
 	}
 	data := readFile(t, js)
 	if err := json.Unmarshal([]byte(data), &doc); err != nil || !strings.HasPrefix(doc.OtherData["tally_verdict"].(string), "incomplete") {
-		t.Errorf("chrome json: %v %v", err, doc.OtherData)
+		t.Errorf("chrome json: got %v %v, want an \"incomplete\" tally_verdict", err, doc.OtherData)
 	}
 	// An input that cannot be read is named on standard error with why,
 	// as the timeline's accounting track names it.
