@@ -17,19 +17,19 @@ func TestWriteAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "new" {
-		t.Fatalf("%q", b)
+		t.Fatalf("got %q, want \"new\"", b)
 	}
 	// A failing fill leaves the old file and no temporary behind.
 	err := Write(p, func(w io.Writer) error { io.WriteString(w, "half"); return errors.New("boom") })
 	if err == nil || !strings.Contains(err.Error(), "nothing was written") {
-		t.Fatalf("%v", err)
+		t.Fatalf("failing fill: got error %v, want one saying \"nothing was written\"", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "new" {
-		t.Fatalf("old content replaced by a failed write: %q", b)
+		t.Fatalf("after a failed write: got %q, want the old \"new\"", b)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(p))
 	if len(entries) != 1 {
-		t.Fatalf("temporary files left: %v", entries)
+		t.Fatalf("got %v in the dir, want only the file (no temporaries)", entries)
 	}
 }
 
@@ -39,14 +39,14 @@ func TestWriteDevFull(t *testing.T) {
 	}
 	err := Write("/dev/full", func(w io.Writer) error { _, err := w.Write(make([]byte, 100)); return err })
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
-		t.Fatalf("/dev/full accepted: %v", err)
+		t.Fatalf("/dev/full: got error %v, want \"no space left\"", err)
 	}
 }
 
 func TestWriteUnwritableDir(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "no", "such", "f"), func(io.Writer) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "cannot create") {
-		t.Fatalf("%v", err)
+		t.Fatalf("unwritable dir: got error %v, want \"cannot create\"", err)
 	}
 }
 
@@ -86,19 +86,19 @@ func TestWriteThroughLinks(t *testing.T) {
 				}
 			}
 			if err != nil {
-				t.Fatalf("%s %s: %v", how, name, err)
+				t.Fatalf("%s %s: got error %v, want none", how, name, err)
 			}
 			if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
-				t.Errorf("%s %s: the link was replaced by a file", how, name)
+				t.Errorf("%s %s: got the link replaced by a file, want it still a link", how, name)
 			}
 			// Through an fd link the output is appended to the open file.
 			if b, _ := os.ReadFile(named[name]); !strings.HasSuffix(string(b), content) || (name == "link.txt" && string(b) != content) {
-				t.Errorf("%s %s: the file the link names holds %q", how, name, b)
+				t.Errorf("%s %s: the file the link names holds %q, want it to end with %q", how, name, b, content)
 			}
 		}
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != len(links)+2 {
-		t.Errorf("files left: %v", entries)
+		t.Errorf("got files %v, want %d (no temporaries)", entries, len(links)+2)
 	}
 }

@@ -16,23 +16,23 @@ func TestPendingCommitAndAbort(t *testing.T) {
 	}
 	f.Write([]byte("x"))
 	if _, err := os.Stat(p); err == nil {
-		t.Fatal("visible under the final name before Commit")
+		t.Fatal("before Commit: got the file under its final name, want none")
 	}
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	f.Abort() // after Commit: must not remove the committed file
 	if b, _ := os.ReadFile(p); string(b) != "x" {
-		t.Fatalf("%q", b)
+		t.Fatalf("after Commit and Abort: got %q, want \"x\"", b)
 	}
 	g, _ := Create(p)
 	g.Write([]byte("y"))
 	g.Abort()
 	if b, _ := os.ReadFile(p); string(b) != "x" {
-		t.Fatalf("aborted write replaced the file: %q", b)
+		t.Fatalf("aborted write: got %q, want the committed \"x\"", b)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatalf("temporaries left: %v", entries)
+		t.Fatalf("got temporaries left: %v, want only the file", entries)
 	}
 }
 
@@ -46,7 +46,7 @@ func TestPendingDevFull(t *testing.T) {
 	}
 	f.Write(make([]byte, 1<<16))
 	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), "/dev/full") {
-		t.Fatalf("%v", err)
+		t.Fatalf("Commit to /dev/full: got error %v, want one naming /dev/full", err)
 	}
 }
 
@@ -59,10 +59,10 @@ func TestPendingDir(t *testing.T) {
 	}
 	// Without its marker a dataset is not committed.
 	if err := d.Commit(); err == nil {
-		t.Fatal("committed without marker")
+		t.Fatal("Commit without the marker: got no error, want one")
 	}
 	if _, err := os.Stat(p); err == nil {
-		t.Fatal("dataset appeared")
+		t.Fatal("got the dataset under its final name after a failed Commit, want none")
 	}
 	for i := 0; i < 2; i++ { // the second replaces the first
 		d, err := CreateDir(p, "MARK")
@@ -72,21 +72,21 @@ func TestPendingDir(t *testing.T) {
 		os.WriteFile(filepath.Join(d.Temp(), "MARK"), nil, 0o644)
 		os.WriteFile(filepath.Join(d.Temp(), "n"), []byte{byte('0' + i)}, 0o644)
 		if got := d.Final(filepath.Join(d.Temp(), "n")); got != filepath.Join(p, "n") {
-			t.Errorf("Final %s", got)
+			t.Errorf("Final: got %s, want %s", got, filepath.Join(p, "n"))
 		}
 		if err := d.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(p, "n")); string(b) != "1" {
-		t.Fatalf("%q", b)
+		t.Fatalf("got %q, want the second dataset's \"1\"", b)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
-		t.Fatalf("left behind: %v", entries)
+		t.Fatalf("got %v left behind, want only the dataset", entries)
 	}
 	os.Remove(filepath.Join(p, "MARK"))
 	if _, err := CreateDir(p, "MARK"); err == nil {
-		t.Fatal("a directory without the marker would be replaced")
+		t.Fatal("CreateDir over a directory without the marker: got no error, want one")
 	}
 }
 
@@ -109,6 +109,6 @@ func TestPendingDirMode(t *testing.T) {
 
 func TestIsDescriptor(t *testing.T) {
 	if !IsDescriptor("/dev/stdout") || !IsDescriptor("/proc/self/fd/1") || IsDescriptor(filepath.Join(t.TempDir(), "x")) {
-		t.Fatal("IsDescriptor")
+		t.Fatal("IsDescriptor: got a wrong answer, want true for /dev/stdout and /proc/self/fd/1, false for a plain path")
 	}
 }

@@ -36,12 +36,12 @@ func TestTemporariesTracked(t *testing.T) {
 		return nil
 	})
 	if err != nil || len(tracked(dir)) != 0 {
-		t.Fatalf("after Write: %v, tracked %v", err, tracked(dir))
+		t.Fatalf("after Write: got %v, tracked %v; want no error, nothing tracked", err, tracked(dir))
 	}
 	a, _ := Create(out)
 	b, _ := Create(out + ".gaps.csv")
 	if got := tracked(dir); len(got) != 2 {
-		t.Fatalf("two pending files: tracked %v", got)
+		t.Fatalf("two pending files: got tracked %v, want 2", got)
 	}
 	if err := CommitAll(b, a); err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestTemporariesTracked(t *testing.T) {
 	c.Abort()
 	d, _ := CreateDir(filepath.Join(dir, "ds"), "MARK")
 	if got := tracked(dir); len(got) != 1 || !strings.HasPrefix(got[0], ".ds.tmp") {
-		t.Fatalf("pending dataset: tracked %v", got)
+		t.Fatalf("pending dataset: got tracked %v, want one .ds.tmp", got)
 	}
 	os.WriteFile(filepath.Join(d.Temp(), "MARK"), nil, 0o644)
 	if err := d.Commit(); err != nil {
@@ -62,13 +62,13 @@ func TestTemporariesTracked(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := tracked(dir); len(got) != 0 {
-		t.Errorf("after every commit and abort: tracked %v", got)
+		t.Errorf("after every commit and abort: got tracked %v, want none", got)
 	}
 	if got := testfile.Names(dir); !slices.Equal(got, []string{"ds", "out.csv", "out.csv.gaps.csv"}) {
-		t.Errorf("files %v", got)
+		t.Errorf("got files %v, want ds, out.csv, out.csv.gaps.csv", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "ds", "MARK")); string(b) != "2" {
-		t.Errorf("the second dataset did not replace the first: MARK %q", b)
+		t.Errorf("got MARK %q, want \"2\": the second dataset should replace the first", b)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestCommitAllNoneOnFailure(t *testing.T) {
 		}
 	}
 	if got := testfile.Names(dir); len(got) != 2 || len(tracked(dir)) != 0 {
-		t.Errorf("left %v, tracked %v", got, tracked(dir))
+		t.Errorf("got %v left, tracked %v; want the 2 earlier files, nothing tracked", got, tracked(dir))
 	}
 }
 
@@ -123,7 +123,7 @@ func TestPendingDirReplace(t *testing.T) {
 			t.Errorf("swap %v: MARK %q, want the second dataset's 1", swap, b)
 		}
 		if got := testfile.Names(dir); !slices.Equal(got, []string{"ds"}) || len(tracked(dir)) != 0 {
-			t.Errorf("swap %v: left %v, tracked %v", swap, got, tracked(dir))
+			t.Errorf("swap %v: got %v left, tracked %v; want only ds, nothing tracked", swap, got, tracked(dir))
 		}
 	}
 }
