@@ -105,7 +105,7 @@ func TestInstalledWithFirstTemporary(t *testing.T) {
 	}
 	Hold()() // not armed: nothing to install
 	if installed() {
-		t.Fatal("installed without Catch")
+		t.Fatal("Hold without Catch: got the handler installed, want none")
 	}
 	stop := Catch()
 	if installed() {
@@ -117,6 +117,6 @@ func TestInstalledWithFirstTemporary(t *testing.T) {
 	}
 	stop()
 	if installed() {
-		t.Error("after stop: got the handler still installed")
+		t.Error("after stop: got the handler still installed, want it removed")
 	}
 }
