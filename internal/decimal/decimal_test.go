@@ -161,7 +161,7 @@ func TestInt(t *testing.T) {
 			t.Errorf("Int(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
 		}
 		if ref, err := strconv.ParseInt(c.in, 10, 64); (err == nil) != ok || err == nil && ref != got {
-			t.Errorf("Int(%q) = %d, %v; strconv.ParseInt says %d, %v", c.in, got, ok, ref, err)
+			t.Errorf("Int(%q) = %d, %v; want strconv.ParseInt's %d, %v", c.in, got, ok, ref, err)
 		}
 	}
 }
