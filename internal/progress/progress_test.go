@@ -31,10 +31,10 @@ func TestBarDrawsAfterDelayAndClears(t *testing.T) {
 	b.Stop()
 	out := w.String()
 	if !strings.Contains(out, "reading t.json [===============               ]  50% 0.5 MiB of 1.0 MiB") {
-		t.Fatalf("bar: %q", out)
+		t.Fatalf("bar: got %q, want it at 50%%, 0.5 MiB of 1.0 MiB", out)
 	}
 	if !strings.HasSuffix(out, "\r\033[K") {
-		t.Fatalf("line not cleared: %q", out)
+		t.Fatalf("got %q, want the line cleared at the end", out)
 	}
 }
 
@@ -44,7 +44,7 @@ func TestBarSilentForShortReads(t *testing.T) {
 	b.Start()
 	b.Stop()
 	if w.String() != "" {
-		t.Fatalf("a short read drew %q", w.String())
+		t.Fatalf("a short read: got %q drawn, want nothing", w.String())
 	}
 }
 
@@ -55,7 +55,7 @@ func TestMode(t *testing.T) {
 		}
 	}
 	if _, err := ParseMode("sometimes"); err == nil {
-		t.Fatal("sometimes accepted")
+		t.Fatal("ParseMode(\"sometimes\"): got no error, want one")
 	}
 	f, err := os.CreateTemp(t.TempDir(), "x")
 	if err != nil {
@@ -63,6 +63,6 @@ func TestMode(t *testing.T) {
 	}
 	defer f.Close()
 	if Auto.Enabled(f) || Auto.Enabled(&bytes.Buffer{}) || Never.Enabled(f) || !Always.Enabled(&bytes.Buffer{}) {
-		t.Fatal("auto draws on a plain file or buffer, or never/always wrong")
+		t.Fatal("Enabled: got a wrong answer, want auto off on a plain file or buffer, never off, always on")
 	}
 }

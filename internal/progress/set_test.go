@@ -32,13 +32,13 @@ func TestSetOneBarForAll(t *testing.T) {
 	stopA := s.Watch(a, inA)
 	inA.ReaderAt.ReadAt(make([]byte, 1500), 0)
 	if got := s.bytesDone(); got != 1500 {
-		t.Fatalf("half of a read: %d bytes done", got)
+		t.Fatalf("half of a read: got %d bytes done, want 1500", got)
 	}
 	stopA()
 	s.Watch(dir, nil)()
 	s.Watch("missing", nil)()
 	if got, sfx := s.bytesDone(), s.suffix(); got != 3000 || sfx != "; 3 of 4 inputs done" {
-		t.Fatalf("a done: %d bytes, %q", got, sfx)
+		t.Fatalf("a done: got %d bytes, %q; want 3000, \"; 3 of 4 inputs done\"", got, sfx)
 	}
 	inB, err := format.Open(b)
 	if err != nil {
@@ -50,6 +50,6 @@ func TestSetOneBarForAll(t *testing.T) {
 	out := w.String()
 	if !strings.Contains(out, "tally: reading 4 inputs [==============================] 100% 0.0 MiB of 0.0 MiB") ||
 		!strings.Contains(out, "; 4 of 4 inputs done") || !strings.HasSuffix(out, "\r\033[K") {
-		t.Fatalf("bar: %q", out)
+		t.Fatalf("bar: got %q, want 100%% over 4 inputs, 4 of 4 done, then cleared", out)
 	}
 }
