@@ -35,7 +35,7 @@ func TestEscape(t *testing.T) {
 			t.Errorf("Escape(Escape(%q)) = %q, want %q (escaping twice changes nothing)", c.in, again, got)
 		}
 		if !utf8.ValidString(got) {
-			t.Errorf("Escape(%q) = %q: not valid UTF-8", c.in, got)
+			t.Errorf("Escape(%q) = %q, want valid UTF-8", c.in, got)
 		}
 	}
 }
