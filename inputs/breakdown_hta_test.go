@@ -355,7 +355,7 @@ func TestBreakdownAgainstHTA(t *testing.T) {
 					t.Errorf("%s: busy %d + idle %d, want the window %d", r.Device, r.Busy.Sum(), r.Idle.Sum(), r.Window)
 				}
 				if len(hta.Temporal) == 1 && float64(r.Window)/1000 < hta.Temporal[0].Kernel-1 {
-					t.Errorf("%s: window %d ns shorter than HTA's %v µs", r.Device, r.Window, hta.Temporal[0].Kernel)
+					t.Errorf("%s: got a window of %d ns, want at least HTA's %v µs", r.Device, r.Window, hta.Temporal[0].Kernel)
 				}
 			}
 		})

@@ -38,7 +38,7 @@ func TestBreakdownSumsOnSharedTraces(t *testing.T) {
 					t.Errorf("%s: busy %+v + idle %+v = %d, want the window %d (%d − %d)", r.Device, r.Busy, r.Idle, got, r.Window, r.End, r.Begin)
 				}
 				if r.CommOverlapped > r.CommTotal || r.Busy.Comm > r.CommTotal || r.HostWaitAfterSync > r.Idle.HostWait || r.GraphBusy > r.Busy.Sum() {
-					t.Errorf("%s: comm %d/%d (busy comm %d), host wait after sync %d of %d, graph busy %d of %d: a part exceeds its whole",
+					t.Errorf("%s: got comm %d/%d (busy comm %d), host wait after sync %d of %d, graph busy %d of %d; want each part within its whole",
 						r.Device, r.CommOverlapped, r.CommTotal, r.Busy.Comm, r.HostWaitAfterSync, r.Idle.HostWait, r.GraphBusy, r.Busy.Sum())
 				}
 			}

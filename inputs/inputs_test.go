@@ -66,7 +66,7 @@ func TestExpandDirectory(t *testing.T) {
 		t.Errorf("paths %v, many %v; want %v, many", e.Paths, e.Many(), want)
 	}
 	if len(e.Skipped) != 1 || !strings.HasSuffix(e.Skipped[0].Path, "README.md") {
-		t.Errorf("skipped %+v", e.Skipped)
+		t.Errorf("got skipped %+v, want README.md alone", e.Skipped)
 	}
 	// A file argument is an input whatever it holds; a missing one too (it fails, visibly).
 	e = Expand([]string{filepath.Join(dir, "README.md"), filepath.Join(dir, "missing")}, "")
@@ -86,30 +86,30 @@ func TestMergePerRankAndProgram(t *testing.T) {
 		// Each input keeps its own capture and accounting, with its rank.
 		for i, r := range run.Inputs[:2] {
 			if r.Index != i || r.Err != nil || r.Capture.Source.Rank != fmt.Sprint(i) || !r.Capture.Accounting.Complete() {
-				t.Fatalf("input %d: %v rank %q", i, r.Err, r.Capture.Source.Rank)
+				t.Fatalf("input %d: got error %v, rank %q; want no error, rank %d, complete", i, r.Err, r.Capture.Source.Rank, i)
 			}
 		}
 		// The failing input is a gap of the whole and hides nothing.
 		if run.Inputs[2].Err == nil || run.Whole.Accounting.CountOf(capture.FailedInput) != 1 || run.Complete() {
-			t.Errorf("failed input not stated: %+v", run.Whole.Accounting.Gaps)
+			t.Errorf("got input error %v and gaps %+v, want the failed input as one failed_input gap, the run incomplete", run.Inputs[2].Err, run.Whole.Accounting.Gaps)
 		}
 		if run.Whole.Accounting.CountOf(capture.SkippedFile) != 1 {
-			t.Errorf("README not listed as skipped")
+			t.Errorf("got %d skipped_file gaps, want README as 1", run.Whole.Accounting.CountOf(capture.SkippedFile))
 		}
 		in := run.Whole.Accounting.Input[0]
 		if in.Read != 4 || in.Used != 2 || in.Read != in.Used+in.SkippedTotal() {
-			t.Errorf("inputs accounting %+v", in)
+			t.Errorf("inputs accounting: got %+v, want 4 read, 2 used, the rest skipped", in)
 		}
 		if err := run.Whole.Accounting.CheckValid(); err != nil {
-			t.Error(err)
+			t.Errorf("accounting: got %v, want it valid", err)
 		}
 		// One merged program; gemm merged by name across ranks.
 		if len(run.Tables.Programs) != 1 {
-			t.Fatalf("%d merged programs", len(run.Tables.Programs))
+			t.Fatalf("got %d merged programs, want 1", len(run.Tables.Programs))
 		}
 		pt := run.Tables.Programs[0]
 		if pt.Dispatches != 4 || pt.Total != 110_000 || pt.Program.Instances != 2 {
-			t.Errorf("merged program %+v", pt)
+			t.Errorf("merged program: got %+v, want 4 dispatches, 110000 ns, 2 instances", pt)
 		}
 		rows := map[string]int{}
 		for i, k := range pt.Kernels {
@@ -117,10 +117,10 @@ func TestMergePerRankAndProgram(t *testing.T) {
 		}
 		g := pt.Kernels[rows["gemm"]]
 		if len(pt.Kernels) != 3 || g.Dispatches != 2 || g.Total != 80_000 || !g.MinMaxKnown || g.Min != 30_000 || g.Max != 50_000 || g.Share < 0.72 || g.Share > 0.73 {
-			t.Errorf("gemm row %+v", g)
+			t.Errorf("gemm row: got %+v, want 3 rows and gemm 2 dispatches, 80000 ns (min 30000, max 50000), share 0.72–0.73", g)
 		}
 		if pt.Kernels[0].Kernel.Name != "gemm" {
-			t.Errorf("rows not ordered by total: %v", pt.Kernels[0].Kernel.Name)
+			t.Errorf("first row: got %v, want gemm (rows ordered by total)", pt.Kernels[0].Kernel.Name)
 		}
 	}
 }
@@ -130,11 +130,11 @@ func TestAllEmptyOrNone(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.json"), nil, 0o644)
 	run := Expand([]string{dir}, "").Read(Options{})
 	if run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
-		t.Errorf("an all-empty run not stated as empty: %+v", run.Whole.Accounting.Gaps)
+		t.Errorf("an all-empty run: got gaps %+v, want empty_capture", run.Whole.Accounting.Gaps)
 	}
 	run = Expand([]string{t.TempDir()}, "").Read(Options{})
 	if len(run.Inputs) != 0 || run.Whole.Accounting.CountOf(capture.EmptyCapture) == 0 {
-		t.Errorf("a directory without traces not stated")
+		t.Errorf("a directory without traces: got %d inputs, %d empty_capture; want 0 inputs and the gap", len(run.Inputs), run.Whole.Accounting.CountOf(capture.EmptyCapture))
 	}
 }
 
@@ -156,26 +156,26 @@ func TestReadDoneAndWatch(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if in.Capture == nil || in.Tables == nil {
-			t.Errorf("input %d: done before it was read", in.Index)
+			t.Errorf("input %d: got Done before it was read, want its capture and tables", in.Index)
 		}
 		seen[in.Index] = in.Path
 	}}
 	res := e.Read(opt).Inputs
 	if len(seen) != len(res) {
-		t.Fatalf("done for %d of %d inputs", len(seen), len(res))
+		t.Fatalf("got Done for %d inputs, want all %d", len(seen), len(res))
 	}
 	for i, r := range res {
 		if seen[i] != r.Path {
-			t.Errorf("done %d: %s, result %s", i, seen[i], r.Path)
+			t.Errorf("Done %d: got %s, want the result's %s", i, seen[i], r.Path)
 		}
 	}
 	if watched != 0 {
-		t.Errorf("%d bars drawn by parallel reads", watched)
+		t.Errorf("parallel reads: got %d bars drawn, want 0", watched)
 	}
 	opt.Workers = 1
 	e.Read(opt)
 	if watched != len(e.Paths) {
-		t.Errorf("%d bars for %d inputs read one at a time", watched, len(e.Paths))
+		t.Errorf("read one at a time: got %d bars, want one per input (%d)", watched, len(e.Paths))
 	}
 }
 
@@ -192,13 +192,13 @@ func TestCompanionFilesPassedOver(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "hip_api_trace.csv"), []byte(api), 0o644)
 	e := Expand([]string{dir}, "")
 	if len(e.Paths) != 1 || !strings.HasSuffix(e.Paths[0], "kernel_trace.csv") {
-		t.Fatalf("paths %v", e.Paths)
+		t.Fatalf("got paths %v, want kernel_trace.csv alone", e.Paths)
 	}
 	if len(e.Skipped) != 1 || !strings.Contains(e.Skipped[0].Reason, "rocprof reader reads beside its main input") {
-		t.Fatalf("skipped %+v", e.Skipped)
+		t.Fatalf("got skipped %+v, want the side file, read beside its main input", e.Skipped)
 	}
 	if f, conf := format.Detect([]byte(api)); f.Name != "rocprof" || conf != format.Companion {
-		t.Fatalf("a side file alone goes to %s (%d)", f.Name, conf)
+		t.Fatalf("a side file alone: got %s (%d), want rocprof as a companion (%d)", f.Name, conf, format.Companion)
 	}
 }
 
@@ -221,7 +221,7 @@ func TestExpandLinksAndSpecialFiles(t *testing.T) {
 	}
 	e := Expand([]string{dir}, "")
 	if !reflect.DeepEqual(e.Paths[len(e.Paths)-1:], []string{link}) {
-		t.Errorf("the symlinked trace is not an input: %v", e.Paths)
+		t.Errorf("got paths %v, want the symlinked trace last", e.Paths)
 	}
 	var skipped []string
 	for _, s := range e.Skipped {
@@ -282,7 +282,7 @@ func TestReadWatchesEveryInput(t *testing.T) {
 	missing := filepath.Join(dir, "missing.json")
 	p := &recordProgress{}
 	run := Expand([]string{dir, missing}, "").Read(Options{Progress: p, Watch: func(*format.Input) func() {
-		t.Error("a run of many drew a bar per input")
+		t.Error("a run of many: got a bar per input, want none")
 		return func() {}
 	}})
 	if len(run.Inputs) != 3 || !reflect.DeepEqual(p.begun, []string{run.Inputs[0].Path, run.Inputs[1].Path, missing}) || !p.ended {

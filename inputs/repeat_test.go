@@ -110,18 +110,18 @@ func TestSameBytes(t *testing.T) {
 	}
 	a := write("a", base)
 	if !sameBytes(a, write("copy", base), int64(len(base))) {
-		t.Errorf("a copy: not the same bytes")
+		t.Errorf("a copy: got different bytes, want the same")
 	}
 	for _, off := range []int{0, 64 << 10, 2*64<<10 + 5, len(base) - 64<<10 - 1, len(base) - 1} {
 		other := append([]byte(nil), base...)
 		other[off] ^= 1
 		if sameBytes(a, write("other", other), int64(len(base))) {
-			t.Errorf("a difference at byte %d: taken for the same bytes", off)
+			t.Errorf("a difference at byte %d: got the same bytes, want different", off)
 		}
 	}
 	small := write("small", base[:10])
 	if !sameBytes(small, write("small2", base[:10]), 10) {
-		t.Errorf("a small copy: not the same bytes")
+		t.Errorf("a small copy: got different bytes, want the same")
 	}
 }
 
