@@ -13,7 +13,7 @@ func TestChecksPass(t *testing.T) {
 	var out bytes.Buffer
 	failed, err := Run(&out, Checks)
 	if err != nil || failed != 0 {
-		t.Fatalf("%d failed (%v):\n%s", failed, err, out.String())
+		t.Fatalf("got %d failed (%v), want 0 and no error:\n%s", failed, err, out.String())
 	}
 }
 
@@ -25,14 +25,14 @@ func TestSelftestBites(t *testing.T) {
 		var out bytes.Buffer
 		failed, err := Run(&out, mutated)
 		if err != nil || failed != 1 || !strings.Contains(out.String(), "FAIL  "+mutated[i].Name) {
-			t.Fatalf("mutating %q: %d failed:\n%s", mutated[i].Name, failed, out.String())
+			t.Fatalf("mutating %q: got %d failed:\n%s\nwant 1 and its FAIL line", mutated[i].Name, failed, out.String())
 		}
 	}
 	mutated := append([]Check(nil), Checks...)
 	mutated[0].Want.Dispatches++
 	var out bytes.Buffer
 	if failed, _ := Run(&out, mutated); failed != 1 || !strings.Contains(out.String(), "dispatches: got 36, want 37") {
-		t.Fatalf("dispatch count mutation not caught:\n%s", out.String())
+		t.Fatalf("dispatch count mutation: got\n%s\nwant 1 failed and \"dispatches: got 36, want 37\"", out.String())
 	}
 }
 
