@@ -53,7 +53,7 @@ func TestRecordsKeepChunks(t *testing.T) {
 		t.Fatalf("after a small trace: %d chunks kept, want 2 (the filling one and the spare)", n)
 	}
 	if &keptChunks.free[0][:1][0] == &keptChunks.free[1][:1][0] {
-		t.Fatalf("the same chunk was kept twice")
+		t.Fatalf("got the same chunk kept twice, want two distinct chunks")
 	}
 	second := recs(3000)
 	got := sweepOrder(t, second)

@@ -233,7 +233,7 @@ func TestBreakdownPackedSameAsStored(t *testing.T) {
 				}
 				got := s.Finish(b.c)
 				if got.Err != nil {
-					t.Fatalf("trial %d, %s, %s: %v", trial, o.name, op.name, got.Err)
+					t.Fatalf("trial %d, %s, %s: got error %v, want none", trial, o.name, op.name, got.Err)
 				}
 				if op.opt.Records == 3 && got.Spilled == 0 {
 					t.Fatalf("trial %d, %s, %s: got nothing spilled, want a spill", trial, o.name, op.name)

@@ -163,7 +163,7 @@ func TestBreakdownIdleCauses(t *testing.T) {
 		t.Fatalf("host wait after sync: got %d, want %d", r.HostWaitAfterSync, 40*us)
 	}
 	if r.IdleGaps != (IdleCounts{HostWait: 1, LaunchLatency: 2, OtherStream: 1, Unrecorded: 1, Unexplained: 2}) {
-		t.Fatalf("gaps: got %+v", r.IdleGaps)
+		t.Fatalf("gaps: got %+v, want 1 host wait, 2 launch latency, 1 other stream, 1 unrecorded, 2 unexplained", r.IdleGaps)
 	}
 	if r.NoLaunchNext != 1 || len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0], "1 idle gap ended at a dispatch whose launch call is not in the trace") {
 		t.Fatalf("no-launch next: got %d, reasons %q, want 1 and its reason", r.NoLaunchNext, r.Reasons)
@@ -513,7 +513,7 @@ func TestBreakdownOrderedSame(t *testing.T) {
 		}
 		got := s.Finish(b.c)
 		if got.Err != nil {
-			t.Fatalf("%s: %v", tc.name, got.Err)
+			t.Fatalf("%s: got error %v, want none", tc.name, got.Err)
 		}
 		if got.Runs < tc.runs || tc.runs == 0 && got.Runs != 0 {
 			t.Fatalf("%s: got %d runs, want at least %d", tc.name, got.Runs, tc.runs)

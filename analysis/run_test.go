@@ -37,7 +37,7 @@ func TestMergeKeepsProgramsApart(t *testing.T) {
 			t.Errorf("program %s: got %+v, want one kernel of total %d, share 1", pt.Program.Name, pt.Kernels, want)
 		}
 		if run.Whole.Kernels[pt.Kernels[0].ID].Program != pt.ID {
-			t.Errorf("kernel of program %s points elsewhere", pt.Program.Name)
+			t.Errorf("kernel of program %s: got program %v, want %v", pt.Program.Name, run.Whole.Kernels[pt.Kernels[0].ID].Program, pt.ID)
 		}
 		if wantRuns := map[string]int64{"A": 2, "B": 1}[pt.Program.Name]; pt.Program.Instances != wantRuns {
 			t.Errorf("program %s: got %d runs, want %d", pt.Program.Name, pt.Program.Instances, wantRuns)
@@ -81,7 +81,7 @@ func TestRunOneOrMany(t *testing.T) {
 		}
 		for i, in := range run.Inputs {
 			if in.Index != i {
-				t.Errorf("%s: input %d has index %d", c.name, i, in.Index)
+				t.Errorf("%s: input %d: got index %d, want %d", c.name, i, in.Index, i)
 			}
 		}
 	}
@@ -90,7 +90,7 @@ func TestRunOneOrMany(t *testing.T) {
 		t.Errorf("got %d failed, complete %v, gaps %+v; want 1 failed input and 1 skipped file stated", run.Failed(), run.Complete(), run.Whole.Accounting.Gaps)
 	}
 	if err := run.Whole.Accounting.CheckValid(); err != nil {
-		t.Errorf("the whole's accounting: %v", err)
+		t.Errorf("the whole's accounting: got %v, want it valid", err)
 	}
 }
 
@@ -105,7 +105,7 @@ func TestInputLabel(t *testing.T) {
 	}
 	failed := Input{Path: "x", Err: errors.New("no")}
 	if failed.Label() != "x" || failed.Rank() != "" {
-		t.Errorf("failed input: got label %q, rank %q", failed.Label(), failed.Rank())
+		t.Errorf("failed input: got label %q, rank %q; want \"x\", \"\"", failed.Label(), failed.Rank())
 	}
 }
 
