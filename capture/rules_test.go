@@ -21,7 +21,7 @@ func TestSkipClassification(t *testing.T) {
 	}
 	g.Add(Item{What: "no start", Where: "line 4"})
 	if err := a.CheckValid(); err != nil {
-		t.Fatalf("lost rows with their gap: %v", err)
+		t.Fatalf("lost rows with their gap: got %v, want valid accounting", err)
 	}
 	if got := in.LostTotal(); got != 2 {
 		t.Fatalf("LostTotal = %d, want 2", got)
