@@ -33,7 +33,7 @@ func readRun(t testing.TB, e *inputs.Expansion) (*analysis.Run, *Result) {
 	run := e.Read(inputs.Options{Workers: 2, Sink: func(i int, _ string) capture.Sink { return col.Sink(i) }})
 	for _, in := range run.Inputs {
 		if in.Err != nil {
-			t.Fatalf("%s: %v", in.Path, in.Err)
+			t.Fatalf("%s: got error %v, want none", in.Path, in.Err)
 		}
 	}
 	return run, Analyze(run, col)

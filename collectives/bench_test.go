@@ -71,6 +71,6 @@ func TestFleet16(t *testing.T) {
 		}
 	}
 	if !run.Complete() {
-		t.Errorf("got an incomplete run: %+v", run.Whole.Accounting.Gaps)
+		t.Errorf("got an incomplete run: %+v, want a complete one", run.Whole.Accounting.Gaps)
 	}
 }
