@@ -24,7 +24,7 @@ func TestCollectivesSection(t *testing.T) {
 	}
 	_, sec, ok := strings.Cut(text.String(), "\n== collectives: 6 instances matched across 8 ranks ==\n")
 	if !ok {
-		t.Fatalf("no collectives section in:\n%s", text.String())
+		t.Fatalf("got no collectives section (6 instances across 8 ranks), want one, in:\n%s", text.String())
 	}
 	for _, line := range strings.Split(sec, "\n") {
 		if n := len([]rune(line)); n > 120 {
@@ -73,7 +73,7 @@ func TestCollectivesSection(t *testing.T) {
 	if i3.Name != "allgather" || i3.Group != "0" || i3.Seq == nil || *i3.Seq != 3 || len(i3.Ranks) != 7 || len(i3.Missing) != 1 ||
 		i3.Skew == nil || *i3.Skew != cfg.Delay || i3.Straggler == nil || *i3.Straggler != 5 || i3.Bytes == nil || *i3.Bytes != cfg.Bytes(3) ||
 		i3.BusBW == nil || *i3.BusBW != 14.680064 {
-		t.Errorf("instance 3: got %+v", i3)
+		t.Errorf("instance 3: got %+v, want allgather seq 3 of group 0, 7 ranks and 1 missing, skew %d, straggler 5, %d bytes, 14.680064 bus GB/s", i3, cfg.Delay, cfg.Bytes(3))
 	}
 	if r := doc.Collectives.Ranks[5]; r.Rank != 5 || r.Wait != 0 || r.Straggler != 6 {
 		t.Errorf("rank 5: got %+v, want wait 0, straggler 6 times", r)
