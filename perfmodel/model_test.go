@@ -159,7 +159,7 @@ func TestPeaks(t *testing.T) {
 			continue
 		}
 		if d.Source == "" || d.TBps <= 0 || d.TFLOPS[BF16] <= 0 {
-			t.Errorf("%s: a figure or its source is missing: %+v", d.Name, d)
+			t.Errorf("%s: got %+v, want every figure (TB/s, BF16 TFLOPS) and its source", d.Name, d)
 		}
 	}
 	if d := Lookup("Test GPU"); d != nil {
@@ -175,12 +175,12 @@ func TestPeaks(t *testing.T) {
 	}
 	mi, err := ParseDevice("mi300x")
 	if err != nil || mi.Name != "MI300X" {
-		t.Fatalf("ParseDevice(mi300x): got %v %v", mi, err)
+		t.Fatalf("ParseDevice(mi300x): got %v %v, want MI300X and no error", mi, err)
 	}
 	if p := (Override{Device: mi}).Resolve("NVIDIA H100 80GB HBM3", FP16); p.TFLOPS != 1307.4 || p.TBps != 5.3 {
 		t.Errorf("--peak-device MI300X: got %+v, want MI300X's figures", p)
 	}
 	if _, err := ParseDevice("TPU v5"); err == nil {
-		t.Error("an unknown --peak-device: got no error")
+		t.Error("an unknown --peak-device: got no error, want one")
 	}
 }
