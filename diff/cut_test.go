@@ -48,13 +48,13 @@ func TestCutRunsLeftOut(t *testing.T) {
 		t.Fatalf("runs A %d (left out %d), B %d (left out %d); want 6 (2), 6 (0)", p.RunsA, p.LeftOutA, p.RunsB, p.LeftOutB)
 	}
 	if r.A.LeftOut() != 2 || r.B.LeftOut() != 0 {
-		t.Fatalf("left out per side: A %d, B %d", r.A.LeftOut(), r.B.LeftOut())
+		t.Fatalf("left out per side: got A %d, B %d; want 2 and 0", r.A.LeftOut(), r.B.LeftOut())
 	}
 	if d := &p.Dispatches; !d.Exact || d.Changed() || d.A.Lo != d.A.Hi {
-		t.Fatalf("dispatches per run: exact %v, changed %v, A %+v: a partial run is a sample", d.Exact, d.Changed(), d.A)
+		t.Fatalf("dispatches per run: got exact %v, changed %v, A %+v; want exact, unchanged, a point interval: a partial run is not a sample", d.Exact, d.Changed(), d.A)
 	}
 	if r.A.Complete() {
-		t.Fatal("the side with a cut run is complete")
+		t.Fatal("got the side with a cut run complete, want it incomplete")
 	}
 	out := textOf(t, r)
 	for _, want := range []string{"A: 2 runs cut short (failed or never ended) left out of the samples",
@@ -72,7 +72,7 @@ func TestCutRunsLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Sides[0].RunsLeftOut != 2 || doc.Sides[1].RunsLeftOut != 0 || doc.Programs[0].LeftOutA != 2 {
-		t.Fatalf("JSON left out: sides %d/%d, program %+v", doc.Sides[0].RunsLeftOut, doc.Sides[1].RunsLeftOut, doc.Programs[0])
+		t.Fatalf("JSON left out: got sides %d/%d, program %+v; want 2/0 and the program's LeftOutA 2", doc.Sides[0].RunsLeftOut, doc.Sides[1].RunsLeftOut, doc.Programs[0])
 	}
 }
 
@@ -90,10 +90,10 @@ func TestSideDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(r.A.Captures) != 3 || len(r.B.Captures) != 1 {
-		t.Fatalf("inputs: A %d, B %d", len(r.A.Captures), len(r.B.Captures))
+		t.Fatalf("inputs: got A %d, B %d; want 3 and 1", len(r.A.Captures), len(r.B.Captures))
 	}
 	if len(r.A.Skipped) != 1 || !strings.HasSuffix(r.A.Skipped[0].Path, "README.md") {
-		t.Fatalf("skipped: %+v", r.A.Skipped)
+		t.Fatalf("skipped: got %+v, want only README.md", r.A.Skipped)
 	}
 	if p := r.program(t, "p41"); p.RunsA != 9 || p.RunsB != 4 {
 		t.Fatalf("runs A %d, B %d; want 3 inputs × 3 and 4", p.RunsA, p.RunsB)
@@ -101,25 +101,25 @@ func TestSideDirectory(t *testing.T) {
 	// In order of the expanded paths, whatever order they were read in.
 	for i, c := range r.A.Captures {
 		if !strings.Contains(c.Source.Path, "rank"+string(rune('0'+i))) {
-			t.Errorf("input %d is %s", i, c.Source.Path)
+			t.Errorf("input %d: got %s, want rank%d", i, c.Source.Path, i)
 		}
 	}
 	if out := textOf(t, r); !strings.Contains(out, "A: skipped "+filepath.Join(dir, "a", "README.md")+": no reader recognises it") {
-		t.Errorf("skipped file not listed:\n%s", out)
+		t.Errorf("got no line for the skipped file, want \"A: skipped …README.md: no reader recognises it\" in:\n%s", out)
 	}
 
 	// An empty directory is an error naming it; so is an input that fails,
 	// even among good ones.
 	empty := t.TempDir()
 	if _, err := Run([]string{empty}, []string{b}, Options{}); err == nil || !strings.Contains(err.Error(), "side A: no input found in "+empty) {
-		t.Errorf("empty side: %v", err)
+		t.Errorf("empty side: got %v, want an error naming %q", err, "side A: no input found in "+empty)
 	}
 	bad := filepath.Join(dir, "a", "rank9", "trace.kept")
 	os.MkdirAll(filepath.Dir(bad), 0o755)
 	os.WriteFile(bad, []byte("hrx debug serial: begin phase=command-program main_commands=2\n"), 0o000)
 	if os.Getuid() != 0 {
 		if _, err := Run([]string{filepath.Join(dir, "a")}, []string{b}, Options{}); err == nil || !strings.Contains(err.Error(), "rank9") {
-			t.Errorf("unreadable input among good ones: %v", err)
+			t.Errorf("unreadable input among good ones: got %v, want an error naming rank9", err)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (r *Result) program(t *testing.T, name string) *Program {
 			return &r.Programs[i]
 		}
 	}
-	t.Fatalf("no program %q in the result", name)
+	t.Fatalf("got no program %q in the result, want one", name)
 	return nil
 }
 
@@ -55,7 +55,7 @@ func (p *Program) kernel(t *testing.T, name string) *Kernel {
 			return &p.Kernels[i]
 		}
 	}
-	t.Fatalf("program %s has no kernel %q", p.Name, name)
+	t.Fatalf("program %s: got no kernel %q, want one", p.Name, name)
 	return nil
 }
 
@@ -95,23 +95,23 @@ func TestInjectedChanges(t *testing.T) {
 		t.Errorf("copy dispatches: exact %v delta %v, want exact +100%%", cp.Dispatches.Exact, cp.Dispatches.Delta)
 	}
 	if cp.PerDispatch.Significant {
-		t.Errorf("copy time per dispatch flagged (p=%.3f): the count changed, not the speed", cp.PerDispatch.P)
+		t.Errorf("copy time per dispatch: got it flagged (p=%.3f), want it not: the count changed, not the speed", cp.PerDispatch.P)
 	}
 	if !cp.PerRun.Significant || cp.PerRun.Delta < 0.8 {
 		t.Errorf("copy time per run: %+v, want about +100%% and significant", cp.PerRun)
 	}
 	if !dec.Total.Significant || dec.Total.Delta <= 0 {
-		t.Errorf("decode total per run not significantly slower: %+v", dec.Total)
+		t.Errorf("decode total per run: got %+v, want significantly slower", dec.Total)
 	}
 	if dec.Status != Matched || dec.RunsA != 20 || dec.RunsB != 20 {
-		t.Errorf("decode: %s, runs %d/%d", dec.Status, dec.RunsA, dec.RunsB)
+		t.Errorf("decode: got %s, runs %d/%d; want %s, 20/20", dec.Status, dec.RunsA, dec.RunsB, Matched)
 	}
 	// Programs on one side only are listed, never dropped.
 	if p := r.program(t, "warmup"); p.Status != Removed || p.RunsA != 1 || p.RunsB != 0 || len(p.Kernels) != 1 || p.Kernels[0].Status != Removed {
-		t.Errorf("warmup: %+v", p)
+		t.Errorf("warmup: got %+v, want removed, runs 1/0, one removed kernel", p)
 	}
 	if p := r.program(t, "embed"); p.Status != Added || p.RunsB != 5 || p.Kernels[0].Status != Added {
-		t.Errorf("embed: %+v", p)
+		t.Errorf("embed: got %+v, want added, 5 runs on B, its kernel added", p)
 	}
 	// Unchanged program: nothing significant.
 	pre := r.program(t, "prefill")
@@ -121,7 +121,7 @@ func TestInjectedChanges(t *testing.T) {
 		}
 	}
 	if pre.Total.Significant {
-		t.Errorf("prefill total flagged: %+v", pre.Total)
+		t.Errorf("prefill total: got %+v flagged, want no significant change", pre.Total)
 	}
 }
 
@@ -135,7 +135,7 @@ func TestKernelsStayInTheirProgram(t *testing.T) {
 		t.Fatalf("matmul dispatches per run: decode %v, prefill %v; want 8 and 30", dm.Dispatches.A.Center, pm.Dispatches.A.Center)
 	}
 	if len(pm.Changes()) != 0 {
-		t.Fatalf("prefill matmul took decode's change: %v", pm.Changes())
+		t.Fatalf("prefill matmul: got decode's change %v, want no change", pm.Changes())
 	}
 }
 
@@ -147,11 +147,11 @@ func TestSameDistributionIsNoChange(t *testing.T) {
 		r := Compare(side("A", 1000+seed, baseline()), side("B", 2000+seed, baseline()))
 		for _, p := range r.Programs {
 			if p.Status != Matched {
-				t.Fatalf("program %s is %s between two samples of one workload", p.Name, p.Status)
+				t.Fatalf("program %s: got %s between two samples of one workload, want %s", p.Name, p.Status, Matched)
 			}
 			for _, k := range p.Kernels {
 				if k.Dispatches.Changed() {
-					t.Fatalf("%s/%s: dispatch count changed between identical workloads", p.Name, k.Name)
+					t.Fatalf("%s/%s: got the dispatch count changed between identical workloads, want it unchanged", p.Name, k.Name)
 				}
 				for _, m := range []*Metric{&k.PerDispatch, &k.PerRun} {
 					if !m.Compared {
@@ -173,7 +173,7 @@ func TestSameDistributionIsNoChange(t *testing.T) {
 	out := textOf(t, r)
 	for _, line := range strings.Split(out, "\n") {
 		if (strings.HasPrefix(line, "program ") || strings.HasPrefix(line, "kernels: ")) && (strings.Contains(line, "slower") || strings.Contains(line, "faster")) {
-			t.Fatalf("identical workloads printed a change: %q\n%s", line, out)
+			t.Fatalf("identical workloads: got a change printed %q, want none:\n%s", line, out)
 		}
 	}
 }
@@ -185,7 +185,7 @@ func TestIncompleteSide(t *testing.T) {
 	b.gaps = []synthGap{{capture.UnfinishedDispatch, "decode", "matmul"}, {capture.DroppedRecords, "", ""}}
 	r := Compare(side("A", 1, baseline()), side("B", 100, b))
 	if r.B.Complete() || !r.A.Complete() {
-		t.Fatalf("complete: A %v B %v", r.A.Complete(), r.B.Complete())
+		t.Fatalf("complete: got A %v B %v, want A true B false", r.A.Complete(), r.B.Complete())
 	}
 	if code := r.ExitCode(true, -1); code != exitcode.Failed {
 		t.Errorf("--strict: exit %d, want %d", code, exitcode.Failed)
@@ -194,13 +194,13 @@ func TestIncompleteSide(t *testing.T) {
 		t.Errorf("without --strict: exit %d, want 0", code)
 	}
 	if dec := r.program(t, "decode"); len(dec.GapsB) != 1 || dec.GapsB[0].Kind != capture.UnfinishedDispatch || len(dec.GapsA) != 0 {
-		t.Errorf("decode gaps: A %v B %v", dec.GapsA, dec.GapsB)
+		t.Errorf("decode gaps: got A %v B %v, want none on A, one unfinished_dispatch on B", dec.GapsA, dec.GapsB)
 	}
 	if k := r.program(t, "decode").kernel(t, "matmul"); len(k.GapsB) != 1 || len(k.GapsA) != 0 {
-		t.Errorf("matmul's row does not carry B's unfinished dispatch: A %v B %v", k.GapsA, k.GapsB)
+		t.Errorf("matmul's row: got gaps A %v B %v, want none on A and B's unfinished dispatch", k.GapsA, k.GapsB)
 	}
 	if k := r.program(t, "decode").kernel(t, "attention"); len(k.GapsB) != 0 {
-		t.Errorf("attention's row carries another kernel's gap: %v", k.GapsB)
+		t.Errorf("attention's row: got another kernel's gap %v, want none", k.GapsB)
 	}
 	out := textOf(t, r)
 	for _, want := range []string{"B: INCOMPLETE: b.trace", "GAP dropped_records (1)", "GAP unfinished_dispatch (1) [program decode]",
@@ -219,26 +219,26 @@ func TestClockMismatch(t *testing.T) {
 	r := Compare(side("A", 1, baseline()), side("B", 100, b))
 	dec := r.program(t, "decode")
 	if dec.TimeRefused == "" || dec.Unit != "" || dec.Total.Compared {
-		t.Fatalf("ns vs ticks compared: refused %q unit %q", dec.TimeRefused, dec.Unit)
+		t.Fatalf("ns vs ticks: got refused %q unit %q, want times refused, no unit, total not compared", dec.TimeRefused, dec.Unit)
 	}
 	if k := dec.kernel(t, "copy"); !k.Dispatches.Changed() || k.PerDispatch.Compared {
 		t.Fatalf("copy: counts must still compare, times must not: %+v", k)
 	}
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "clocks differ") {
-		t.Fatalf("notes %q", r.Notes)
+		t.Fatalf("got notes %q, want one saying the clocks differ", r.Notes)
 	}
 	// Only-on-one-side programs keep their own times.
 	if p := r.program(t, "embed"); p.TimeRefused != "" || p.Total.B == nil {
-		t.Fatalf("embed: %+v", p)
+		t.Fatalf("embed: got %+v, want its own times (not refused, B total set)", p)
 	}
 	// ns on two clock domains: durations compare, and the header says so.
 	b.clock = capture.Clock{Domain: "unix-epoch", Unit: "ns", Timed: true}
 	r = Compare(side("A", 1, baseline()), side("B", 100, b))
 	if dec := r.program(t, "decode"); dec.TimeRefused != "" || !dec.kernel(t, "matmul").PerDispatch.Significant {
-		t.Fatalf("ns on two domains: refused %q", dec.TimeRefused)
+		t.Fatalf("ns on two domains: got refused %q, want times compared and matmul significant", dec.TimeRefused)
 	}
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "unix-epoch") {
-		t.Fatalf("notes %q", r.Notes)
+		t.Fatalf("got notes %q, want one naming unix-epoch", r.Notes)
 	}
 	// Ticks of two different clocks: tick rates may differ.
 	a := baseline()
@@ -246,13 +246,13 @@ func TestClockMismatch(t *testing.T) {
 	b.clock = capture.Clock{Domain: "device-ticks gpu1", Unit: "ticks", Timed: true}
 	r = Compare(side("A", 1, a), side("B", 100, b))
 	if dec := r.program(t, "decode"); !strings.Contains(dec.TimeRefused, "tick rates") {
-		t.Fatalf("ticks of two clocks: refused %q", dec.TimeRefused)
+		t.Fatalf("ticks of two clocks: got refused %q, want it to name tick rates", dec.TimeRefused)
 	}
 	// Untimed input: times unavailable, never zero.
 	b.clock = capture.Clock{Domain: "none"}
 	r = Compare(side("A", 1, baseline()), side("B", 100, b))
 	if dec := r.program(t, "decode"); !strings.Contains(dec.TimeRefused, "no times") || dec.Total.Compared {
-		t.Fatalf("untimed B: %q", dec.TimeRefused)
+		t.Fatalf("untimed B: got refused %q, want it to say no times and the total not compared", dec.TimeRefused)
 	}
 }
 
@@ -265,10 +265,10 @@ func TestAggregatedRecords(t *testing.T) {
 		t.Errorf("aggregated dispatches %d/%d, want 40/40", k.AggregatedA, k.AggregatedB)
 	}
 	if k.PerDispatch.A != nil || k.PerDispatch.B != nil {
-		t.Errorf("a per-dispatch time was invented from sums: %+v", k.PerDispatch)
+		t.Errorf("got a per-dispatch time invented from sums %+v, want none", k.PerDispatch)
 	}
 	if k.Dispatches.A.Center != 2 || k.PerRun.A == nil || k.PerRun.A.Center < 15000 || k.PerRun.A.Center > 21000 {
-		t.Errorf("allreduce per run: dispatches %+v time %+v", k.Dispatches.A, k.PerRun.A)
+		t.Errorf("allreduce per run: got dispatches %+v time %+v, want 2 and 15000–21000", k.Dispatches.A, k.PerRun.A)
 	}
 	if k.TimeMetric() != &k.PerRun {
 		t.Errorf("the speed of an aggregated-only kernel must be its time per run")
@@ -281,18 +281,18 @@ func TestFailIfSlower(t *testing.T) {
 	slow := r.Slower(10)
 	joined := strings.Join(slow, "\n")
 	if !strings.Contains(joined, "program decode, kernel matmul: time per dispatch +") || !strings.Contains(joined, "program decode: time per run +") {
-		t.Fatalf("slower than 10%%: %q", slow)
+		t.Fatalf("slower than 10%%: got %q, want decode/matmul's time per dispatch and decode's time per run", slow)
 	}
 	for _, s := range slow {
 		if strings.Contains(s, "copy") || strings.Contains(s, "prefill") {
-			t.Errorf("flagged %q: a count change or noise is not a slowdown", s)
+			t.Errorf("got %q flagged, want it not: a count change or noise is not a slowdown", s)
 		}
 	}
 	if code := r.ExitCode(false, 10); code != exitcode.Failed {
 		t.Errorf("exit %d, want 1", code)
 	}
 	if s := r.Slower(30); len(s) != 0 {
-		t.Errorf("slower than 30%%: %q (matmul is +20%%)", s)
+		t.Errorf("slower than 30%%: got %q, want none (matmul is +20%%)", s)
 	}
 	if code := r.ExitCode(false, 30); code != exitcode.OK {
 		t.Errorf("exit %d at 30%%, want 0", code)
@@ -300,7 +300,7 @@ func TestFailIfSlower(t *testing.T) {
 	// Not significant: never a failure, however large the delta.
 	same := Compare(side("A", 7, baseline()), side("B", 8, baseline()))
 	if s := same.Slower(0); len(s) != 0 {
-		t.Errorf("identical workloads: %q", s)
+		t.Errorf("identical workloads: got slower %q, want none", s)
 	}
 }
 
@@ -317,7 +317,7 @@ func TestEmptyCaptureExit(t *testing.T) {
 	}
 	for _, p := range r.Programs {
 		if p.Status != Added {
-			t.Fatalf("program %s is %s against an empty side", p.Name, p.Status)
+			t.Fatalf("program %s: got %s against an empty side, want %s", p.Name, p.Status, Added)
 		}
 	}
 }
@@ -329,7 +329,7 @@ func TestRepeatedInputs(t *testing.T) {
 	r := Compare(side("A", 1, one, one, one, one, one, one), side("B", 50, one, one, one, one, one, one))
 	p := r.program(t, "warmup")
 	if p.RunsA != 6 || p.RunsB != 6 || p.Total.A.N != 6 || !p.Total.A.CI {
-		t.Fatalf("6 inputs of one run each: runs %d/%d, total %+v", p.RunsA, p.RunsB, p.Total.A)
+		t.Fatalf("6 inputs of one run each: got runs %d/%d, total %+v; want 6/6 and a total of 6 with an interval", p.RunsA, p.RunsB, p.Total.A)
 	}
 }
 
@@ -354,18 +354,18 @@ func TestGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Schema != "tally.diff/v1" || len(doc.Sides) != 2 || len(doc.Slower) == 0 {
-		t.Fatalf("json: schema %q sides %d slower %v", doc.Schema, len(doc.Sides), doc.Slower)
+		t.Fatalf("json: got schema %q sides %d slower %v; want tally.diff/v1, 2 sides, some slower", doc.Schema, len(doc.Sides), doc.Slower)
 	}
 	recs, err := csv.NewReader(&cs).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") {
-		t.Fatalf("csv header %v", recs[0])
+		t.Fatalf("got csv header %v, want %v", recs[0], CSVHeader)
 	}
 	for _, rec := range recs {
 		if len(rec) != len(CSVHeader) {
-			t.Fatalf("csv row of %d fields: %v", len(rec), rec)
+			t.Fatalf("got csv row of %d fields, want %d: %v", len(rec), len(CSVHeader), rec)
 		}
 	}
 }
@@ -381,7 +381,7 @@ func TestAddChecksTheModel(t *testing.T) {
 		return c, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "bad.trace") || len(s.Captures) != 0 {
-		t.Fatalf("a kernel outside the tables: %v", err)
+		t.Fatalf("a kernel outside the tables: got %v, want an error naming bad.trace and no capture kept", err)
 	}
 	// An impossible time is the input's fault: a gap of the side, not an error.
 	err = s.Add(func(sink capture.Sink) (*capture.Capture, error) {
@@ -401,7 +401,7 @@ func TestAddChecksTheModel(t *testing.T) {
 		return c, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "nope") {
-		t.Fatalf("a gap of a missing program: %v", err)
+		t.Fatalf("a gap of a missing program: got %v, want an error naming nope", err)
 	}
 }
 
@@ -426,7 +426,7 @@ func TestKernelsMatchByID(t *testing.T) {
 	}
 	for _, k := range p.Kernels {
 		if k.Status != Matched {
-			t.Errorf("%s: %s", k.Name, k.Status)
+			t.Errorf("%s: got %s, want %s", k.Name, k.Status, Matched)
 		}
 	}
 	p.kernel(t, "hrx:matmul") // the catalog name wins over the label
@@ -447,7 +447,7 @@ func TestWriteErrors(t *testing.T) {
 		}
 		for _, after := range []int{0, 100, 3000, whole.Len() - 1} {
 			if err := write(&testfile.FailAfter{N: after}); err == nil {
-				t.Errorf("%s: a write failing after %d bytes returned nil", name, after)
+				t.Errorf("%s: a write failing after %d bytes: got nil, want an error", name, after)
 			}
 		}
 	}
@@ -468,11 +468,11 @@ func TestKernelGapAmbiguous(t *testing.T) {
 	}
 	p := compareBuilt(t, build, build).program(t, "p")
 	if len(p.Kernels) != 2 || len(p.GapsA) != 1 {
-		t.Fatalf("rows %d, program gaps %d", len(p.Kernels), len(p.GapsA))
+		t.Fatalf("got rows %d, program gaps %d; want 2 and 1", len(p.Kernels), len(p.GapsA))
 	}
 	for _, k := range p.Kernels {
 		if len(k.GapsA) != 0 || len(k.GapsB) != 0 {
-			t.Errorf("%s [%s list] carries a gap that may be the other list's", k.Name, k.List)
+			t.Errorf("%s [%s list]: got a gap that may be the other list's, want it on the program only", k.Name, k.List)
 		}
 	}
 }

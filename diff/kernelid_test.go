@@ -30,14 +30,14 @@ func TestNamedKernelsNotMatchedByID(t *testing.T) {
 	for _, name := range []string{"matmul", "softmax"} {
 		k := p.kernel(t, name)
 		if k.Status != Matched {
-			t.Errorf("%s: %s", name, k.Status)
+			t.Errorf("%s: got %s, want %s", name, k.Status, Matched)
 		}
 		// Each kernel's time is its own on both sides.
 		if k.PerDispatch.A == nil || k.PerDispatch.B == nil {
-			t.Fatalf("%s: no time per dispatch: %+v", name, k)
+			t.Fatalf("%s: got no time per dispatch on a side, want both: %+v", name, k)
 		}
 		if a, b := k.PerDispatch.A.Center, k.PerDispatch.B.Center; a+b != 30 || a == b {
-			t.Errorf("%s: time per dispatch A %v B %v: another kernel's time", name, a, b)
+			t.Errorf("%s: got time per dispatch A %v B %v, want its own on both (summing to 30, not equal)", name, a, b)
 		}
 	}
 }

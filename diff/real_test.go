@@ -30,14 +30,14 @@ func TestRealRankPair(t *testing.T) {
 	p := &r.Programs[0]
 	// tally report counts 1204 and 1154 dispatches in one step window each.
 	if p.Status != Matched || p.RunsA != 1 || p.RunsB != 1 || p.Dispatches.A.Center != 1204 || p.Dispatches.B.Center != 1154 {
-		t.Fatalf("program %q: %s, runs %d/%d, dispatches %+v %+v", p.Name, p.Status, p.RunsA, p.RunsB, p.Dispatches.A, p.Dispatches.B)
+		t.Fatalf("program %q: got %s, runs %d/%d, dispatches %+v %+v; want matched, 1/1, 1204 and 1154", p.Name, p.Status, p.RunsA, p.RunsB, p.Dispatches.A, p.Dispatches.B)
 	}
 	// One run a side is never a significant time change, and says why.
 	var added, removed int
 	for i := range p.Kernels {
 		k := &p.Kernels[i]
 		if k.PerDispatch.Significant || k.PerRun.Significant {
-			t.Errorf("%s: a time change from one run a side", k.Name)
+			t.Errorf("%s: got a significant time change from one run a side, want none", k.Name)
 		}
 		switch k.Status {
 		case Added:
@@ -52,13 +52,13 @@ func TestRealRankPair(t *testing.T) {
 		t.Errorf("added %d, removed %d kernels, want 0 and 11", added, removed)
 	}
 	if r.A.Complete() || r.B.Complete() {
-		t.Error("the sub-sampled files have no end marker: both sides are incomplete")
+		t.Error("got a side complete, want both incomplete: the sub-sampled files have no end marker")
 	}
 	if code := r.ExitCode(true, -1); code != exitcode.Failed {
-		t.Errorf("--strict: exit %d", code)
+		t.Errorf("--strict: got exit %d, want %d", code, exitcode.Failed)
 	}
 	if s := r.Slower(0); len(s) != 0 {
-		t.Errorf("slower with n=1: %v", s)
+		t.Errorf("slower with n=1: got %v, want none", s)
 	}
 	out := textOf(t, r)
 	for _, want := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "GAP truncated_input (1)", "ncclKernel_SendRecv_RING_SIMPLE_S", "~ (needs ≥ 6 runs)"} {
@@ -74,12 +74,12 @@ func TestRealRankPair(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	if _, err := Run(nil, []string{rank1}, Options{}); err == nil {
-		t.Error("no file on side A: no error")
+		t.Error("no file on side A: got no error, want one")
 	}
 	if _, err := Run([]string{rank0}, []string{"testdata/no-such-file"}, Options{}); err == nil || !strings.Contains(err.Error(), "no-such-file") {
-		t.Errorf("missing file: %v", err)
+		t.Errorf("missing file: got %v, want an error naming no-such-file", err)
 	}
 	if _, err := Run([]string{rank0}, []string{rank1}, Options{Format: "nope"}); err == nil {
-		t.Error("unknown format: no error")
+		t.Error("unknown format: got no error, want one")
 	}
 }

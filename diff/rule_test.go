@@ -89,7 +89,7 @@ func TestChangeNeedsTestAndInterval(t *testing.T) {
 	}
 	// Exact counts: a point interval; a different count is a change.
 	if e := compare([]float64{3, 3}, []float64{4, 4}, true); !e.Changed() {
-		t.Errorf("exact counts 3 → 4: not called")
+		t.Errorf("exact counts 3 → 4: got no change, want one")
 	}
 	if e := compare([]float64{3, 3}, []float64{3, 3}, true); e.Changed() || vs(&e, false) != "=" {
 		t.Errorf("exact counts 3 → 3: changed %v, vs %q; want false, \"=\"", e.Changed(), vs(&e, false))
@@ -141,7 +141,7 @@ func TestGapOnce(t *testing.T) {
 		t.Errorf("the gap's text printed %d times, want 3 (once under each input):\n%s", n, out)
 	}
 	if !strings.Contains(out, "matmul [GAP on B: unfinished_dispatch]\n") {
-		t.Errorf("matmul's row lacks its one tag:\n%s", out)
+		t.Errorf("got no matmul row with its one tag, want %q in:\n%s", "matmul [GAP on B: unfinished_dispatch]", out)
 	}
 	var js bytes.Buffer
 	if err := r.WriteJSON(&js, -1); err != nil {

@@ -32,7 +32,7 @@ func TestSideRunGaps(t *testing.T) {
 		t.Fatalf("side A run gaps %v, complete A %v, B %v; want one repeated_input, A incomplete, B complete", r.A.RunGaps, r.A.Complete(), r.B.Complete())
 	}
 	if text := textOf(t, r); !strings.Contains(text, "A: GAP repeated_input (1)") || !strings.Contains(text, twin) {
-		t.Errorf("text: got no \"A: GAP repeated_input (1)\" naming %s in:\n%s", twin, text)
+		t.Errorf("text: got no \"A: GAP repeated_input (1)\" naming %s, want it in:\n%s", twin, text)
 	}
 	if doc := r.BuildJSON(-1); len(doc.Sides[0].RunGaps) != 1 || doc.Sides[0].Complete || doc.Sides[1].RunGaps == nil {
 		t.Errorf("JSON run_gaps: got A %v (complete %v), B %v; want one, false, []", doc.Sides[0].RunGaps, doc.Sides[0].Complete, doc.Sides[1].RunGaps)

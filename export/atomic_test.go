@@ -43,17 +43,17 @@ func TestWriteFailures(t *testing.T) {
 			}
 			_, err := Run([]string{example}, exampleOpts(to, out))
 			if err == nil || !strings.Contains(err.Error(), out) {
-				t.Errorf("read-only directory: %v", err)
+				t.Errorf("read-only directory: got %v, want an error naming %s", err, out)
 			}
 			if _, serr := os.Stat(out); serr == nil {
-				t.Errorf("%s exists after a failed write", out)
+				t.Errorf("got %s after a failed write, want no file", out)
 			}
 			if _, err := os.Stat("/dev/full"); err != nil {
 				return
 			}
 			_, err = Run([]string{example}, exampleOpts(to, "/dev/full"))
 			if err == nil || !strings.Contains(err.Error(), "/dev/full") {
-				t.Errorf("/dev/full: %v", err)
+				t.Errorf("/dev/full: got %v, want an error naming /dev/full", err)
 			}
 			if to == PProf || to == Kineto {
 				if !strings.Contains(err.Error(), "no space left") {
@@ -74,14 +74,14 @@ func TestFailedInputLeavesNothing(t *testing.T) {
 			paths := []string{example, filepath.Join(dir, "missing.kept")}
 			_, err := Run(paths, exampleOpts(to, out))
 			if err == nil || !strings.Contains(err.Error(), "missing.kept") {
-				t.Fatalf("%v", err)
+				t.Fatalf("got %v, want an error naming missing.kept", err)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				var names []string
 				for _, e := range entries {
 					names = append(names, e.Name())
 				}
-				t.Errorf("left behind: %v", names)
+				t.Errorf("got %v left behind, want an empty directory", names)
 			}
 		})
 	}
@@ -93,10 +93,10 @@ func TestOldOutputKept(t *testing.T) {
 	out := filepath.Join(dir, "out.csv")
 	os.WriteFile(out, []byte("old"), 0o644)
 	if _, err := Run([]string{example, filepath.Join(dir, "missing")}, exampleOpts(CSV, out)); err == nil {
-		t.Fatal("no error")
+		t.Fatal("got no error for a missing input, want one")
 	}
 	if b := read(t, out); string(b) != "old" {
-		t.Errorf("old output replaced by a failed export: %q", b)
+		t.Errorf("got %q after a failed export, want the old output \"old\"", b)
 	}
 	assertNoTemp(t, dir)
 }
@@ -129,9 +129,9 @@ func TestDescriptorOutputRefused(t *testing.T) {
 	defer f.Close()
 	fd := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
 	if err := needRegularFile(fd, "csv"); err == nil {
-		t.Fatalf("%s (a descriptor of a regular file) accepted as a csv output", fd)
+		t.Fatalf("%s (a descriptor of a regular file) as a csv output: got no error, want it refused", fd)
 	}
 	if err := needRegularFile(f.Name(), "csv"); err != nil {
-		t.Fatalf("a regular file refused: %v", err)
+		t.Fatalf("a regular file: got %v, want it accepted", err)
 	}
 }

@@ -25,7 +25,7 @@ func TestKillBetweenRenames(t *testing.T) {
 			run(t, []string{example}, exampleOpts(to, out))
 			first, err := CheckPair(out, gaps)
 			if err != nil {
-				t.Fatalf("a whole export: %v", err)
+				t.Fatalf("a whole export: got %v, want no error", err)
 			}
 			if first.Rows != 287 {
 				t.Errorf("rows %d, want 287", first.Rows)
@@ -45,7 +45,7 @@ func TestKillBetweenRenames(t *testing.T) {
 			defer func() { commitAll = checkedfile.CommitAll }()
 			in := writeSynth(t, t.TempDir(), "b.synth", synthSpec{N: 5, Kernels: 1})
 			if _, err := Run([]string{in}, Options{To: to, Out: out, Format: synthFormat}); !errors.Is(err, killed) {
-				t.Fatalf("second export: %v", err)
+				t.Fatalf("second export: got %v, want the killed error", err)
 			}
 			if !bytes.Equal(read(t, out), oldOut) || bytes.Equal(read(t, gaps), oldGaps) {
 				t.Fatal("want the previous table beside the new gaps file")
@@ -74,18 +74,18 @@ func TestCheckPairMismatches(t *testing.T) {
 		_, empty2Gaps := export("empty2", to, synthSpec{N: 0})
 		pa, err := CheckPair(a, aGaps)
 		if err != nil {
-			t.Fatalf("%s: %v", to, err)
+			t.Fatalf("%s: got %v, want no error", to, err)
 		}
 		if pa.Rows != 6 || pa.Bytes != int64(len(read(t, a))) || time.Since(pa.Written) > time.Hour || time.Since(pa.Written) < 0 {
 			t.Errorf("%s: %+v, want 6 rows, %d bytes, written now", to, pa, len(read(t, a)))
 		}
 		if pb, _ := CheckPair(b, bGaps); pb == nil || pb.ExportID == pa.ExportID {
-			t.Errorf("%s: two exports with one id %s", to, pa.ExportID)
+			t.Errorf("%s: got two exports with one id %s, want distinct ids", to, pa.ExportID)
 		}
 		// An empty table carries no id, but it is the same bytes as any
 		// other export's empty table: its rows and size still tell.
 		if p, err := CheckPair(empty, empty2Gaps); err != nil || p.Rows != 0 {
-			t.Errorf("%s: an empty table beside another empty export's gaps: %v", to, err)
+			t.Errorf("%s: an empty table beside another empty export's gaps: got %v, want it accepted with 0 rows", to, err)
 		}
 		edit := func(name string, b []byte) string {
 			p := filepath.Join(dir, name+"."+to)

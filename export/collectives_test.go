@@ -56,7 +56,7 @@ func TestParquetCollectives(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no unmatched_collective row of input -1 naming rank 2 in the gaps table")
+		t.Errorf("got no unmatched_collective row of input -1 naming rank 2 in the gaps table, want one")
 	}
 }
 
@@ -74,7 +74,7 @@ func TestKinetoKeepsCollectives(t *testing.T) {
 	for i := range orig.disp {
 		a, b := orig.disp[i].Collective, back.disp[i].Collective
 		if a == nil || b == nil || *a != *b {
-			t.Errorf("dispatch %d: collective %+v back as %+v", i, a, b)
+			t.Errorf("dispatch %d: got collective %+v back, want %+v", i, b, a)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestDirectoryInput(t *testing.T) {
 			}
 			for i, in := range res.Run.Inputs {
 				if in.Index != i || !strings.Contains(in.Path, "rank"+string(rune('0'+i))) || res.Written[i].Dispatches == 0 {
-					t.Errorf("input %d: %+v", i, in)
+					t.Errorf("input %d: got %+v, want index %d, rank%d in its path, some dispatches", i, in, i, i)
 				}
 			}
 			var where string
@@ -62,12 +62,12 @@ func TestDirectoryInput(t *testing.T) {
 			case PProf:
 				p := parseProfile(t, out)
 				if c := strings.Join(p.Comments, "\n"); !strings.Contains(c, "skipped file (not read): "+readme) {
-					t.Errorf("pprof comments do not list the skipped file:\n%s", c)
+					t.Errorf("got pprof comments without the skipped file, want %q in:\n%s", "skipped file (not read): "+readme, c)
 				}
 				return
 			}
 			if b := read(t, where); !bytes.Contains(b, []byte(readme)) {
-				t.Errorf("%s does not list the skipped file:\n%s", where, b)
+				t.Errorf("%s: got no skipped file, want %s listed in:\n%s", where, readme, b)
 			}
 		})
 	}
@@ -99,11 +99,11 @@ func TestParallelSameAsSequential(t *testing.T) {
 			})
 		}
 		if len(outs[0]) == 0 || len(outs[0]) != len(outs[1]) {
-			t.Fatalf("%s: %d files sequential, %d parallel", c.to, len(outs[0]), len(outs[1]))
+			t.Fatalf("%s: got %d files sequential, %d parallel; want the same, not 0", c.to, len(outs[0]), len(outs[1]))
 		}
 		for name, b := range outs[0] {
 			if !bytes.Equal(b, outs[1][name]) {
-				t.Errorf("%s (per kernel %v): %s differs between 1 and 4 workers", c.to, c.perKernel, name)
+				t.Errorf("%s (per kernel %v): got %s differing between 1 and 4 workers, want the same bytes", c.to, c.perKernel, name)
 			}
 		}
 	}
@@ -126,10 +126,10 @@ func TestFailedInputAmongParallel(t *testing.T) {
 			out := filepath.Join(dir, "out")
 			_, err := Run(paths, Options{To: to, Out: out, Format: synthFormat, Workers: 4})
 			if err == nil || !strings.Contains(err.Error(), "in-bad") {
-				t.Fatalf("%v", err)
+				t.Fatalf("got %v, want an error naming in-bad", err)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("left behind: %v", entries)
+				t.Errorf("got %v left behind, want an empty directory", entries)
 			}
 		})
 	}
@@ -137,7 +137,7 @@ func TestFailedInputAmongParallel(t *testing.T) {
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("nothing here\n"), 0o644)
 	if _, err := Run([]string{empty}, Options{To: CSV, Out: filepath.Join(t.TempDir(), "x.csv")}); err == nil || !strings.Contains(err.Error(), "no input found in "+empty) {
-		t.Errorf("empty directory: %v", err)
+		t.Errorf("empty directory: got %v, want an error saying no input found in %s", err, empty)
 	}
 }
 
@@ -159,6 +159,6 @@ func TestKinetoOneInputListsSkipped(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	run(t, []string{dir}, Options{To: Kineto, Out: out})
 	if b := read(t, out); !bytes.Contains(b, []byte("skipped file (not read): "+filepath.Join(dir, "README.md"))) {
-		t.Errorf("the trace does not name the skipped file:\n%.600s", b)
+		t.Errorf("got a trace that does not name the skipped file, want README.md named:\n%.600s", b)
 	}
 }

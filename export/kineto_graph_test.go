@@ -52,7 +52,7 @@ func TestKinetoGraphLaunchesAndUnfinishedOnStream(t *testing.T) {
 		case "cuda_runtime":
 			c := argNum(e, "correlation")
 			if _, dup := launches[c]; dup {
-				t.Errorf("two launch events with correlation %s", c)
+				t.Errorf("got two launch events with correlation %s, want one", c)
 			}
 			launches[c] = e
 			if strings.HasPrefix(*e.Name, "graph launch") {
@@ -80,7 +80,7 @@ func TestKinetoGraphLaunchesAndUnfinishedOnStream(t *testing.T) {
 	}
 	if unfinished == nil || unfinished.Pid.String() != "0" || unfinished.Tid.String() != "1" || argNum(*unfinished, "tally_stream") != "1" ||
 		unfinished.Args["stream"] != nil || unfinished.Args["correlation"] != nil {
-		t.Errorf("unfinished event not on its stream's pid/tid: %+v", unfinished)
+		t.Errorf("got unfinished event %+v, want it on pid 0 tid 1 (its stream) with tally_stream 1, no stream or correlation", unfinished)
 	}
 	all := strings.Join(info, "\n")
 	for _, want := range []string{"8 dispatches were replayed by graph launches", "deviceProperties hold only id and name"} {
@@ -104,7 +104,7 @@ func TestKinetoSplitsAnInputByRank(t *testing.T) {
 	for _, rank := range []string{"0", "1"} {
 		b := read(t, filepath.Join(out, "rank-"+rank+".json"))
 		if m := regexp.MustCompile(`"rank":\s+(\d+)`).FindSubmatch(b); m == nil || string(m[1]) != rank {
-			t.Errorf("rank-%s.json: HTA's rank regex finds %q", rank, m)
+			t.Errorf("rank-%s.json: got HTA's rank regex finding %q, want %s", rank, m, rank)
 		}
 		evs, info := decodeKineto(t, b)
 		for _, e := range evs {
@@ -115,15 +115,15 @@ func TestKinetoSplitsAnInputByRank(t *testing.T) {
 			prog, _ := e.Args["program"].(string)
 			names[prog+"/"+*e.Name]++
 			if e.Pid.String() != "0" { // each file lists its own rank's one chip
-				t.Errorf("rank-%s.json: kernel on pid %s", rank, e.Pid)
+				t.Errorf("rank-%s.json: got a kernel on pid %s, want 0", rank, e.Pid)
 			}
 		}
 		if !strings.Contains(strings.Join(info, "\n"), "this file holds rank "+rank) {
-			t.Errorf("rank-%s.json: INFO does not say which rank", rank)
+			t.Errorf("rank-%s.json: got INFO without the rank, want \"this file holds rank %s\"", rank, rank)
 		}
 	}
 	if total != 10 || names["allreduce/cross_card_wait"] != 2 || names["allreduce/rms_norm"] != 0 || names["decode/rms_norm"] != 4 {
-		t.Errorf("%d kernels: %v", total, names)
+		t.Errorf("got %d kernels %v, want 10 with allreduce/cross_card_wait 2, allreduce/rms_norm 0, decode/rms_norm 4", total, names)
 	}
 	if _, err := os.Stat(filepath.Join(out, datasetMarker)); err != nil {
 		t.Error(err)
@@ -131,10 +131,10 @@ func TestKinetoSplitsAnInputByRank(t *testing.T) {
 	// One file cannot hold several ranks: refused, with what to do instead.
 	_, err := Run([]string{seed}, Options{To: Kineto, Out: filepath.Join(dir, "one.json")})
 	if err == nil || !strings.Contains(err.Error(), "-o DIR") {
-		t.Errorf("several ranks into one .json: %v", err)
+		t.Errorf("several ranks into one .json: got %v, want an error saying -o DIR", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "one.json")); err == nil {
-		t.Error("a refused export left a file")
+		t.Error("got a file left by a refused export, want none")
 	}
 }
 
@@ -162,10 +162,10 @@ func TestKinetoUnlinkedKernelsCounted(t *testing.T) {
 		t.Errorf("%d kernels, %d launches; want 9, 6", kernels, launches)
 	}
 	if !strings.Contains(strings.Join(info, "\n"), "3 kernels (300 ns of device time) are written without a launch event") {
-		t.Errorf("INFO:\n%s", strings.Join(info, "\n"))
+		t.Errorf("got INFO without the 3 kernels written without a launch event, want that line in:\n%s", strings.Join(info, "\n"))
 	}
 	if !strings.Contains(string(b), `"kernels_without_launch":3,"kernels_without_launch_ns":300`) {
-		t.Error(`"tally".events lacks kernels_without_launch`)
+		t.Error(`got "tally".events without kernels_without_launch, want 3 and 300 ns`)
 	}
 }
 

@@ -40,7 +40,7 @@ func readAs(t *testing.T, path, formatName string, opt format.Options) *readResu
 	var col capture.Collect
 	c, err := format.ReadPath(path, formatName, &opt, capture.Tee{agg, &col})
 	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
+		t.Fatalf("reading %s: got error %v, want none", path, err)
 	}
 	return &readResult{c: c, disp: col.Dispatches, tables: agg.Tables(c)}
 }
@@ -183,12 +183,12 @@ func sameAsInput(t *testing.T, orig, back *readResult, extra ...capture.Kind) {
 				t.Errorf("gap %s\n got %s\nwant %s", key, got, w)
 			}
 		case !allowed[g.Kind]:
-			t.Errorf("gap %s (%d) the input does not have: %s", key, g.Count, g.Summary)
+			t.Errorf("got gap %s (%d) the input does not have, want only the input's: %s", key, g.Count, g.Summary)
 		}
 	}
 	for key := range want {
 		if !seen[key] {
-			t.Errorf("the input's gap %s is not carried", key)
+			t.Errorf("got no gap %s, want the input's gap carried", key)
 		}
 	}
 	if oc.Accounting.Complete() != bc.Accounting.Complete() && len(extra) == 0 {
@@ -198,7 +198,7 @@ func sameAsInput(t *testing.T, orig, back *readResult, extra ...capture.Kind) {
 
 func TestKinetoSchemaNameShared(t *testing.T) {
 	if TallyKinetoSchema != kineto.TallySchema {
-		t.Fatalf("export writes %q, format/kineto reads %q", TallyKinetoSchema, kineto.TallySchema)
+		t.Fatalf("got export writing %q, want the %q format/kineto reads", TallyKinetoSchema, kineto.TallySchema)
 	}
 }
 
@@ -217,7 +217,7 @@ func TestKinetoReadBackHrx(t *testing.T) {
 		}
 	}
 	if back.c.Accounting.Complete() {
-		t.Error("the read-back is complete: --strict would pass")
+		t.Error("got the read-back complete, want it incomplete: --strict would pass")
 	}
 }
 
@@ -238,7 +238,7 @@ func TestKinetoReadBackIREE(t *testing.T) {
 		in := "../format/ireeprof/testdata/unfinalized.ireeprof"
 		orig := readBack(t, in, format.Options{})
 		if orig.c.Clock.Unit != "ticks" {
-			t.Fatalf("clock %+v: the sample is no longer in ticks", orig.c.Clock)
+			t.Fatalf("got clock %+v, want ticks: the sample is no longer in ticks", orig.c.Clock)
 		}
 		_, back := exportRead(t, in, dir, "ticks.json", format.Options{})
 		sameAsInput(t, orig, back, capture.SkippedInput, capture.EmptyCapture)
@@ -330,10 +330,10 @@ func TestKinetoReadBackSynth(t *testing.T) {
 				}
 			}
 			if g := back.c.Accounting.Find(capture.InconsistentTrace); g != nil {
-				t.Errorf("rank %s: %s %+v", rank, g.Summary, g.Items)
+				t.Errorf("rank %s: got inconsistent_trace %s %+v, want none", rank, g.Summary, g.Items)
 			}
 			if jsonOf(t, back.c.Programs) != jsonOf(t, orig.c.Programs) || back.c.Clock != orig.c.Clock {
-				t.Errorf("rank %s: programs or clock differ from the input's", rank)
+				t.Errorf("rank %s: got programs or clock differing from the input's, want them the same", rank)
 			}
 			total += len(back.disp)
 		}
@@ -352,7 +352,7 @@ func TestKinetoReadBackEdited(t *testing.T) {
 	b := read(t, path)
 	kept := regexp.MustCompile(`(?m)^\{"ph":"X","cat":"kernel",[^\n]*"program":"p96"[^\n]*\},?\n`).ReplaceAll(b, nil)
 	if bytes.Equal(kept, b) {
-		t.Fatal("no kernel event of p96 found to remove")
+		t.Fatal("got no kernel event of p96 to remove, want some")
 	}
 	edited := filepath.Join(filepath.Dir(path), "edited.json")
 	if err := os.WriteFile(edited, kept, 0o644); err != nil {
@@ -361,7 +361,7 @@ func TestKinetoReadBackEdited(t *testing.T) {
 	back := readBack(t, edited, format.Options{})
 	g := back.c.Accounting.Find(capture.InconsistentTrace)
 	if g == nil {
-		t.Fatal("no inconsistent_trace for a file missing a program's events")
+		t.Fatal("got no inconsistent_trace for a file missing a program's events, want one")
 	}
 	var items []string
 	for _, it := range g.Items {

@@ -18,7 +18,7 @@ func topKeys(t *testing.T, b []byte) []string {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %v %v", tok, err)
+		t.Fatalf("got %v %v, want a JSON object", tok, err)
 	}
 	var keys []string
 	for dec.More() {
@@ -60,11 +60,11 @@ func TestKinetoStructure(t *testing.T) {
 	b := read(t, out)
 	keys := topKeys(t, b)
 	if keys[len(keys)-1] != "traceEvents" {
-		t.Errorf("traceEvents is not the last top-level key: %v", keys)
+		t.Errorf("got top-level keys %v, want traceEvents last", keys)
 	}
 	for _, k := range []string{"schemaVersion", "deviceProperties", "distributedInfo", "baseTimeNanoseconds", "displayTimeUnit", "traceName", "tally", "INFO"} {
 		if !strings.Contains(strings.Join(keys, " "), k) {
-			t.Errorf("top-level key %s missing: %v", k, keys)
+			t.Errorf("got top-level keys %v, want %s among them", keys, k)
 		}
 	}
 	if m := regexp.MustCompile(`"rank":\s+(\d+)`).FindSubmatch(b); m == nil || string(m[1]) != "4" {
@@ -73,7 +73,7 @@ func TestKinetoStructure(t *testing.T) {
 	// ts and dur: decimal µs with exactly three decimals, never negative.
 	for _, m := range regexp.MustCompile(`"(ts|dur)":(-?[0-9.]+)`).FindAllSubmatch(b, -1) {
 		if !regexp.MustCompile(`^(0|[1-9]\d*)(\.\d{3})$`).Match(m[2]) && string(m[2]) != "0" {
-			t.Errorf("%s %s is not µs with three decimals", m[1], m[2])
+			t.Errorf("got %s %s, want µs with three decimals, not negative", m[1], m[2])
 		}
 	}
 	var doc struct {
@@ -92,19 +92,19 @@ func TestKinetoStructure(t *testing.T) {
 	var unfinished, copies int
 	for _, e := range doc.TraceEvents {
 		if e.Cat == nil || e.Name == nil || e.Pid == nil || e.Tid == nil || e.Ts == nil || e.Ph == "" {
-			t.Fatalf("event without ph/cat/name/pid/tid/ts: %+v", e)
+			t.Fatalf("got event %+v, want ph, cat, name, pid, tid and ts", e)
 		}
 		if e.Ph == "X" && e.Dur == nil {
-			t.Fatalf("X event without dur: %+v", e)
+			t.Fatalf("got X event %+v without dur, want one", e)
 		}
 		switch *e.Cat {
 		case "kernel", "gpu_memcpy", "gpu_memset":
 			corr := argNum(e, "correlation")
 			if argNum(e, "stream") < "0" || corr == "" {
-				t.Errorf("kernel without stream/correlation: %+v", e)
+				t.Errorf("got kernel %+v, want a stream and a correlation", e)
 			}
 			if _, dup := kernels[corr]; dup {
-				t.Errorf("correlation %s used twice", corr)
+				t.Errorf("got correlation %s used twice, want once", corr)
 			}
 			kernels[corr] = e
 			if *e.Cat == "gpu_memcpy" {
@@ -112,7 +112,7 @@ func TestKinetoStructure(t *testing.T) {
 			}
 		case "cuda_runtime":
 			if !strings.Contains(strings.ToLower(*e.Name), "launch") || argNum(e, "correlation") == "" || e.Args["stream"] != nil {
-				t.Errorf("launch event: %+v", e)
+				t.Errorf("got launch event %+v, want a name with launch, a correlation and no stream", e)
 			}
 			launches[argNum(e, "correlation")] = e
 		case "ac2g":
@@ -120,31 +120,31 @@ func TestKinetoStructure(t *testing.T) {
 			if e.Ph == "f" {
 				m = flowF
 				if e.Bp != "e" {
-					t.Errorf("f without bp e: %+v", e)
+					t.Errorf("got f %+v, want bp e", e)
 				}
 			}
 			if _, dup := m[e.ID.String()]; dup {
-				t.Errorf("flow id %s twice", e.ID)
+				t.Errorf("got flow id %s twice, want once", e.ID)
 			}
 			m[e.ID.String()] = e
 		case "tally_unfinished":
 			unfinished++
 			if e.Args["stream"] != nil || e.Args["correlation"] != nil || e.Args["unfinished"] != true || !strings.HasSuffix(*e.Name, " (unfinished)") {
-				t.Errorf("unfinished event: %+v", e)
+				t.Errorf("got unfinished event %+v, want no stream or correlation, unfinished true, name ending \" (unfinished)\"", e)
 			}
 		}
 	}
 	// 20 dispatches, every 10th untimed: 18 kernels, each launched.
 	if len(kernels) != 18 || len(launches) != 18 || len(flowS) != 18 || len(flowF) != 18 || unfinished != 1 || copies != 6 {
-		t.Errorf("kernels %d launches %d flows %d/%d unfinished %d copies %d", len(kernels), len(launches), len(flowS), len(flowF), unfinished, copies)
+		t.Errorf("got kernels %d launches %d flows %d/%d unfinished %d copies %d; want 18, 18, 18/18, 1, 6", len(kernels), len(launches), len(flowS), len(flowF), unfinished, copies)
 	}
 	for id, f := range flowF {
 		k, ok := kernels[id]
 		if !ok || k.Pid.String() != f.Pid.String() || k.Tid.String() != f.Tid.String() || k.Ts.String() != f.Ts.String() {
-			t.Errorf("flow f %s does not land on its kernel (%+v vs %+v)", id, f, k)
+			t.Errorf("flow f %s: got %+v, want it on its kernel %+v (pid, tid, ts)", id, f, k)
 		}
 		if s := flowS[id]; s.Pid.String() != launches[id].Pid.String() || s.Ts.String() != launches[id].Ts.String() {
-			t.Errorf("flow s %s is not on its launch", id)
+			t.Errorf("flow s %s: got %+v, want it on its launch %+v", id, s, launches[id])
 		}
 	}
 	info := strings.Join(doc.INFO, "\n")
@@ -173,7 +173,7 @@ func TestKinetoOneRankPerFile(t *testing.T) {
 	out := filepath.Join(dir, "traces")
 	run(t, []string{a, b}, Options{To: Kineto, Out: out, Format: synthFormat})
 	if got := strings.Join(files(t, out), " "); got != "_tally_export.json input-00000.json input-00001.json" {
-		t.Fatalf("directory holds %s", got)
+		t.Fatalf("got directory holding %s, want _tally_export.json input-00000.json input-00001.json", got)
 	}
 	for i, f := range []string{"input-00000.json", "input-00001.json"} {
 		m := regexp.MustCompile(`"rank":\s+(\d+)`).FindSubmatch(read(t, filepath.Join(out, f)))
@@ -184,13 +184,13 @@ func TestKinetoOneRankPerFile(t *testing.T) {
 	m := writeSynth(t, dir, "m.synth", synthSpec{N: 2, Queues: []capture.Queue{{Name: "a", Rank: "0"}, {Name: "b", Rank: "1"}}})
 	one := filepath.Join(dir, "t.json")
 	if _, err := Run([]string{m}, Options{To: Kineto, Out: one, Format: synthFormat}); err == nil || !strings.Contains(err.Error(), "2 ranks") {
-		t.Errorf("two ranks: %v", err)
+		t.Errorf("two ranks: got %v, want an error naming 2 ranks", err)
 	}
 	if _, err := Run([]string{a}, Options{To: Kineto, Out: filepath.Join(dir, "t.trace"), Format: synthFormat}); err == nil || !strings.Contains(err.Error(), ".json") {
-		t.Errorf("a name TraceLens ignores: %v", err)
+		t.Errorf("a name TraceLens ignores: got %v, want an error naming .json", err)
 	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, "*")); len(entries) != 4 { // a, b, m and traces
-		t.Errorf("files left behind: %v", entries)
+		t.Errorf("got files %v, want only a, b, m and traces", entries)
 	}
 }
 
@@ -206,7 +206,7 @@ func TestKinetoGzip(t *testing.T) {
 	}
 	var v map[string]any
 	if err := json.NewDecoder(zr).Decode(&v); err != nil || v["traceEvents"] == nil {
-		t.Fatalf("%v %v", err, v)
+		t.Fatalf("got %v %v, want a JSON object with traceEvents", err, v)
 	}
 }
 
@@ -223,6 +223,6 @@ func TestKinetoExample(t *testing.T) {
 		t.Errorf("%d flow ends, want 287", n)
 	}
 	if !bytes.Contains(b, []byte(`"cat":"tally_unfinished","name":"loom_libs:ggml_mul_mat_f32_f32_wmma (unfinished)"`)) {
-		t.Error("unfinished matmul not written")
+		t.Error("got no unfinished matmul event, want a tally_unfinished event of ggml_mul_mat_f32_f32_wmma")
 	}
 }

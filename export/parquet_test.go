@@ -65,30 +65,30 @@ func TestParquetDataset(t *testing.T) {
 		case r.Dispatches > 1:
 			agg++
 			if r.StartNS != nil || r.LaunchStartNS != nil || r.DeviceNS == nil || *r.DeviceNS != 1000 {
-				t.Errorf("aggregated row %+v", r)
+				t.Errorf("got aggregated row %+v, want no start or launch start, device_ns 1000", r)
 			}
 		case r.StartNS == nil:
 			untimed++
 			if r.EndNS != nil || r.DeviceNS != nil || r.LaunchStartNS != nil || r.LaunchEndNS != nil || r.LaunchNS != nil {
-				t.Errorf("untimed row with a time: %+v", r)
+				t.Errorf("got untimed row with a time %+v, want none", r)
 			}
 		default:
 			if *r.StartNS == 0 && *r.EndNS == 0 || r.LaunchStartNS == nil || *r.LaunchEndNS-*r.LaunchStartNS != *r.LaunchNS {
-				t.Errorf("timed row %+v", r)
+				t.Errorf("got timed row %+v, want start/end set, launch start and launch_ns = launch end - start", r)
 			}
 		}
 		if r.Run != nil && r.Dispatches > 1 {
-			t.Errorf("aggregated record with a run: %+v", r)
+			t.Errorf("got aggregated record with a run %+v, want none", r)
 		}
 	}
 	// 20 + 3 single dispatches, 2 aggregated records of 10; every 10th
 	// dispatch of input a untimed.
 	if disp != 43 || agg != 2 || untimed != 2 || len(rows) != 25 {
-		t.Errorf("dispatches %d, aggregated rows %d, untimed rows %d, rows %d", disp, agg, untimed, len(rows))
+		t.Errorf("got dispatches %d, aggregated rows %d, untimed rows %d, rows %d; want 43, 2, 2, 25", disp, agg, untimed, len(rows))
 	}
 	ins := readParquet[InputRow](t, filepath.Join(out, "inputs.parquet"))
 	if len(ins) != 2 || ins[0].Complete || !ins[1].Complete || ins[0].Unfinished != 1 || ins[1].Rank != "a/b" || ins[0].RankFrom != "input-index" || ins[1].RankFrom != "source" || ins[0].Dispatches != 40 {
-		t.Errorf("inputs %+v", ins)
+		t.Errorf("got inputs %+v, want a incomplete (1 unfinished, 40 dispatches, rank from input-index), b complete (rank a/b from source)", ins)
 	}
 	gaps := readParquet[GapRow](t, filepath.Join(out, "gaps.parquet"))
 	var kinds []string
@@ -96,7 +96,7 @@ func TestParquetDataset(t *testing.T) {
 		kinds = append(kinds, g.Record+":"+g.Kind)
 	}
 	if k := strings.Join(kinds, " "); !strings.Contains(k, "gap:unfinished_dispatch") || !strings.Contains(k, "export:aggregated_records") || !strings.Contains(k, "export:untimed_dispatches") {
-		t.Errorf("gaps %v", kinds)
+		t.Errorf("got gaps %v, want gap:unfinished_dispatch, export:aggregated_records and export:untimed_dispatches", kinds)
 	}
 	kern := readParquet[KernelRow](t, filepath.Join(out, "kernels.parquet"))
 	// Input a's kernels split by queue rank: kernel 0 and the aggregated
@@ -111,7 +111,7 @@ func TestParquetDataset(t *testing.T) {
 	}
 	var marker struct{ Schema string }
 	if err := json.Unmarshal(read(t, filepath.Join(out, datasetMarker)), &marker); err != nil || marker.Schema != DatasetSchema {
-		t.Errorf("marker %v %v", marker, err)
+		t.Errorf("got marker %v %v, want schema %s", marker, err, DatasetSchema)
 	}
 }
 
@@ -124,21 +124,21 @@ func TestParquetReplace(t *testing.T) {
 	out := filepath.Join(dir, "ds")
 	run(t, []string{a, b}, Options{To: Parquet, Out: out, Format: synthFormat})
 	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 2 {
-		t.Fatalf("dataset of two inputs holds %v", got)
+		t.Fatalf("got dataset of two inputs holding %v, want 2 files", got)
 	}
 	run(t, []string{a}, Options{To: Parquet, Out: out, Format: synthFormat})
 	if got := files(t, filepath.Join(out, "dispatches")); len(got) != 1 {
-		t.Errorf("replaced dataset holds %v", got)
+		t.Errorf("got replaced dataset holding %v, want 1 file", got)
 	}
 	other := filepath.Join(dir, "mine")
 	os.Mkdir(other, 0o755)
 	os.WriteFile(filepath.Join(other, "keep"), []byte("x"), 0o644)
 	_, err := Run([]string{a}, Options{To: Parquet, Out: other, Format: synthFormat})
 	if err == nil || !strings.Contains(err.Error(), other) {
-		t.Errorf("a foreign directory: %v", err)
+		t.Errorf("a foreign directory: got %v, want an error naming %s", err, other)
 	}
 	if got := files(t, other); len(got) != 1 {
-		t.Errorf("foreign directory touched: %v", got)
+		t.Errorf("got foreign directory holding %v, want it untouched (keep only)", got)
 	}
 	assertNoTemp(t, dir)
 }
@@ -148,7 +148,7 @@ func assertNoTemp(t *testing.T, dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
-			t.Errorf("temporary left behind: %s", e.Name())
+			t.Errorf("got temporary %s left behind, want none", e.Name())
 		}
 	}
 }

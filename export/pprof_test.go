@@ -59,7 +59,7 @@ func TestPProfTop(t *testing.T) {
 			}
 		}
 		if len(got) == 0 {
-			t.Fatalf("no rows in go tool pprof -top:\n%s", b)
+			t.Fatalf("got no rows in go tool pprof -top, want some:\n%s", b)
 		}
 		return got
 	}
@@ -72,12 +72,12 @@ func TestPProfTop(t *testing.T) {
 	gotN := top("dispatches")
 	for name, n := range wantN {
 		if gotN[name] != n {
-			t.Errorf("%s: pprof dispatches %d, tally %d (+1 unfinished for the matmul)", name, gotN[name], n)
+			t.Errorf("%s: got pprof dispatches %d, want tally's %d (+1 unfinished for the matmul)", name, gotN[name], n)
 		}
 	}
 	b, err := exec.Command(goTool(t), "tool", "pprof", "-comments", out).CombinedOutput()
 	if err != nil {
-		t.Fatalf("%v\n%s", err, b)
+		t.Fatalf("go tool pprof -comments: got error %v, want none\n%s", err, b)
 	}
 	for _, want := range []string{"GAP unfinished_dispatch (1) in program p41", "GAP device_fault (1)", "skipped: 7 lines: not a trace line", "[monotonic, ns]", "INCOMPLETE"} {
 		if !strings.Contains(string(b), want) {
@@ -98,11 +98,11 @@ func TestPProfSamples(t *testing.T) {
 	run(t, []string{a, b}, Options{To: PProf, Out: out, Format: synthFormat})
 	p := parseProfile(t, out)
 	if p.DefaultSampleType != "gpu_time" || len(p.SampleType) != 3 {
-		t.Fatalf("sample types %v", p.SampleType)
+		t.Fatalf("got sample types %v (default %q), want 3 with default gpu_time", p.SampleType, p.DefaultSampleType)
 	}
 	for _, fn := range p.Function {
 		if fn.SystemName != "" {
-			t.Errorf("function %q has SystemName %q: pprof would demangle and merge", fn.Name, fn.SystemName)
+			t.Errorf("function %q: got SystemName %q, want none: pprof would demangle and merge", fn.Name, fn.SystemName)
 		}
 	}
 	type row struct {
@@ -119,7 +119,7 @@ func TestPProfSamples(t *testing.T) {
 		r := row{strings.Join(names, " ← "), s.Label["status"][0], [3]int64{s.Value[0], s.Value[1], s.Value[2]}}
 		key := r.stack + " " + r.status + " " + strings.Join(s.Label["queue"], "")
 		if _, dup := got[key]; dup {
-			t.Errorf("two samples for %s", key)
+			t.Errorf("got two samples for %s, want one", key)
 		}
 		got[key] = r
 	}

@@ -39,10 +39,10 @@ func sumsByRank(t *testing.T, path string) (kernels, programs map[string]*rankSu
 	kernels, programs = map[string]*rankSums{}, map[string]*rankSums{}
 	for _, d := range col.Dispatches {
 		if d.Queue < 0 || c.Queues[d.Queue].Rank == "" {
-			t.Fatalf("seed dispatch without a queue rank: %+v", d)
+			t.Fatalf("got seed dispatch %+v without a queue rank, want every one ranked", d)
 		}
 		if d.Aggregate != nil {
-			t.Fatalf("seed holds an aggregated record; the sums below assume none")
+			t.Fatalf("got an aggregated record in the seed, want none: the sums below assume none")
 		}
 		rank, prog := c.Queues[d.Queue].Rank, c.Programs[d.Program].Name
 		kk := rank + "|" + prog + "|" + c.Kernels[d.Kernel].Name
@@ -86,17 +86,17 @@ func checkKernelRows(t *testing.T, what string, rows []KernelRow, kernels, progr
 	for _, r := range rows {
 		key := r.Rank + "|" + r.Program + "|" + r.Kernel
 		if got[key] {
-			t.Errorf("%s: two rows for %s", what, key)
+			t.Errorf("%s: got two rows for %s, want one", what, key)
 		}
 		got[key] = true
 		w := kernels[key]
 		if w == nil {
-			t.Errorf("%s: row %s ran nowhere in the dispatches", what, key)
+			t.Errorf("%s: got row %s that ran nowhere in the dispatches, want none", what, key)
 			continue
 		}
 		if r.Dispatches != w.dispatches || r.Timed != w.timed || r.Launched != w.launched ||
 			r.DeviceNS == nil || *r.DeviceNS != w.device || r.LaunchNS == nil || *r.LaunchNS != w.launch {
-			t.Errorf("%s: %s: dispatches %d timed %d device_ns %v launched %d launch_ns %v; the dispatches sum to %+v",
+			t.Errorf("%s: %s: got dispatches %d timed %d device_ns %v launched %d launch_ns %v; want what the dispatches sum to, %+v",
 				what, key, r.Dispatches, r.Timed, optI(r.DeviceNS), r.Launched, optI(r.LaunchNS), *w)
 		}
 		if p := programs[r.Rank+"|"+r.Program]; p != nil && p.device > 0 {
@@ -107,7 +107,7 @@ func checkKernelRows(t *testing.T, what string, rows []KernelRow, kernels, progr
 	}
 	for key := range kernels {
 		if !got[key] {
-			t.Errorf("%s: no row for %s", what, key)
+			t.Errorf("%s: got no row for %s, want one", what, key)
 		}
 	}
 }
@@ -168,12 +168,12 @@ func TestParquetSplitsRanks(t *testing.T) {
 		got[key] = true
 		w := programs[key]
 		if w == nil || r.Dispatches != w.dispatches || r.Timed != w.timed || r.DeviceNS == nil || *r.DeviceNS != w.device {
-			t.Errorf("programs: %s: dispatches %d timed %d device_ns %v; the dispatches sum to %+v", key, r.Dispatches, r.Timed, optI(r.DeviceNS), w)
+			t.Errorf("programs: %s: got dispatches %d timed %d device_ns %v; want what the dispatches sum to, %+v", key, r.Dispatches, r.Timed, optI(r.DeviceNS), w)
 		}
 	}
 	for key := range programs {
 		if !got[key] {
-			t.Errorf("programs: no row for %s", key)
+			t.Errorf("programs: got no row for %s, want one", key)
 		}
 	}
 }
@@ -233,10 +233,10 @@ func TestPProfSplitsRanks(t *testing.T) {
 	}
 	for key, w := range kernels {
 		if g := got[key]; g == nil || g.dispatches != w.dispatches || g.device != w.device {
-			t.Errorf("pprof %s: %+v, the dispatches sum to %+v", key, g, *w)
+			t.Errorf("pprof %s: got %+v, want what the dispatches sum to, %+v", key, g, *w)
 		}
 	}
 	if len(got) != len(kernels) {
-		t.Errorf("pprof has %d (rank, program, kernel) samples, the dispatches %d", len(got), len(kernels))
+		t.Errorf("pprof: got %d (rank, program, kernel) samples, want %d as in the dispatches", len(got), len(kernels))
 	}
 }

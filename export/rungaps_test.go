@@ -31,7 +31,7 @@ func TestRunGapsExported(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("csv gaps: no input -1 row of repeated_input:\n%s", read(t, out+".gaps.csv"))
+		t.Errorf("csv gaps: got no input -1 row of repeated_input, want one:\n%s", read(t, out+".gaps.csv"))
 	}
 
 	ds := filepath.Join(dir, "ds")
@@ -54,7 +54,7 @@ func TestRunGapsExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c := strings.Join(p.Comments, "\n"); !strings.Contains(c, "run: GAP repeated_input (1)") {
-		t.Errorf("pprof comments lack the run's gap:\n%s", c)
+		t.Errorf("got pprof comments without the run's gap, want \"run: GAP repeated_input (1)\" in:\n%s", c)
 	}
 }
 
@@ -74,7 +74,7 @@ func TestPProfCommentsEscaped(t *testing.T) {
 	named := 0
 	for _, c := range p.Comments {
 		if strings.ContainsAny(c, "\n\x1b") {
-			t.Errorf("comment %q holds a raw control character", c)
+			t.Errorf("got comment %q with a raw control character, want it escaped", c)
 		}
 		if strings.Contains(c, `a\n\x1b[31mCOMPLETE.synth`) {
 			named++

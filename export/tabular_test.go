@@ -75,10 +75,10 @@ func TestGolden(t *testing.T) {
 		opt.PerKernel = c.perKernel
 		res := run(t, []string{example}, opt)
 		if res.Complete {
-			t.Errorf("%s: the example has gaps, result says complete", c.name)
+			t.Errorf("%s: got the result complete, want incomplete: the example has gaps", c.name)
 		}
 		if _, err := CheckPair(out, out+".gaps."+c.to); err != nil {
-			t.Errorf("%s: %v", c.name, err)
+			t.Errorf("%s: CheckPair: got %v, want no error", c.name, err)
 		}
 		golden.Check(t, "testdata/decode-fault."+c.name+".golden", sameID(read(t, out)))
 		gaps := sameID(read(t, out+".gaps."+c.to))
@@ -87,7 +87,7 @@ func TestGolden(t *testing.T) {
 		} else if want := sameID(read(t, "testdata/decode-fault.dispatches."+c.to+".gaps.golden")); !bytes.Equal(withoutOutput(gaps), withoutOutput(want)) {
 			// The accounting does not depend on --per-kernel; the last
 			// line (the table's rows and bytes) does.
-			t.Errorf("%s: gaps file differs from the per-dispatch export's", c.name)
+			t.Errorf("%s: got a gaps file differing from the per-dispatch export's, want the same but for its last line", c.name)
 		}
 	}
 }
@@ -135,25 +135,25 @@ func TestCSVMatchesTables(t *testing.T) {
 		k := key{r[col["program"]], r[col["kernel"]], r[col["list"]]}
 		v, err := strconv.ParseInt(r[col["device_ns"]], 10, 64)
 		if err != nil {
-			t.Fatalf("device_ns %q: %v", r[col["device_ns"]], err)
+			t.Fatalf("device_ns %q: got %v, want an integer", r[col["device_ns"]], err)
 		}
 		s, _ := strconv.ParseInt(r[col["start_ns"]], 10, 64)
 		e, _ := strconv.ParseInt(r[col["end_ns"]], 10, 64)
 		if e-s != v {
-			t.Fatalf("row %v: end-start != device_ns", r)
+			t.Fatalf("row %v: got end-start %d, want device_ns %d", r, e-s, v)
 		}
 		sum[k] += v
 		n[k]++
 	}
 	if int64(len(rows)-1) != res.Tables.Dispatches() {
-		t.Errorf("%d rows, tally's tables have %d dispatches", len(rows)-1, res.Tables.Dispatches())
+		t.Errorf("got %d rows, want %d (tally's tables' dispatches)", len(rows)-1, res.Tables.Dispatches())
 	}
 	for _, pt := range res.Tables.Programs {
 		for _, kr := range pt.Kernels {
 			// hrx kernels carry the list on the dispatch; main is the default.
 			k := key{pt.Program.Name, kr.Kernel.Name, kr.Kernel.List}
 			if sum[k] != kr.Total || n[k] != kr.Dispatches {
-				t.Errorf("%v: rows sum %d over %d, table %d over %d", k, sum[k], n[k], kr.Total, kr.Dispatches)
+				t.Errorf("%v: got rows summing to %d over %d, want the table's %d over %d", k, sum[k], n[k], kr.Total, kr.Dispatches)
 			}
 		}
 	}
@@ -173,11 +173,11 @@ func TestCSVMatchesTables(t *testing.T) {
 		}
 	}
 	if !unfinished {
-		t.Errorf("gaps file does not name the unfinished matmul:\n%v", gaps)
+		t.Errorf("got a gaps file without the unfinished matmul, want one unfinished_dispatch row of ggml_mul_mat:\n%v", gaps)
 	}
 	for u := range read {
 		if read[u] != used[u]+skipped[u] {
-			t.Errorf("%s: %d read != %d used + %d skipped", u, read[u], used[u], skipped[u])
+			t.Errorf("%s: got %d read, want %d used + %d skipped", u, read[u], used[u], skipped[u])
 		}
 	}
 	if read["lines"] != 1934 || skipped["lines"] != 7 {
@@ -204,21 +204,21 @@ func TestAggregatedRows(t *testing.T) {
 		if r.Dispatches > 1 {
 			aggRows++
 			if r.StartNS != nil || r.EndNS != nil || r.LaunchStartNS != nil || r.LaunchEndNS != nil {
-				t.Errorf("aggregated row with single-dispatch times: %s", line)
+				t.Errorf("got aggregated row with single-dispatch times, want none: %s", line)
 			}
 		} else {
 			singles++
 		}
 		if !bytes.Contains(line, []byte(`"launch_ns":`)) {
-			t.Errorf("row without every key: %s", line)
+			t.Errorf("got row without launch_ns, want every key: %s", line)
 		}
 	}
 	// 6 singles of 100 and 200 ns (3 each), 2 aggregated records of 10.
 	if aggRows != 2 || singles != 6 || disp != 26 || dev != 3*100+3*200+2*1000 {
-		t.Errorf("aggregated %d singles %d dispatches %d device_ns %d", aggRows, singles, disp, dev)
+		t.Errorf("got aggregated %d singles %d dispatches %d device_ns %d; want 2, 6, 26, %d", aggRows, singles, disp, dev, 3*100+3*200+2*1000)
 	}
 	if g := string(read(t, out+".gaps.jsonl")); !strings.Contains(g, `"kind":"aggregated_records","program":"","count":2`) {
-		t.Errorf("gaps file does not count the aggregated records:\n%s", g)
+		t.Errorf("got a gaps file without the aggregated records counted, want aggregated_records count 2 in:\n%s", g)
 	}
 	out = filepath.Join(dir, "k.csv")
 	run(t, []string{in}, Options{To: CSV, Out: out, Format: synthFormat, PerKernel: true})
@@ -239,7 +239,7 @@ func TestTicksStated(t *testing.T) {
 	run(t, []string{in}, Options{To: CSV, Out: out, Format: synthFormat})
 	g := string(read(t, out+".gaps.csv"))
 	if !strings.Contains(g, "export,times_not_ns,,4,0,,false,") || !strings.Contains(g, "programs: step") {
-		t.Errorf("ticks not stated:\n%s", g)
+		t.Errorf("got no times_not_ns row naming programs: step, want one in:\n%s", g)
 	}
 }
 
@@ -275,7 +275,7 @@ func TestTicksShares(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.DeviceNS != nil {
-			t.Errorf("%s: device_ns %d for a ticks program", r.Kernel, *r.DeviceNS)
+			t.Errorf("%s: got device_ns %d for a ticks program, want none", r.Kernel, *r.DeviceNS)
 		}
 		if r.ShareOfProg <= 0 {
 			t.Errorf("%s: share %v, want its share of the program's ticks", r.Kernel, r.ShareOfProg)
@@ -283,6 +283,6 @@ func TestTicksShares(t *testing.T) {
 		sum += r.ShareOfProg
 	}
 	if sum < 0.999 || sum > 1.001 {
-		t.Errorf("shares sum to %v", sum)
+		t.Errorf("got shares summing to %v, want 1", sum)
 	}
 }

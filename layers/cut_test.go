@@ -75,7 +75,7 @@ func cutEvery(t *testing.T, name string, tail int, opt Options, write func(dir s
 		}
 		rep, err := Run(ref, ours, opt)
 		if err != nil {
-			t.Fatalf("%s cut to %d bytes: %v", name, n, err)
+			t.Fatalf("%s cut to %d bytes: got error %v, want a report", name, n, err)
 		}
 		wantCut(t, fmt.Sprintf("%s cut to %d of %d bytes", name, n, len(whole)), rep)
 	}

@@ -18,21 +18,21 @@ func FuzzNpyHeader(f *testing.F) {
 		}
 		if need > 0 {
 			if need <= len(data) || need > 12+maxNpyHeader {
-				t.Fatalf("need %d with %d bytes", need, len(data))
+				t.Fatalf("got need %d with %d bytes, want more than the bytes held and at most 12+maxNpyHeader", need, len(data))
 			}
 			return
 		}
 		if h.offset > int64(len(data)) || len(h.shape) > maxDims {
-			t.Fatalf("header %+v from %d bytes", h, len(data))
+			t.Fatalf("got header %+v from %d bytes, want its offset within them and at most maxDims dimensions", h, len(data))
 		}
 		n := int64(1)
 		for _, d := range h.shape {
 			if d < 0 {
-				t.Fatal("negative dimension")
+				t.Fatal("got a negative dimension, want none")
 			}
 			n *= d
 			if n < 0 {
-				t.Fatal("shape product overflows")
+				t.Fatal("got a shape product that overflows, want it refused")
 			}
 		}
 	})

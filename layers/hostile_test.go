@@ -43,6 +43,6 @@ func TestHostilePathsEscaped(t *testing.T) {
 		t.Errorf("verdict lines %q, want one FINDINGS line:\n%s", verdicts, out)
 	}
 	if !strings.Contains(out, `refd\nCOMPLETE: 10 compared, 0 not written\n\x1b[8m`) {
-		t.Errorf("text does not show the path escaped:\n%s", out)
+		t.Errorf("got no escaped path in the text, want %q in:\n%s", `refd\nCOMPLETE: 10 compared, 0 not written\n\x1b[8m`, out)
 	}
 }

@@ -38,10 +38,10 @@ func TestOutOfRangeLayerNames(t *testing.T) {
 	}
 	for _, n := range bad {
 		if !strings.Contains(out, "UNUSABLE FILE "+filepath.Join(ours, n)+": layer number") {
-			t.Errorf("text does not name %s unusable:\n%s", n, out)
+			t.Errorf("got text without %s named unusable, want \"UNUSABLE FILE …: layer number\" in:\n%s", n, out)
 		}
 		if !bytes.Contains(b.Bytes(), []byte(`"file": "`+filepath.Join(ours, n)+`"`)) {
-			t.Errorf("JSON does not name %s in unusable_files:\n%s", n, b.String())
+			t.Errorf("got JSON without %s in unusable_files, want it there:\n%s", n, b.String())
 		}
 	}
 	if !strings.Contains(out, "\nFINDINGS: ") {
@@ -173,7 +173,7 @@ func TestSidecarWithoutData(t *testing.T) {
 		t.Fatalf("layer 5's sidecars alone: got %d unusable (%+v), findings %v; want 2 and a finding", rep.Totals.Unusable, rep.Unusable, rep.Findings())
 	}
 	if out := text(t, rep); !strings.Contains(out, "UNUSABLE FILE "+filepath.Join(ours, "layer_5.json")+": the sidecar of layer 5 without its data file layer_5.f32") {
-		t.Errorf("text does not name layer 5's lone sidecar:\n%s", out)
+		t.Errorf("got text without layer 5's lone sidecar named unusable, want it in:\n%s", out)
 	}
 }
 
@@ -187,7 +187,7 @@ func TestJSONBesideNpyIsNoSidecar(t *testing.T) {
 	rep := run(t, ref, ours, Options{})
 	for _, u := range rep.Unusable {
 		if strings.HasSuffix(u.File, "layer_2.json") {
-			t.Errorf("layer_2.json beside layer_2.npy named unusable: %+v", u)
+			t.Errorf("got layer_2.json beside layer_2.npy named unusable %+v, want it not", u)
 		}
 	}
 }

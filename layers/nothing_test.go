@@ -42,7 +42,7 @@ func TestNothingComparedWrongHidden(t *testing.T) {
 		t.Fatalf("got %q (%d compared), want %q…", rep.NothingCompared, rep.Totals.Compared, want)
 	}
 	if out := text(t, rep); !strings.Contains(out, "NOTHING COMPARED: "+want) {
-		t.Fatalf("text without the reason:\n%s", out)
+		t.Fatalf("got text without the reason, want %q in:\n%s", "NOTHING COMPARED: "+want, out)
 	}
 	// Bare dumps whose size is no multiple of 4·H: compared flat without it.
 	ref, ours = dumps(t, func(l, r, c int) float64 { return 0 })
@@ -124,7 +124,7 @@ func TestRow0NonFinite(t *testing.T) {
 			t.Fatalf("text lacks %q:\n%s", want, out)
 		}
 		if strings.Contains(out, "n/a") || strings.Contains(out, "LOG DIFFERS") {
-			t.Fatalf("row 0 NaN/Inf shown as a log difference:\n%s", out)
+			t.Fatalf("got row 0 NaN/Inf shown as a log difference (n/a or LOG DIFFERS), want none:\n%s", out)
 		}
 	}
 	if ly := byLayer(rep, 4); ly.Ours.Row0NaN != 1 || ly.Ours.Row0Inf != 0 || ly.Ours.Row0MeanAbs != nil {
@@ -146,7 +146,7 @@ func TestRow0NonFinite(t *testing.T) {
 		t.Fatalf("nan against a finite row: got %+v, want a difference", ly.Log)
 	}
 	if out := text(t, rep); !strings.Contains(out, "LOG DIFFERS layer 5: [L] line 6 says mean|x| NaN absmax +Inf") {
-		t.Fatalf("text:\n%s", out)
+		t.Fatalf("got text without the NaN line 6 difference, want %q in:\n%s", "LOG DIFFERS layer 5: [L] line 6 says mean|x| NaN absmax +Inf", out)
 	}
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {

@@ -45,7 +45,7 @@ func TestProbeFailedDumpOverEarlierRun(t *testing.T) {
 	ref, ours := t.TempDir(), t.TempDir()
 	probeDump(t, ref, -1)
 	if errs, _ := probeDump(t, ours, -1); len(errs) != 0 {
-		t.Fatal(errs)
+		t.Fatalf("got errors %v, want none", errs)
 	}
 	// The second run into the same directory fails to dump layer 1.
 	errs, nw := probeDump(t, ours, 1)

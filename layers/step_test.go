@@ -21,7 +21,7 @@ func TestStepRule(t *testing.T) {
 		"improving": lin(10, func(i int) float64 { return 0.5 - 0.04*float64(i) }),
 	} {
 		if s := findStep(pts); s != nil {
-			t.Errorf("%s drift named a step at %d", name, s.Layer)
+			t.Errorf("%s drift: got a step at %d, want none", name, s.Layer)
 		}
 	}
 	// A step at layer 17 on top of a drift.
@@ -34,13 +34,13 @@ func TestStepRule(t *testing.T) {
 	})
 	s := findStep(pts)
 	if s == nil || s.Layer != 17 || s.PreviousLayer != 16 {
-		t.Fatalf("step: %+v", s)
+		t.Fatalf("got step %+v, want one at layer 17 after 16", s)
 	}
 	// The first layer's error is a baseline (a quantised engine starts off).
 	if s := findStep(lin(5, func(i int) float64 { return 0.3 })); s != nil {
-		t.Fatal("a constant error named a step")
+		t.Fatal("a constant error: got a step, want none")
 	}
 	if s := findStep(lin(2, func(i int) float64 { return float64(i) })); s != nil {
-		t.Fatal("a step named without two layers of history")
+		t.Fatal("got a step named without two layers of history, want none")
 	}
 }

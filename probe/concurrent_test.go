@@ -53,13 +53,13 @@ func TestConcurrentQueues(t *testing.T) {
 	close(stop)
 	r, err := s.Close()
 	if r.Dispatches+r.Dropped != G*N || r.Launches != G*N || r.InFlight != 0 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want %d dispatches+dropped, %d launches, 0 in flight", r, err, G*N, G*N)
 	}
 	_, ds := readBack(t, path)
 	if int64(len(ds)) != r.Dispatches {
-		t.Fatalf("file holds %d, Close says %d", len(ds), r.Dispatches)
+		t.Fatalf("got %d dispatches in the file, want the %d Close says", len(ds), r.Dispatches)
 	}
 	if r.Summaries == 0 {
-		t.Fatalf("no summary over %d launches (window 500)", G*N)
+		t.Fatalf("got no summary over %d launches (window 500), want some", G*N)
 	}
 }

@@ -39,14 +39,14 @@ func TestOpenDevFull(t *testing.T) {
 	}
 	_, err := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: "/dev/full"})
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
-		t.Fatalf("/dev/full accepted: %v", err)
+		t.Fatalf("/dev/full: got %v, want an error saying no space left", err)
 	}
 }
 
 func TestOpenReadOnlyDir(t *testing.T) {
 	_, err := probe.Open(probe.Options{Families: probe.DispatchEvents, Path: filepath.Join(readOnlyDir(t), "run.probe")})
 	if err == nil || !strings.Contains(err.Error(), "cannot create") {
-		t.Fatalf("read-only directory accepted: %v", err)
+		t.Fatalf("read-only directory: got %v, want an error saying cannot create", err)
 	}
 }
 
@@ -59,27 +59,27 @@ func TestWriteLayer(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "layer_7.f32"))
 	if err != nil || len(b) != 24 {
-		t.Fatalf("%d bytes, %v", len(b), err)
+		t.Fatalf("got %d bytes, %v; want 24, no error", len(b), err)
 	}
 	for i, v := range data {
 		if got := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])); got != v {
-			t.Fatalf("value %d: %v", i, got)
+			t.Fatalf("value %d: got %v, want %v", i, got, v)
 		}
 	}
 	side, _ := os.ReadFile(filepath.Join(dir, "layer_7.json"))
 	if string(side) != `{"shape":[2,3],"dtype":"f32"}`+"\n" {
-		t.Fatalf("sidecar %q", side)
+		t.Fatalf("got sidecar %q, want %q", side, `{"shape":[2,3],"dtype":"f32"}`+"\n")
 	}
 	if err := s.WriteLayer(dir, 8, data, [2]int{4, 3}); err == nil {
-		t.Fatal("shape mismatch accepted")
+		t.Fatal("shape mismatch: got no error, want one")
 	}
 	// 4 × (2⁶²+2) wraps to 8 in int: never a sidecar claiming that shape.
 	if err := s.WriteLayer(dir, 9, make([]float32, 8), [2]int{4, 1<<62 + 2}); err == nil {
-		t.Fatal("overflowing shape accepted")
+		t.Fatal("overflowing shape: got no error, want one")
 	}
 	r, err := s.Close()
 	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 2 || r.LayersNotWritten[0].Layer != 8 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want ErrLayers and layers 8 and 9 not written", r, err)
 	}
 }
 
@@ -91,19 +91,19 @@ func TestWriteLayerReadOnlyDir(t *testing.T) {
 	s, _ := probe.Open(probe.Options{Log: &log})
 	for l := 0; l < 3; l++ {
 		if err := s.WriteLayer(dir, l, []float32{1}, [2]int{1, 1}); err == nil {
-			t.Fatal("write into a read-only directory succeeded")
+			t.Fatal("write into a read-only directory: got no error, want one")
 		}
 	}
 	if n := strings.Count(log.String(), "not written"); n != 1 {
-		t.Fatalf("failure printed %d times: %q", n, log.String())
+		t.Fatalf("got the failure printed %d times, want once: %q", n, log.String())
 	}
 	r, err := s.Close()
 	if !errors.Is(err, probe.ErrLayers) || len(r.LayersNotWritten) != 3 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want ErrLayers and 3 layers not written", r, err)
 	}
 	for l, f := range r.LayersNotWritten {
 		if f.Layer != l || f.Err == nil {
-			t.Fatalf("%+v", f)
+			t.Fatalf("got %+v, want layer %d with its error", f, l)
 		}
 	}
 }
@@ -125,17 +125,17 @@ func TestWriteLayerDevFull(t *testing.T) {
 	for l := 0; l < 2; l++ {
 		err := s.WriteLayer(dir, l, make([]float32, 1000), [2]int{10, 100})
 		if err == nil || !strings.Contains(err.Error(), "no space left") {
-			t.Fatalf("layer %d: %v", l, err)
+			t.Fatalf("layer %d: got %v, want an error saying no space left", l, err)
 		}
 	}
 	if n := strings.Count(log.String(), "not written"); n != 1 {
-		t.Fatalf("failure printed %d times: %q", n, log.String())
+		t.Fatalf("got the failure printed %d times, want once: %q", n, log.String())
 	}
 	r, _ := s.Close()
 	if len(r.LayersNotWritten) != 2 {
-		t.Fatalf("%+v", r)
+		t.Fatalf("got %+v, want 2 layers not written", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "layer_0.json")); err == nil {
-		t.Fatal("a sidecar was written for a layer whose data was not")
+		t.Fatal("got a sidecar for a layer whose data was not written, want none")
 	}
 }

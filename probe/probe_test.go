@@ -22,7 +22,7 @@ func readBack(t *testing.T, path string) (*capture.Capture, []capture.Dispatch) 
 		t.Fatal(err)
 	}
 	if c.Source.Format != "probe" {
-		t.Fatalf("read as %s", c.Source.Format)
+		t.Fatalf("got it read as %s, want probe", c.Source.Format)
 	}
 	return c, all.Dispatches
 }
@@ -43,34 +43,34 @@ func TestRoundTrip(t *testing.T) {
 	}
 	r, err := s.Close()
 	if err != nil {
-		t.Fatalf("%v (log %q)", err, log.String())
+		t.Fatalf("got error %v, want none (log %q)", err, log.String())
 	}
 	if r.Dispatches != 100 || r.Dropped != 0 || r.InFlight != 0 || r.Launches != 100 {
-		t.Fatalf("%+v", r)
+		t.Fatalf("got %+v, want 100 dispatches, 100 launches, none dropped or in flight", r)
 	}
 	c, ds := readBack(t, path)
 	if len(ds) != 100 || !c.Accounting.Complete() {
-		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches, gaps %+v; want 100 and none", len(ds), c.Accounting.Gaps)
 	}
 	if c.Clock.Domain != "monotonic" || c.Clock.Unit != "ns" {
-		t.Fatalf("clock %+v", c.Clock)
+		t.Fatalf("got clock %+v, want monotonic ns", c.Clock)
 	}
 	per := map[string]int{}
 	for _, d := range ds {
 		k := c.Kernels[d.Kernel]
 		per[c.Programs[k.Program].Name+"/"+k.Name+"@"+c.Queues[d.Queue].Name]++
 		if !d.Device.Valid || d.Device.End < d.Device.Begin {
-			t.Fatalf("bad interval %+v", d.Device)
+			t.Fatalf("got interval %+v, want a valid one with end ≥ begin", d.Device)
 		}
 	}
 	if per["prefill/matmul@q0"] != 50 || per["decode/matvec@q1"] != 50 {
-		t.Fatalf("%v", per)
+		t.Fatalf("got %v, want 50 of prefill/matmul@q0 and 50 of decode/matvec@q1", per)
 	}
 }
 
 func TestDispatchEventsNeedPath(t *testing.T) {
 	if _, err := probe.Open(probe.Options{Families: probe.DispatchEvents}); err == nil {
-		t.Fatal("dispatch events without a file accepted")
+		t.Fatal("dispatch events without a file: got no error, want one")
 	}
 }
 
@@ -87,20 +87,20 @@ func TestNothingRecorded(t *testing.T) {
 	q.Begin(s.Program("p").Kernel("k")) // begun, never ended
 	r, err := s.Close()
 	if !errors.Is(err, probe.ErrNoDispatches) || r.Dispatches != 0 || r.InFlight != 1 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want ErrNoDispatches, 0 dispatches, 1 in flight", r, err)
 	}
 	if !strings.Contains(log.String(), "recorded none") {
-		t.Fatalf("not printed: %q", log.String())
+		t.Fatalf("got log %q, want it to say recorded none", log.String())
 	}
 	c, ds := readBack(t, path)
 	if len(ds) != 0 || c.Accounting.CountOf(capture.EmptyCapture) != 1 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 1 {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches, gaps %+v; want 0, one empty_capture and one unfinished_dispatch", len(ds), c.Accounting.Gaps)
 	}
 	// Quiet: returned, not printed.
 	log.Reset()
 	s, _ = probe.Open(probe.Options{Families: probe.DispatchEvents, Path: path, Log: &log, Quiet: true})
 	if _, err := s.Close(); !errors.Is(err, probe.ErrNoDispatches) || log.Len() != 0 {
-		t.Fatalf("%v %q", err, log.String())
+		t.Fatalf("quiet: got %v, log %q; want ErrNoDispatches and no log", err, log.String())
 	}
 }
 
@@ -122,10 +122,10 @@ func TestMisuse(t *testing.T) {
 	r, err := s.Close()
 	other.Close()
 	if !errors.Is(err, probe.ErrMisuse) || r.Misused != 3 || r.Dispatches != 1 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want ErrMisuse, 3 misused, 1 dispatch", r, err)
 	}
 	c, ds := readBack(t, path)
 	if len(ds) != 1 || c.Kernels[ds[0].Kernel].Name != "k" {
-		t.Fatalf("%d dispatches", len(ds))
+		t.Fatalf("got %d dispatches, want 1 of kernel k", len(ds))
 	}
 }

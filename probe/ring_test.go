@@ -39,10 +39,10 @@ func TestFullRingDropsCounted(t *testing.T) {
 	}
 	r, err := s.Close()
 	if !errors.Is(err, ErrDropped) {
-		t.Fatalf("drops not an error: %v", err)
+		t.Fatalf("got %v, want ErrDropped", err)
 	}
 	if r.Dropped != 92+2 || r.Dispatches != 8+4 || r.Launches != 106 {
-		t.Fatalf("%+v", r)
+		t.Fatalf("got %+v, want 94 dropped, 12 dispatches, 106 launches", r)
 	}
 	var all capture.Collect
 	c, err := format.ReadFile(path, "", nil, &all)
@@ -51,10 +51,10 @@ func TestFullRingDropsCounted(t *testing.T) {
 	}
 	g := c.Accounting.Find(capture.DroppedRecords)
 	if g == nil || g.Count != 94 || len(all.Dispatches) != 12 {
-		t.Fatalf("gap %+v, %d dispatches", g, len(all.Dispatches))
+		t.Fatalf("got gap %+v, %d dispatches; want a dropped_records gap of 94 and 12 dispatches", g, len(all.Dispatches))
 	}
 	if !strings.Contains(g.Items[0].What, "92 dispatches dropped") || g.Items[0].Where != "queue q" {
-		t.Fatalf("%+v", g.Items)
+		t.Fatalf("got items %+v, want the first to say \"92 dispatches dropped\" at \"queue q\"", g.Items)
 	}
 }
 
@@ -82,10 +82,10 @@ func TestWriteFailureMidRun(t *testing.T) {
 	}
 	r, err := s.Close()
 	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "no space left") {
-		t.Fatalf("%v", err)
+		t.Fatalf("got %v, want ErrWrite saying no space left", err)
 	}
 	if r.Unwritten != 10 || r.Dispatches != 0 {
-		t.Fatalf("%+v", r)
+		t.Fatalf("got %+v, want 10 unwritten and 0 dispatches", r)
 	}
 }
 
@@ -99,7 +99,7 @@ func TestBeginEndNoAlloc(t *testing.T) {
 	k := s.Program("p").Kernel("k")
 	q := s.Queue("q", "")
 	if n := testing.AllocsPerRun(1000, func() { q.Begin(k).End() }); n != 0 {
-		t.Fatalf("%v allocations per Begin/End", n)
+		t.Fatalf("got %v allocations per Begin/End, want 0", n)
 	}
 }
 
@@ -125,6 +125,6 @@ func TestSummaryAfterNewKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !c.Accounting.Complete() {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps[0].Items)
+		t.Fatalf("got gaps %+v, want none", c.Accounting.Gaps[0].Items)
 	}
 }

@@ -27,10 +27,10 @@ func TestPrefillOnlyBelowWindow(t *testing.T) {
 	}
 	r, err := s.Close()
 	if !errors.Is(err, probe.ErrNotSummaried) || r.Summaries != 0 || r.Unsummarised != 37 {
-		t.Fatalf("%+v %v", r, err)
+		t.Fatalf("got %+v %v, want ErrNotSummaried, 0 summaries, 37 unsummarised", r, err)
 	}
 	if got := log.String(); got != "[probe] 37 launches, no summary written (window 100)\n" {
-		t.Fatalf("log %q", got)
+		t.Fatalf("got log %q, want %q", got, "[probe] 37 launches, no summary written (window 100)\n")
 	}
 }
 
@@ -46,7 +46,7 @@ func TestSummariesZeroLaunches(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := log.String(); got != "[probe] 0 launches, no summary written (window 5)\n" {
-		t.Fatalf("log %q", got)
+		t.Fatalf("got log %q, want %q", got, "[probe] 0 launches, no summary written (window 5)\n")
 	}
 }
 
@@ -69,35 +69,35 @@ func TestOneFamilyWindows(t *testing.T) {
 	}
 	r, err := s.Close()
 	if err != nil || r.Summaries != 3 || r.Unsummarised != 5 {
-		t.Fatalf("%+v %v\n%s", r, err, log.String())
+		t.Fatalf("got %+v %v, want 3 summaries, 5 unsummarised, no error:\n%s", r, err, log.String())
 	}
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	if len(lines) != 4 || lines[3] != "[probe] 5 launches after the last summary, not summarised (window 10)" {
-		t.Fatalf("%q", lines)
+		t.Fatalf("got %q, want 4 lines, the last %q", lines, "[probe] 5 launches after the last summary, not summarised (window 10)")
 	}
 	total := 0
 	for i, l := range lines[:3] {
 		m := lineRE.FindStringSubmatch(l)
 		if m == nil || m[1] != strconv.Itoa(i+1) || m[2] != "prefill" || m[3] != "10" {
-			t.Fatalf("line %q", l)
+			t.Fatalf("got line %q, want window %d of prefill with 10 launches", l, i+1)
 		}
 		n, _ := strconv.Atoi(m[3])
 		total += n
 	}
 	if total != 30 {
-		t.Fatalf("summaries cover %d launches", total)
+		t.Fatalf("got summaries covering %d launches, want 30", total)
 	}
 	// A summaries-only file reads as aggregated records.
 	c, ds := readBack(t, path)
 	var count int64
 	for _, d := range ds {
 		if d.Aggregate == nil {
-			t.Fatal("a single dispatch from a summaries-only session")
+			t.Fatal("got a single dispatch from a summaries-only session, want only summaries")
 		}
 		count += d.Aggregate.Count
 	}
 	if count != 30 || !c.Accounting.Complete() {
-		t.Fatalf("%d summed dispatches, gaps %+v", count, c.Accounting.Gaps)
+		t.Fatalf("got %d summed dispatches, gaps %+v; want 30 and none", count, c.Accounting.Gaps)
 	}
 }
 
@@ -115,6 +115,6 @@ func TestMixedFamiliesWindow(t *testing.T) {
 	s.Close()
 	out := log.String()
 	if !strings.Contains(out, "[probe] window 1 prefill: 2 launches, 2 completed") || !strings.Contains(out, "[probe] window 1 decode: 2 launches, 2 completed") {
-		t.Fatalf("%q", out)
+		t.Fatalf("got %q, want window 1 lines for prefill and decode, 2 launches, 2 completed each", out)
 	}
 }

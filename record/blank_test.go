@@ -13,6 +13,6 @@ func TestRecordKeepsEmptyLines(t *testing.T) {
 	res, kept, _, errOut := recordScript(t, "echo a >&2; echo >&2; echo b >&2")
 	b := testfile.Read(t, kept)
 	if res.Lines != 5 || errOut.String() != "a\n\nb\n" {
-		t.Fatalf("lines %d, passed %q, kept:\n%s", res.Lines, errOut.String(), b)
+		t.Fatalf("got lines %d, passed %q; want 5 and %q; kept:\n%s", res.Lines, errOut.String(), "a\n\nb\n", b)
 	}
 }

@@ -24,13 +24,13 @@ func TestRecordKeepsClaimedLines(t *testing.T) {
 		}
 	}
 	if strings.Contains(k, "token: hello") || out.String() != "token: hello\n" {
-		t.Fatalf("unclaimed stdout kept, or claimed stdout passed: kept\n%s\nout %q", k, out.String())
+		t.Fatalf("got unclaimed stdout kept or claimed stdout passed, want only \"token: hello\\n\" passed and not kept: kept\n%s\nout %q", k, out.String())
 	}
 	if res.TraceLines != 2 || res.Claimed[npuprof.Name] != 2 || res.Format(hrxserial.Name) != npuprof.Name {
-		t.Fatalf("claims %+v", res)
+		t.Fatalf("got claims %+v, want 2 trace lines, 2 claimed by %s and that format", res, npuprof.Name)
 	}
 	if (&Result{}).Format(hrxserial.Name) != hrxserial.Name {
-		t.Fatal("default format")
+		t.Fatalf("default format: got %s, want %s", (&Result{}).Format(hrxserial.Name), hrxserial.Name)
 	}
 }
 
@@ -46,12 +46,12 @@ func TestRecordCutTraceLine(t *testing.T) {
 	var a capture.Accounting
 	res.CutGap(&a, kept)
 	if g := a.Find(capture.TruncatedInput); g == nil || g.Count != 1 || g.Items[0].Where != kept+":3" || a.Complete() {
-		t.Fatalf("gap %+v", a.Gaps)
+		t.Fatalf("got gaps %+v, want one truncated_input at %s:3 and the capture incomplete", a.Gaps, kept)
 	}
 	// The negative arm: nothing cut, no gap.
 	var none capture.Accounting
 	(&Result{}).CutGap(&none, kept)
 	if len(none.Gaps) != 0 {
-		t.Fatal("a gap without a cut line")
+		t.Fatalf("got gaps %+v without a cut line, want none", none.Gaps)
 	}
 }

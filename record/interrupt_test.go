@@ -46,7 +46,7 @@ func recordUntil(t *testing.T, want string, sig syscall.Signal, args ...string) 
 	case res := <-done:
 		return res, kept, out
 	case <-time.After(20 * time.Second):
-		t.Fatalf("%v was not forwarded: the command is still running", sig)
+		t.Fatalf("got the command still running 20 s after %v, want it forwarded and the command ended", sig)
 	}
 	return nil, "", nil
 }
@@ -71,7 +71,7 @@ func TestRecordStoppedBetweenRuns(t *testing.T) {
 			}
 			c, r := readKept(t, kept)
 			if c.Accounting.Complete() {
-				t.Fatal("a recording stopped by a signal reads complete")
+				t.Fatal("got a recording stopped by a signal reading complete, want it incomplete")
 			}
 			g := c.Accounting.Find(capture.InterruptedRecording)
 			if g == nil || g.Count != 1 || !strings.Contains(g.Items[0].What, "killed by "+name) || !strings.Contains(g.Items[0].What, "between program runs") {
@@ -79,7 +79,7 @@ func TestRecordStoppedBetweenRuns(t *testing.T) {
 			}
 			for _, k := range []capture.Kind{capture.DeviceFault, capture.UnfinishedDispatch, capture.IncompleteProgram} {
 				if c.Accounting.CountOf(k) != 0 {
-					t.Fatalf("got a %s gap between runs: %+v", k, c.Accounting.Gaps)
+					t.Fatalf("got a %s gap between runs, want none: %+v", k, c.Accounting.Gaps)
 				}
 			}
 			if r.Dispatches() != 43 {
@@ -113,7 +113,7 @@ func TestRecordCtrlCInsideRun(t *testing.T) {
 			}
 			c, _ := readKept(t, kept)
 			if n := c.Accounting.CountOf(capture.DeviceFault); n != 0 {
-				t.Fatalf("got %d device_fault for a Ctrl-C: %+v", n, c.Accounting.Gaps)
+				t.Fatalf("got %d device_fault for a Ctrl-C, want 0: %+v", n, c.Accounting.Gaps)
 			}
 			g := c.Accounting.Find(capture.InterruptedRecording)
 			if g == nil || g.Count != 1 {

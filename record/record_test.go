@@ -110,17 +110,17 @@ func TestRecordClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.ExitCode != 0 {
-		t.Fatalf("exit %d", res.ExitCode)
+		t.Fatalf("got exit %d, want 0", res.ExitCode)
 	}
 	if !strings.Contains(out.String(), "fakehrx: done") || strings.Contains(out.String(), "hrx debug serial") {
-		t.Fatalf("stdout not passed through as is: %q", out.String())
+		t.Fatalf("got stdout %q, want it passed through as is (\"fakehrx: done\", no trace lines)", out.String())
 	}
 	if !strings.Contains(errOut.String(), "llama_model_load") || strings.Contains(errOut.String(), "hrx debug serial:") {
 		t.Fatalf("stderr: non-trace lines must pass, trace lines must not: %q", errOut.String())
 	}
 	c, r := readKept(t, kept)
 	if !c.Accounting.Complete() || !c.Clock.Timed {
-		t.Fatalf("kept trace incomplete or untimed: %+v", c.Accounting.Gaps)
+		t.Fatalf("got the kept trace incomplete or untimed (gaps %+v), want it complete and timed", c.Accounting.Gaps)
 	}
 	var want bytes.Buffer
 	sum, _ := hrxgen.Write(&want, hrxgen.Options{Seed: 11, Decode: 2, Raw: true})
@@ -142,14 +142,14 @@ func TestRecordClean(t *testing.T) {
 		t.Fatalf("last line: got %q, want the end record with exit=0", last)
 	}
 	if g := c.Accounting.Find(capture.InterruptedRecording); g != nil || c.Accounting.Find(capture.NoEndMarker) != nil {
-		t.Fatalf("a clean run has an interrupted_recording gap or a no_end_marker note: %+v", c.Accounting.Gaps)
+		t.Fatalf("clean run: got an interrupted_recording gap or a no_end_marker note, want neither: %+v", c.Accounting.Gaps)
 	}
 	// The foreign stderr line is kept too (stamped), as the format asks.
 	if !bytes.Contains(data, []byte(" llama_model_load: 32 layers\n")) {
-		t.Fatal("non-trace stderr line not kept")
+		t.Fatal("got no non-trace stderr line in the kept file, want \" llama_model_load: 32 layers\" kept")
 	}
 	if res.TraceLines != int64(sum.Lines) {
-		t.Fatalf("%d trace lines kept, %d printed", res.TraceLines, sum.Lines)
+		t.Fatalf("got %d trace lines kept, want the %d printed", res.TraceLines, sum.Lines)
 	}
 }
 
@@ -159,19 +159,19 @@ func TestRecordKilledMidDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Signal != syscall.SIGKILL || res.ExitCode != 128+9 {
-		t.Fatalf("exit %d signal %v", res.ExitCode, res.Signal)
+		t.Fatalf("got exit %d signal %v, want 137 and SIGKILL", res.ExitCode, res.Signal)
 	}
 	c, _ := readKept(t, kept)
 	g := c.Accounting.Find(capture.UnfinishedDispatch)
 	if g == nil || g.Count != 1 || g.Items[0].Kernel != "loom_libs:ggml_mul_mat_f32_f32_wmma" || g.Items[0].Time == nil {
-		t.Fatalf("unfinished dispatch not named: %+v", g)
+		t.Fatalf("got %+v, want one unfinished dispatch of loom_libs:ggml_mul_mat_f32_f32_wmma with its time", g)
 	}
 }
 
 func TestRecordExitStatus(t *testing.T) {
 	res, _, _, _, err := record(t, "-decode", "1", "-exit", "3")
 	if err != nil || res.ExitCode != 3 {
-		t.Fatalf("exit %v %v", res, err)
+		t.Fatalf("got %v %v, want exit 3 and no error", res, err)
 	}
 }
 
@@ -183,22 +183,22 @@ func TestRecordFullDisk(t *testing.T) {
 	var out, errOut syncBuffer
 	res, err := Run(Options{Command: []string{fake, "-decode", "50", "-slow", "200us"}, Kept: "/dev/full", Stdout: &out, Stderr: &errOut})
 	if err == nil || !errors.Is(err, ErrWrite) {
-		t.Fatalf("no write error: %v", err)
+		t.Fatalf("got %v, want ErrWrite", err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, "no space left on device") || !strings.Contains(msg, "lost") || !strings.Contains(msg, "/dev/full") {
-		t.Fatalf("error does not say what was lost: %s", msg)
+		t.Fatalf("got error %s, want it to name no space left on device, what was lost and /dev/full", msg)
 	}
 	// The command was stopped rather than left running unrecorded.
 	if res == nil || res.Signal != syscall.SIGTERM {
-		t.Fatalf("command not stopped: %+v", res)
+		t.Fatalf("got %+v, want the command stopped by SIGTERM", res)
 	}
 }
 
 func TestRecordForwardsSignals(t *testing.T) {
 	res, _, out := recordUntil(t, "fakehrx: waiting", syscall.SIGTERM, "-decode", "1", "-wait")
 	if res.ExitCode != 143 || !strings.Contains(out.String(), "fakehrx: got terminated") {
-		t.Fatalf("exit %d, out %q", res.ExitCode, out.String())
+		t.Fatalf("got exit %d, out %q; want 143 and \"fakehrx: got terminated\"", res.ExitCode, out.String())
 	}
 }
 
@@ -230,14 +230,14 @@ func TestRecordFlushesWhileRunning(t *testing.T) {
 	for {
 		select {
 		case <-done:
-			t.Fatal("the command ended before any line reached the file")
+			t.Fatal("got the command ended before any line reached the file, want a line flushed while it runs")
 		default:
 		}
 		if st, err := os.Stat(kept); err == nil && st.Size() > 1000 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("nothing flushed")
+			t.Fatal("got nothing flushed by the deadline, want a line in the file")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -250,10 +250,10 @@ func TestReadLines(t *testing.T) {
 	var cut []bool
 	readLines(strings.NewReader("a\n"+long+"\nlast"), func(b []byte, c bool) { got, cut = append(got, string(b)), append(cut, c) })
 	if len(got) != 3 || got[0] != "a" || got[1] != long || got[2] != "last" {
-		t.Fatalf("%d lines", len(got))
+		t.Fatalf("got %d lines, want 3: a, the long line, last", len(got))
 	}
 	if cut[0] || cut[1] || !cut[2] {
-		t.Fatalf("cut %v: only the last line lacks its newline", cut)
+		t.Fatalf("got cut %v, want [false false true]: only the last line lacks its newline", cut)
 	}
 }
 
@@ -265,10 +265,10 @@ func TestRecordPassThroughError(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.PassErr == nil || res.Unshown == 0 {
-		t.Fatalf("pass-through failure not reported: %+v", res)
+		t.Fatalf("got %+v, want the pass-through failure reported (PassErr and Unshown set)", res)
 	}
 	if c, _ := readKept(t, kept); !c.Accounting.Complete() {
-		t.Fatal("the kept trace suffered from a stdout failure")
+		t.Fatal("got the kept trace incomplete after a stdout failure, want it complete")
 	}
 }
 

@@ -21,7 +21,7 @@ func TestBreakdownNotes(t *testing.T) {
 	bd := bs.Finish(c)
 	bd.InMemory = true
 	if out := text(t, c, a.Tables(c), TextOptions{Breakdown: bd}); !strings.Contains(out, "no spill file could be made in TMPDIR") {
-		t.Errorf("text lacks the in-memory note:\n%s", out)
+		t.Errorf("got no in-memory note, want %q in:\n%s", "no spill file could be made in TMPDIR", out)
 	}
 	if j := BuildBreakdown(c, bd); !j.InMemory {
 		t.Error("JSON: in_memory false, want true")

@@ -122,7 +122,7 @@ func TestSummaryOnlyForSeveralAndCapped(t *testing.T) {
 	c, r = build(specs...)
 	out := text(t, c, r, TextOptions{})
 	if !strings.Contains(out, "    … 3 more programs, each with its table below: 3 dispatches, 303 ns (") {
-		t.Fatalf("got no rest line for 3 programs:\n%s", out)
+		t.Fatalf("got no rest line for 3 programs, want one (3 dispatches, 303 ns) in:\n%s", out)
 	}
 	summary := out[strings.Index(out, "programs by"):strings.Index(out, "columns:")]
 	if n := strings.Count(summary, "\n         1           1"); n != summaryRows {
@@ -131,7 +131,7 @@ func TestSummaryOnlyForSeveralAndCapped(t *testing.T) {
 	// Every program still has its table.
 	for _, s := range specs {
 		if !strings.Contains(out, "program "+s.name+":") {
-			t.Errorf("got no table for %s", s.name)
+			t.Errorf("got no table for %s, want one per program", s.name)
 		}
 	}
 }
@@ -188,12 +188,12 @@ func TestShortNamesByDefault(t *testing.T) {
 		"  vectorized_elementwise_kernel<2, CUDAFunctor_add, array>\n",
 		"  vectorized_elementwise_kernel<4, BinaryFunctor, array>\n")
 	if strings.Contains(out, "at::native") {
-		t.Errorf("short names: got a namespace in:\n%s", out)
+		t.Errorf("short names: got a namespace (at::native), want none in:\n%s", out)
 	}
 	out = text(t, c, r, TextOptions{FullNames: true})
 	for _, n := range []string{addF, addL, mulF, red} {
 		if !strings.Contains(out, "  "+n+"\n") {
-			t.Errorf("--names full: got no %q in:\n%s", n, out)
+			t.Errorf("--names full: got no %q, want it whole in:\n%s", n, out)
 		}
 	}
 }
@@ -214,7 +214,7 @@ func TestKernelIdentsDistinct(t *testing.T) {
 	for i := range names {
 		l := names[i] + tags[i]
 		if j, ok := seen[l]; ok {
-			t.Errorf("rows %d and %d both read %q", j, i, l)
+			t.Errorf("got rows %d and %d both reading %q, want distinct rows", j, i, l)
 		}
 		seen[l] = i
 	}
@@ -259,14 +259,14 @@ func TestTablesWithin120(t *testing.T) {
 		if i := strings.Index(line, "µs  "); i > 0 || strings.Contains(line, " ns  ") {
 			label := line[strings.LastIndex(line, "  ")+2:]
 			if seen[label] {
-				t.Errorf("two rows read %q", label)
+				t.Errorf("got two rows reading %q, want distinct labels", label)
 			}
 			seen[label] = true
 			rows++
 		}
 	}
 	if !strings.Contains(out, "…") {
-		t.Errorf("got no cut marker in:\n%s", out)
+		t.Errorf("got no cut marker, want … in:\n%s", out)
 	}
 	if !strings.Contains(out, "tilesize64x256x8") || !strings.Contains(out, "tilesize128x128x8") {
 		t.Errorf("cublas variants: want the tile sizes that set them apart shown:\n%s", out)
@@ -274,7 +274,7 @@ func TestTablesWithin120(t *testing.T) {
 	// Negative arm: without a limit the rows are as long as their names.
 	out = text(t, c, r, TextOptions{Width: -1})
 	if !strings.Contains(out, ks[9]+"\n") {
-		t.Errorf("no width limit: got the cublas name cut:\n%s", out)
+		t.Errorf("no width limit: got the cublas name cut, want %q whole in:\n%s", ks[9], out)
 	}
 }
 
@@ -283,7 +283,7 @@ func TestTopKeepsNames(t *testing.T) {
 	c, r := build(progSpec{name: "p", kernels: []string{addF, addL}, ns: []int64{40, 30}})
 	out := text(t, c, r, TextOptions{Top: 1, Width: -1})
 	if !strings.Contains(out, "vectorized_elementwise_kernel<4, CUDAFunctor_add, array>\n") {
-		t.Fatalf("--top 1: got the shown row renamed:\n%s", out)
+		t.Fatalf("--top 1: got the shown row renamed, want %q in:\n%s", "vectorized_elementwise_kernel<4, CUDAFunctor_add, array>", out)
 	}
 }
 
@@ -315,7 +315,7 @@ func TestFitNamesDistinct(t *testing.T) {
 			}
 			for j := 0; j < i; j++ {
 				if out[i] == out[j] && names[i] != names[j] {
-					t.Fatalf("width %d: %q and %q both read %q", width, names[i], names[j], out[i])
+					t.Fatalf("width %d: got %q and %q both reading %q, want distinct labels", width, names[i], names[j], out[i])
 				}
 			}
 		}

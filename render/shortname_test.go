@@ -25,7 +25,7 @@ func TestShortNameMatchesNsys(t *testing.T) {
 		}
 		full, want, ok := strings.Cut(line, "\t")
 		if !ok {
-			t.Fatalf("bad line %q", line)
+			t.Fatalf("got line %q, want full<TAB>short", line)
 		}
 		n++
 		if got := ShortName(full); got != want {

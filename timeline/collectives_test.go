@@ -83,7 +83,7 @@ func TestCollectiveFlows(t *testing.T) {
 	chains := 0
 	for a := range ends {
 		if !parts0[a] {
-			t.Errorf("an arrow ends at %+v, where no part begins", a)
+			t.Errorf("got an arrow ending at %+v, where no part begins; want each arrow to end at a part", a)
 		}
 		if !starts[a] {
 			chains++

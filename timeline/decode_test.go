@@ -59,7 +59,7 @@ func checkFlows(t *testing.T, d *decoded) {
 	starts := map[uint64]bool{}
 	for _, l := range d.launches {
 		if l.flowOut == 0 || starts[l.flowOut] {
-			t.Fatalf("launch at %d on %s: flow %d missing or reused", l.begin, d.tracks[l.track], l.flowOut)
+			t.Fatalf("launch at %d on %s: got flow %d, want a nonzero flow of its own", l.begin, d.tracks[l.track], l.flowOut)
 		}
 		starts[l.flowOut] = true
 	}
@@ -69,12 +69,12 @@ func checkFlows(t *testing.T, d *decoded) {
 			continue
 		}
 		if !starts[s.flowIn] || ends[s.flowIn] {
-			t.Fatalf("dispatch %q ends flow %d that no launch starts, or that ends twice", s.name, s.flowIn)
+			t.Fatalf("dispatch %q: got flow %d that no launch starts or that ends twice, want one launch's flow ended once", s.name, s.flowIn)
 		}
 		ends[s.flowIn] = true
 	}
 	if len(ends) != len(starts) {
-		t.Fatalf("%d flows started, %d ended on a dispatch", len(starts), len(ends))
+		t.Fatalf("got %d flows started, %d ended on a dispatch; want them equal", len(starts), len(ends))
 	}
 }
 
@@ -101,12 +101,12 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 	for n := 0; len(data) > 0; n++ {
 		num, typ, l := protowire.ConsumeTag(data)
 		if l < 0 || fieldNum(num) != fTracePacket || typ != protowire.BytesType {
-			t.Fatalf("packet %d: bad framing", n)
+			t.Fatalf("packet %d: got bad framing, want a length-delimited TracePacket field", n)
 		}
 		data = data[l:]
 		pkt, l := protowire.ConsumeBytes(data)
 		if l < 0 {
-			t.Fatalf("packet %d: cut", n)
+			t.Fatalf("packet %d: got it cut, want it whole", n)
 		}
 		data = data[l:]
 		var seq, flags, ts uint64
@@ -136,19 +136,19 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			}
 		})
 		if seq != sequenceID {
-			t.Fatalf("packet %d: sequence id %d", n, seq)
+			t.Fatalf("packet %d: got sequence id %d, want %d", n, seq, sequenceID)
 		}
 		if n == 0 {
 			cleared = flags&seqIncrementalStateCleared != 0
 		}
 		if !cleared || flags&seqNeedsIncrementalState == 0 {
-			t.Fatalf("packet %d: flags %d (first cleared: %v)", n, flags, cleared)
+			t.Fatalf("packet %d: got flags %d (first cleared: %v), want the first to clear and every one to need incremental state", n, flags, cleared)
 		}
 		if td != nil {
 			uuid, name := idName(t, td, fTrackUUID, fTrackName)
 			key := fmt.Sprint(uuid)
 			if _, dup := d.tracks[key]; dup || name == "" || uuid == 0 {
-				t.Fatalf("track %d %q declared twice, unnamed or zero", uuid, name)
+				t.Fatalf("got track %d %q declared twice, unnamed or zero; want a new nonzero uuid with a name", uuid, name)
 			}
 			d.tracks[key] = name
 		}
@@ -174,7 +174,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 			lookup := func(tab fieldNum, id uint64) string {
 				s, ok := names[tab][id]
 				if !ok {
-					t.Fatalf("packet %d: iid %d of table %d used before defined", n, id, tab)
+					t.Fatalf("packet %d: got iid %d of table %d used before defined, want it defined first", n, id, tab)
 				}
 				return s
 			}
@@ -211,7 +211,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 				}
 			})
 			if _, ok := d.tracks[e.track]; !ok {
-				t.Fatalf("packet %d: event on track %s before its descriptor", n, e.track)
+				t.Fatalf("packet %d: got an event on track %s before its descriptor, want the descriptor first", n, e.track)
 			}
 			e.seq = uint64(len(evs))
 			evs = append(evs, e)
@@ -227,7 +227,7 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 		case typeSliceEnd:
 			st := open[e.track]
 			if len(st) == 0 {
-				t.Fatalf("END without BEGIN on track %s at %d", d.tracks[e.track], e.ts)
+				t.Fatalf("got END without BEGIN on track %s at %d, want a BEGIN before each END", d.tracks[e.track], e.ts)
 			}
 			s := st[len(st)-1]
 			open[e.track] = st[:len(st)-1]
@@ -236,12 +236,12 @@ func decodePerfetto(t *testing.T, data []byte) *decoded {
 		case typeInstant:
 			d.instants = append(d.instants, dslice{track: e.track, name: e.name, cat: e.cat, begin: e.ts, end: e.ts, args: e.args})
 		default:
-			t.Fatalf("event type %d", e.typ)
+			t.Fatalf("got event type %d, want SLICE_BEGIN, SLICE_END or INSTANT", e.typ)
 		}
 	}
 	for tr, st := range open {
 		if len(st) > 0 {
-			t.Fatalf("%d slices never closed on track %s", len(st), d.tracks[tr])
+			t.Fatalf("got %d slices never closed on track %s, want 0", len(st), d.tracks[tr])
 		}
 	}
 	checkFlows(t, d)
@@ -322,20 +322,20 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 		case "X", "i":
 		case "s", "f":
 			if _, ok := d.tracks[key]; !ok || e.Bp != "e" || e.ID == 0 {
-				t.Fatalf("flow %s %d on %s (bp %q)", e.Ph, e.ID, key, e.Bp)
+				t.Fatalf("got flow %s %d on %s (bp %q), want a named thread, bp \"e\" and a nonzero id", e.Ph, e.ID, key, e.Bp)
 			}
 			flows = append(flows, flow{e.Ph, key, micros(t, e.Ts), e.ID})
 			continue
 		default:
-			t.Fatalf("phase %q", e.Ph)
+			t.Fatalf("got phase %q, want M, X, i, s or f", e.Ph)
 		}
 		if _, ok := d.tracks[key]; !ok || !procs[e.Pid] {
-			t.Fatalf("event %q on unnamed thread %s", e.Name, key)
+			t.Fatalf("got event %q on unnamed thread %s, want its thread and process named", e.Name, key)
 		}
 		ts := micros(t, e.Ts)
 		s := dslice{track: key, name: e.Name, cat: e.Cat, begin: ts, end: ts, args: args}
 		if ts < 0 {
-			t.Fatalf("negative ts %s", e.Ts)
+			t.Fatalf("got negative ts %s, want ts >= 0", e.Ts)
 		}
 		if e.Ph == "X" {
 			s.end = ts + micros(t, e.Dur)
@@ -376,7 +376,7 @@ func decodeChrome(t *testing.T, data []byte) *decoded {
 			}
 		}
 		if !bound {
-			t.Fatalf("flow %s %d at %d on %s binds to no slice", f.ph, f.id, f.ts, f.track)
+			t.Fatalf("flow %s %d at %d on %s: got no slice to bind to, want one beginning there", f.ph, f.id, f.ts, f.track)
 		}
 	}
 	checkFlows(t, d)
@@ -405,7 +405,7 @@ func checkNesting(t *testing.T, d *decoded) {
 				ends = ends[:len(ends)-1]
 			}
 			if len(ends) > 0 && s.end > ends[len(ends)-1] {
-				t.Fatalf("track %s: %q [%d, %d] partially overlaps a slice ending at %d", d.tracks[tr], s.name, s.begin, s.end, ends[len(ends)-1])
+				t.Fatalf("track %s: got %q [%d, %d] partially overlapping a slice ending at %d, want slices nested", d.tracks[tr], s.name, s.begin, s.end, ends[len(ends)-1])
 			}
 			ends = append(ends, s.end)
 		}
@@ -416,7 +416,7 @@ func checkNesting(t *testing.T, d *decoded) {
 func micros(t *testing.T, n json.Number) int64 {
 	var whole, frac int64
 	if _, err := fmt.Sscanf(string(n), "%d.%03d", &whole, &frac); err != nil || len(n) < 4 || n[len(n)-4] != '.' {
-		t.Fatalf("time %q not µs with three decimals", n)
+		t.Fatalf("got time %q, want µs with three decimals", n)
 	}
 	return whole*1000 + frac
 }

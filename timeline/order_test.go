@@ -90,7 +90,7 @@ func TestChromeBaseFollowsArgumentOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sum.Stats.Negative != 0 || sum.Stats.Slices != 2 {
-		t.Fatalf("%d slices, %d before the base: the later input set the time base", sum.Stats.Slices, sum.Stats.Negative)
+		t.Fatalf("got %d slices, %d before the base; want 2 and 0 (the later input set the time base)", sum.Stats.Slices, sum.Stats.Negative)
 	}
 }
 
@@ -116,7 +116,7 @@ func TestPerfettoSameTraceInAnyOrder(t *testing.T) {
 	}
 	inOrder, reversed := write(1), write(2)
 	if bytes.Equal(inOrder, reversed) {
-		t.Fatal("both runs wrote the inputs in the same order: the test compares nothing")
+		t.Fatal("got both runs writing the inputs in the same order, want different orders: the test compares nothing")
 	}
 	a, b := decode(t, Perfetto, inOrder), decode(t, Perfetto, reversed)
 	for _, d := range []*decoded{a, b} {
@@ -164,7 +164,7 @@ func TestSameCommandSameFile(t *testing.T) {
 		files = append(files, buf.Bytes())
 	}
 	if !bytes.Equal(files[0], files[1]) {
-		t.Error("two runs of the same command wrote different files")
+		t.Error("got two runs of the same command writing different files, want the same bytes")
 	}
 	want := map[string]string{
 		"k1000":                "rank 0 · GPU 0 · stream 7",

@@ -39,7 +39,7 @@ func TestProtocDecodes(t *testing.T) {
 	begins := strings.Count(text, "type: TYPE_SLICE_BEGIN")
 	ends := strings.Count(text, "type: TYPE_SLICE_END")
 	if int64(begins) != sum.Stats.Slices+sum.Stats.Unfinished || begins != ends {
-		t.Errorf("protoc sees %d BEGIN, %d END; written %d slices", begins, ends, sum.Stats.Slices+sum.Stats.Unfinished)
+		t.Errorf("protoc: got %d BEGIN, %d END; want %d of each (the slices written)", begins, ends, sum.Stats.Slices+sum.Stats.Unfinished)
 	}
 	for _, want := range []string{"sibling_merge_behavior: SIBLING_MERGE_BEHAVIOR_NONE", "child_ordering: EXPLICIT",
 		`name: "cross_card_wait"`, `name: "tally_verdict"`, "type: TYPE_INSTANT", "sequence_flags: 3"} {

@@ -33,7 +33,7 @@ func TestRunGapDrawn(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("%s: repeated_input of %s not drawn on the run's track", f, twin)
+			t.Errorf("%s: got no repeated_input of %s on the run's track, want it drawn", f, twin)
 		}
 	}
 }

@@ -59,7 +59,7 @@ func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
 				}
 			})
 			if uuid == 0 || tracks[uuid] != nil {
-				t.Fatalf("track uuid %d zero or declared twice", uuid)
+				t.Fatalf("got track uuid %d zero or declared twice, want a new nonzero uuid", uuid)
 			}
 			tracks[uuid] = d
 		})
@@ -71,10 +71,10 @@ func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
 			t.Errorf("track %q: sibling_merge_behavior %d, want NONE (2)", d.name, d.merge)
 		}
 		if d.process || d.thread {
-			t.Errorf("track %q has a process/thread descriptor", d.name)
+			t.Errorf("track %q: got a process/thread descriptor, want none", d.name)
 		}
 		if names[d.name] {
-			t.Errorf("track name %q twice", d.name)
+			t.Errorf("got track name %q twice, want each once", d.name)
 		}
 		names[d.name] = true
 		if d.parent == 0 {
@@ -82,7 +82,7 @@ func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
 		}
 		p := tracks[d.parent]
 		if p == nil {
-			t.Errorf("track %q: parent %d not declared before it", d.name, d.parent)
+			t.Errorf("track %q: got parent %d not declared before it, want the parent first", d.name, d.parent)
 			continue
 		}
 		if p.ordering != childOrderingExplicit {
@@ -90,7 +90,7 @@ func TestPerfettoTrackDescriptorsAsSpecified(t *testing.T) {
 		}
 		key := fmt.Sprintf("%d/%d", d.parent, d.rank)
 		if !d.hasRank || ranks[key] {
-			t.Errorf("track %q (%d): sibling_order_rank missing or shared with a sibling", d.name, uuid)
+			t.Errorf("track %q (%d): got sibling_order_rank missing or shared with a sibling, want its own", d.name, uuid)
 		}
 		ranks[key] = true
 	}
@@ -130,11 +130,11 @@ func TestAccountingAndMetadataAsSpecified(t *testing.T) {
 			input, _ := d.meta["tally_input_0"].(string)
 			if !strings.HasPrefix(verdict, "incomplete") || d.meta["tally_time_base"] == nil ||
 				!strings.Contains(input, "clock: ns, monotonic") || d.meta["tally_gap_unfinished_dispatch"] == nil {
-				t.Errorf("metadata %v", d.meta)
+				t.Errorf("got metadata %v, want an incomplete verdict, a time base, the input's clock and the unfinished_dispatch gap", d.meta)
 			}
 			for _, s := range d.slices {
 				if s.cat != "unfinished" && (s.args["device"] != "GPU 0" || s.args["queue"] != "stream 7") {
-					t.Errorf("slice %q on %s: device %v queue %v", s.name, d.tracks[s.track], s.args["device"], s.args["queue"])
+					t.Errorf("slice %q on %s: got device %v queue %v, want GPU 0 and stream 7", s.name, d.tracks[s.track], s.args["device"], s.args["queue"])
 				}
 			}
 		})
@@ -150,7 +150,7 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 	c.Kernels[0].Name = "rms\xffnorm" // invalid UTF-8 from a reader
 	data := writeDispatches(t, Chrome, c, ds)
 	if !utf8.Valid(data) {
-		t.Fatal("output is not valid UTF-8")
+		t.Fatal("got output that is not valid UTF-8, want valid UTF-8")
 	}
 	var doc struct {
 		DisplayTimeUnit *string `json:"displayTimeUnit"`
@@ -168,7 +168,7 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.DisplayTimeUnit == nil || *doc.DisplayTimeUnit != "ns" || doc.OtherData == nil {
-		t.Fatalf("displayTimeUnit %v, otherData %v", doc.DisplayTimeUnit, doc.OtherData != nil)
+		t.Fatalf("got displayTimeUnit %v, otherData %v; want \"ns\" and true", doc.DisplayTimeUnit, doc.OtherData != nil)
 	}
 	meta := map[string]map[string]bool{} // pid or pid/tid -> M names
 	mark := func(key, name string) {
@@ -190,13 +190,13 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 				mark(th, e.Name)
 				name := e.Args["name"].(string)
 				if other, dup := threadOf[name]; dup && other != th {
-					t.Errorf("thread %q on two tids", name)
+					t.Errorf("got thread %q on two tids, want one", name)
 				}
 				threadOf[name] = th
 			case "thread_sort_index":
 				mark(th, e.Name)
 			default:
-				t.Errorf("unexpected metadata event %q", e.Name)
+				t.Errorf("got metadata event %q, want only process/thread name and sort index", e.Name)
 			}
 		case "X":
 			used[th] = true
@@ -208,20 +208,20 @@ func TestChromeMetadataEventsAsSpecified(t *testing.T) {
 		case "s", "f":
 			used[th] = true // launch → dispatch arrows (bound: decodeChrome)
 		default:
-			t.Errorf("phase %q (only X, i, s, f and M are written)", e.Ph)
+			t.Errorf("got phase %q, want only X, i, s, f and M", e.Ph)
 		}
 	}
 	for th := range used {
 		pid := strings.SplitN(th, "/", 2)[0]
 		if !meta[pid]["process_name"] || !meta[pid]["process_sort_index"] {
-			t.Errorf("process %s: metadata %v", pid, meta[pid])
+			t.Errorf("process %s: got metadata %v, want process_name and process_sort_index", pid, meta[pid])
 		}
 		if !meta[th]["thread_name"] || !meta[th]["thread_sort_index"] {
-			t.Errorf("thread %s: metadata %v", th, meta[th])
+			t.Errorf("thread %s: got metadata %v, want thread_name and thread_sort_index", th, meta[th])
 		}
 	}
 	if len(threadOf) < 6 {
-		t.Errorf("threads %v", threadOf)
+		t.Errorf("got %d threads %v, want at least 6", len(threadOf), threadOf)
 	}
 }
 
@@ -237,7 +237,7 @@ func TestGraphKernelCategory(t *testing.T) {
 			cats[s.cat]++
 		}
 		if cats["graph_kernel"] != 1 || cats["kernel"] != 5 {
-			t.Errorf("%s: categories %v", f, cats)
+			t.Errorf("%s: got categories %v, want graph_kernel 1 and kernel 5", f, cats)
 		}
 	}
 }
@@ -278,7 +278,7 @@ func TestLaunchFlowsToItsDispatch(t *testing.T) {
 		}
 		l := d.launches[0]
 		if d.tracks[l.track] != "rank 0 · launches" || l.end-l.begin != 50 || l.args["kernel"] != "rms_norm" {
-			t.Errorf("%s: launch %+v on %q", f, l, d.tracks[l.track])
+			t.Errorf("%s: got launch %+v on %q, want rms_norm, 50 long, on \"rank 0 · launches\"", f, l, d.tracks[l.track])
 		}
 		var target *dslice
 		for i := range d.slices {
@@ -287,7 +287,7 @@ func TestLaunchFlowsToItsDispatch(t *testing.T) {
 			}
 		}
 		if target == nil || target.name != "rms_norm" || target.end-target.begin != 1000 {
-			t.Errorf("%s: the launch's flow ends on %+v", f, target)
+			t.Errorf("%s: got the launch's flow ending on %+v, want the 1000 ns rms_norm slice", f, target)
 		}
 	}
 }
@@ -306,10 +306,10 @@ func TestLaunchesBeyondTheLanesAreCounted(t *testing.T) {
 		st := w.Stats()
 		d := decode(t, f, data)
 		if st.Launches != maxLanes || st.LaunchesNotDrawn != 8 || st.Misnested != 0 || len(d.launches) != maxLanes || len(d.slices) != len(ds) {
-			t.Errorf("%s: %+v, %d launches decoded", f, st, len(d.launches))
+			t.Errorf("%s: got %+v, %d launches decoded; want %d launches drawn and decoded, 8 not drawn, 0 misnested, %d slices", f, st, len(d.launches), maxLanes, len(ds))
 		}
 		if v := w.Verdict(); v != "complete" || d.meta["tally_launches_not_drawn"] == nil {
-			t.Errorf("%s: verdict %q, metadata %v", f, v, d.meta)
+			t.Errorf("%s: got verdict %q, metadata %v; want complete and tally_launches_not_drawn", f, v, d.meta)
 		}
 	}
 }
@@ -325,7 +325,7 @@ func TestGraphLaunchDrawnOnce(t *testing.T) {
 	for _, f := range []Format{Perfetto, Chrome} {
 		d := decode(t, f, writeDispatches(t, f, c, ds))
 		if len(d.launches) != 1 || d.launches[0].name != "graph launch" || d.launches[0].args["first_kernel"] != "rms_norm" {
-			t.Errorf("%s: launches %+v", f, d.launches)
+			t.Errorf("%s: got launches %+v, want one \"graph launch\" with first_kernel rms_norm", f, d.launches)
 		}
 		flows := 0
 		for _, s := range d.slices {

@@ -113,18 +113,18 @@ func TestSyntheticBothFormats(t *testing.T) {
 			// Same func id, different programs: each slice carries its own program's name.
 			for _, s := range d.slices {
 				if s.name == "rms_norm" && s.args["program"] != "decode" || s.name == "wait" && s.args["program"] != "barrier" {
-					t.Errorf("slice %q of program %v", s.name, s.args["program"])
+					t.Errorf("slice %q: got program %v, want its own (rms_norm: decode, wait: barrier)", s.name, s.args["program"])
 				}
 				if s.name == "wait" && (s.end-s.begin != 24_000 || d.tracks[s.track] != "rank 1 · GPU 0 · stream 7") {
-					t.Errorf("wait slice %+v on %q", s, d.tracks[s.track])
+					t.Errorf("got wait slice %+v on %q, want 24000 ns on \"rank 1 · GPU 0 · stream 7\"", s, d.tracks[s.track])
 				}
 				if s.name == "barrier:#9" && s.args["resolved"] != false {
-					t.Errorf("anonymous kernel not marked: %v", s.args)
+					t.Errorf("anonymous kernel: got args %v, want resolved false", s.args)
 				}
 			}
 			first := findSlice(d, func(s dslice) bool { return s.args["position"] == "[3] ordinal 7" })
 			if first == nil || first.args["launch"] != int64(900) || first.args["link"] != "launched" || first.args["run"] != int64(0) {
-				t.Errorf("args of the first dispatch: %+v", first)
+				t.Errorf("first dispatch: got %+v, want launch 900, link launched, run 0", first)
 			}
 
 			// The unfinished dispatches: closed slices to the capture's end, on
@@ -138,7 +138,7 @@ func TestSyntheticBothFormats(t *testing.T) {
 				}
 				n++
 				if u.name != "UNFINISHED rms_norm" || u.args["unfinished"] != true || u.end != 25_000 || onTrack[u.begin] != d.tracks[u.track] {
-					t.Errorf("unfinished slice %+v on %q", u, d.tracks[u.track])
+					t.Errorf("got unfinished slice %+v on %q, want \"UNFINISHED rms_norm\" marked unfinished, ending at 25000, on %q", u, d.tracks[u.track], onTrack[u.begin])
 				}
 			}
 			if n != 3 {
@@ -148,7 +148,7 @@ func TestSyntheticBothFormats(t *testing.T) {
 			// end no earlier than any completed one.
 			for _, s := range d.slices {
 				if s.end > 25_000 {
-					t.Errorf("slice %q ends after the capture end", s.name)
+					t.Errorf("slice %q: got an end of %d, want none after the capture end 25000", s.name, s.end)
 				}
 			}
 			// Slices per track: the queue's main lane holds its completed
@@ -180,16 +180,16 @@ func TestSyntheticBothFormats(t *testing.T) {
 			}
 			for _, g := range c.Accounting.Gaps {
 				if !kinds[string(g.Kind)] {
-					t.Errorf("gap %s not on the timeline", g.Kind)
+					t.Errorf("got no gap %s on the timeline, want every gap there", g.Kind)
 				}
 			}
 			if end == nil || end.args["not_drawn_untimed"] != int64(1) || end.args["not_drawn_aggregated"] != int64(5) ||
 				end.args["unfinished_not_drawn"] != int64(1) || end.args["overlap_lanes"] != int64(1) {
-				t.Errorf("capture end: %+v", end)
+				t.Errorf("capture end: got %+v, want not drawn untimed 1, aggregated 5, unfinished 1, overlap lanes 1", end)
 			}
 			v, _ := d.meta["tally_verdict"].(string)
 			if !strings.HasPrefix(v, "incomplete") {
-				t.Errorf("verdict %q", v)
+				t.Errorf("got verdict %q, want one starting \"incomplete\"", v)
 			}
 		})
 	}
@@ -230,16 +230,16 @@ func checkAgainstTables(t *testing.T, d *decoded, tables *analysis.Tables, c *ca
 			want[k] = true
 			timedSingles := r.Timed - r.Aggregated
 			if count[k] != timedSingles {
-				t.Errorf("%v: %d slices, tables have %d timed single dispatches", k, count[k], timedSingles)
+				t.Errorf("%v: got %d slices, want %d (the tables' timed single dispatches)", k, count[k], timedSingles)
 			}
 			if r.Aggregated == 0 && total[k] != r.Total {
-				t.Errorf("%v: slices total %d, tables %d", k, total[k], r.Total)
+				t.Errorf("%v: got slices totalling %d, want the tables' %d", k, total[k], r.Total)
 			}
 		}
 	}
 	for k := range count {
 		if !want[k] {
-			t.Errorf("slice %v not in the tables", k)
+			t.Errorf("got slice %v not in the tables, want every slice there", k)
 		}
 	}
 }
@@ -260,11 +260,11 @@ func TestRealTraceMatchesReport(t *testing.T) {
 		sum, d := runDecoded(t, Options{Reader: opts, As: f}, path)
 		checkAgainstTables(t, d, tables, c)
 		if sum.Stats.Slices != tables.Dispatches() || sum.Complete {
-			t.Errorf("%s: %d slices for %d dispatches, verdict %q", f, sum.Stats.Slices, tables.Dispatches(), sum.Verdict)
+			t.Errorf("%s: got %d slices, verdict %q; want %d (the dispatches) and an incomplete verdict", f, sum.Stats.Slices, sum.Verdict, tables.Dispatches())
 		}
 		un := c.Accounting.CountOf(capture.UnfinishedDispatch)
 		if un == 0 || sum.Stats.Unfinished != un {
-			t.Errorf("%s: %d unfinished drawn, capture has %d", f, sum.Stats.Unfinished, un)
+			t.Errorf("%s: got %d unfinished drawn, want the capture's %d (not 0)", f, sum.Stats.Unfinished, un)
 		}
 	}
 }
@@ -289,7 +289,7 @@ func TestFailedInputIsAGapOfTheWhole(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("%s: failed input not drawn", f)
+			t.Errorf("%s: got no failed_input instant, want one for %s", f, bad)
 		}
 	}
 }
@@ -304,12 +304,12 @@ func TestWriteErrorReported(t *testing.T) {
 	for _, f := range []Format{Perfetto, Chrome} {
 		_, err := Run([]string{"../examples/decode-fault.kept"}, full, Options{As: f})
 		if err == nil {
-			t.Errorf("%s: writing to /dev/full succeeded", f)
+			t.Errorf("%s: writing to /dev/full: got nil, want an error", f)
 		}
 	}
 	w := New(errWriter{}, Perfetto)
 	if err := w.Close(); err == nil {
-		t.Error("close on a failing writer succeeded")
+		t.Error("close on a failing writer: got nil, want an error")
 	}
 }
 
@@ -319,10 +319,10 @@ func (errWriter) Write([]byte) (int, error) { return 0, errors.New("disk gone") 
 
 func TestFormatForPath(t *testing.T) {
 	if FormatForPath("x.JSON") != Chrome || FormatForPath("x.perfetto-trace") != Perfetto || FormatForPath("x.pftrace") != Perfetto {
-		t.Error("format by extension")
+		t.Error("FormatForPath: got the wrong format, want Chrome for .JSON, Perfetto for .perfetto-trace and .pftrace")
 	}
 	if _, err := ParseFormat("svg"); err == nil {
-		t.Error("unknown format accepted")
+		t.Error(`ParseFormat("svg"): got nil, want an error`)
 	}
 }
 
@@ -334,7 +334,7 @@ func TestMicros(t *testing.T) {
 		}
 	}
 	if got := string(appendJSONString(nil, "a\"\\\n\x01\xff€")); got != `"a\"\\\n\u0001`+"\ufffd€\"" {
-		t.Errorf("json string %s", got)
+		t.Errorf("json string: got %s, want %s", got, `"a\"\\\n\u0001`+"\ufffd€\"")
 	}
 }
 
@@ -350,15 +350,15 @@ func TestSwimlaneSeedCase(t *testing.T) {
 			if s.end-s.begin == 24_000_000 {
 				waits++
 				if s.name != "cross_card_wait" || s.args["program"] != "allreduce" || !strings.HasPrefix(d.tracks[s.track], "rank ") {
-					t.Errorf("%s: the wait is %q of %v on %q", f, s.name, s.args["program"], d.tracks[s.track])
+					t.Errorf("%s: got the wait %q of %v on %q, want cross_card_wait of allreduce on a rank track", f, s.name, s.args["program"], d.tracks[s.track])
 				}
 			}
 			if s.args["program"] == "allreduce" && (s.name == "rms_norm" || s.name == "matmul") {
-				t.Errorf("%s: allreduce slice named %q", f, s.name)
+				t.Errorf("%s: got allreduce slice named %q, want allreduce's own kernel names", f, s.name)
 			}
 		}
 		if waits != 2 || sum.Stats.Slices != 10 {
-			t.Errorf("%s: %d waits, %d slices", f, waits, sum.Stats.Slices)
+			t.Errorf("%s: got %d waits, %d slices; want 2 and 10", f, waits, sum.Stats.Slices)
 		}
 		kinds := map[string]bool{}
 		for _, s := range d.instants {
@@ -367,7 +367,7 @@ func TestSwimlaneSeedCase(t *testing.T) {
 			}
 		}
 		if !kinds["ignored_name_map"] || !kinds["no_records"] {
-			t.Errorf("%s: gaps on the timeline %v", f, kinds)
+			t.Errorf("%s: got gaps on the timeline %v, want ignored_name_map and no_records", f, kinds)
 		}
 	}
 }
@@ -382,7 +382,7 @@ func TestRealTracesRoundTrip(t *testing.T) {
 		paths = append(paths, m...)
 	}
 	if len(paths) < 10 {
-		t.Fatalf("only %d traces found", len(paths))
+		t.Fatalf("got %d traces, want at least 10", len(paths))
 	}
 	opts := format.Options{Manifests: []string{"../selftest/traces/manifest.json"}}
 	for _, p := range paths {
@@ -402,7 +402,7 @@ func TestRealTracesRoundTrip(t *testing.T) {
 					checkAgainstTables(t, d, tables, c)
 				}
 				if int64(len(d.slices)) != sum.Stats.Slices+sum.Stats.Unfinished {
-					t.Errorf("%d slices decoded, %d written", len(d.slices), sum.Stats.Slices+sum.Stats.Unfinished)
+					t.Errorf("got %d slices decoded, want the %d written", len(d.slices), sum.Stats.Slices+sum.Stats.Unfinished)
 				}
 			})
 		}

@@ -26,7 +26,7 @@ func TestUnfinishedOnItsQueueTrack(t *testing.T) {
 		}
 		for _, it := range g.Items {
 			if it.Queue == nil || it.Time == nil {
-				t.Fatalf("probe item without queue or time: %+v", it)
+				t.Fatalf("got probe item %+v, want a queue and a time", it)
 			}
 			want[*it.Time] = queueLabel(c, *it.Queue)
 		}
@@ -56,7 +56,7 @@ func TestUnfinishedOnItsQueueTrack(t *testing.T) {
 					t.Errorf("unfinished slice %q launched at %d on track %q, want the track of queue %q", s.name, launch, name, q)
 				}
 				if completed[s.track] == 0 {
-					t.Errorf("unfinished slice on %q, a track without its queue's completed dispatches", name)
+					t.Errorf("got unfinished slice on %q, a track without its queue's completed dispatches; want it beside them", name)
 				}
 			}
 			if n != len(want) || sum.Stats.Unfinished != int64(len(want)) {
@@ -64,7 +64,7 @@ func TestUnfinishedOnItsQueueTrack(t *testing.T) {
 			}
 			for _, name := range d.tracks {
 				if strings.Contains(name, "unfinished dispatches") {
-					t.Errorf("track %q: every unfinished dispatch here has a known queue", name)
+					t.Errorf("got track %q, want none: every unfinished dispatch here has a known queue", name)
 				}
 			}
 			// The gap's instants name the queue too.
@@ -72,7 +72,7 @@ func TestUnfinishedOnItsQueueTrack(t *testing.T) {
 			for _, s := range d.instants {
 				if s.name == string(capture.UnfinishedDispatch) {
 					if q, _ := s.args["queue"].(string); want[s.begin] == "" || !strings.HasSuffix(q, want[s.begin]) {
-						t.Errorf("unfinished instant at %d names queue %q", s.begin, q)
+						t.Errorf("unfinished instant at %d: got queue %q, want one ending in %q", s.begin, q, want[s.begin])
 					}
 					named++
 				}

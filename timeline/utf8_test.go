@@ -36,7 +36,7 @@ func TestNamesAreUTF8(t *testing.T) {
 			}
 			for _, tr := range d.tracks {
 				if !utf8.ValidString(tr) {
-					t.Errorf("track name %q is not UTF-8", tr)
+					t.Errorf("got track name %q, want valid UTF-8", tr)
 				}
 			}
 		})

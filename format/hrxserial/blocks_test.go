@@ -43,13 +43,13 @@ func TestBlockBoundaries(t *testing.T) {
 			var all capture.Collect
 			c, err := readStream(bytes.NewReader(data), "blocks", catalog.New(), &all, o)
 			if err != nil {
-				t.Fatalf("%s, %+v: %v", name, o, err)
+				t.Fatalf("%s, %+v: got error %v, want none", name, o, err)
 			}
 			return c, all.Dispatches
 		}
 		wc, wd := read(readOptions{})
 		if len(wd) == 0 && (name == "repeated commands" || name == "end record inside") {
-			t.Fatalf("%s: no dispatch read: the trace does not test much", name)
+			t.Fatalf("%s: got no dispatch read, want some: the trace does not test much", name)
 		}
 		// Every size up to two lines, sparser above, and the whole file.
 		for bs := 1; bs <= len(data)+1; bs = min(bs+1+bs/300*6, len(data)+1) {

@@ -45,10 +45,10 @@ func sameDetail(t *testing.T, b []byte) {
 	okFast := commandDetail(b, &fast)
 	okSlow := detailByKey(b, &slow)
 	if okFast && !okSlow {
-		t.Fatalf("%q: the ordered parse took a detail the key-by-key parse refuses", b)
+		t.Fatalf("%q: got the ordered parse taking a detail the key-by-key parse refuses, want it refused too", b)
 	}
 	if okFast && fast != slow {
-		t.Fatalf("%q: ordered parse got %+v, key by key %+v", b, fast, slow)
+		t.Fatalf("%q: got ordered parse %+v, want the key-by-key parse's %+v", b, fast, slow)
 	}
 	for _, d := range []*detail{&fast, &slow} {
 		if d.has&hasKind == 0 {
@@ -57,7 +57,7 @@ func sameDetail(t *testing.T, b []byte) {
 		// The kind follows "kind=" and ends at a blank or the end.
 		at, end := int(d.kindAt), int(d.kindAt+d.kindLen)
 		if at < len("kind=") || end > len(b) || string(b[at-len("kind="):at]) != "kind=" || (end < len(b) && b[end] != ' ') || bytes.IndexByte(d.kindIn(b), ' ') >= 0 {
-			t.Fatalf("%q: kind at %d, %d bytes: %q, not the kind's value", b, at, d.kindLen, b[min(at, len(b)):min(end, len(b))])
+			t.Fatalf("%q: got kind at %d, %d bytes: %q; want the value after kind=, up to a blank or the end", b, at, d.kindLen, b[min(at, len(b)):min(end, len(b))])
 		}
 	}
 }
@@ -73,10 +73,10 @@ func TestDetail(t *testing.T) {
 	}
 	var d detail
 	if !commandDetail([]byte(details[0]), &d) || d.index != 12 || d.kernelID != 5916100870017593149 || !d.kernel || d.list != listMain {
-		t.Fatalf("ordered parse of %q: got %+v", details[0], d)
+		t.Fatalf("ordered parse of %q: got %+v, want index 12, kernel id 5916100870017593149, a kernel on list main", details[0], d)
 	}
 	if commandDetail([]byte(details[4]), &d) {
-		t.Fatalf("ordered parse took keys out of order: %q", details[4])
+		t.Fatalf("ordered parse of keys out of order %q: got it taken, want it refused", details[4])
 	}
 }
 

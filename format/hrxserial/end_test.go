@@ -24,7 +24,7 @@ func TestKeptTraceEnd(t *testing.T) {
 	clean, _ := generate(t, hrxgen.Options{Seed: 3, Decode: 2})
 	fault, _ := generate(t, hrxgen.Options{Seed: 5, Decode: 2, End: hrxgen.EndFault})
 	if !bytes.HasSuffix(clean, []byte("\n")) || !bytes.Contains(clean, []byte("# tally kept trace end exit=0 at=")) {
-		t.Fatal("the generator writes no end record")
+		t.Fatal("got no end record from the generator, want \"# tally kept trace end exit=0 at=\" and a final newline")
 	}
 	for _, c := range []struct {
 		name     string
@@ -60,7 +60,7 @@ func TestKeptTraceEnd(t *testing.T) {
 				t.Fatalf("got gaps %v (complete %v), want %v", got, r.c.Accounting.Complete(), c.gaps)
 			}
 			if r.c.Accounting.Find(capture.NoEndMarker) != nil {
-				t.Fatal("a kept trace with end=1 got the no_end_marker note")
+				t.Fatal("a kept trace with end=1: got the no_end_marker note, want none")
 			}
 			if c.what != "" {
 				g := r.c.Accounting.Find(c.gaps[len(c.gaps)-1])

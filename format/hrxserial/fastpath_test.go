@@ -35,7 +35,7 @@ func bothPaths(t *testing.T, data []byte) {
 	} {
 		fc, fd, ferr := read(o)
 		if (ferr == nil) != (gerr == nil) || (ferr != nil && ferr.Error() != gerr.Error()) {
-			t.Fatalf("%+v: error %v, general path error %v", o, ferr, gerr)
+			t.Fatalf("%+v: got error %v, want the general path's %v", o, ferr, gerr)
 		}
 		if !reflect.DeepEqual(fc, gc) {
 			t.Fatalf("%+v: capture differs from the general path's:\ngot  %+v\nwant %+v", o, fc, gc)

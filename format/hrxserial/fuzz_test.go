@@ -39,7 +39,7 @@ func FuzzRead(f *testing.F) {
 		}
 		ends := bytes.Count(data, []byte("sync-end phase=command-post-dispatch"))
 		if len(all.Dispatches) > ends {
-			t.Fatalf("%d dispatches from %d ending lines", len(all.Dispatches), ends)
+			t.Fatalf("got %d dispatches from %d ending lines, want at most %d", len(all.Dispatches), ends, ends)
 		}
 		in := c.Accounting.InputFor("lines")
 		want := int64(bytes.Count(data, []byte("\n")))
@@ -50,11 +50,11 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d lines read from %d", in.Read, want)
 		}
 		if len(data) > 0 && data[len(data)-1] != '\n' && c.Accounting.Complete() && bytes.Contains(data, tracePrefix) {
-			t.Fatal("a trace cut mid-line reported complete")
+			t.Fatal("got a trace cut mid-line reported complete, want it incomplete")
 		}
 		for _, d := range all.Dispatches {
 			if int(d.Kernel) >= len(c.Kernels) || int(d.Program) >= len(c.Programs) {
-				t.Fatal("dispatch refers to a missing table entry")
+				t.Fatalf("got dispatch of kernel %d, program %d past the tables (%d kernels, %d programs), want it within", d.Kernel, d.Program, len(c.Kernels), len(c.Programs))
 			}
 		}
 	})

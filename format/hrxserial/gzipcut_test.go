@@ -26,7 +26,7 @@ func TestGzipCut(t *testing.T) {
 		t.Helper()
 		c, err := Read(format.BytesInput(name, data), &format.Options{Manifests: []string{manifest}}, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: got error %v, want none", name, err)
 		}
 		return c
 	}

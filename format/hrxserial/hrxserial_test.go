@@ -37,7 +37,7 @@ func readTrace(t testing.TB, trace []byte, manifests ...string) result {
 		t.Fatal(err)
 	}
 	if chk.Err != nil {
-		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
+		t.Fatalf("got a dispatch that breaks the model (%v), want none", chk.Err)
 	}
 	chk.Finish(c)
 	if err := c.CheckValid(); err != nil {
@@ -63,7 +63,7 @@ func (r result) program(t testing.TB, label string) *analysis.ProgramTable {
 			return &r.r.Programs[i]
 		}
 	}
-	t.Fatalf("no program %s", label)
+	t.Fatalf("got no program %s, want one", label)
 	return nil
 }
 
@@ -89,7 +89,7 @@ func checkAgainst(t *testing.T, r result, sum *hrxgen.Summary, timed bool) {
 		for _, k := range pt.Kernels {
 			want := ps.Kernels[hrxgen.KernelKey{List: k.Kernel.List, ID: k.Kernel.ID}]
 			if want == nil {
-				t.Errorf("%s: unexpected kernel %s", label, k.Kernel.Name)
+				t.Errorf("%s: got kernel %s the generator did not write, want only its kernels", label, k.Kernel.Name)
 				continue
 			}
 			if k.Dispatches != want.Dispatches {
@@ -97,7 +97,7 @@ func checkAgainst(t *testing.T, r result, sum *hrxgen.Summary, timed bool) {
 			}
 			if !timed {
 				if k.Timed != 0 {
-					t.Errorf("%s %s: %d timed dispatches in an untimed trace", label, k.Kernel.Name, k.Timed)
+					t.Errorf("%s %s: got %d timed dispatches in an untimed trace, want 0", label, k.Kernel.Name, k.Timed)
 				}
 				continue
 			}
@@ -112,26 +112,26 @@ func TestCompleteTrace(t *testing.T) {
 	trace, sum := generate(t, hrxgen.Options{Seed: 7, Decode: 5, Prefill: 2, Foreign: 40})
 	r := readTrace(t, trace, manifest)
 	if !r.c.Accounting.Complete() {
-		t.Fatalf("complete trace reported incomplete: %v", r.kinds())
+		t.Fatalf("complete trace: got gaps %v, want none", r.kinds())
 	}
 	checkAgainst(t, r, sum, true)
 	if !r.c.Clock.Timed || r.c.Clock.Unit != "ns" || !strings.Contains(r.c.Clock.Description, "monotonic") {
-		t.Fatalf("clock %+v", r.c.Clock)
+		t.Fatalf("got clock %+v, want timed monotonic ns", r.c.Clock)
 	}
 	in := r.c.Accounting.InputFor("lines")
 	if in.Read != sum.Lines {
-		t.Fatalf("%d lines read, generator wrote %d", in.Read, sum.Lines)
+		t.Fatalf("got %d lines read, want the %d the generator wrote", in.Read, sum.Lines)
 	}
 	if skipped := in.SkippedTotal(); skipped == 0 {
-		t.Fatal("foreign lines not counted as skipped")
+		t.Fatal("got 0 lines skipped, want the foreign lines counted as skipped")
 	}
 	for _, k := range r.c.Kernels {
 		if !k.Resolved {
-			t.Fatalf("kernel %s not resolved", k.Name)
+			t.Fatalf("got kernel %s unresolved, want it resolved", k.Name)
 		}
 	}
 	if p := r.program(t, "p303"); p.Program.Instances != 2 {
-		t.Fatalf("p303 runs %d", p.Program.Instances)
+		t.Fatalf("p303: got %d runs, want 2", p.Program.Instances)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestSpecExample(t *testing.T) {
 `
 	r := readTrace(t, []byte(trace), manifest)
 	if len(r.disp) != 1 {
-		t.Fatalf("%d dispatches", len(r.disp))
+		t.Fatalf("got %d dispatches, want 1", len(r.disp))
 	}
 	d := r.disp[0]
 	launch, _ := d.Launch.Duration()
@@ -156,7 +156,7 @@ func TestSpecExample(t *testing.T) {
 		t.Fatalf("launch %d device %d, want 8400 76300", launch, dev)
 	}
 	if name := r.c.Kernels[d.Kernel].Name; name != "loom_libs:ggml_mul_mat_f32_f32_wmma" {
-		t.Fatalf("name %s", name)
+		t.Fatalf("got name %s, want loom_libs:ggml_mul_mat_f32_f32_wmma", name)
 	}
 }
 
@@ -180,34 +180,34 @@ func TestCutInsideDispatch(t *testing.T) {
 	r := readTrace(t, cutTrace, manifest)
 
 	if r.c.Accounting.Complete() {
-		t.Fatal("cut trace reported complete")
+		t.Fatal("got the cut trace reported complete, want it incomplete")
 	}
 	g := r.c.Accounting.Find(capture.UnfinishedDispatch)
 	if g == nil || g.Count != 1 {
-		t.Fatalf("unfinished gap: %+v (gaps %v)", g, r.kinds())
+		t.Fatalf("got unfinished gap %+v (gaps %v), want one of count 1", g, r.kinds())
 	}
 	it := g.Items[0]
 	if it.Kernel == "" || it.Time == nil || !strings.Contains(it.LastCompleted, "p41 main[") || it.Program != "p41" {
-		t.Fatalf("unfinished item does not name kernel, launch time and last completed: %+v", it)
+		t.Fatalf("got unfinished item %+v, want it to name the kernel, launch time, program p41 and the last completed", it)
 	}
 	if r.r.Dispatches() != before.r.Dispatches() || r.r.Dispatches() >= full.r.Dispatches() {
-		t.Fatalf("dispatches: cut %d, before %d, full %d", r.r.Dispatches(), before.r.Dispatches(), full.r.Dispatches())
+		t.Fatalf("dispatches: got cut %d, before %d, full %d; want cut = before < full", r.r.Dispatches(), before.r.Dispatches(), full.r.Dispatches())
 	}
 	pa, pb := r.program(t, "p41"), before.program(t, "p41")
 	for i := range pa.Kernels {
 		a, b := pa.Kernels[i], pb.Kernels[i]
 		if a.Kernel.Name != b.Kernel.Name || a.Total != b.Total || a.Share != b.Share || a.Min != b.Min {
-			t.Fatalf("kernel %s changed by the cut: %+v vs %+v", a.Kernel.Name, a, b)
+			t.Fatalf("kernel %s: got %+v after the cut, want it unchanged: %+v", a.Kernel.Name, a, b)
 		}
 	}
 	if r.c.Accounting.Find(capture.IncompleteProgram) == nil {
-		t.Fatal("the cut run is not reported incomplete")
+		t.Fatal("got no incomplete_program gap, want the cut run reported incomplete")
 	}
 	if got := r.program(t, "p41").Program.IncompleteRuns; !slices.Equal(got, []int64{2}) {
 		t.Fatalf("incomplete runs %v, want [2] (the third run was cut)", got)
 	}
 	if got := full.program(t, "p41").Program.IncompleteRuns; got != nil {
-		t.Fatalf("the whole trace lists incomplete runs %v", got)
+		t.Fatalf("whole trace: got incomplete runs %v, want none", got)
 	}
 }
 
@@ -216,11 +216,11 @@ func TestFault(t *testing.T) {
 	r := readTrace(t, trace, manifest)
 	fault := r.c.Accounting.Find(capture.DeviceFault)
 	if fault == nil || fault.Count != 1 || !strings.Contains(fault.Items[0].What, "command-post-dispatch") || fault.Items[0].Kernel == "" {
-		t.Fatalf("device fault: %+v", fault)
+		t.Fatalf("got device fault %+v, want one naming command-post-dispatch and its kernel", fault)
 	}
 	un := r.c.Accounting.Find(capture.UnfinishedDispatch)
 	if un == nil || un.Count != 1 {
-		t.Fatalf("unfinished: %+v", un)
+		t.Fatalf("got unfinished %+v, want one of count 1", un)
 	}
 	want := fmt.Sprintf("%s %s[%d]", sum.Unfinished.Program, sum.Unfinished.List, sum.Unfinished.Index)
 	if !strings.Contains(un.Items[0].Where, fmt.Sprintf("%s[%d]", sum.Unfinished.List, sum.Unfinished.Index)) ||
@@ -235,16 +235,16 @@ func TestFailedProgram(t *testing.T) {
 	r := readTrace(t, trace, manifest)
 	g := r.c.Accounting.Find(capture.FailedProgram)
 	if g == nil || g.Count != 1 || g.Program != "p41" {
-		t.Fatalf("failed program: %+v", g)
+		t.Fatalf("got failed program %+v, want one, of p41", g)
 	}
 	if r.c.Accounting.Find(capture.DeviceFault) == nil {
-		t.Fatal("the sync-failure line is not surfaced")
+		t.Fatal("got no device_fault gap, want the sync-failure line surfaced")
 	}
 	// Dispatches completed before the failure stay in the table.
 	checkAgainst(t, r, sum, true)
 	p := r.program(t, "p41")
 	if p.Program.Instances != 3 {
-		t.Fatalf("runs %d", p.Program.Instances)
+		t.Fatalf("got %d runs, want 3", p.Program.Instances)
 	}
 	// The failed run (the second, Instance 1) is named, so per-run figures
 	// can leave it out; its dispatches are still in the tables.
@@ -258,7 +258,7 @@ func TestFailedProgram(t *testing.T) {
 		}
 	}
 	if inFailed == 0 {
-		t.Fatal("the failed run's completed dispatches are missing")
+		t.Fatal("got no dispatches of the failed run, want its completed dispatches kept")
 	}
 }
 
@@ -266,15 +266,15 @@ func TestNotATrace(t *testing.T) {
 	r := readTrace(t, []byte("llama_model_load: loaded\nmain: prompt 'hello'\n123 not a trace line\n"))
 	g := r.c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Summary, "3 lines read, none is an 'hrx debug serial:' trace line") {
-		t.Fatalf("empty capture: %+v", g)
+		t.Fatalf("got empty capture %+v, want one saying 3 lines read, none a trace line", g)
 	}
 	if len(r.r.Programs) != 0 {
-		t.Fatal("programs from a non-trace")
+		t.Fatalf("got %d programs from a non-trace, want 0", len(r.r.Programs))
 	}
 	// Negative arm: one trace line makes it non-empty.
 	r = readTrace(t, []byte("x\nhrx debug serial: begin phase=command-program main_commands=2 init_commands=0 transient_arena=0\n"))
 	if r.c.Accounting.Find(capture.EmptyCapture) != nil {
-		t.Fatal("a trace with a trace line reported empty")
+		t.Fatal("got a trace with a trace line reported empty, want no empty_capture")
 	}
 }
 
@@ -283,10 +283,10 @@ func TestUnresolvedID(t *testing.T) {
 	r := readTrace(t, trace, manifest)
 	g := r.c.Accounting.Find(capture.UnresolvedName)
 	if g == nil || g.Count != 1 || g.Program != "p41" {
-		t.Fatalf("unresolved: %+v", g)
+		t.Fatalf("got unresolved %+v, want one, of p41", g)
 	}
 	if !strings.Contains(g.Summary, manifest) || !strings.Contains(g.Summary, "--manifests") {
-		t.Fatalf("summary does not say which manifests were read and how to add one: %s", g.Summary)
+		t.Fatalf("got summary %q, want it to name the manifests read (%s) and --manifests", g.Summary, manifest)
 	}
 	label := catalog.Anonymous("p41", hrxgen.Unnamed)
 	found := false
@@ -296,13 +296,13 @@ func TestUnresolvedID(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatalf("no anonymous row %s", label)
+		t.Fatalf("got no anonymous row %s, want one, unresolved, of 2 dispatches", label)
 	}
 	// Without manifests every id is anonymous, never guessed.
 	r = readTrace(t, trace)
 	for _, k := range r.c.Kernels {
 		if k.Resolved || !strings.HasPrefix(k.Name, "p41:#") {
-			t.Fatalf("kernel named without a catalog: %+v", k)
+			t.Fatalf("got kernel %+v, want it unresolved and named p41:#id without a catalog", k)
 		}
 	}
 }
@@ -312,12 +312,12 @@ func TestTwoManifestDirectories(t *testing.T) {
 	dir := "../../testdata/hrx/build/kernels"
 	r := readTrace(t, trace, filepath.Join(dir, "loom-libs"), filepath.Join(dir, "hrx"))
 	if g := r.c.Accounting.Find(capture.UnresolvedName); g != nil {
-		t.Fatalf("unresolved with both directories: %+v", g)
+		t.Fatalf("both directories: got unresolved %+v, want none", g)
 	}
 	r = readTrace(t, trace, filepath.Join(dir, "loom-libs"))
 	g := r.c.Accounting.Find(capture.UnresolvedName)
 	if g == nil || g.Count != 2 { // ggml_gather_add_f32 and ggml_mul_mat_vec_iq3xxs_f32
-		t.Fatalf("one directory: %+v", g)
+		t.Fatalf("one directory: got unresolved %+v, want 2", g)
 	}
 }
 
@@ -325,15 +325,15 @@ func TestRawTrace(t *testing.T) {
 	trace, sum := generate(t, hrxgen.Options{Seed: 2, Decode: 3, Prefill: 1, Raw: true})
 	r := readTrace(t, trace, manifest)
 	if r.c.Clock.Timed || r.c.Clock.Unit != "" || !strings.Contains(r.c.Clock.Description, "no times") {
-		t.Fatalf("clock %+v", r.c.Clock)
+		t.Fatalf("got clock %+v, want untimed, no unit, saying no times", r.c.Clock)
 	}
 	if !r.c.Accounting.Complete() {
-		t.Fatalf("raw trace incomplete: %v", r.kinds())
+		t.Fatalf("raw trace: got gaps %v, want none", r.kinds())
 	}
 	checkAgainst(t, r, sum, false)
 	for _, d := range r.disp {
 		if d.Device.Valid || d.Launch.Valid {
-			t.Fatal("a raw trace produced a time")
+			t.Fatalf("got times %+v %+v from a raw trace, want none", d.Device, d.Launch)
 		}
 	}
 }
@@ -387,34 +387,34 @@ func TestMalformedAndPartial(t *testing.T) {
 		skips[s.Reason] = s.Count
 	}
 	if skips["malformed trace line"] != 2 || skips["partial last line"] != 1 {
-		t.Fatalf("skipped %v", skips)
+		t.Fatalf("got skipped %v, want 2 malformed trace lines and 1 partial last line", skips)
 	}
 	g := r.c.Accounting.Find(capture.SkippedInput)
 	if g == nil || g.Count != 2 || !strings.Contains(g.Items[0].Where, "lines 3, 4") {
-		t.Fatalf("malformed gap %+v", g)
+		t.Fatalf("got malformed gap %+v, want a skipped_input of 2 at lines 3, 4", g)
 	}
 	if r.c.Accounting.Find(capture.TruncatedInput) == nil {
-		t.Fatal("partial last line not reported as truncated input")
+		t.Fatal("got no truncated_input, want the partial last line reported")
 	}
 	if p := r.program(t, "p1"); p.Program.Instances != 1 {
-		t.Fatal("an unknown phase stopped the reader")
+		t.Fatalf("p1: got %d runs, want 1: an unknown phase stopped the reader", p.Program.Instances)
 	}
 }
 
 func TestHeaderVersionAndClock(t *testing.T) {
 	_, err := ReadStream(strings.NewReader("# tally kept trace v2 clock=monotonic unit=ns\n"), "x.kept", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "x.kept:1") {
-		t.Fatalf("v2 header: %v", err)
+		t.Fatalf("v2 header: got %v, want an error at x.kept:1", err)
 	}
 	trace, _ := generate(t, hrxgen.Options{Seed: 1, Decode: 1})
 	bad := bytes.Replace(trace, []byte("clock=monotonic"), []byte("clock=realtime"), 1)
 	r := readTrace(t, bad, manifest)
 	if r.c.Clock.Timed {
-		t.Fatal("a realtime header was trusted")
+		t.Fatal("got a realtime header trusted (clock timed), want it untimed")
 	}
 	for _, d := range r.disp {
 		if d.Device.Valid {
-			t.Fatal("times taken from a header with the wrong clock")
+			t.Fatal("got times from a header with the wrong clock, want none")
 		}
 	}
 }
@@ -426,10 +426,10 @@ func TestClockDecreaseAndMixedTimes(t *testing.T) {
 		"30 hrx debug serial: end phase=command-program main_commands=0 init_commands=0 transient_arena=0\n"
 	r := readTrace(t, []byte(trace))
 	if g := r.c.Accounting.Find(capture.ClockDecrease); g == nil || g.Count != 1 || g.Items[0].Where != "line 2" {
-		t.Fatalf("decrease: %+v", g)
+		t.Fatalf("got clock_decrease %+v, want one at line 2", g)
 	}
 	if g := r.c.Accounting.Find(capture.UntimedInput); g == nil || g.Count != 1 {
-		t.Fatalf("untimed: %+v", g)
+		t.Fatalf("got untimed_input %+v, want one of count 1", g)
 	}
 }
 
@@ -445,7 +445,7 @@ func TestOutOfOrderLines(t *testing.T) {
 	}
 	r := readTrace(t, []byte(strings.Join(lines, "")), manifest)
 	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.InconsistentTrace) == nil {
-		t.Fatalf("a missing line went unnoticed: %v", r.kinds())
+		t.Fatalf("a missing line: got gaps %v, want an inconsistent_trace", r.kinds())
 	}
 }
 
@@ -498,6 +498,6 @@ func TestKeptTraceWithoutTraceLines(t *testing.T) {
 	// A raw trace keeps the advice.
 	r = readTrace(t, []byte(line))
 	if !strings.Contains(r.c.Clock.Description, "record with 'tally record'") {
-		t.Fatalf("raw clock: got %q", r.c.Clock.Description)
+		t.Fatalf("raw clock: got %q, want the advice to record with 'tally record'", r.c.Clock.Description)
 	}
 }

@@ -17,12 +17,12 @@ func TestWindowCutInside(t *testing.T) {
 		t.Fatalf("got %+v, want one inconsistent window at run.log:3", r.c.Accounting.Gaps)
 	}
 	if r.c.Accounting.Complete() {
-		t.Fatal("a log cut inside a window reads complete")
+		t.Fatal("got a log cut inside a window reading complete, want it incomplete")
 	}
 	// The negative arm: whole windows, however split between families.
 	r = readLog(t, (&engine{}).window(40, 60).window(100, 0).window(0, 100).String())
 	if g := r.gap(capture.InconsistentTrace); g != nil {
-		t.Fatalf("whole windows reported inconsistent: %+v", g)
+		t.Fatalf("whole windows: got inconsistent_trace %+v, want none", g)
 	}
 }
 

@@ -22,7 +22,7 @@ func FuzzRead(f *testing.F) {
 		c, err := ReadStream(bytes.NewReader(data), "fuzz", &all)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz:") {
-				t.Fatalf("error without position: %v", err)
+				t.Fatalf("got error %v, want it positioned (\"fuzz:…\")", err)
 			}
 			return
 		}
@@ -30,19 +30,19 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		if len(all.Dispatches) > bytes.Count(data, []byte("[prof] ")) {
-			t.Fatalf("%d records from fewer [prof] lines", len(all.Dispatches))
+			t.Fatalf("got %d records, want at most the %d [prof] lines", len(all.Dispatches), bytes.Count(data, []byte("[prof] ")))
 		}
 		for _, d := range all.Dispatches {
 			if int(d.Kernel) >= len(c.Kernels) || c.Kernels[d.Kernel].Program != d.Program || int(d.Program) >= len(c.Programs) {
-				t.Fatal("record refers to a missing or foreign table entry")
+				t.Fatalf("got record of kernel %d, program %d, want a kernel of its own program within the tables", d.Kernel, d.Program)
 			}
 			if d.Aggregate == nil || d.Aggregate.Count <= 0 || d.Aggregate.Device < 0 || d.Aggregate.Launch < 0 {
-				t.Fatalf("bad aggregate %+v", d.Aggregate)
+				t.Fatalf("got aggregate %+v, want one with count > 0 and no negative time", d.Aggregate)
 			}
 		}
 		if len(data) > 0 && data[len(data)-1] != '\n' && c.Accounting.InputFor("lines").Read > 0 {
 			if in := c.Accounting.InputFor("lines"); in.Used == in.Read {
-				t.Fatal("a cut last line was used")
+				t.Fatal("got a cut last line used, want it not used")
 			}
 		}
 	})

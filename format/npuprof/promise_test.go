@@ -24,18 +24,18 @@ func TestImpossibleTimes(t *testing.T) {
 	}
 	if !strings.Contains(g.Items[0].What, "wait per launch 4000000.0 ms, longer than the 3600000.0 ms ceiling") || g.Items[0].Where != "run.log:2" ||
 		!strings.Contains(g.Items[1].What, "launch per launch -0.1 ms, a negative time") {
-		t.Errorf("items %+v", g.Items)
+		t.Errorf("got items %+v, want the too-long wait at run.log:2 and the negative launch", g.Items)
 	}
 	in := r.c.Accounting.InputFor("lines")
 	if in.Used != 1 || in.LostTotal() != 2 || in.Skipped[0].Gap != capture.InvalidEvent || in.Skipped[0].First != "run.log:2" {
-		t.Errorf("lines %+v %+v", in, in.Skipped[0])
+		t.Errorf("got lines %+v %+v, want 1 used, 2 lost as invalid_event from run.log:2", in, in.Skipped[0])
 	}
 
 	// --max-duration 2h: the 66.7-minute launch is a measurement.
 	agg := analysis.NewAggregator()
 	c, err := readStream(strings.NewReader(good+tooLong), "run.log", int64(2*time.Hour), agg)
 	if err != nil || c.Accounting.Find(capture.InvalidEvent) != nil || agg.Tables(c).Dispatches() != 2 {
-		t.Errorf("raised ceiling: err %v, gaps %v", err, c.Accounting.Gaps)
+		t.Errorf("raised ceiling: got err %v, gaps %v; want no error, no invalid_event, 2 dispatches", err, c.Accounting.Gaps)
 	}
 
 	// NPU_PROFILE: each mean below the ceiling, but the window n 1-2
@@ -46,7 +46,7 @@ func TestImpossibleTimes(t *testing.T) {
 		"[prof] npu_gemm n=4 pack=-0.1 quant+launch=0.2 wait=2.0 readback=0.0 ms\n")
 	g = r.gap(capture.InvalidEvent)
 	if g == nil || g.Count != 2 || !strings.Contains(g.Items[0].What, "window n 1-2") || !strings.Contains(g.Items[1].What, "pack mean -0.1 ms") {
-		t.Fatalf("npu_gemm invalid_event %+v", g)
+		t.Fatalf("npu_gemm: got invalid_event %+v, want 2 (window n 1-2, pack mean -0.1 ms)", g)
 	}
 	if p := r.program(t, "npu_gemm run 1"); p.Dispatches != 3 || p.Kernels[0].Total != 6_000_000 {
 		t.Errorf("npu_gemm: %d calls, wait total %d ns; want 3 and 6 ms", p.Dispatches, p.Kernels[0].Total)
@@ -80,7 +80,7 @@ func TestSkipClasses(t *testing.T) {
 	r = readLog(t, "[prof] dec D 1 100 0.05 0.10 1.200 0.020 1.370\nengine chat")
 	checkClasses(t, r.c.Accounting.InputFor("lines"), map[string]string{"partial last line (not an engine line)": "not_device_work"})
 	if !r.c.Accounting.Complete() {
-		t.Errorf("a cut untagged line made the log incomplete: %+v", r.c.Accounting.Gaps)
+		t.Errorf("got the log incomplete after a cut untagged line (gaps %+v), want it complete", r.c.Accounting.Gaps)
 	}
 }
 

@@ -92,14 +92,14 @@ func TestBreakdownBarsEqualJSON(t *testing.T) {
 		t.Errorf("gpu0: got busy %+v idle %+v, want compute 1100 comm 500 memcpy 100, host_wait 80 launch_latency 20", g.BusyNS, g.IdleNS)
 	}
 	if strings.Contains(page, xssName) {
-		t.Error("the device name is written as markup")
+		t.Error("got the device name written as markup, want it escaped")
 	}
 }
 
 // Without a breakdown the page has no breakdown section.
 func TestBreakdownAbsent(t *testing.T) {
 	if bytes.Contains(sampleCapture().page(t), []byte(`id="breakdown"`)) {
-		t.Error("a run without a breakdown drew one")
+		t.Error("got a breakdown section for a run without a breakdown, want none")
 	}
 }
 
@@ -126,7 +126,7 @@ func TestBreakdownBarsInBrowser(t *testing.T) {
 		}
 	}
 	if x := eval[bool](t, ctx, `window.__xss !== undefined`); x {
-		t.Error("the hostile device name ran script")
+		t.Error("got script run from the hostile device name, want none")
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('#breakdown .bdlegend span').length`); n < 6 {
 		t.Errorf("legend entries: got %d, want at least 6", n)

@@ -18,13 +18,13 @@ func TestCollectivesSection(t *testing.T) {
 	page := string(writePage(t, run, Options{Collectives: res}))
 	_, sec, ok := strings.Cut(page, `<section id="collectives">`)
 	if !ok {
-		t.Fatal("no collectives section on the page")
+		t.Fatal("got no collectives section on the page, want one")
 	}
 	sec, _, _ = strings.Cut(sec, "</section>")
 	for _, typ := range []string{"allreduce", "allgather"} {
 		_, chart, ok := strings.Cut(sec, `data-type="`+typ+`"`)
 		if !ok {
-			t.Fatalf("no %s chart", typ)
+			t.Fatalf("got no %s chart, want one", typ)
 		}
 		chart, _, _ = strings.Cut(chart, "</svg>")
 		if n := strings.Count(chart, `data-straggler="5"`); n != 3 {

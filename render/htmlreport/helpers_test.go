@@ -112,7 +112,7 @@ func noMarkup(t *testing.T, page string) {
 	t.Helper()
 	for _, bad := range []string{"<img", "<b>", "window.__xss=2</script>", `onerror="`} {
 		if strings.Contains(page, bad) {
-			t.Errorf("page holds %q unescaped", bad)
+			t.Errorf("got %q unescaped on the page, want it escaped", bad)
 		}
 	}
 	if n := strings.Count(page, "<script"); n != 2 {

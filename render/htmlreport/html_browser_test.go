@@ -18,10 +18,10 @@ func TestBrowserReport(t *testing.T) {
 
 	// The hostile names are text: no element came from them, no script ran.
 	if n := eval[int](t, ctx, `document.querySelectorAll("img").length`); n != 0 {
-		t.Fatalf("%d img elements: a kernel name was written as markup", n)
+		t.Fatalf("got %d img elements, want 0: a kernel name was written as markup", n)
 	}
 	if x := eval[bool](t, ctx, `window.__xss !== undefined`); x {
-		t.Fatal("script from a kernel or program name ran")
+		t.Fatal("got script from a kernel or program name run, want none")
 	}
 	if n := eval[int](t, ctx, `document.scripts.length`); n != 2 {
 		t.Fatalf("%d script elements, want the page's 2", n)
@@ -35,21 +35,21 @@ func TestBrowserReport(t *testing.T) {
 		found = found || c == xssName
 	}
 	if !found {
-		t.Fatalf("the hostile kernel name is not shown as text in the table: %q", cells)
+		t.Fatalf("got cells %q, want the hostile kernel name %q shown as text among them", cells, xssName)
 	}
 
 	// The verdict comes first and says incomplete.
 	if v := eval[string](t, ctx, `document.querySelector("#verdict").dataset.verdict`); v != "incomplete" {
-		t.Fatalf("verdict %q", v)
+		t.Fatalf("got verdict %q, want incomplete", v)
 	}
 	if first := eval[string](t, ctx, `document.querySelector("section").id`); first != "accounting" {
 		t.Fatalf("first section is %q, want the accounting", first)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll(".gap[data-kind=unfinished_dispatch]").length`); n != 1 {
-		t.Fatalf("%d unfinished_dispatch gaps shown", n)
+		t.Fatalf("got %d unfinished_dispatch gaps shown, want 1", n)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll(".strip.unfinished .mark").length`); n != 1 {
-		t.Fatalf("%d unfinished marks on the timeline", n)
+		t.Fatalf("got %d unfinished marks on the timeline, want 1", n)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#timeline h3").length`); n != 2 {
 		t.Fatalf("%d rank blocks, want 2", n)
@@ -85,7 +85,7 @@ func TestBrowserReport(t *testing.T) {
 	}
 	// The untimed program shows counts and no times.
 	if got := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#program-1 tbody td")).map(c => c.textContent)`); fmt.Sprint(got) != "[copy memcpy 1 - - - - -]" {
-		t.Fatalf("untimed row %q", got)
+		t.Fatalf("untimed row: got %q, want [copy memcpy 1 - - - - -]", got)
 	}
 	screenshot(t, ctx, "report.png")
 
@@ -101,25 +101,25 @@ func TestBrowserReport(t *testing.T) {
 	}
 	click("dispatches")
 	if got := column(1); fmt.Sprint(got) != "[12 6 6]" {
-		t.Fatalf("dispatches descending: %q", got)
+		t.Fatalf("dispatches descending: got %q, want [12 6 6]", got)
 	}
 	click("dispatches")
 	if got := column(1); fmt.Sprint(got) != "[6 6 12]" {
-		t.Fatalf("dispatches ascending: %q", got)
+		t.Fatalf("dispatches ascending: got %q, want [6 6 12]", got)
 	}
 	click("name")
 	if got := column(0); fmt.Sprint(got) != fmt.Sprint([]string{xssName, "fam:matmul", "p1:#42"}) {
-		t.Fatalf("names ascending: %q", got)
+		t.Fatalf("names ascending: got %q, want %q", got, []string{xssName, "fam:matmul", "p1:#42"})
 	}
 	// Filtering by name.
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#program-0 .filter`), "MATMUL")); err != nil {
 		t.Fatal(err)
 	}
 	if got := column(0); fmt.Sprint(got) != "[fam:matmul]" {
-		t.Fatalf("filter: %q", got)
+		t.Fatalf("filter: got %q, want [fam:matmul]", got)
 	}
 	if s := eval[string](t, ctx, `document.querySelector("#program-0 .status").textContent`); s != "showing 1 of 1 kernels matching (3 in all)" {
-		t.Fatalf("status %q", s)
+		t.Fatalf("got status %q, want %q", s, "showing 1 of 1 kernels matching (3 in all)")
 	}
 }
 

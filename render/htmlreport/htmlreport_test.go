@@ -19,10 +19,10 @@ func TestNamesAreEscaped(t *testing.T) {
 	page := string(sampleCapture().page(t))
 	noMarkup(t, page)
 	if !strings.Contains(page, "&lt;img src=x onerror=") {
-		t.Error("the hostile kernel name is not shown at all")
+		t.Error("got no hostile kernel name on the page, want it shown escaped")
 	}
 	if !strings.Contains(page, `&#39;run&lt;1&gt;.kept&#39;`) {
-		t.Error("the command line is not shown, quoted")
+		t.Error("got no quoted command line on the page, want 'run<1>.kept' shown escaped")
 	}
 }
 
@@ -30,7 +30,7 @@ func TestNamesAreEscaped(t *testing.T) {
 func TestSelfContained(t *testing.T) {
 	page := sampleCapture().page(t)
 	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:|//)|url\(|@import`).Find(page); m != nil {
-		t.Fatalf("page loads %q", m)
+		t.Fatalf("got the page loading %q, want it self-contained", m)
 	}
 }
 
@@ -39,18 +39,18 @@ func TestSize(t *testing.T) {
 	n := len(bigCapture(50, 500).page(t))
 	t.Logf("50 programs × 500 kernels: %d bytes", n)
 	if n > 4<<20 {
-		t.Fatalf("page is %d bytes, over 4 MiB", n)
+		t.Fatalf("got a page of %d bytes, want at most 4 MiB", n)
 	}
 }
 
 func TestVerdicts(t *testing.T) {
 	f := sampleCapture()
 	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="incomplete"`) || !strings.Contains(p, "INCOMPLETE: 1 gap — ") {
-		t.Fatal("incomplete capture not called incomplete")
+		t.Fatal("got an incomplete capture not called incomplete, want verdict incomplete and \"INCOMPLETE: 1 gap — \"")
 	}
 	f.c.Accounting.Gaps = nil
 	if p := string(f.page(t)); !strings.Contains(p, `data-verdict="complete"`) || !strings.Contains(p, "COMPLETE: every input unit") {
-		t.Fatal("complete capture not called complete")
+		t.Fatal("got a complete capture not called complete, want verdict complete and \"COMPLETE: every input unit\"")
 	}
 	// An empty capture says so first and draws no timeline; then, as the
 	// text report, the verdict with what its gaps touch, a gap beside the
@@ -62,7 +62,7 @@ func TestVerdicts(t *testing.T) {
 	c.Accounting.Gap(capture.SkippedInput, "").Add(capture.Item{What: "records.json did not parse"})
 	p := string(writePage(t, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}))
 	if !strings.Contains(p, `data-verdict="empty"`) || !strings.Contains(p, "No timeline: no dispatch carries a device time") {
-		t.Fatalf("empty capture:\n%s", p)
+		t.Fatalf("empty capture: got no empty verdict or no-timeline line, want both in:\n%s", p)
 	}
 	if want := "NO DISPATCH RECORDED: the file is empty. INCOMPLETE: 2 gaps — "; !strings.Contains(p, want) || !strings.Contains(p, "(empty_capture, skipped_input)") {
 		t.Errorf("empty capture: headline lacks %q and the gaps' kinds:\n%s", want, p)
@@ -80,11 +80,11 @@ func TestTimelineBounded(t *testing.T) {
 	}
 	tl.Dispatch(c, &capture.Dispatch{Program: 0, Queue: 0, Kernel: 0, Aggregate: &capture.Aggregate{Count: 7}})
 	if len(tl.samples) != 25 || tl.queues[0].seen != 60 || tl.aggregated != 7 {
-		t.Fatalf("kept %d of %d, aggregated %d", len(tl.samples), tl.queues[0].seen, tl.aggregated)
+		t.Fatalf("got kept %d of %d, aggregated %d; want 25 of 60, aggregated 7", len(tl.samples), tl.queues[0].seen, tl.aggregated)
 	}
 	p := string(writePage(t, oneInput(c, f.t), Options{Timelines: []*Timeline{tl}}))
 	if !strings.Contains(p, "first 25 of 60 dispatches shown") || !strings.Contains(p, "7 dispatches are known only from aggregated records") {
-		t.Fatal("a capped strip does not say it is a sample")
+		t.Fatal("got a capped strip that does not say it is a sample, want \"first 25 of 60 dispatches shown\" and the aggregated count")
 	}
 	if n := strings.Count(p, "data-k="); n != 25 {
 		t.Fatalf("%d rectangles, want 25", n)
@@ -95,7 +95,7 @@ func TestTimelineBounded(t *testing.T) {
 		tl.Dispatch(c, &capture.Dispatch{Queue: capture.QueueID(i % 3), Device: capture.Interval{Valid: true}})
 	}
 	if len(tl.samples) != 10 {
-		t.Fatalf("Max 10 kept %d", len(tl.samples))
+		t.Fatalf("Max 10: got %d kept, want 10", len(tl.samples))
 	}
 }
 
@@ -104,7 +104,7 @@ func TestWriteErrorReturned(t *testing.T) {
 	f := bigCapture(3, 50)
 	for _, at := range []int{0, 5000, 40000} {
 		if err := Write(&testfile.FailAfter{N: at}, oneInput(f.c, f.t), Options{Timelines: []*Timeline{f.tl}}); err == nil {
-			t.Fatalf("write failing after %d bytes returned nil", at)
+			t.Fatalf("write failing after %d bytes: got nil, want an error", at)
 		}
 	}
 	if err := Write(io.Discard, oneInput(f.c, f.t), Options{}); err != nil {

@@ -46,7 +46,7 @@ func twoRanks(t *testing.T) (page []byte, doc render.JSONReport, tls []*Timeline
 func TestBrowserManyRanks(t *testing.T) {
 	page, doc, tls := twoRanks(t)
 	if len(doc.Sections) != 3 || len(doc.Programs) == 0 {
-		t.Fatalf("JSON report: %d sections, %d programs", len(doc.Sections), len(doc.Programs))
+		t.Fatalf("JSON report: got %d sections, %d programs; want 3 sections and some programs", len(doc.Sections), len(doc.Programs))
 	}
 	ctx := openPage(t, page)
 
@@ -55,7 +55,7 @@ func TestBrowserManyRanks(t *testing.T) {
 		t.Fatalf("first section is %q, want the accounting of the whole", first)
 	}
 	if v := eval[string](t, ctx, `document.querySelector("#verdict").dataset.verdict`); v != verdictOf(&doc.Accounting) {
-		t.Errorf("whole verdict %q, JSON complete=%v", v, doc.Accounting.Complete)
+		t.Errorf("whole verdict: got %q, want %q (JSON complete=%v)", v, verdictOf(&doc.Accounting), doc.Accounting.Complete)
 	}
 	checkGaps(t, ctx, "#accounting", doc.Accounting.Gaps)
 	checkCounts(t, ctx, "#accounting", doc.Accounting.Input)
@@ -65,26 +65,26 @@ func TestBrowserManyRanks(t *testing.T) {
 
 	// Each input: its own accounting and tables, or why it was not read.
 	if n := eval[int](t, ctx, `document.querySelectorAll("section.input").length`); n != len(doc.Sections) {
-		t.Fatalf("%d input sections, JSON has %d", n, len(doc.Sections))
+		t.Fatalf("got %d input sections, want %d as in the JSON", n, len(doc.Sections))
 	}
 	for si, s := range doc.Sections {
 		sel := fmt.Sprintf("#input-%d", si)
 		if s.Error != "" {
 			if got := eval[string](t, ctx, `document.querySelector("`+sel+` .verdict").dataset.verdict + "|" + document.querySelector("`+sel+` .error").textContent`); got != "failed|"+s.Error {
-				t.Errorf("failed input shown as %q, JSON error %q", got, s.Error)
+				t.Errorf("failed input: got %q, want %q", got, "failed|"+s.Error)
 			}
 			continue
 		}
 		if got := eval[string](t, ctx, `document.querySelector("`+sel+`").dataset.rank`); got != s.Rank || s.Rank == "" {
-			t.Errorf("%s: rank %q, JSON %q", sel, got, s.Rank)
+			t.Errorf("%s: got rank %q, want %q as in the JSON (not empty)", sel, got, s.Rank)
 		}
 		if v := eval[string](t, ctx, `document.querySelector("`+sel+` .verdict").dataset.verdict`); v != verdictOf(s.Accounting) {
-			t.Errorf("%s verdict %q, JSON complete=%v", sel, v, s.Accounting.Complete)
+			t.Errorf("%s: got verdict %q, want %q (JSON complete=%v)", sel, v, verdictOf(s.Accounting), s.Accounting.Complete)
 		}
 		checkGaps(t, ctx, sel+" > .accounting", s.Accounting.Gaps)
 		checkCounts(t, ctx, sel+" > .accounting", s.Accounting.Input)
 		if n := eval[int](t, ctx, `document.querySelectorAll("`+sel+` section.program").length`); n != len(s.Programs) {
-			t.Errorf("%s: %d programs, JSON %d", sel, n, len(s.Programs))
+			t.Errorf("%s: got %d programs, want %d as in the JSON", sel, n, len(s.Programs))
 		}
 		for pi, p := range s.Programs {
 			checkProgram(t, ctx, fmt.Sprintf("#input-%d-program-%d", si, pi), &p)
@@ -93,10 +93,10 @@ func TestBrowserManyRanks(t *testing.T) {
 		tl := tls[si]
 		rects := eval[int](t, ctx, fmt.Sprintf(`document.querySelectorAll('#timeline .tinput[data-input="%d"] rect[data-k]').length`, si))
 		if rects != len(tl.samples) || rects == 0 {
-			t.Errorf("%s: %d timeline rectangles, %d dispatches sampled", sel, rects, len(tl.samples))
+			t.Errorf("%s: got %d timeline rectangles, want %d (the dispatches sampled, not 0)", sel, rects, len(tl.samples))
 		}
 		if got := eval[string](t, ctx, fmt.Sprintf(`document.querySelector('#timeline .tinput[data-input="%d"] .tlabel').textContent`, si)); got != fmt.Sprintf("input %d/3: rank %s · %s", si+1, s.Rank, s.Input.Path) {
-			t.Errorf("timeline block named %q", got)
+			t.Errorf("got timeline block named %q, want %q", got, fmt.Sprintf("input %d/3: rank %s · %s", si+1, s.Rank, s.Input.Path))
 		}
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#timeline .tinput").length`); n != 2 {
@@ -150,7 +150,7 @@ func checkCounts(t *testing.T, ctx context.Context, sel string, in []*capture.In
 func checkProgram(t *testing.T, ctx context.Context, sel string, p *render.JSONProgram) {
 	t.Helper()
 	if name := eval[string](t, ctx, `document.querySelector("`+sel+` .pname").textContent`); name != p.Name {
-		t.Errorf("%s: program %q, JSON %q", sel, name, p.Name)
+		t.Errorf("%s: got program %q, want %q as in the JSON", sel, name, p.Name)
 	}
 	var want []string
 	var rest int64
@@ -196,7 +196,7 @@ func checkProgram(t *testing.T, ctx context.Context, sel string, p *render.JSONP
 		t.Errorf("%s: %d rows, JSON %d; first differing shown:\n%s", sel, len(rows), len(wantRows), firstDiff(rows, wantRows))
 	}
 	if head := eval[string](t, ctx, `document.querySelector("`+sel+` .head").textContent`); !bytes.Contains([]byte(head), fmt.Appendf(nil, ", %d dispatches", p.Dispatches)) {
-		t.Errorf("%s head %q, JSON %d dispatches", sel, head, p.Dispatches)
+		t.Errorf("%s: got head %q, want it to contain \", %d dispatches\" as in the JSON", sel, head, p.Dispatches)
 	}
 }
 
@@ -233,7 +233,7 @@ func TestBrowserManyLazy(t *testing.T) {
 		return eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.kernels tbody tr").length`)
 	}
 	if n, m := rows("#input-5"), rows("#merged"); n != 0 || m != 200 {
-		t.Fatalf("at load: %d rows drawn in a closed input, %d merged", n, m)
+		t.Fatalf("at load: got %d rows drawn in a closed input, %d merged; want 0 and 200", n, m)
 	}
 	// The toggle event comes after the click: wait for the first row.
 	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -246,6 +246,6 @@ func TestBrowserManyLazy(t *testing.T) {
 		t.Fatalf("opened: %d rows drawn, want 2 programs × 100", n)
 	}
 	if n := rows("#input-6"); n != 0 {
-		t.Fatalf("opening one input drew another's %d rows", n)
+		t.Fatalf("opening one input: got %d rows drawn in another, want 0", n)
 	}
 }

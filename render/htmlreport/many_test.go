@@ -33,18 +33,18 @@ func TestManyEscapedAndUnique(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
 		if seen[m[1]] {
-			t.Errorf("id %q used twice", m[1])
+			t.Errorf("got id %q used twice, want each id once", m[1])
 		}
 		seen[m[1]] = true
 	}
 	for _, id := range []string{"merged", "input-0", "input-1", "input-2", "input-0-gap-0", "input-1-program-1", "program-1"} {
 		if !seen[id] {
-			t.Errorf("no element with id %q", id)
+			t.Errorf("got no element with id %q, want one", id)
 		}
 	}
 	// Program links point at their own input's gap.
 	if !strings.Contains(page, `href="#input-1-gap-0"`) {
-		t.Error("input 2's program does not link its own gap")
+		t.Error("got no link from input 2's program to its own gap, want href=\"#input-1-gap-0\"")
 	}
 	// Each program section indexes its own table in the data.
 	idx := regexp.MustCompile(`data-program="(\d+)"`).FindAllStringSubmatch(page, -1)
@@ -53,7 +53,7 @@ func TestManyEscapedAndUnique(t *testing.T) {
 	}
 	for i, m := range idx {
 		if want := strconv.Itoa(i); m[1] != want {
-			t.Errorf("program section %d indexes table %s", i, m[1])
+			t.Errorf("program section %d: got table index %s, want %s", i, m[1], want)
 		}
 	}
 	for _, want := range []string{`data-verdict="failed"`, "NOT READ", "input 3/3", "&lt;b&gt;denied&lt;/b&gt;", `class="tlabel"`} {
@@ -68,7 +68,7 @@ func TestManyWriteErrorReturned(t *testing.T) {
 	run := analysis.NewRun([]analysis.Input{{Path: "a", Capture: a.c, Tables: a.t}}, nil, true)
 	w := &testfile.FailAfter{N: 100}
 	if err := Write(w, run, Options{}); err == nil {
-		t.Fatal("a failed write was not returned")
+		t.Fatal("got nil from a failed write, want its error")
 	}
 }
 
@@ -102,7 +102,7 @@ func TestManyTimelineBudget(t *testing.T) {
 		t.Errorf("%d strips say they are cut, want every one of %d", got, 2*n)
 	}
 	if len(tls[0].samples) != 3000 {
-		t.Error("rendering cut the caller's timeline")
+		t.Errorf("got the caller's timeline cut to %d samples, want 3000", len(tls[0].samples))
 	}
 }
 

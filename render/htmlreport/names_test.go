@@ -59,7 +59,7 @@ func dataOf(t *testing.T, page string) pageData {
 	t.Helper()
 	m := regexp.MustCompile(`(?s)<script type="application/json" id="data">(.*?)</script>`).FindStringSubmatch(page)
 	if m == nil {
-		t.Fatal("no data block")
+		t.Fatal("got no data block, want one")
 	}
 	var d pageData
 	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
@@ -107,11 +107,11 @@ func TestPageWholeNamesCapped(t *testing.T) {
 		}
 	}
 	if !strings.Contains(page, "their whole names") || !strings.Contains(page, "--names full shows them whole") {
-		t.Fatal("got no note that the whole names were left out")
+		t.Fatal("got no note that the whole names were left out, want one")
 	}
 	// Negative arm: a small page keeps them.
 	if d := dataOf(t, pageWith(t, orderFixture(), Options{})); d.Programs[0].Full == nil {
-		t.Fatal("small page: got no whole names")
+		t.Fatal("small page: got no whole names, want them kept")
 	}
 }
 

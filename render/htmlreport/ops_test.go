@@ -46,11 +46,11 @@ func TestOpsKernelShort(t *testing.T) {
 	page := string(opsFixture(t))
 	short := render.ShortNames([]string{longKernel})[0]
 	if short == longKernel {
-		t.Fatalf("ShortNames left %q whole", longKernel)
+		t.Fatalf("got ShortNames leaving %q whole, want it shortened", longKernel)
 	}
 	cell := `<code title="` + template.HTMLEscapeString(longKernel) + `">` + template.HTMLEscapeString(short) + `</code>`
 	if !strings.Contains(page, cell) {
-		t.Errorf("page lacks the short kernel cell %s", cell)
+		t.Errorf("got no short kernel cell on the page, want %s", cell)
 	}
 }
 
@@ -66,10 +66,10 @@ func TestOpsSection(t *testing.T) {
 		t.Errorf("got %d points, want 2 (the two GEMMs; add has bytes only)", n)
 	}
 	if strings.Contains(page, xssName) {
-		t.Error("the hostile op name reaches the page as markup")
+		t.Error("got the hostile op name on the page as markup, want it escaped")
 	}
 	// Without --by op: no section.
 	if strings.Contains(string(sampleCapture().page(t)), `class="ops"`) {
-		t.Error("a page without the op table has an ops section")
+		t.Error("got an ops section on a page without the op table, want none")
 	}
 }

@@ -36,10 +36,10 @@ func TestBrowserRealTraces(t *testing.T) {
 				verdict = "complete"
 			}
 			if v := eval[string](t, ctx, `document.querySelector("#verdict").dataset.verdict`); v != verdict {
-				t.Fatalf("verdict %q, JSON complete=%v", v, doc.Accounting.Complete)
+				t.Fatalf("got verdict %q, want %q (JSON complete=%v)", v, verdict, doc.Accounting.Complete)
 			}
 			if n := eval[int](t, ctx, `document.querySelectorAll("#accounting .gap").length`); n != len(doc.Accounting.Gaps) {
-				t.Fatalf("%d gaps shown, JSON has %d", n, len(doc.Accounting.Gaps))
+				t.Fatalf("got %d gaps shown, want %d as in the JSON", n, len(doc.Accounting.Gaps))
 			}
 			for i, p := range doc.Programs {
 				got := eval[[]string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll("#program-%d .bar:not(.others)")).map(e => e.dataset.kernel + "=" + e.dataset.total)`, i))
@@ -59,7 +59,7 @@ func TestBrowserRealTraces(t *testing.T) {
 				}
 			}
 			if n := eval[int](t, ctx, `document.querySelectorAll("#timeline .strip rect[data-k]").length`); n != len(tl.samples) {
-				t.Errorf("%d timeline rectangles, %d dispatches sampled", n, len(tl.samples))
+				t.Errorf("got %d timeline rectangles, want %d (the dispatches sampled)", n, len(tl.samples))
 			}
 			screenshot(t, ctx, tc.name+".png")
 		})
