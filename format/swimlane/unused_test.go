@@ -54,11 +54,11 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 	}
 	dep := r.c.Accounting.InputFor(depsUnit)
 	if dep.Read != 3 || dep.Used != 0 || dep.SkippedTotal() != 3 {
-		t.Errorf("deps.json edges and tensors %+v", dep)
+		t.Errorf("got deps.json edges and tensors %+v, want 3 read, all skipped", dep)
 	}
 	// Counting them is no gap: only the seed's own gaps remain.
 	if gapCount(r.c, capture.SkippedInput) != 0 {
-		t.Errorf("unused streams reported as skipped input")
+		t.Errorf("got unused streams reported as skipped input, want none")
 	}
 	// A run without any of them lists neither unit.
 	clean := read(t, variant(t, func(root string) {
@@ -72,7 +72,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 	}))
 	for _, in := range clean.c.Accounting.Input {
 		if in.Unit == phaseUnit || in.Unit == otherFilesUnit || in.Unit == depsUnit {
-			t.Errorf("unit %q listed for a run without such records: %+v", in.Unit, in)
+			t.Errorf("got unit %q listed for a run without such records: %+v, want none", in.Unit, in)
 		}
 	}
 }
