@@ -141,7 +141,7 @@ func TestRocpdMemoryCopies(t *testing.T) {
 		}
 	}
 	if len(want) != 2 || len(got) != len(want) {
-		t.Fatalf("copies %v, SQL %v", got, want)
+		t.Fatalf("got copies %v, want the SQL's %v", got, want)
 	}
 	for k, v := range want {
 		if got[k] != v {

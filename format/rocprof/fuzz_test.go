@@ -64,7 +64,7 @@ func FuzzCSV(f *testing.F) {
 				t.Fatalf("%q: got split ok %v, want it to agree with encoding/csv (error %v)", line, ok, err)
 			}
 			if ok && !equalFields(got, want) {
-				t.Fatalf("%q: %q, encoding/csv %q", line, got, want)
+				t.Fatalf("%q: got %q, want encoding/csv's %q", line, got, want)
 			}
 		}
 	})
