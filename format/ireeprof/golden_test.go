@@ -64,7 +64,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 			want := goldenRows(t, golden)
 			res := mustRead(t, sampleBytes(t, name))
 			if len(res.rows) != len(want) {
-				t.Fatalf("%d event rows, iree-profile has %d", len(res.rows), len(want))
+				t.Fatalf("got %d event rows, want iree-profile's %d", len(res.rows), len(want))
 			}
 			var invalidWant []goldenRow
 			sinkIdx := 0
@@ -126,7 +126,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 				}
 			}
 			if int64(len(invalidWant)) != res.count(capture.InvalidEvent) || len(items) != len(invalidWant) {
-				t.Fatalf("invalid_event lists %d items (count %d), iree-profile has %d invalid rows", len(items), res.count(capture.InvalidEvent), len(invalidWant))
+				t.Fatalf("got invalid_event listing %d items (count %d), want iree-profile's %d invalid rows", len(items), res.count(capture.InvalidEvent), len(invalidWant))
 			}
 			for i, w := range invalidWant {
 				it := items[i]
