@@ -39,7 +39,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 		delete(want, s.Reason)
 	}
 	if len(want) != 0 || ph.Read != ph.Used+ph.SkippedTotal() || ph.Read != 10 {
-		t.Errorf("phase records %+v, missing %v", ph, want)
+		t.Errorf("got phase records %+v, missing reasons %v; want 10 read, each used or skipped, no reason missing", ph, want)
 	}
 	of := r.c.Accounting.InputFor(otherFilesUnit)
 	wantF := map[string]int64{whyPMU: 1, whyConverterOut: 1, whyOtherDispatch: 1}
@@ -50,7 +50,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 		delete(wantF, s.Reason)
 	}
 	if len(wantF) != 0 || of.Read != 3 || of.Used != 0 {
-		t.Errorf("other files %+v, missing %v", of, wantF)
+		t.Errorf("got other files %+v, missing reasons %v; want 3 read, none used, no reason missing", of, wantF)
 	}
 	dep := r.c.Accounting.InputFor(depsUnit)
 	if dep.Read != 3 || dep.Used != 0 || dep.SkippedTotal() != 3 {
