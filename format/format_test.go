@@ -43,11 +43,11 @@ func write(t *testing.T, data []byte) string {
 func TestDetectByContent(t *testing.T) {
 	c, err := ReadFile(write(t, []byte("MAGIC and more")), "", nil, nil)
 	if err != nil || c.Source.Format != "test-magic" {
-		t.Fatalf("%v %+v", err, c)
+		t.Fatalf("got %v %+v, want no error and a test-magic capture", err, c)
 	}
 	c, err = ReadFile(write(t, []byte("x\nTL 1\n")), "", nil, nil)
 	if err != nil || c.Source.Format != "test-lines" {
-		t.Fatalf("a line of its grammar: %v %+v", err, c)
+		t.Fatalf("a line of its grammar: got %v %+v, want no error and a test-lines capture", err, c)
 	}
 	// The user's word is evidence: --format reads text nothing claims,
 	// and overrides a sniffer's choice.
@@ -58,7 +58,7 @@ func TestDetectByContent(t *testing.T) {
 		}
 	}
 	if _, err := ReadFile(write(t, []byte("x")), "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "known formats") {
-		t.Fatalf("%v", err)
+		t.Fatalf("--format nope: got %v, want an error naming the known formats", err)
 	}
 }
 
@@ -68,18 +68,18 @@ func TestEmptyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "0 bytes") {
-		t.Fatalf("empty file: %+v", c.Accounting.Gaps)
+		t.Fatalf("empty file: got gaps %+v, want an EmptyCapture gap saying 0 bytes", c.Accounting.Gaps)
 	}
 	// A mistyped --format is an error, even for an empty file.
 	if c, err := ReadFile(write(t, nil), "no-such-format", nil, nil); err == nil || !strings.Contains(err.Error(), "unknown --format") {
-		t.Fatalf("unknown --format on an empty file: %v, %+v", err, c)
+		t.Fatalf("unknown --format on an empty file: got %v, %+v; want an unknown --format error", err, c)
 	}
 }
 
 func TestGzipInputDetected(t *testing.T) {
 	c, err := ReadFile(write(t, gz(t, []byte("MAGIC inside gzip"))), "", nil, nil)
 	if err != nil || c.Source.Format != "test-magic" || !c.Source.Compressed {
-		t.Fatalf("%v %+v", err, c)
+		t.Fatalf("gzip input: got %v %+v, want no error and a compressed test-magic capture", err, c)
 	}
 }
 
@@ -98,18 +98,18 @@ func TestGzipCutBeforeFirstByte(t *testing.T) {
 	}
 	// A gzip of nothing is an empty trace all the same.
 	if head, err := BytesInput("empty.gz", gz(t, nil)).Head(); err != nil || len(head) != 0 {
-		t.Errorf("gzip of nothing: head %q, %v", head, err)
+		t.Errorf("gzip of nothing: got head %q, %v; want an empty head and no error", head, err)
 	}
 }
 
 func TestDirectoryRefused(t *testing.T) {
 	_, err := ReadFile(t.TempDir(), "", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "directory") {
-		t.Fatalf("%v", err)
+		t.Fatalf("a directory: got %v, want an error naming the directory", err)
 	}
 	_, err = ReadFile("/no/such/file", "", nil, nil)
 	if !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%v", err)
+		t.Fatalf("a missing file: got %v, want os.ErrNotExist", err)
 	}
 }
 
@@ -157,13 +157,13 @@ func TestScanPastUnclaimedHead(t *testing.T) {
 	}
 	g := c.Accounting.Find(DetectedByScan)
 	if g == nil || !strings.Contains(g.Summary, "no magic, header or line of any format") || g.Items[0].What != "2 lines claimed by test-lines" {
-		t.Fatalf("the scan is not stated: got %+v", g)
+		t.Fatalf("the scan is not stated: got %+v, want a DetectedByScan gap naming 2 lines claimed by test-lines", g)
 	}
 	// A claimed line that its sniffer does not take as evidence ("TLX"):
 	// no reader.
 	_, err = ReadFile(write(t, []byte(loading+"TLX\n")), "", nil, nil)
 	if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "first 64 KiB hold no magic number") || !strings.Contains(err.Error(), "no line of which is one a line reader uses") {
-		t.Fatalf("no evidence in the whole file: got %v", err)
+		t.Fatalf("no evidence in the whole file: got %v, want ErrUnknownFormat saying no magic number and no line a line reader uses", err)
 	}
 	r, w, err := os.Pipe()
 	if err != nil {

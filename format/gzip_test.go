@@ -34,20 +34,20 @@ func TestGzipTrailing(t *testing.T) {
 			got, err := io.ReadAll(r)
 			var te *GzipTrailingError
 			if string(got) != "hello " || !errors.As(err, &te) || te.Offset != int64(len(one)) || te.N != 6 {
-				t.Errorf("size %d sync %v: %q %v %+v", size, sync, got, err, te)
+				t.Errorf("size %d sync %v: got %q %v %+v, want \"hello \" and a GzipTrailingError of 6 bytes at %d", size, sync, got, err, te, len(one))
 			}
 		}
 	}
 	two := append(append([]byte(nil), one...), one...)
 	got, err := io.ReadAll(must(newGzipReaderSync(bytes.NewReader(two), -1)))
 	if string(got) != "hello hello " || err != nil {
-		t.Errorf("two members: %q %v", got, err)
+		t.Errorf("two members: got %q %v, want \"hello hello \" and no error", got, err)
 	}
 	bad := append(append([]byte(nil), one...), 0x1f, 0x8b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 	_, err = io.ReadAll(must(newGzipReaderSync(bytes.NewReader(bad), -1)))
 	var te *GzipTrailingError
 	if err == nil || errors.As(err, &te) {
-		t.Errorf("corrupt second member: %v", err)
+		t.Errorf("corrupt second member: got %v, want an error that is not a GzipTrailingError", err)
 	}
 }
 
@@ -82,21 +82,21 @@ func FuzzGzipTrailing(f *testing.F) {
 		// read-ahead's 1 MiB of blocks per input, so fuzzing stays fast.
 		got, err := io.ReadAll(must(newGzipReaderSync(bytes.NewReader(data), size)))
 		if len(got) < 7 || string(got[:7]) != "payload" {
-			t.Fatalf("data %q (%v)", got, err)
+			t.Fatalf("got data %q (%v), want it to start with \"payload\"", got, err)
 		}
 		var te *GzipTrailingError
 		switch {
 		case len(junk) == 0:
 			if err != nil || len(got) != 7 {
-				t.Fatalf("clean: %q %v", got, err)
+				t.Fatalf("clean: got %q %v, want \"payload\" and no error", got, err)
 			}
 		case IsGzip(junk):
 			if errors.As(err, &te) && te.Offset < int64(len(one)) {
-				t.Fatalf("a second member's bytes taken for trailing: %+v", te)
+				t.Fatalf("a second member's bytes taken for trailing: got %+v, want no trailing error before offset %d", te, len(one))
 			}
 		default:
 			if !errors.As(err, &te) || te.Offset != int64(len(one)) || te.N != int64(len(junk)) || len(got) != 7 {
-				t.Fatalf("junk %q: %q %v", junk, got, err)
+				t.Fatalf("junk %q: got %q %v, want \"payload\" and a GzipTrailingError of %d bytes at %d", junk, got, err, len(junk), len(one))
 			}
 		}
 	})

@@ -45,11 +45,11 @@ func TestStreamInputGzip(t *testing.T) {
 	}
 	defer in.Close()
 	if !in.IsStream() || !in.Gzip || in.Size != -1 {
-		t.Fatalf("input %+v", in)
+		t.Fatalf("got input %+v, want a gzip stream of unknown size", in)
 	}
 	head, err := in.Head()
 	if err != nil || !bytes.HasPrefix(content, head) || len(head) != sniffLen {
-		t.Fatalf("head %d bytes, %v", len(head), err)
+		t.Fatalf("got head %d bytes, %v; want a %d-byte prefix of the content", len(head), err, sniffLen)
 	}
 	r, err := in.Reader()
 	if err != nil {
@@ -57,16 +57,16 @@ func TestStreamInputGzip(t *testing.T) {
 	}
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, content) {
-		t.Fatalf("content %d bytes of %d, %v", len(got), len(content), err)
+		t.Fatalf("got content %d bytes of %d, %v; want all of it and no error", len(got), len(content), err)
 	}
 	if in.Size != int64(len(raw)) {
 		t.Errorf("size %d, want the %d bytes read", in.Size, len(raw))
 	}
 	if _, err := in.Reader(); !errors.Is(err, ErrStreamReread) {
-		t.Errorf("second read: %v", err)
+		t.Errorf("second read: got %v, want ErrStreamReread", err)
 	}
 	if err := in.RandomAccess("x"); !errors.Is(err, ErrStreamReread) {
-		t.Errorf("spool after read: %v", err)
+		t.Errorf("spool after read: got %v, want ErrStreamReread", err)
 	}
 }
 
@@ -93,11 +93,11 @@ func TestStreamHeadAfterReader(t *testing.T) {
 		}
 		head, err := in.Head()
 		if err != nil || len(head) != sniffLen || !bytes.HasPrefix(content, head) {
-			t.Errorf("head first %v: head after Reader: %d bytes, %v", headFirst, len(head), err)
+			t.Errorf("head first %v: head after Reader: got %d bytes, %v; want a %d-byte prefix of the content", headFirst, len(head), err, sniffLen)
 		}
 		got, err := io.ReadAll(r)
 		if err != nil || !bytes.Equal(got, content) {
-			t.Errorf("head first %v: content %d bytes of %d, %v", headFirst, len(got), len(content), err)
+			t.Errorf("head first %v: got content %d bytes of %d, %v; want all of it and no error", headFirst, len(got), len(content), err)
 		}
 		in.Close()
 	}
@@ -117,17 +117,17 @@ func TestStreamSpooledForRandomAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	if in.IsStream() || in.Size != int64(len(content)) {
-		t.Fatalf("after spooling %+v", in)
+		t.Fatalf("after spooling: got %+v, want a file input of %d bytes", in, len(content))
 	}
 	buf := make([]byte, 6)
 	if _, err := in.ReaderAt.ReadAt(buf, 6); err != nil || string(buf) != "random" {
-		t.Fatalf("ReadAt %q %v", buf, err)
+		t.Fatalf("ReadAt: got %q %v, want \"random\"", buf, err)
 	}
 	// Files read as many times as wanted.
 	for i := 0; i < 2; i++ {
 		r, _ := in.Reader()
 		if b, _ := io.ReadAll(r); !bytes.Equal(b, content) {
-			t.Fatalf("read %d: %q", i, b)
+			t.Fatalf("read %d: got %q, want %q", i, b, content)
 		}
 	}
 }
@@ -140,7 +140,7 @@ func TestSpoolFailureIsReported(t *testing.T) {
 	}
 	defer in.Close()
 	if err := in.RandomAccess("test"); err == nil || !strings.Contains(err.Error(), "TMPDIR") {
-		t.Fatalf("spool into a missing directory: %v", err)
+		t.Fatalf("spool into a missing directory: got %v, want an error naming TMPDIR", err)
 	}
 }
 
@@ -151,7 +151,7 @@ func TestDevicesAreNeverEmptyFiles(t *testing.T) {
 	c, err := ReadFile("/dev/urandom", "", nil, nil)
 	if err == nil {
 		if g := c.Accounting.Find(capture.EmptyCapture); g != nil && strings.Contains(g.Summary, "0 bytes") {
-			t.Fatalf("/dev/urandom read as an empty file: %s", g.Summary)
+			t.Fatalf("/dev/urandom read as an empty file: got %q, want no 0-byte empty-capture gap", g.Summary)
 		}
 	}
 	in, err := Open("/dev/zero")
@@ -160,7 +160,7 @@ func TestDevicesAreNeverEmptyFiles(t *testing.T) {
 	}
 	defer in.Close()
 	if err := in.RandomAccess("test"); err == nil || !strings.Contains(err.Error(), "character device") {
-		t.Fatalf("spooling /dev/zero: %v", err)
+		t.Fatalf("spooling /dev/zero: got %v, want an error naming a character device", err)
 	}
 	// An empty stream is empty, and says it is a stream.
 	c, err = ReadFile(fifo(t, nil), "", nil, nil)
@@ -169,7 +169,7 @@ func TestDevicesAreNeverEmptyFiles(t *testing.T) {
 	}
 	g := c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Summary, "stream ended before its first byte") || strings.Contains(g.Summary, "file is empty") {
-		t.Fatalf("empty stream: %+v", g)
+		t.Fatalf("empty stream: got %+v, want an EmptyCapture gap saying the stream ended before its first byte", g)
 	}
 }
 
@@ -182,7 +182,7 @@ func TestReadAheadCutGzip(t *testing.T) {
 	}
 	got, err := io.ReadAll(r)
 	if !errors.Is(err, io.ErrUnexpectedEOF) || !bytes.HasPrefix(content, got) || len(got) == 0 {
-		t.Fatalf("cut gzip: %d bytes, %v", len(got), err)
+		t.Fatalf("cut gzip: got %d bytes, %v; want a non-empty prefix and io.ErrUnexpectedEOF", len(got), err)
 	}
 	// Abandoned early: Close stops the goroutine (no deadlock, no leak).
 	r, _ = newGzipReader(bytes.NewReader(raw), -1)

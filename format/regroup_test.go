@@ -128,12 +128,12 @@ func readSpec(t *testing.T, spec, reader, by string) (*capture.Capture, map[stri
 	var col capture.Collect
 	c, err := ReadInput(BytesInput("in.dev", []byte(spec)), reader, &Options{ProgramBy: by}, &col)
 	if err != nil {
-		t.Fatalf("--program-by %q: %v", by, err)
+		t.Fatalf("--program-by %q: got error %v, want none", by, err)
 	}
 	for _, d := range col.Dispatches {
 		n := c.Programs[d.Program].Name
 		if c.Kernels[d.Kernel].Program != d.Program {
-			t.Fatalf("dispatch of kernel %d in program %d, the kernel's is %d", d.Kernel, d.Program, c.Kernels[d.Kernel].Program)
+			t.Fatalf("dispatch of kernel %d: got program %d, want the kernel's program %d", d.Kernel, d.Program, c.Kernels[d.Kernel].Program)
 		}
 		v := got[n]
 		v[0]++
@@ -212,7 +212,7 @@ func TestAutoDispatchWithoutDevice(t *testing.T) {
 	// Asked for, the split keeps it apart.
 	c, _ = readSpec(t, "DEV p - - k 0 20\nDEV p GPU0 7 k 0 10\nDEV p GPU1 7 k 0 5\n", "", "annotation,device")
 	if names(c) != "(no device) · p; GPU0 · p; GPU1 · p" {
-		t.Errorf("annotation,device: got %s", names(c))
+		t.Errorf("annotation,device: got %s, want (no device) · p; GPU0 · p; GPU1 · p", names(c))
 	}
 }
 
@@ -274,7 +274,7 @@ func TestGroupingValues(t *testing.T) {
 			t.Errorf("--program-by %s: got %d dispatches, %d ns; want all 6, 176 ns", c.by, n, ns)
 		}
 		if err := cp.CheckValid(); err != nil {
-			t.Errorf("--program-by %s: %v", c.by, err)
+			t.Errorf("--program-by %s: got CheckValid error %v, want none", c.by, err)
 		}
 	}
 	// device: kernels by name within a device, across the reader's programs.
@@ -291,7 +291,7 @@ func TestGroupingValues(t *testing.T) {
 		t.Errorf("device: gap of p %+v, want it the capture's, naming p", g)
 	}
 	if n := strings.Join(c.Programs[0].Notes, "|"); !strings.Contains(n, "every dispatch on this device in one program") {
-		t.Errorf("device: got notes %q", n)
+		t.Errorf("device: got notes %q, want one saying every dispatch on this device is in one program", n)
 	}
 }
 
@@ -307,7 +307,7 @@ func TestGroupingWithoutDevices(t *testing.T) {
 	}
 	c, _ = readSpec(t, "DEV p - - k 0 10\n", "", "stream")
 	if names(c) != "(no stream)" || !strings.Contains(strings.Join(c.Programs[0].Notes, "|"), "records no stream") {
-		t.Errorf("stream: got %s %q", names(c), c.Programs[0].Notes)
+		t.Errorf("stream: got %s %q, want (no stream) and a note that the reader records no stream", names(c), c.Programs[0].Notes)
 	}
 }
 
@@ -377,6 +377,6 @@ func TestPrefixNameKeepsCut(t *testing.T) {
 	near := strings.Repeat("é", capture.MaxName/2-1)
 	got = prefixName("GPU 0 · ", near)
 	if len(got) > capture.MaxName || !strings.HasSuffix(got, " bytes]") || !strings.HasPrefix(got, "GPU 0 · é") {
-		t.Errorf("near the limit: got %d bytes", len(got))
+		t.Errorf("near the limit: got %d bytes, want at most %d, starting \"GPU 0 · é\" and marked \" bytes]\"", len(got), capture.MaxName)
 	}
 }

@@ -39,7 +39,7 @@ func TestSpoolLimitRule(t *testing.T) {
 	t.Setenv(SpoolLimitEnv, "1MiB")
 	for _, compressed := range []int64{3 << 20, -1} {
 		if got, _, _ := spoolLimit(compressed); got != 1<<20 {
-			t.Errorf("%s=1MiB, compressed %d: limit %d", SpoolLimitEnv, compressed, got)
+			t.Errorf("%s=1MiB, compressed %d: got limit %d, want %d", SpoolLimitEnv, compressed, got, 1<<20)
 		}
 	}
 	t.Setenv(SpoolLimitEnv, "lots")
@@ -83,7 +83,7 @@ func TestTempFileStopsAtLimit(t *testing.T) {
 			t.Errorf("%s=%q: %v; want a *format.Error naming %s, %q and how to raise the limit", SpoolLimitEnv, c.env, err, big, c.want)
 		}
 		if left, _ := os.ReadDir(tmp); len(left) > 0 {
-			t.Errorf("%s=%q: left in TMPDIR: %v", SpoolLimitEnv, c.env, left)
+			t.Errorf("%s=%q: got %v left in TMPDIR, want nothing", SpoolLimitEnv, c.env, left)
 		}
 	}
 	// Under the limit (512 KiB, floor 1 MiB): copied whole.
@@ -101,10 +101,10 @@ func TestTempFileStopsAtLimit(t *testing.T) {
 		t.Errorf("copy of %d bytes, want the 512 KiB inflated", len(b))
 	}
 	if !slices.Contains(cleanup.Tracked(), name) {
-		t.Errorf("%s not tracked for the signal cleanup", name)
+		t.Errorf("%s not tracked for the signal cleanup, want it tracked", name)
 	}
 	if err := RemoveTempFile(name); err != nil || slices.Contains(cleanup.Tracked(), name) {
-		t.Errorf("RemoveTempFile: %v; tracked %v", err, cleanup.Tracked())
+		t.Errorf("RemoveTempFile: got %v, tracked %v; want no error and %s untracked", err, cleanup.Tracked(), name)
 	}
 }
 
@@ -124,10 +124,10 @@ func TestRandomAccessLimit(t *testing.T) {
 		err = in.RandomAccess("test")
 		var fe *Error
 		if c.fail != (err != nil) || c.fail && (!errors.As(err, &fe) || !strings.Contains(err.Error(), "1 MiB set by "+SpoolLimitEnv)) {
-			t.Errorf("%s=%q: %v", SpoolLimitEnv, c.env, err)
+			t.Errorf("%s=%q: got %v, want an error: %v (a *format.Error naming the 1 MiB set by %s)", SpoolLimitEnv, c.env, err, c.fail, SpoolLimitEnv)
 		}
 		if !c.fail && in.Size != int64(len(data)) {
-			t.Errorf("%s=%q: spooled %d bytes of %d", SpoolLimitEnv, c.env, in.Size, len(data))
+			t.Errorf("%s=%q: got %d bytes spooled, want all %d", SpoolLimitEnv, c.env, in.Size, len(data))
 		}
 		in.Close()
 	}

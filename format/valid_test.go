@@ -64,20 +64,20 @@ func TestModelBrokenByReader(t *testing.T) {
 			c, got, err := readBroken(name, tc.break_)
 			if tc.want == "" {
 				if err != nil || len(got.Dispatches) != 1 {
-					t.Fatalf("valid capture refused: %v", err)
+					t.Fatalf("valid capture refused: got %v and %d dispatches, want no error and 1", err, len(got.Dispatches))
 				}
 				return
 			}
 			if err == nil || c != nil {
-				t.Fatalf("a capture that breaks the model was returned: %+v", c)
+				t.Fatalf("a capture that breaks the model was returned: got %+v, want an error and no capture", c)
 			}
 			msg := err.Error()
 			if !errors.Is(err, ErrModel) || !strings.Contains(msg, "the "+name+" reader broke tally's model") ||
 				!strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "trace.bin: ") {
-				t.Fatalf("error does not name the reader and the fault: %v", err)
+				t.Fatalf("got %v, want an ErrModel error on trace.bin naming the %s reader and %q", err, name, tc.want)
 			}
 			if len(got.Dispatches) != 0 && strings.Contains(tc.want, "kernels") {
-				t.Fatal("a dispatch outside the tables reached the sink")
+				t.Fatalf("got %d dispatches at the sink, want none outside the tables", len(got.Dispatches))
 			}
 		})
 	}
@@ -98,7 +98,7 @@ func TestErrorPositions(t *testing.T) {
 	}
 	cause := errors.New("cause")
 	if !errors.Is(FileError("c", cause, "", "m"), cause) {
-		t.Error("cause not unwrapped")
+		t.Error("FileError: cause not unwrapped, want errors.Is to find it")
 	}
 }
 
@@ -108,10 +108,10 @@ func TestErrorPositions(t *testing.T) {
 func TestFormatFlagOnDirectory(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := ReadPath(dir, "typo", nil, nil); err == nil || !strings.Contains(err.Error(), `unknown --format "typo"`) {
-		t.Fatalf("typo: %v", err)
+		t.Fatalf("typo: got %v, want an unknown --format \"typo\" error", err)
 	}
 	if _, err := ReadPath(dir, "test-magic", nil, nil); err == nil || !strings.Contains(err.Error(), "the test-magic reader reads files") {
-		t.Fatalf("file reader on a directory: %v", err)
+		t.Fatalf("file reader on a directory: got %v, want an error saying the test-magic reader reads files", err)
 	}
 }
 
@@ -138,7 +138,7 @@ func TestImpossibleTimesAreGaps(t *testing.T) {
 			name := "test-impossible-" + tc.name
 			c, got, err := readBroken(name, tc.break_)
 			if err != nil {
-				t.Fatalf("impossible time made a read error: %v", err)
+				t.Fatalf("impossible time: got read error %v, want none (a gap instead)", err)
 			}
 			if len(got.Dispatches) != 0 {
 				t.Fatalf("got %d dispatches in the tables, want 0", len(got.Dispatches))
@@ -148,7 +148,7 @@ func TestImpossibleTimesAreGaps(t *testing.T) {
 				t.Fatalf("invalid_event gap = %+v, want one item saying %q", g, tc.want)
 			}
 			if c.Accounting.Complete() {
-				t.Fatal("capture reads complete")
+				t.Fatal("capture reads complete, want it incomplete")
 			}
 		})
 	}

@@ -113,16 +113,16 @@ func checkCut(reader string, fx promiseFixture, base advRead, path string, data 
 		case !errors.As(r.err, &fe):
 			return "error " + r.err.Error() + ", want a positioned *format.Error"
 		case fe.Path == "":
-			return "error " + r.err.Error() + " names no file"
+			return "error " + r.err.Error() + " names no file, want one naming it"
 		case fe.Line <= 0 && fe.Offset < 0 && !errors.Is(r.err, format.ErrUnknownFormat):
 			// A file no reader recognises is wrong as a whole; any other
 			// error says where.
-			return "error " + r.err.Error() + " has no line or byte offset"
+			return "error " + r.err.Error() + " has no line or byte offset, want one"
 		}
 		return ""
 	}
 	if k, ok := subset(r.seen, base.seen); !ok {
-		return "dispatch " + k.String() + " is none of base's (read from half a record?); gaps " + gapKinds(r.c)
+		return "dispatch " + k.String() + " is none of base's (read from half a record?), want only base's; gaps " + gapKinds(r.c)
 	}
 	inherent := fx.inherent
 	if r.c.Source.Format != reader {

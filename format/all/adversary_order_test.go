@@ -15,7 +15,7 @@ import (
 func recordsOf(t *testing.T, fx promiseFixture) int {
 	t.Helper()
 	if fx.records == nil {
-		t.Fatal("no records arm: add promiseFixture.records (promise_test.go)")
+		t.Fatal("got no records arm, want one: add promiseFixture.records (promise_test.go)")
 	}
 	n := -1
 	fx.records(t, t.TempDir(), func(k int) []int { n = k; return identity(k) })
@@ -36,7 +36,7 @@ func advOrderRead(t *testing.T, fx promiseFixture, reader string, pick func(int)
 	t.Helper()
 	r := advReadPath(fx.records(t, t.TempDir(), pick), fx.opts)
 	if r.err != nil {
-		t.Fatalf("read: %v", r.err)
+		t.Fatalf("read: got error %v, want none", r.err)
 	}
 	if r.c.Source.Format != reader {
 		t.Fatalf("detected as %s, want %s", r.c.Source.Format, reader)
@@ -61,7 +61,7 @@ func TestAdversaryRepeatEach(t *testing.T) {
 			case !same && r.c.Accounting.CountOf(fx.repeatKind) == 0:
 				t.Errorf("record %d of %d written twice: gaps %s, tables\n%s\nwant %s, or base's tables\n%s", i, n, gapKinds(r.c), tablesSig(r.tb), fx.repeatKind, tablesSig(base.tb))
 			case !same && complete(r.c, fx.inherent):
-				t.Errorf("record %d of %d written twice: complete with other tables than base's", i, n)
+				t.Errorf("record %d of %d written twice: got complete with other tables than base's, want a %s gap or base's tables", i, n, fx.repeatKind)
 			}
 		}
 	})
@@ -88,7 +88,7 @@ func TestAdversarySwapNeighbours(t *testing.T) {
 				t.Errorf("records %d and %d of %d swapped: complete (gaps %s) with tables\n%s\nwant base's\n%s, or a gap", i, i+1, n, gapKinds(r.c), tablesSig(r.tb), tablesSig(base.tb))
 			}
 			if d, ok := subset(r.seen, base.seen); !ok {
-				t.Errorf("records %d and %d of %d swapped: dispatch %s is none of base's", i, i+1, n, d)
+				t.Errorf("records %d and %d of %d swapped: got dispatch %s, none of base's; want only base's dispatches", i, i+1, n, d)
 			}
 		}
 	})

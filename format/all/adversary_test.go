@@ -153,7 +153,7 @@ func advBase(t *testing.T, reader string, fx promiseFixture) (string, advRead) {
 	path := fx.base(t, t.TempDir())
 	r := advReadPath(path, fx.opts)
 	if r.err != nil {
-		t.Fatalf("base: %v", r.err)
+		t.Fatalf("base: got error %v, want none", r.err)
 	}
 	if r.c.Source.Format != reader || !complete(r.c, fx.inherent) {
 		t.Fatalf("base read as %s, gaps %s; want %s, complete", r.c.Source.Format, gapKinds(r.c), reader)

@@ -23,7 +23,7 @@ func TestAffectedRulesDocumented(t *testing.T) {
 		_, sec, ok = strings.Cut(sec, "| kind | size | basis |")
 	}
 	if !ok {
-		t.Fatal(`docs/report-json.md has no "### How much each gap touches" section with a "| kind | size | basis |" table`)
+		t.Fatal(`docs/report-json.md: got no "### How much each gap touches" section, want one with a "| kind | size | basis |" table`)
 	}
 	listed := map[string][]string{}
 	for _, line := range strings.Split(sec, "\n") {
@@ -44,19 +44,19 @@ func TestAffectedRulesDocumented(t *testing.T) {
 		r, _ := capture.RuleOf(k)
 		cells, ok := listed[string(k)]
 		if !ok {
-			t.Errorf("kind %s: not in the table (measure %q, basis %q)", k, r.Describe(), r.Why)
+			t.Errorf("kind %s: got no row in the table, want one (measure %q, basis %q)", k, r.Describe(), r.Why)
 			continue
 		}
 		if got := strings.TrimSpace(cells[0]); got != r.Describe() {
-			t.Errorf("kind %s: table says %q, the rule is %q", k, got, r.Describe())
+			t.Errorf("kind %s: got table measure %q, want the rule's %q", k, got, r.Describe())
 		}
 		if got := strings.TrimSpace(strings.TrimSuffix(cells[1], " |")); got != r.Why {
-			t.Errorf("kind %s: table's basis %q, the rule's %q", k, got, r.Why)
+			t.Errorf("kind %s: got table basis %q, want the rule's %q", k, got, r.Why)
 		}
 		delete(listed, string(k))
 	}
 	for k := range listed {
-		t.Errorf("kind %s: in the table, but no reader registers it", k)
+		t.Errorf("kind %s: got a row in the table, want none: no reader registers it", k)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestEveryKindSizedOrNote(t *testing.T) {
 		}
 		k := capture.Kind(strings.Trim(strings.SplitN(strings.TrimPrefix(line, "| "), " | ", 2)[0], "`"))
 		if _, ok := capture.RuleOf(k); !ok && !k.IsNote() {
-			t.Errorf("kind %s: neither a note nor sized by a rule", k)
+			t.Errorf("kind %s: got neither a note nor sized by a rule, want one of them", k)
 		}
 	}
 }
@@ -86,7 +86,7 @@ func TestNoLaunchSizeMatchesReader(t *testing.T) {
 		agg := analysis.NewAggregator()
 		c, err := format.ReadFile(p, "", nil, agg)
 		if err != nil {
-			t.Fatalf("%s: %v", p, err)
+			t.Fatalf("%s: got error %v, want none", p, err)
 		}
 		agg.Tables(c)
 		for _, g := range c.Accounting.Gaps {
@@ -95,12 +95,12 @@ func TestNoLaunchSizeMatchesReader(t *testing.T) {
 			}
 			fig, ok := g.Figure("total_ns")
 			if !ok || g.Affected == nil || !g.Affected.Known || g.Affected.UnattributedNs != fig {
-				t.Errorf("%s: gpu_event_without_launch sized %+v, reader's total_ns %d", p, g.Affected, fig)
+				t.Errorf("%s: got gpu_event_without_launch sized %+v, want known with the reader's total_ns %d unattributed", p, g.Affected, fig)
 			}
 			checked++
 		}
 	}
 	if checked < 3 {
-		t.Fatalf("only %d traces with no-launch dispatches checked", checked)
+		t.Fatalf("got only %d traces with no-launch dispatches checked, want at least 3", checked)
 	}
 }

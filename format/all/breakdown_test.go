@@ -31,7 +31,7 @@ func TestBreakdownEveryReader(t *testing.T) {
 		}
 		bd := bs.Finish(c)
 		if bd.Err != nil {
-			t.Errorf("%s: %v", p, bd.Err)
+			t.Errorf("%s: got error %v, want none", p, bd.Err)
 			continue
 		}
 		for _, r := range bd.Devices {
@@ -39,7 +39,7 @@ func TestBreakdownEveryReader(t *testing.T) {
 				t.Errorf("%s (%s) %s: busy %+v + idle %+v, want the window %d", p, c.Source.Format, r.Device, r.Busy, r.Idle, r.Window)
 			}
 			if !r.Launches && (r.Idle.HostWait != 0 || r.Idle.LaunchLatency != 0 || r.Idle.OtherStream != 0 || r.Idle.Unrecorded != 0) {
-				t.Errorf("%s %s: no launch records, but idle %+v is not all unexplained", p, r.Device, r.Idle)
+				t.Errorf("%s %s: no launch records: got idle %+v, want all of it unexplained", p, r.Device, r.Idle)
 			}
 		}
 		if len(bd.Devices) > 0 {
@@ -48,7 +48,7 @@ func TestBreakdownEveryReader(t *testing.T) {
 	}
 	for _, f := range []string{"kineto", "nsys", "rocprof", "ireeprof", "hrx-serial", "probe"} {
 		if seen[f] == 0 {
-			t.Errorf("no %s sample with a breakdown row (got %v)", f, seen)
+			t.Errorf("got no %s sample with a breakdown row (seen %v), want one", f, seen)
 		}
 	}
 	t.Logf("samples with device rows, by format: %v", seen)

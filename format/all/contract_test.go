@@ -26,11 +26,11 @@ func TestReaderContract(t *testing.T) {
 	}
 	formats := format.Formats()
 	if len(formats) < 4 {
-		t.Fatalf("only %d readers registered", len(formats))
+		t.Fatalf("got only %d readers registered, want at least 4", len(formats))
 	}
 	for _, f := range formats {
 		if f.Name == "" || f.Description == "" || f.Sniff == nil || f.Read == nil {
-			t.Errorf("reader %q does not fill the registry's shape", f.Name)
+			t.Errorf("reader %q: got a missing name, description, Sniff or Read; want the registry's shape filled", f.Name)
 		}
 		// --format is the user's word: an empty file is that format's
 		// empty capture, whatever its sniffer would say.
@@ -42,13 +42,13 @@ func TestReaderContract(t *testing.T) {
 			c, err := format.ReadInput(format.BytesInput("in."+name, data), f.Name, nil, nil)
 			if err == nil {
 				if c == nil {
-					t.Errorf("%s/%s: neither capture nor error", f.Name, name)
+					t.Errorf("%s/%s: got neither capture nor error, want one", f.Name, name)
 				}
 				continue
 			}
 			var fe *format.Error
 			if !errors.As(err, &fe) || errors.Is(err, format.ErrModel) {
-				t.Errorf("%s/%s: not a positioned error: %v", f.Name, name, err)
+				t.Errorf("%s/%s: got %v, want a positioned *format.Error", f.Name, name, err)
 			}
 		}
 	}

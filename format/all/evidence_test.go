@@ -75,7 +75,7 @@ func TestNoCatchAllSniffer(t *testing.T) {
 			}
 		}
 		if strings.Contains(msg, "GGML_HRX") {
-			t.Errorf("%s: hrx advice for a file that is not hrx: %q", name, msg)
+			t.Errorf("%s: got hrx advice for a file that is not hrx: %q, want none", name, msg)
 		}
 	}
 	// A directory of such files is no run directory.
@@ -106,7 +106,7 @@ func TestStalledNPULogIsNotHrx(t *testing.T) {
 		t.Fatalf("got %s with %+v, want npu-prof stating the stall", c.Source.Format, c.Accounting.Gaps)
 	}
 	if strings.Contains(g.Summary, "GGML_HRX") {
-		t.Fatalf("hrx advice for an NPU log: %s", g.Summary)
+		t.Fatalf("got hrx advice for an NPU log: %s, want none", g.Summary)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestHrxEvidenceWithoutDispatch(t *testing.T) {
 	} {
 		c, err := format.ReadInput(format.BytesInput(name, []byte(data)), "", nil, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: got error %v, want none", name, err)
 		}
 		g := c.Accounting.Find(capture.EmptyCapture)
 		if c.Source.Format != hrxserial.Name || g == nil || !strings.Contains(g.Summary, "GGML_HRX_DEBUG_SERIAL_EXECUTION=1") {

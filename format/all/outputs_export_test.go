@@ -141,7 +141,7 @@ func jsonTables(t *testing.T, js string) reportTables {
 		Programs []jsonProgram `json:"programs"`
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatalf("report --json: %v", err)
+		t.Fatalf("report --json: got %v, want JSON", err)
 	}
 	rt := newTables()
 	rt.addPrograms(doc.Programs)
@@ -255,7 +255,7 @@ func readParquet[T any](t *testing.T, path string) []T {
 	t.Helper()
 	rows, err := parquet.ReadFile[T](path)
 	if err != nil {
-		t.Fatalf("parquet %s: %v", path, err)
+		t.Fatalf("parquet %s: got error %v, want none", path, err)
 	}
 	return rows
 }
@@ -413,7 +413,7 @@ func checkPProf(t *testing.T, path string, want accountingView, tables reportTab
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		t.Fatalf("pprof: %v", err)
+		t.Fatalf("pprof: got error %v, want none", err)
 	}
 	idx := map[string]int{}
 	for i, st := range p.SampleType {
@@ -481,7 +481,7 @@ func checkPProf(t *testing.T, path string, want accountingView, tables reportTab
 		}
 	}
 	if v.verdict == "" {
-		t.Errorf("pprof: no comment states input 0's verdict:\n%s", strings.Join(p.Comments, "\n"))
+		t.Errorf("pprof: want a comment stating input 0's verdict, got:\n%s", strings.Join(p.Comments, "\n"))
 	}
 	if v.unfinished != -1 && v.unfinished != unfinished {
 		t.Errorf("pprof: comments count %d unfinished dispatches, samples %d, want the same", v.unfinished, unfinished)
@@ -525,7 +525,7 @@ func checkKineto(t *testing.T, path string, want accountingView, tables reportTa
 	t.Helper()
 	var files []string
 	if st, err := os.Stat(path); err != nil {
-		t.Fatalf("kineto: %v", err)
+		t.Fatalf("kineto: got error %v, want none", err)
 	} else if st.IsDir() {
 		files, _ = filepath.Glob(filepath.Join(path, "rank-*.json"))
 		if len(files) < 2 {
@@ -582,7 +582,7 @@ func checkKineto(t *testing.T, path string, want accountingView, tables reportTa
 			Programs []jsonProgram `json:"programs"`
 		}
 		if err := json.Unmarshal([]byte(js), &doc2); err != nil {
-			t.Fatalf("kineto %s read back: %v", filepath.Base(f), err)
+			t.Fatalf("kineto %s read back: got %v, want JSON", filepath.Base(f), err)
 		}
 		got.addPrograms(doc2.Programs)
 		for name, n := range fileNotWritten {
@@ -654,7 +654,7 @@ func checkReadBackGaps(t *testing.T, what, js string, want accountingView, notWr
 		} `json:"accounting"`
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatalf("%s: %v", what, err)
+		t.Fatalf("%s: got %v, want JSON", what, err)
 	}
 	carried := newView()
 	carried.addGap("", 0, false)

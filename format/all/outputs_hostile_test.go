@@ -112,7 +112,7 @@ func TestOutputsHostileNames(t *testing.T) {
 		t.Helper()
 		for _, n := range names {
 			if !holds(form(n)) {
-				t.Errorf("%s: the kernel %.60q is not in it (as %.60q)", what, n, form(n))
+				t.Errorf("%s: got the kernel %.60q missing (as %.60q), want it in it", what, n, form(n))
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func TestOutputsHostileNames(t *testing.T) {
 	tallyRun("report", "--html", page, in)
 	data := readOut(t, page)
 	if !utf8.Valid(data) {
-		t.Error("html: the page is not valid UTF-8")
+		t.Error("html: got a page that is not valid UTF-8, want valid")
 	}
 	texts := htmlTexts(t, data)
 	find("html", func(s string) bool { return slices.Contains(texts, s) }, asUTF8)
@@ -138,7 +138,7 @@ func TestOutputsHostileNames(t *testing.T) {
 		} `json:"traceEvents"`
 	}
 	if err := json.Unmarshal(readOut(t, chrome), &tl); err != nil {
-		t.Fatalf("timeline json: %v", err)
+		t.Fatalf("timeline json: got %v, want JSON", err)
 	}
 	find("timeline json", func(s string) bool {
 		return slices.ContainsFunc(tl.TraceEvents, func(e struct {
@@ -165,7 +165,7 @@ func TestOutputsHostileNames(t *testing.T) {
 	if !slices.ContainsFunc(gaps, func(r map[string]string) bool {
 		return r["kind"] == "gpu_event_without_launch" && strings.Contains(r["first"], safetext.Escape(hostileNames[0]))
 	}) {
-		t.Errorf("export csv gaps: no gpu_event_without_launch row naming %q", hostileNames[0])
+		t.Errorf("export csv gaps: got no gpu_event_without_launch row naming %q, want one", hostileNames[0])
 	}
 
 	jsonlPath := filepath.Join(dir, "e.jsonl")
@@ -183,7 +183,7 @@ func TestOutputsHostileNames(t *testing.T) {
 	find("diff --names full", func(s string) bool { return strings.Contains(dtext, s) }, safetext.Escape)
 	_, djs, _ := tallyRun("diff", "--json", in, in)
 	if !json.Valid([]byte(djs)) {
-		t.Error("diff --json: not JSON")
+		t.Error("diff --json: got output that is not JSON, want JSON")
 	}
 	var diff struct {
 		Programs []struct {
@@ -191,7 +191,7 @@ func TestOutputsHostileNames(t *testing.T) {
 		} `json:"programs"`
 	}
 	if err := json.Unmarshal([]byte(djs), &diff); err != nil {
-		t.Fatalf("diff --json: %v", err)
+		t.Fatalf("diff --json: got %v, want JSON", err)
 	}
 	find("diff --json", func(s string) bool {
 		for _, p := range diff.Programs {
@@ -220,7 +220,7 @@ func asUTF8(s string) string {
 func checkNoControl(t *testing.T, what, text string) {
 	t.Helper()
 	if !utf8.ValidString(text) {
-		t.Errorf("%s is not valid UTF-8", what)
+		t.Errorf("%s: got invalid UTF-8, want valid", what)
 	}
 	for i, r := range text {
 		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {

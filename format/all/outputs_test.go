@@ -160,7 +160,7 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 
 	page := filepath.Join(dir, "r.html")
 	if code, _, errOut := tallyRun(cmd("report", "--html", page)...); code != okCode {
-		t.Fatalf("report --html: exit %d: %s", code, errOut)
+		t.Fatalf("report --html: got exit %d: %s; want %d", code, errOut, okCode)
 	}
 	hv := viewHTML(t, readOut(t, page))
 	compare("report --html", hv)
@@ -179,7 +179,7 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 	for _, name := range []string{"t.json", "t.perfetto-trace"} {
 		path := filepath.Join(dir, name)
 		if code, _, errOut := tallyRun(cmd("timeline", "-o", path)...); code != okCode {
-			t.Fatalf("timeline -o %s: exit %d: %s", name, code, errOut)
+			t.Fatalf("timeline -o %s: got exit %d: %s; want %d", name, code, errOut, okCode)
 		}
 		var meta map[string]any
 		if strings.HasSuffix(name, ".json") {
@@ -211,11 +211,11 @@ func checkOutputsAgree(t *testing.T, flags []string, base, in, dir string) {
 	_, dtext, _ := tallyRun(append(append([]string{"diff"}, baseFlags...), in)...)
 	compare("diff (text) side B", viewDiffText(t, dtext))
 	if clause != "" && !strings.Contains(dtext, "   the gaps touch: "+clause+"\n") {
-		t.Errorf("diff (text): side B lacks \"the gaps touch: %s\":\n%.2000s", clause, dtext)
+		t.Errorf("diff (text): side B: want \"the gaps touch: %s\", got:\n%.2000s", clause, dtext)
 	}
 	code, djs, errOut := tallyRun(append(append([]string{"diff", "--json"}, baseFlags...), in)...)
 	if code != okCode {
-		t.Fatalf("diff --json: exit %d: %s", code, errOut)
+		t.Fatalf("diff --json: got exit %d: %s; want %d", code, errOut, okCode)
 	}
 	compare("diff --json side B", viewDiffJSON(t, djs))
 }

@@ -306,7 +306,7 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if z.Err() != io.EOF {
-				t.Fatalf("html: %v", z.Err())
+				t.Fatalf("html: got error %v, want none", z.Err())
 			}
 			break
 		}
@@ -332,7 +332,7 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 			case strings.HasPrefix(attr["class"], "gap") && attr["data-kind"] != "":
 				n, err := strconv.ParseInt(attr["data-count"], 10, 64)
 				if err != nil {
-					t.Errorf("html gap %s: data-count %q: %v", attr["data-kind"], attr["data-count"], err)
+					t.Errorf("html gap %s: data-count %q: got error %v, want a number", attr["data-kind"], attr["data-count"], err)
 				}
 				v.addGap(attr["data-kind"], n, strings.Contains(attr["class"], "note"))
 			}
@@ -367,7 +367,7 @@ func viewHTML(t *testing.T, page []byte) accountingView {
 		} `json:"programs"`
 	}
 	if err := json.Unmarshal([]byte(data), &d); err != nil {
-		t.Errorf("html: the page's table data: %v", err)
+		t.Errorf("html: the page's table data: got %v, want JSON", err)
 		return v
 	}
 	v.dispatches, v.deviceNs = 0, 0
@@ -448,7 +448,7 @@ func perfettoMeta(t *testing.T, data []byte) map[string]any {
 	meta := map[string]any{}
 	each := func(b []byte, f func(num protowire.Number, v uint64, b []byte)) {
 		if err := protowalk.Fields(b, f); err != nil {
-			t.Fatalf("perfetto: %v", err)
+			t.Fatalf("perfetto: got error %v, want none", err)
 		}
 	}
 	each(data, func(num protowire.Number, _ uint64, pkt []byte) {
@@ -480,7 +480,7 @@ func perfettoMeta(t *testing.T, data []byte) map[string]any {
 		})
 	})
 	if len(meta) == 0 {
-		t.Fatal("perfetto: no metadata bundle")
+		t.Fatal("perfetto: got no metadata bundle, want one")
 	}
 	return meta
 }
@@ -549,7 +549,7 @@ func viewExportJSONL(t *testing.T, table, gaps []byte) accountingView {
 			DeviceNs   *int64 `json:"device_ns"`
 		}
 		if err := json.Unmarshal(r, &d); err != nil {
-			t.Fatalf("export jsonl: %v", err)
+			t.Fatalf("export jsonl: got %v, want JSON", err)
 		}
 		v.dispatches += d.Dispatches
 		if d.DeviceNs != nil {
@@ -567,7 +567,7 @@ func viewExportJSONL(t *testing.T, table, gaps []byte) accountingView {
 			Lost         int64 `json:"lost_dispatches"`
 		}
 		if err := json.Unmarshal(r, &g); err != nil {
-			t.Fatalf("export jsonl gaps: %v", err)
+			t.Fatalf("export jsonl gaps: got %v, want JSON", err)
 		}
 		if g.Record == "gap" {
 			v.addGap(g.Kind, g.Count, g.Note)
@@ -587,7 +587,7 @@ func readJSONL(t *testing.T, what string, data []byte) []json.RawMessage {
 			break
 		}
 		if !json.Valid(line) {
-			t.Fatalf("%s: line %d is not JSON: %.200q", what, i+1, line)
+			t.Fatalf("%s: line %d: got %.200q, want JSON", what, i+1, line)
 		}
 		out = append(out, line)
 	}

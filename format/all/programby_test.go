@@ -39,14 +39,14 @@ func TestProgramByEveryReader(t *testing.T) {
 		for _, by := range []string{"auto", "device", "stream", "none", "annotation,device", "annotation,stream"} {
 			c, tb, err := read(by)
 			if err != nil {
-				t.Errorf("--program-by %s: %v", by, err)
+				t.Errorf("--program-by %s: got error %v, want none", by, err)
 				continue
 			}
 			if got := tb.Dispatches(); got != want || deviceNS(tb) != wantNS {
-				t.Errorf("--program-by %s: got %d dispatches, %d ns; annotation has %d, %d", by, got, deviceNS(tb), want, wantNS)
+				t.Errorf("--program-by %s: got %d dispatches, %d ns; want annotation's %d, %d", by, got, deviceNS(tb), want, wantNS)
 			}
 			if err := c.CheckValid(); err != nil {
-				t.Errorf("--program-by %s: %v", by, err)
+				t.Errorf("--program-by %s: got CheckValid error %v, want none", by, err)
 			}
 			if by == "device" || by == "stream" {
 				checkWhere(t, c, by, len(base.Queues) > 0)
@@ -54,7 +54,7 @@ func TestProgramByEveryReader(t *testing.T) {
 		}
 		_, _, err = read(format.ByGPUAnnotation)
 		if reader == "kineto" && err != nil {
-			t.Errorf("gpu-annotation: %v", err)
+			t.Errorf("gpu-annotation: got error %v, want none", err)
 		}
 		if reader != "kineto" && (err == nil || !strings.Contains(err.Error(), "the "+reader+" reader has no GPU annotations")) {
 			t.Errorf("gpu-annotation: got %v, want the %s reader to refuse it", err, reader)

@@ -220,7 +220,7 @@ func sqliteCutLastPage(t *testing.T, path string) string {
 		page = 65536
 	}
 	if len(data) < 2*page {
-		t.Fatalf("%s holds %d bytes: fewer than two pages of %d", path, len(data), page)
+		t.Fatalf("%s: got %d bytes, want at least two pages of %d", path, len(data), page)
 	}
 	return fixture.Write(t, filepath.Dir(path), filepath.Base(path), data[:len(data)-page])
 }

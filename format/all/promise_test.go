@@ -98,13 +98,13 @@ func promiseRead(t *testing.T, reader, path string, opts *format.Options) (*capt
 	agg := analysis.NewAggregator()
 	c, err := format.ReadPath(path, "", opts, agg)
 	if err != nil {
-		t.Fatalf("%s: read: %v", path, err)
+		t.Fatalf("%s: read: got error %v, want none", path, err)
 	}
 	if c.Source.Format != reader {
 		t.Fatalf("%s: detected as %s, want %s", path, c.Source.Format, reader)
 	}
 	if err := c.CheckValid(); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: got CheckValid error %v, want none", path, err)
 	}
 	return c, agg.Tables(c)
 }
@@ -146,14 +146,14 @@ func verdict(t *testing.T, c *capture.Capture, tb *analysis.Tables) string {
 			return line
 		}
 	}
-	t.Fatalf("no verdict line in:\n%s", buf.String())
+	t.Fatalf("got no verdict line, want one, in:\n%s", buf.String())
 	return ""
 }
 
 func TestPromiseFixturesCoverEveryReader(t *testing.T) {
 	for _, f := range format.Formats() {
 		if len(promiseFixtures[f.Name]) == 0 {
-			t.Errorf("reader %s has no promise fixture: add promise_%s_test.go (see promise_test.go)", f.Name, strings.ReplaceAll(f.Name, "-", ""))
+			t.Errorf("reader %s: got no promise fixture, want one: add promise_%s_test.go (see promise_test.go)", f.Name, strings.ReplaceAll(f.Name, "-", ""))
 		}
 	}
 }
@@ -175,11 +175,11 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 		t.Fatalf("base holds %d dispatches, want at least 2", n)
 	}
 	if !complete(base, fx.inherent) {
-		t.Fatalf("base is incomplete: gaps %s", gapKinds(base))
+		t.Fatalf("got base incomplete: gaps %s; want complete", gapKinds(base))
 	}
 	for _, in := range base.Accounting.Input {
 		if in.LostTotal() != 0 {
-			t.Fatalf("base loses %d %s", in.LostTotal(), in.Unit)
+			t.Fatalf("got base losing %d %s, want none", in.LostTotal(), in.Unit)
 		}
 	}
 
@@ -190,7 +190,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 			t.Errorf("dispatches = %d, want %d (base less the unreadable one)", got, n-unit)
 		}
 		if complete(c, fx.inherent) {
-			t.Errorf("a dispatch record made unreadable reads complete (gaps: %s)", gapKinds(c))
+			t.Errorf("a dispatch record made unreadable: got complete (gaps: %s), want incomplete", gapKinds(c))
 		}
 	})
 	t.Run("impossible", func(t *testing.T) {
@@ -205,7 +205,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	t.Run("repeated", func(t *testing.T) {
 		if fx.repeated == nil {
 			if fx.noIdentity == "" {
-				t.Fatal("no repeated input and no reason why the format has no record identity")
+				t.Fatal("got no repeated input and no reason why the format has no record identity, want one of them")
 			}
 			t.Skipf("no record identity: %s", fx.noIdentity)
 		}
@@ -231,15 +231,15 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 		v := verdict(t, c, tb)
 		if fx.endMarker {
 			if complete(c, fx.inherent) {
-				t.Errorf("cut at the last record boundary reads complete (gaps: %s)", gapKinds(c))
+				t.Errorf("cut at the last record boundary: got complete (gaps: %s), want incomplete", gapKinds(c))
 			}
 			return
 		}
 		if c.Accounting.CountOf(capture.NoEndMarker) == 0 {
-			t.Errorf("a format without an end marker lacks the no_end_marker note (gaps: %s)", gapKinds(c))
+			t.Errorf("a format without an end marker: want the no_end_marker note, got gaps: %s", gapKinds(c))
 		}
 		if v == "COMPLETE: every input unit is accounted for and no gap was found" || strings.HasPrefix(v, "COMPLETE: ") {
-			t.Errorf("verdict %q: a bare COMPLETE for a format that cannot show a cut", v)
+			t.Errorf("got verdict %q, want no bare COMPLETE for a format that cannot show a cut", v)
 		}
 	})
 }

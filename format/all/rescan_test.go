@@ -34,18 +34,18 @@ func TestRescanFindsFormatPastTheHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Source.Format != "npu-prof" || len(got.Dispatches) == 0 || c.Accounting.CountOf(capture.EmptyCapture) != 0 {
-		t.Fatalf("read as %s with %d dispatches", c.Source.Format, len(got.Dispatches))
+		t.Fatalf("got read as %s with %d dispatches, want npu-prof with some and no empty_capture", c.Source.Format, len(got.Dispatches))
 	}
 	g := c.Accounting.Find(format.DetectedByScan)
 	if g == nil || !g.Note || !strings.Contains(g.Items[0].What, "3 lines claimed by npu-prof") {
-		t.Fatalf("the scan is not stated: %+v", g)
+		t.Fatalf("the scan is not stated: got %+v, want a note naming 3 lines claimed by npu-prof", g)
 	}
 	// The negative arm: with nothing any reader claims, the first reader's
 	// empty capture stands.
 	fixture.Write(t, dir, "run.kept", []byte(strings.ReplaceAll(b.String(), "[prof]", "[info]")))
 	c, err = format.ReadFile(path, "", nil, nil)
 	if err != nil || c.Accounting.CountOf(capture.EmptyCapture) == 0 || c.Accounting.Find(format.DetectedByScan) != nil {
-		t.Fatalf("no claimed line: %v %+v", err, c.Accounting.Gaps)
+		t.Fatalf("no claimed line: got %v %+v; want no error, an empty_capture and no scan note", err, c.Accounting.Gaps)
 	}
 }
 
@@ -67,11 +67,11 @@ func TestScanFindsFormatPastUnclaimedHead(t *testing.T) {
 	for _, tc := range []struct{ name, tail, want string }{{"hrx", hrx, "hrx-serial"}, {"npu", npu, "npu-prof"}} {
 		path := fixture.Write(t, dir, tc.name+".log", []byte(loading+tc.tail))
 		if _, conf := format.Detect([]byte(loading[:64<<10])); conf != format.No {
-			t.Fatalf("the loading log's head is claimed (%v): the test does not test the scan", conf)
+			t.Fatalf("got the loading log's head claimed (%v), want No: else the test does not test the scan", conf)
 		}
 		c, err := format.ReadFile(path, "", nil, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+			t.Fatalf("%s: got error %v, want none", tc.name, err)
 		}
 		g := c.Accounting.Find(format.DetectedByScan)
 		if c.Source.Format != tc.want || g == nil || g.Items[0].What != "2 lines claimed by "+tc.want {

@@ -156,7 +156,7 @@ func TestGeneratedTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !c.Accounting.Complete() {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+		t.Fatalf("want complete, got gaps %+v", c.Accounting.Gaps)
 	}
 	r := agg.Tables(c)
 	if r.Dispatches() != st.Events || len(r.Programs) != st.ProgramsUsed {

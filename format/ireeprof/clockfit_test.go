@@ -40,7 +40,7 @@ func TestScale128(t *testing.T) {
 	}
 	f := fit{ok: true, dTicks: 1, dNS: math.MaxInt64, inv: math.MaxUint64}
 	if _, ok := f.scale(3); ok {
-		t.Error("overflow not refused")
+		t.Error("scale: got an overflowing result accepted, want it refused")
 	}
 }
 
@@ -48,17 +48,17 @@ func TestInterval(t *testing.T) {
 	f := fit{ok: true, firstTick: 1000, lastTick: 2000, firstNS: 5000, dTicks: 1000, dNS: 10000, inv: math.MaxUint64 / 1000}
 	b, e, ok := f.interval(1100, 1140)
 	if !ok || b != 6000 || e != 6400 {
-		t.Errorf("interval = %d..%d %v", b, e, ok)
+		t.Errorf("interval = %d..%d %v, want 6000..6400 true", b, e, ok)
 	}
 	// Before the first sample: placed before its host time.
 	if b, _, _ := f.interval(900, 950); b != 4000 {
-		t.Errorf("begin before first sample = %d", b)
+		t.Errorf("begin before first sample = %d, want 4000", b)
 	}
 	if !f.extrapolated(900, 950) || f.extrapolated(1000, 2000) || !f.extrapolated(1500, 2001) {
-		t.Error("extrapolated")
+		t.Errorf("extrapolated: got %v %v %v for 900–950, 1000–2000, 1500–2001; want true false true", f.extrapolated(900, 950), f.extrapolated(1000, 2000), f.extrapolated(1500, 2001))
 	}
 	if _, _, ok := f.interval(1000, math.MaxUint64); ok {
-		t.Error("overflowing end accepted")
+		t.Error("overflowing end: got ok, want refused")
 	}
 }
 
@@ -84,7 +84,7 @@ func TestFitConditions(t *testing.T) {
 		}
 		d.computeFit()
 		if d.fit.ok != c.ok || (!c.ok && d.fit.why == "") {
-			t.Errorf("%s: fit %v (%s)", c.name, d.fit.ok, d.fit.why)
+			t.Errorf("%s: got fit %v (%q), want %v with a reason when false", c.name, d.fit.ok, d.fit.why, c.ok)
 		}
 	}
 }

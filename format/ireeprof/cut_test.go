@@ -17,15 +17,15 @@ func TestCutEverywhere(t *testing.T) {
 				// Only the header can make a cut file unreadable; then
 				// there is no capture to call complete.
 				if n >= fileHeaderLen {
-					t.Fatalf("%s cut at %d: %v", name, n, err)
+					t.Fatalf("%s cut at %d: got error %v, want a capture past the %d-byte header", name, n, err, fileHeaderLen)
 				}
 				continue
 			}
 			if res.c.Accounting.Complete() {
-				t.Fatalf("%s cut at %d bytes is reported complete", name, n)
+				t.Fatalf("%s cut at %d bytes: got complete, want incomplete", name, n)
 			}
 			if res.c.Accounting.CountOf(capture.TruncatedInput)+res.c.Accounting.CountOf(capture.UnfinalizedCapture) == 0 {
-				t.Fatalf("%s cut at %d: neither truncated_input nor unfinalized_capture", name, n)
+				t.Fatalf("%s cut at %d: got neither truncated_input nor unfinalized_capture, want one", name, n)
 			}
 		}
 	}

@@ -39,25 +39,25 @@ func FuzzRead(f *testing.F) {
 		c, err := newReader(in, chk).read()
 		if err != nil {
 			if c != nil {
-				t.Fatal("both a capture and an error")
+				t.Fatal("got both a capture and an error, want one")
 			}
 			if !strings.HasPrefix(err.Error(), "test.ireeprof: byte ") {
-				t.Fatalf("error without a position: %v", err)
+				t.Fatalf("got error without a position: %v, want it to start test.ireeprof: byte", err)
 			}
 			return
 		}
 		if msg := checkCapture(c); msg != "" {
-			t.Fatal(msg)
+			t.Fatalf("got %s, want a valid capture", msg)
 		}
 		if bad {
-			t.Fatal("a dispatch with invalid or reversed device times reached the sink")
+			t.Fatal("got a dispatch with invalid or reversed device times at the sink, want none")
 		}
 		if chk.Err != nil {
-			t.Fatal(chk.Err)
+			t.Fatalf("got sink error %v, want none", chk.Err)
 		}
 		for _, in := range c.Accounting.Input {
 			if in.Unit == "bytes" && in.Read != int64(len(data)) {
-				t.Fatalf("bytes read %d, file %d", in.Read, len(data))
+				t.Fatalf("got bytes read %d, want the file's %d", in.Read, len(data))
 			}
 		}
 	})
@@ -77,16 +77,16 @@ func FuzzReadJSONL(f *testing.F) {
 		c, err := ReadJSONL(&format.Input{Path: "test.jsonl", ReaderAt: bytes.NewReader(data), Size: int64(len(data))}, nil, chk)
 		if err != nil {
 			if c != nil {
-				t.Fatal("both a capture and an error")
+				t.Fatal("got both a capture and an error, want one")
 			}
 			return
 		}
 		chk.Finish(c)
 		if msg := checkCapture(c); msg != "" {
-			t.Fatal(msg)
+			t.Fatalf("got %s, want a valid capture", msg)
 		}
 		if chk.Err != nil {
-			t.Fatal(chk.Err)
+			t.Fatalf("got sink error %v, want none", chk.Err)
 		}
 	})
 }

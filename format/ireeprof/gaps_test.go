@@ -12,18 +12,18 @@ func TestCompleteBundle(t *testing.T) {
 	data := build(good())
 	res := mustRead(t, data)
 	if !res.c.Accounting.Complete() {
-		t.Fatalf("a finalised bundle of valid events is incomplete: %+v", res.c.Accounting.Gaps)
+		t.Fatalf("a finalised bundle of valid events: got incomplete, gaps %+v; want complete", res.c.Accounting.Gaps)
 	}
 	if len(res.c.Accounting.Gaps) != 0 {
-		t.Errorf("gaps: %+v", res.c.Accounting.Gaps)
+		t.Errorf("got gaps %+v, want none", res.c.Accounting.Gaps)
 	}
 	b := res.c.Accounting.InputFor("bytes")
 	if b.Read != int64(len(data)) || b.Used != b.Read {
-		t.Errorf("bytes: %+v", b)
+		t.Errorf("got bytes %+v, want all %d read and used", b, len(data))
 	}
 	want := []int64{2500, 200, 120}
 	if len(res.sink.Dispatches) != len(want) {
-		t.Fatalf("%d dispatches", len(res.sink.Dispatches))
+		t.Fatalf("got %d dispatches, want %d", len(res.sink.Dispatches), len(want))
 	}
 	for i, d := range res.sink.Dispatches {
 		if dur, _ := d.Device.Duration(); dur != want[i] {
@@ -37,16 +37,16 @@ func TestCompleteBundle(t *testing.T) {
 	c := res.c.Clock
 	if c.Domain != fittedDomain || c.Unit != "ns" || !c.Timed ||
 		c.Description != "ns: device ticks converted by a per-session fit over 2 clock samples (10 ns/tick); durations are device execution times" {
-		t.Errorf("clock %+v", c)
+		t.Errorf("got clock %+v, want the fitted ns clock of 2 samples at 10 ns/tick", c)
 	}
 	if got := res.field("report", "clock"); got != "device ticks converted to ns by a fit over 2 clock samples: 10 ns/tick" {
-		t.Errorf("report clock line %v", got)
+		t.Errorf("got report clock line %v, want the fit over 2 clock samples at 10 ns/tick", got)
 	}
 	if len(res.c.Programs) != 2 || res.c.Programs[0].Name != "command buffer 1" || res.c.Programs[1].Name != "direct dispatches" {
-		t.Errorf("programs %+v", res.c.Programs)
+		t.Errorf("got programs %+v, want command buffer 1 and direct dispatches", res.c.Programs)
 	}
 	if res.c.Programs[0].Clock != nil {
-		t.Errorf("program repeats the capture clock")
+		t.Errorf("got program clock %+v, want nil (no repeat of the capture clock)", res.c.Programs[0].Clock)
 	}
 }
 
@@ -54,7 +54,7 @@ func TestTruncatedInput(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "cut_mid_record"))
 	g := res.gap(capture.TruncatedInput)
 	if g == nil || g.Count != 1 || res.c.Accounting.Complete() {
-		t.Fatalf("cut file: truncated_input %+v", g)
+		t.Fatalf("cut file: got truncated_input %+v, want one and incomplete", g)
 	}
 	if at, _ := g.Figure("cut_at_byte"); at != 2887 {
 		t.Errorf("cut at %d, want 2887", at)
@@ -63,17 +63,17 @@ func TestTruncatedInput(t *testing.T) {
 		t.Errorf("bytes not parsed %d, want 558", n)
 	}
 	if !strings.Contains(res.items(capture.TruncatedInput), "608 bytes long, 558 present, 50 missing") {
-		t.Errorf("item: %s", res.items(capture.TruncatedInput))
+		t.Errorf("got item %s, want it to say 608 bytes long, 558 present, 50 missing", res.items(capture.TruncatedInput))
 	}
 	if res.lost("bytes", "cut record at end of file", capture.TruncatedInput) != 558 || res.lost("records", "cut at end of file", capture.TruncatedInput) != 1 {
-		t.Errorf("accounting %+v", res.c.Accounting.Input)
+		t.Errorf("got accounting %+v, want 558 bytes and 1 record lost to truncated_input", res.c.Accounting.Input)
 	}
 	if len(res.sink.Dispatches) != 3 {
-		t.Errorf("records before the cut not all used: %d dispatches", len(res.sink.Dispatches))
+		t.Errorf("records before the cut: got %d dispatches, want 3", len(res.sink.Dispatches))
 	}
 	// Negative arm: the finalised file has no cut.
 	if mustRead(t, sampleBytes(t, "dispatch_mode")).gap(capture.TruncatedInput) != nil {
-		t.Error("dispatch_mode reported truncated")
+		t.Error("dispatch_mode: got truncated, want no truncated_input gap")
 	}
 }
 
@@ -83,14 +83,14 @@ func TestFileShorterThanHeaderSays(t *testing.T) {
 	// record left is whole, but file_length says more.
 	res := mustRead(t, full[:3495])
 	if res.c.Accounting.Complete() || !strings.Contains(res.items(capture.TruncatedInput), "file_length says the bundle is 3878 bytes, but the file has 3495") {
-		t.Errorf("truncated_input: %s", res.items(capture.TruncatedInput))
+		t.Errorf("got truncated_input %s, want incomplete and file_length says 3878 bytes, the file has 3495", res.items(capture.TruncatedInput))
 	}
 }
 
 func TestHeaderCut(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "smoke")[:10])
 	if res.gap(capture.TruncatedInput) == nil || res.gap(capture.EmptyCapture) == nil || res.c.Accounting.Complete() {
-		t.Errorf("header cut: %+v", res.c.Accounting.Gaps)
+		t.Errorf("header cut: got gaps %+v, want truncated_input, empty_capture and incomplete", res.c.Accounting.Gaps)
 	}
 	if got := res.lost("bytes", "cut file header", capture.TruncatedInput); got != 10 {
 		t.Errorf("cut header: %d bytes lost to truncated_input, want 10", got)
@@ -101,28 +101,28 @@ func TestUnfinalized(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "unfinalized"))
 	g := res.gap(capture.UnfinalizedCapture)
 	if g == nil || g.Count != 1 || !strings.Contains(g.Items[0].What, "session 1 (amdgpu, id 1) began and never ended") {
-		t.Fatalf("unfinalized_capture %+v", g)
+		t.Fatalf("got unfinalized_capture %+v, want one saying session 1 (amdgpu, id 1) began and never ended", g)
 	}
 	if !strings.Contains(g.Summary, "number is unknown") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say the number is unknown", g.Summary)
 	}
 	if res.c.Clock.Unit != "ticks" || res.c.Clock.Domain != "device-ticks" {
 		t.Errorf("no fit must mean ticks: %+v", res.c.Clock)
 	}
 	if n := res.gap(NoClockFit); n == nil || !n.Note {
-		t.Errorf("no_clock_fit note %+v", n)
+		t.Errorf("got no_clock_fit %+v, want a note", n)
 	}
 	if res.gap(UnendedSession) != nil {
-		t.Error("unfinalised file also reported unended_session")
+		t.Error("unfinalised file: got unended_session too, want only unfinalized_capture")
 	}
 	if mustRead(t, sampleBytes(t, "dispatch_mode")).gap(capture.UnfinalizedCapture) != nil {
-		t.Error("dispatch_mode reported unfinalized")
+		t.Error("dispatch_mode: got unfinalized, want no unfinalized_capture gap")
 	}
 	// Without the session end, a built bundle is unfinalised too.
 	sp := good()
 	sp.noEnd = true
 	if mustRead(t, build(sp)).gap(capture.UnfinalizedCapture) == nil {
-		t.Error("built bundle without end not unfinalised")
+		t.Error("built bundle without end: got no unfinalized_capture gap, want one")
 	}
 }
 
@@ -142,20 +142,20 @@ func TestDroppedRecords(t *testing.T) {
 	res := mustRead(t, b.Bytes())
 	g := res.gap(capture.DroppedRecords)
 	if g == nil || g.Count != 2 || res.c.Accounting.Complete() {
-		t.Fatalf("dropped_records %+v", g)
+		t.Fatalf("got dropped_records %+v, want 2 and incomplete", g)
 	}
 	if n, _ := g.Figure("dropped_records"); n != 5 {
-		t.Errorf("dropped %d", n)
+		t.Errorf("got dropped %d, want 5", n)
 	}
 	items := res.items(capture.DroppedRecords)
 	if !strings.Contains(items, "dispatch-events: 1 chunk flagged truncated, 5 records dropped") || !strings.Contains(items, "memory-events: 1 chunk flagged truncated, number of dropped records unknown") {
-		t.Errorf("items %s", items)
+		t.Errorf("got items %s, want 5 dispatch-events records dropped and an unknown number of memory-events", items)
 	}
 	if v := res.field("content types", "dispatch-events"); v != "1 chunk, 3 records, 1 truncated (5 records dropped)" {
-		t.Errorf("inventory %v", v)
+		t.Errorf("got inventory %v, want 1 chunk, 3 records, 1 truncated (5 records dropped)", v)
 	}
 	if mustRead(t, build(good())).gap(capture.DroppedRecords) != nil {
-		t.Error("dropped_records without losses")
+		t.Error("got dropped_records without losses, want none")
 	}
 }
 
@@ -163,24 +163,24 @@ func TestEmptyCapture(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "no_dispatch_events"))
 	g := res.gap(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Items[0].What, "dispatch events requested, none recorded") || !strings.Contains(g.Summary, "PR #677") {
-		t.Fatalf("empty_capture %+v", g)
+		t.Fatalf("got empty_capture %+v, want dispatch events requested, none recorded, naming PR #677", g)
 	}
 	// A session that did not end: cannot tell.
 	sp := good()
 	sp.events, sp.noEnd = nil, true
 	res = mustRead(t, build(sp))
 	if g := res.gap(capture.EmptyCapture); g == nil || !strings.Contains(g.Items[0].What, "cannot tell") || !strings.Contains(g.Summary, "cannot tell") {
-		t.Errorf("unended empty %+v", g)
+		t.Errorf("unended empty: got %+v, want an empty_capture that cannot tell", g)
 	}
 	// No clock samples: not requested.
 	sp = good()
 	sp.events, sp.noClock = nil, true
 	res = mustRead(t, build(sp))
 	if g := res.gap(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "no sign they were requested") {
-		t.Errorf("not requested %+v", g)
+		t.Errorf("not requested: got %+v, want an empty_capture saying no sign they were requested", g)
 	}
 	if mustRead(t, sampleBytes(t, "dispatch_mode")).gap(capture.EmptyCapture) != nil {
-		t.Error("dispatch_mode reported empty")
+		t.Error("dispatch_mode: got empty_capture, want none")
 	}
 }
 
@@ -190,17 +190,17 @@ func TestEmptyCapture(t *testing.T) {
 func TestSmokeNoDispatch(t *testing.T) {
 	res := mustRead(t, sampleBytes(t, "smoke_no_dispatch"))
 	if res.gap(capture.EmptyCapture) != nil {
-		t.Error("a capture with a host dispatch reported empty")
+		t.Error("a capture with a host dispatch: got empty_capture, want none")
 	}
 	if len(res.sink.Dispatches) != 1 || res.programName(res.sink.Dispatches[0]) != "command buffer 7 (host execution)" {
-		t.Fatalf("dispatches %+v", res.sink.Dispatches)
+		t.Fatalf("got dispatches %+v, want one in command buffer 7 (host execution)", res.sink.Dispatches)
 	}
 	g := res.gap(MissingDispatchEvents)
 	if g == nil || res.c.Accounting.Complete() {
-		t.Fatalf("missing_dispatch_events %+v", g)
+		t.Fatalf("got missing_dispatch_events %+v, want one and incomplete", g)
 	}
 	if mustRead(t, sampleBytes(t, "smoke")).gap(MissingDispatchEvents) != nil {
-		t.Error("smoke reported missing dispatch events")
+		t.Error("smoke: got missing_dispatch_events, want none")
 	}
 }
 
@@ -211,17 +211,17 @@ func TestInvalidEvent(t *testing.T) {
 		gen.DispatchEvent{EventID: 5, Executable: 1, Function: 1, Start: 0, End: tick0 + 800})           // zero start
 	res := mustRead(t, build(sp))
 	if res.count(capture.InvalidEvent) != 2 || len(res.sink.Dispatches) != 3 {
-		t.Fatalf("invalid %d, dispatches %d", res.count(capture.InvalidEvent), len(res.sink.Dispatches))
+		t.Fatalf("got invalid %d, dispatches %d; want 2 and 3", res.count(capture.InvalidEvent), len(res.sink.Dispatches))
 	}
 	items := res.items(capture.InvalidEvent)
 	if !strings.Contains(items, "event 4 (submission 0): start tick 1900, end tick 1800") || !strings.Contains(items, "event 5 (submission 0): start tick 0") {
-		t.Errorf("items %s", items)
+		t.Errorf("got items %s, want events 4 (ticks 1900, 1800) and 5 (start tick 0)", items)
 	}
 	if res.lost("dispatch events", "invalid (zero or reversed ticks)", capture.InvalidEvent) != 2 {
-		t.Errorf("accounting %+v", res.c.Accounting.Input)
+		t.Errorf("got accounting %+v, want 2 dispatch events lost as invalid", res.c.Accounting.Input)
 	}
 	if mustRead(t, build(good())).gap(capture.InvalidEvent) != nil {
-		t.Error("invalid_event without invalid events")
+		t.Error("got invalid_event without invalid events, want none")
 	}
 }
 
@@ -231,24 +231,24 @@ func TestUnresolvedName(t *testing.T) {
 	sp.events = append(sp.events, gen.DispatchEvent{EventID: 9, CommandBuffer: 1, Executable: 9, Function: 3, Start: tick0 + 600, End: tick0 + 700})
 	res := mustRead(t, build(sp))
 	if n := res.count(capture.UnresolvedName); n != 2 {
-		t.Fatalf("unresolved %d: %s", n, res.items(capture.UnresolvedName))
+		t.Fatalf("got unresolved %d: %s; want 2", n, res.items(capture.UnresolvedName))
 	}
 	names := map[string]bool{}
 	for _, k := range res.c.Kernels {
 		names[k.Name] = k.Resolved
 	}
 	if r, ok := names["device0/executable9#3"]; !ok || r {
-		t.Errorf("anonymous label missing or resolved: %v", names)
+		t.Errorf("got %v, want device0/executable9#3 present and unresolved", names)
 	}
 	if r, ok := names["device0/executable1#1"]; !ok || r {
-		t.Errorf("empty name not anonymous: %v", names)
+		t.Errorf("empty name: got %v, want device0/executable1#1 present and unresolved", names)
 	}
 	g := res.gap(capture.UnresolvedName)
 	if n, _ := g.Figure("dispatches"); n != 2 { // one dispatch of each anonymous kernel
-		t.Errorf("dispatches figure %d", n)
+		t.Errorf("got dispatches figure %d, want 2", n)
 	}
 	if mustRead(t, sampleBytes(t, "dispatch_mode")).gap(capture.UnresolvedName) != nil {
-		t.Error("dispatch_mode reported unresolved names")
+		t.Error("dispatch_mode: got unresolved names, want none")
 	}
 }
 
@@ -258,16 +258,16 @@ func TestStaleBytes(t *testing.T) {
 	res := mustRead(t, data)
 	g := res.gap(capture.StaleBytes)
 	if g == nil || res.c.Accounting.Complete() {
-		t.Fatalf("stale_bytes %+v", g)
+		t.Fatalf("got stale_bytes %+v, want one and incomplete", g)
 	}
 	if n, _ := g.Figure("bytes"); n != 100 || res.lost("bytes", "beyond file_length", capture.StaleBytes) != 100 {
-		t.Errorf("stale %d, skipped %d", n, res.skipped("bytes", "beyond file_length"))
+		t.Errorf("got stale %d, skipped %d; want 100 and 100", n, res.skipped("bytes", "beyond file_length"))
 	}
 	if len(res.sink.Dispatches) != 3 {
-		t.Errorf("dispatches %d", len(res.sink.Dispatches))
+		t.Errorf("got %d dispatches, want 3", len(res.sink.Dispatches))
 	}
 	if mustRead(t, clean).gap(capture.StaleBytes) != nil {
-		t.Error("stale_bytes without stale bytes")
+		t.Error("got stale_bytes without stale bytes, want none")
 	}
 	// A session still running after file_length was patched: its records
 	// are past the logical end, and the item says they hold dispatches.
@@ -278,7 +278,7 @@ func TestStaleBytes(t *testing.T) {
 	sp.session(b)
 	res = mustRead(t, b.Bytes())
 	if !strings.Contains(res.items(capture.StaleBytes), "1 dispatch-events chunk among them") {
-		t.Errorf("stale item: %s", res.items(capture.StaleBytes))
+		t.Errorf("got stale item %s, want 1 dispatch-events chunk among them", res.items(capture.StaleBytes))
 	}
 }
 
@@ -288,13 +288,13 @@ func TestFailedSession(t *testing.T) {
 	res := mustRead(t, build(sp))
 	g := res.gap(capture.FailedSession)
 	if g == nil || !strings.Contains(g.Items[0].What, "ended with status 8 RESOURCE_EXHAUSTED") {
-		t.Fatalf("failed_session %+v", g)
+		t.Fatalf("got failed_session %+v, want one ended with status 8 RESOURCE_EXHAUSTED", g)
 	}
 	if len(res.c.Programs[0].Notes) == 0 {
-		t.Error("program note missing")
+		t.Error("got no program note, want one")
 	}
 	if mustRead(t, build(good())).gap(capture.FailedSession) != nil {
-		t.Error("failed_session on an OK end")
+		t.Error("got failed_session on an OK end, want none")
 	}
 }
 
@@ -310,13 +310,13 @@ func TestUnendedSession(t *testing.T) {
 	res := mustRead(t, b.Bytes())
 	g := res.gap(UnendedSession)
 	if g == nil || !strings.Contains(g.Items[0].What, "session 2 (amdgpu, id 2) began and never ended") {
-		t.Fatalf("unended_session %+v", res.c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want unended_session for session 2 (amdgpu, id 2)", res.c.Accounting.Gaps)
 	}
 	if res.gap(capture.UnfinalizedCapture) != nil {
-		t.Error("finalised file reported unfinalised")
+		t.Error("finalised file: got unfinalized_capture, want none")
 	}
 	if mustRead(t, build(good())).gap(UnendedSession) != nil {
-		t.Error("unended_session on an ended session")
+		t.Error("got unended_session on an ended session, want none")
 	}
 }
 
@@ -328,10 +328,10 @@ func TestMultiSession(t *testing.T) {
 	two := spec{id: 1, nsPerTick: 4, names: []string{"gamma", "delta"}, events: []gen.DispatchEvent{ev(1, 1, 0, tick0+100, 100)}}
 	res := mustRead(t, build(one, two))
 	if !res.c.Accounting.Complete() {
-		t.Fatalf("gaps %+v", res.c.Accounting.Gaps)
+		t.Fatalf("want complete, got gaps %+v", res.c.Accounting.Gaps)
 	}
 	if len(res.sink.Dispatches) != 2 {
-		t.Fatalf("%d dispatches", len(res.sink.Dispatches))
+		t.Fatalf("got %d dispatches, want 2", len(res.sink.Dispatches))
 	}
 	want := []struct {
 		prog, kernel string
@@ -346,13 +346,13 @@ func TestMultiSession(t *testing.T) {
 		}
 	}
 	if res.field("report", "clock (session 1, device 0)") == nil || res.field("report", "clock (session 2, device 0)") == nil {
-		t.Errorf("report lines: %+v", res.c.Inventory)
+		t.Errorf("got report lines %+v, want a clock line per session", res.c.Inventory)
 	}
 	if v := res.field("file", "sessions"); !strings.Contains(v.(string), "repeated session ids: 1") {
-		t.Errorf("sessions field %v", v)
+		t.Errorf("got sessions field %v, want it to name repeated session ids: 1", v)
 	}
 	if res.c.Clock.Domain != fittedDomain || res.c.Clock.Unit != "ns" {
-		t.Errorf("capture clock %+v", res.c.Clock)
+		t.Errorf("got capture clock %+v, want the fitted ns clock", res.c.Clock)
 	}
 }
 
@@ -364,14 +364,14 @@ func TestAmbiguousSession(t *testing.T) {
 	b.End(1, "amdgpu", 0)
 	res := mustRead(t, b.Bytes())
 	if g := res.gap(AmbiguousSession); g == nil || res.c.Accounting.Complete() {
-		t.Fatalf("ambiguous_session %+v", res.c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want ambiguous_session and incomplete", res.c.Accounting.Gaps)
 	}
 	// The rule: records go to the most recently begun open session.
 	if len(res.sink.Dispatches) != 3 || res.programName(res.sink.Dispatches[0]) != "session 2: command buffer 1" {
-		t.Errorf("attribution: %+v", res.c.Programs)
+		t.Errorf("attribution: got programs %+v, want 3 dispatches, the first in session 2: command buffer 1", res.c.Programs)
 	}
 	if mustRead(t, build(good(), good())).gap(AmbiguousSession) != nil {
-		t.Error("sequential sessions reported ambiguous")
+		t.Error("sequential sessions: got ambiguous_session, want none")
 	}
 }
 
@@ -380,13 +380,13 @@ func TestExecutableExports(t *testing.T) {
 	sp.funcCT = "executable-exports"
 	res := mustRead(t, build(sp))
 	if res.gap(capture.UnresolvedName) != nil || res.kernelName(res.sink.Dispatches[0]) != "alpha" {
-		t.Fatalf("exports not read: %+v", res.c.Kernels)
+		t.Fatalf("exports not read: got kernels %+v, want alpha resolved", res.c.Kernels)
 	}
 	if v := res.field("session 1 (amdgpu, id 1)", "function metadata"); v != "executable-exports (older name): 2 functions" {
-		t.Errorf("inventory %v", v)
+		t.Errorf("got inventory %v, want executable-exports (older name): 2 functions", v)
 	}
 	if v := mustRead(t, build(good())).field("session 1 (amdgpu, id 1)", "function metadata"); v != "executable-functions: 2 functions" {
-		t.Errorf("inventory %v", v)
+		t.Errorf("got inventory %v, want executable-functions: 2 functions", v)
 	}
 }
 
@@ -401,11 +401,11 @@ func TestPaddingIgnored(t *testing.T) {
 	}
 	a, b := mustRead(t, orig), mustRead(t, data)
 	if len(a.rows) != len(b.rows) || len(a.sink.Dispatches) != len(b.sink.Dispatches) || len(a.c.Accounting.Gaps) != len(b.c.Accounting.Gaps) {
-		t.Fatal("padding bytes changed the result")
+		t.Fatal("padding bytes changed the result, want the same rows, dispatches and gaps")
 	}
 	for i := range a.rows {
 		if a.rows[i] != b.rows[i] {
-			t.Errorf("row %d differs", i)
+			t.Errorf("row %d: got %+v, want %+v as without padding", i, b.rows[i], a.rows[i])
 		}
 	}
 }
@@ -416,13 +416,13 @@ func TestUnknownQueue(t *testing.T) {
 	res := mustRead(t, build(sp))
 	g := res.gap(UnknownQueue)
 	if g == nil || len(res.sink.Dispatches) != 3 {
-		t.Fatalf("unknown_queue %+v", g)
+		t.Fatalf("got unknown_queue %+v and %d dispatches, want one and 3", g, len(res.sink.Dispatches))
 	}
 	if n, _ := g.Figure("events"); n != 3 {
-		t.Errorf("events %d", n)
+		t.Errorf("got events %d, want 3", n)
 	}
 	if mustRead(t, build(good())).gap(UnknownQueue) != nil {
-		t.Error("unknown_queue with a queue record")
+		t.Error("got unknown_queue with a queue record, want none")
 	}
 }
 
@@ -432,10 +432,10 @@ func TestRecordsOutsideSession(t *testing.T) {
 	good().session(b)
 	res := mustRead(t, b.Bytes())
 	if res.count(RecordsOutsideSession) != 1 || res.lost("records", "outside any session", RecordsOutsideSession) != 1 || res.lost("bytes", "outside any session", RecordsOutsideSession) == 0 {
-		t.Fatalf("records_outside_session: %+v", res.c.Accounting)
+		t.Fatalf("got accounting %+v, want one records_outside_session: 1 record and some bytes lost", res.c.Accounting)
 	}
 	if len(res.sink.Dispatches) != 3 {
-		t.Error("session after the stray chunk not read")
+		t.Errorf("session after the stray chunk: got %d dispatches, want 3", len(res.sink.Dispatches))
 	}
 }
 
@@ -449,7 +449,7 @@ func TestMalformedRecord(t *testing.T) {
 	b.End(1, "amdgpu", 0)
 	res := mustRead(t, b.Bytes())
 	if res.count(MalformedRecord) != 1 || res.lost("records", "malformed record", MalformedRecord) != 1 || len(res.sink.Dispatches) != 3 {
-		t.Fatalf("malformed: %s / %+v", res.items(MalformedRecord), res.c.Accounting.Input)
+		t.Fatalf("malformed: got %s / %+v; want one malformed record lost and 3 dispatches", res.items(MalformedRecord), res.c.Accounting.Input)
 	}
 	// record_length below the header size: the walk stops there.
 	b = gen.New()
@@ -459,7 +459,7 @@ func TestMalformedRecord(t *testing.T) {
 	b.SetFileLength(uint64(b.Len()))
 	res = mustRead(t, b.Bytes())
 	if !strings.Contains(res.items(MalformedRecord), "shorter than the 104-byte record header") || res.lost("bytes", "malformed record (rest of file not parsed)", MalformedRecord) != int64(b.Len()-n) {
-		t.Errorf("short record: %s", res.items(MalformedRecord))
+		t.Errorf("short record: got %s, want shorter than the 104-byte record header, the rest lost", res.items(MalformedRecord))
 	}
 }
 
@@ -477,10 +477,10 @@ func TestBadTypedRecord(t *testing.T) {
 	b.End(1, "amdgpu", 0)
 	res := mustRead(t, b.Bytes())
 	if len(res.sink.Dispatches) != 1 || !strings.Contains(res.items(MalformedRecord), "typed record 1: record_length 50") {
-		t.Fatalf("bad typed record: %d dispatches, %s", len(res.sink.Dispatches), res.items(MalformedRecord))
+		t.Fatalf("bad typed record: got %d dispatches, %s; want 1 and typed record 1: record_length 50", len(res.sink.Dispatches), res.items(MalformedRecord))
 	}
 	if res.lost("bytes", "malformed typed record (rest of its chunk)", MalformedRecord) != 176 {
-		t.Errorf("accounting %+v", res.c.Accounting.Input[0])
+		t.Errorf("got accounting %+v, want 176 bytes lost as the rest of the chunk", res.c.Accounting.Input[0])
 	}
 }
 
@@ -494,14 +494,14 @@ func TestUnknownRecord(t *testing.T) {
 	res := mustRead(t, b.Bytes())
 	items := res.items(UnknownRecord)
 	if res.count(UnknownRecord) != 2 || !strings.Contains(items, "frobnications") || !strings.Contains(items, "record type 9") {
-		t.Fatalf("unknown_record: %s", items)
+		t.Fatalf("got unknown_record %s, want 2 naming frobnications and record type 9", items)
 	}
 	// Either may have held dispatches: lost, to unknown_record.
 	if res.lost("records", "unknown content type", UnknownRecord) != 1 || res.lost("records", "unknown record type", UnknownRecord) != 1 {
-		t.Errorf("unknown records not lost to unknown_record: %+v", res.c.Accounting.Input)
+		t.Errorf("got accounting %+v, want the unknown content type and record type lost to unknown_record", res.c.Accounting.Input)
 	}
 	if mustRead(t, build(good())).gap(UnknownRecord) != nil {
-		t.Error("unknown_record on known records")
+		t.Error("got unknown_record on known records, want none")
 	}
 }
 
@@ -514,13 +514,13 @@ func TestNoClockFitUnaligned(t *testing.T) {
 	b.End(1, "amdgpu", 0)
 	res := mustRead(t, b.Bytes())
 	if res.c.Clock.Unit != "ticks" || !strings.Contains(res.items(NoClockFit), "DEVICE_TICK_UNALIGNED") {
-		t.Fatalf("clock %+v, %s", res.c.Clock, res.items(NoClockFit))
+		t.Fatalf("got clock %+v, %s; want ticks and no_clock_fit naming DEVICE_TICK_UNALIGNED", res.c.Clock, res.items(NoClockFit))
 	}
 	if d, _ := res.sink.Dispatches[0].Device.Duration(); d != 250 {
-		t.Errorf("duration %d ticks", d)
+		t.Errorf("got duration %d ticks, want 250", d)
 	}
 	if !res.c.Accounting.Complete() {
-		t.Error("no_clock_fit must be a note")
+		t.Error("got incomplete, want complete: no_clock_fit must be a note")
 	}
 }
 
@@ -530,7 +530,7 @@ func TestClockExtrapolated(t *testing.T) {
 	res := mustRead(t, build(sp))
 	g := res.gap(ClockExtrapolated)
 	if g == nil || g.Count != 1 || !g.Note {
-		t.Fatalf("clock_extrapolated %+v", g)
+		t.Fatalf("got clock_extrapolated %+v, want one note", g)
 	}
 }
 
@@ -538,11 +538,11 @@ func TestHeaderErrors(t *testing.T) {
 	data := append([]byte{}, sampleBytes(t, "smoke")...)
 	data[4] = 2
 	if _, err := readBundle(t, data); err == nil || !strings.Contains(err.Error(), "test.ireeprof: byte 4: bundle format version 2") {
-		t.Errorf("version error: %v", err)
+		t.Errorf("got %v, want test.ireeprof: byte 4: bundle format version 2", err)
 	}
 	data = append([]byte{}, sampleBytes(t, "smoke")...)
 	data[0] = 'X'
 	if _, err := readBundle(t, data); err == nil || !strings.Contains(err.Error(), "byte 0: not an IREE HAL profile bundle") {
-		t.Errorf("magic error: %v", err)
+		t.Errorf("got %v, want byte 0: not an IREE HAL profile bundle", err)
 	}
 }

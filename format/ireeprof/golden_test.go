@@ -40,7 +40,7 @@ func goldenRows(t *testing.T, name string) []goldenRow {
 	for sc.Scan() {
 		var row goldenRow
 		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: got error %v, want none", name, err)
 		}
 		if row.Type == "dispatch_event" || row.Type == "host_dispatch_event" {
 			rows = append(rows, row)
@@ -64,7 +64,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 			want := goldenRows(t, golden)
 			res := mustRead(t, sampleBytes(t, name))
 			if len(res.rows) != len(want) {
-				t.Fatalf("%d event rows, iree-profile has %d", len(res.rows), len(want))
+				t.Fatalf("got %d event rows, want iree-profile's %d", len(res.rows), len(want))
 			}
 			var invalidWant []goldenRow
 			sinkIdx := 0
@@ -80,7 +80,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 					}
 				}
 				if got.durationNS != w.DurationNS {
-					t.Errorf("row %d: duration %d ns, iree-profile %d ns", i, got.durationNS, w.DurationNS)
+					t.Errorf("row %d: got duration %d ns, want iree-profile's %d ns", i, got.durationNS, w.DurationNS)
 				}
 				if !w.Valid {
 					invalidWant = append(invalidWant, w)
@@ -88,7 +88,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 				}
 				// The sink receives the valid events, in order.
 				if sinkIdx >= len(res.sink.Dispatches) {
-					t.Fatalf("row %d: sink has only %d dispatches", i, len(res.sink.Dispatches))
+					t.Fatalf("row %d: got only %d dispatches at the sink, want more", i, len(res.sink.Dispatches))
 				}
 				d := res.sink.Dispatches[sinkIdx]
 				sinkIdx++
@@ -116,7 +116,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 				}
 			}
 			if sinkIdx != len(res.sink.Dispatches) {
-				t.Errorf("sink has %d dispatches, iree-profile %d valid rows", len(res.sink.Dispatches), sinkIdx)
+				t.Errorf("got %d dispatches at the sink, want iree-profile's %d valid rows", len(res.sink.Dispatches), sinkIdx)
 			}
 			// Invalid events are invalid_event items, never dispatches.
 			var items []capture.Item
@@ -126,7 +126,7 @@ func TestGoldenDispatchRows(t *testing.T) {
 				}
 			}
 			if int64(len(invalidWant)) != res.count(capture.InvalidEvent) || len(items) != len(invalidWant) {
-				t.Fatalf("invalid_event lists %d items (count %d), iree-profile has %d invalid rows", len(items), res.count(capture.InvalidEvent), len(invalidWant))
+				t.Fatalf("got invalid_event listing %d items (count %d), want iree-profile's %d invalid rows", len(items), res.count(capture.InvalidEvent), len(invalidWant))
 			}
 			for i, w := range invalidWant {
 				it := items[i]
@@ -198,31 +198,31 @@ func TestGoldenSummaryCounts(t *testing.T) {
 			}
 			for ct, stem := range summaryName {
 				if v, ok := file[stem+"_chunks"]; ok && int64(v.(float64)) != sum[ct].chunks {
-					t.Errorf("%s: %d chunks, iree-profile %v", ct, sum[ct].chunks, v)
+					t.Errorf("%s: got %d chunks, want iree-profile's %v", ct, sum[ct].chunks, v)
 				}
 				if v, ok := file[stem+"_records"]; ok && int64(v.(float64)) != sum[ct].records {
-					t.Errorf("%s: %d records, iree-profile %v", ct, sum[ct].records, v)
+					t.Errorf("%s: got %d records, want iree-profile's %v", ct, sum[ct].records, v)
 				}
 			}
 			if v := int64(file["file_records"].(float64)); v != res.c.Accounting.InputFor("records").Read {
-				t.Errorf("records read %d, iree-profile file_records %d", res.c.Accounting.InputFor("records").Read, v)
+				t.Errorf("got records read %d, want iree-profile's file_records %d", res.c.Accounting.InputFor("records").Read, v)
 			}
 			for _, dm := range devices {
 				ord := uint32(dm["physical_device_ordinal"].(float64))
 				d := sessions[0].devices[ord]
 				if d == nil {
-					t.Fatalf("device %d unknown", ord)
+					t.Fatalf("device %d: got unknown, want it read", ord)
 				}
 				if int64(dm["clock_samples"].(float64)) != d.samples {
-					t.Errorf("device %d: %d clock samples, iree-profile %v", ord, d.samples, dm["clock_samples"])
+					t.Errorf("device %d: got %d clock samples, want iree-profile's %v", ord, d.samples, dm["clock_samples"])
 				}
 				if dm["clock_fit_available"].(bool) != d.fit.ok {
-					t.Errorf("device %d: fit %v, iree-profile %v", ord, d.fit.ok, dm["clock_fit_available"])
+					t.Errorf("device %d: got fit %v, want iree-profile's %v", ord, d.fit.ok, dm["clock_fit_available"])
 				}
 				if d.fit.ok {
 					npt := float64(d.fit.dNS) / float64(d.fit.dTicks)
 					if math.Abs(npt-dm["ns_per_tick"].(float64)) > 1e-9 {
-						t.Errorf("device %d: %v ns/tick, iree-profile %v", ord, npt, dm["ns_per_tick"])
+						t.Errorf("device %d: got %v ns/tick, want iree-profile's %v", ord, npt, dm["ns_per_tick"])
 					}
 				}
 			}

@@ -46,10 +46,10 @@ func readBundle(t testing.TB, data []byte) (*result, error) {
 		chk.Finish(c) // as format.ReadInput does: Checked's gaps are the capture's
 		c.Accounting.SortGaps()
 		if verr := checkCapture(c); verr != "" {
-			t.Fatal(verr)
+			t.Fatalf("got %s, want a valid capture", verr)
 		}
 		if chk.Err != nil {
-			t.Fatalf("a dispatch breaks the model: %v", chk.Err)
+			t.Fatalf("a dispatch breaks the model: got %v, want no error", chk.Err)
 		}
 	}
 	return res, err
@@ -59,7 +59,7 @@ func mustRead(t testing.TB, data []byte) *result {
 	t.Helper()
 	res, err := readBundle(t, data)
 	if err != nil {
-		t.Fatalf("read: %v", err)
+		t.Fatalf("read: got error %v, want none", err)
 	}
 	return res
 }

@@ -50,7 +50,7 @@ func TestRepeatedRecord(t *testing.T) {
 		t.Errorf("duplicate_event count %d, want 3; gaps %+v", got, gapList(res.c))
 	}
 	if res.c.Accounting.Complete() {
-		t.Error("a repeated record reads complete")
+		t.Error("a repeated record: got complete, want incomplete")
 	}
 	var repeated int64
 	for _, g := range res.c.Accounting.Gaps {
@@ -67,7 +67,7 @@ func TestRepeatedRecord(t *testing.T) {
 	}
 	// The negative arm: the same bundle without the repeat.
 	if res := mustRead(t, build(good())); res.gap(capture.DuplicateEvent) != nil || len(res.sink.Dispatches) != 3 {
-		t.Errorf("no repeat: %d dispatches, gaps %+v", len(res.sink.Dispatches), gapList(res.c))
+		t.Errorf("no repeat: got %d dispatches, gaps %+v; want 3 and no duplicate_event", len(res.sink.Dispatches), gapList(res.c))
 	}
 }
 
@@ -78,7 +78,7 @@ func TestRepeatedRecord(t *testing.T) {
 func TestRepeatNotAcrossScopes(t *testing.T) {
 	two := mustRead(t, build(good(), good()))
 	if two.gap(capture.DuplicateEvent) != nil || len(two.sink.Dispatches) != 6 {
-		t.Errorf("two sessions with ids 1..3: %d dispatches, gaps %+v", len(two.sink.Dispatches), gapList(two.c))
+		t.Errorf("two sessions with ids 1..3: got %d dispatches, gaps %+v; want 6 and no duplicate_event", len(two.sink.Dispatches), gapList(two.c))
 	}
 
 	sp := good()
@@ -88,7 +88,7 @@ func TestRepeatNotAcrossScopes(t *testing.T) {
 	sp.events = append(sp.events, sp.events[0])
 	sp.events[3].Start, sp.events[3].End = tick0+600, tick0+610
 	if res := mustRead(t, build(sp)); res.gap(capture.DuplicateEvent) != nil || len(res.sink.Dispatches) != 4 {
-		t.Errorf("event ids 0: %d dispatches, gaps %+v", len(res.sink.Dispatches), gapList(res.c))
+		t.Errorf("event ids 0: got %d dispatches, gaps %+v; want 4 and no duplicate_event", len(res.sink.Dispatches), gapList(res.c))
 	}
 
 	queues := oneSession(func(b *gen.Bundle, recs [][]byte) {
@@ -96,7 +96,7 @@ func TestRepeatNotAcrossScopes(t *testing.T) {
 		b.Chunk(gen.OnQueue(1, 0, 1), "dispatch-events", "amdgpu.dispatch", recs...)
 	})
 	if res := mustRead(t, queues); res.gap(capture.DuplicateEvent) != nil || len(res.sink.Dispatches) != 6 {
-		t.Errorf("ids 1..3 on two queues: %d dispatches, gaps %+v", len(res.sink.Dispatches), gapList(res.c))
+		t.Errorf("ids 1..3 on two queues: got %d dispatches, gaps %+v; want 6 and no duplicate_event", len(res.sink.Dispatches), gapList(res.c))
 	}
 
 	// Two GPUs' sessions, both id 1, both open: the second GPU's chunk is
@@ -147,11 +147,11 @@ func TestJSONLRepeatedRows(t *testing.T) {
 	again := bytes.ReplaceAll(rows, []byte(`"start_tick":100`), []byte(`"start_tick":200`))
 	again = bytes.ReplaceAll(again, []byte(`"end_tick":100`), []byte(`"end_tick":200`))
 	if bytes.Equal(again, rows) {
-		t.Fatal("test rows did not change")
+		t.Fatal("test rows did not change, want the ticks replaced")
 	}
 	c, tb = readJSONLBytes(t, bytes.Join([][]byte{rows, again, summary}, nil))
 	if c.Accounting.Find(capture.DuplicateEvent) != nil || tb.Dispatches() != 2*base.Dispatches() {
-		t.Errorf("same ids, other times: %d dispatches, gaps %+v", tb.Dispatches(), gapList(c))
+		t.Errorf("same ids, other times: got %d dispatches, gaps %+v; want %d and no duplicate_event", tb.Dispatches(), gapList(c), 2*base.Dispatches())
 	}
 }
 
@@ -184,7 +184,7 @@ func TestJSONLSkipClassification(t *testing.T) {
 	} {
 		c, _ := readJSONLBytes(t, tc.data)
 		if lostIn(c, "lines", tc.reason, tc.gap)+lostIn(c, "dispatch events", tc.reason, tc.gap) == 0 {
-			t.Errorf("%s: skip %q not lost to %s: %+v", tc.name, tc.reason, tc.gap, c.Accounting.Input)
+			t.Errorf("%s: got %+v, want skip %q lost to %s", tc.name, c.Accounting.Input, tc.reason, tc.gap)
 		}
 	}
 	// The negative arm: not device work.
@@ -221,6 +221,6 @@ func TestHostSpanNotDeviceWork(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no host span skipped: %+v", res.c.Accounting.Input)
+		t.Errorf("got no host span skipped: %+v, want one", res.c.Accounting.Input)
 	}
 }

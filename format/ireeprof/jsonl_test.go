@@ -22,7 +22,7 @@ func readJSONLBytes(t *testing.T, data []byte) (*capture.Capture, *analysis.Tabl
 		t.Fatal(err)
 	}
 	if msg := checkCapture(c); msg != "" {
-		t.Fatal(msg)
+		t.Fatalf("got %s, want a valid capture", msg)
 	}
 	return c, agg.Tables(c)
 }
@@ -64,17 +64,17 @@ func TestJSONLMatchesBundle(t *testing.T) {
 			br := agg.Tables(bc)
 			jt, bt := tables(jr), tables(br)
 			if strings.Join(jt, "\n") != strings.Join(bt, "\n") {
-				t.Errorf("JSONL tables:\n%s\nbundle tables:\n%s", strings.Join(jt, "\n"), strings.Join(bt, "\n"))
+				t.Errorf("got JSONL tables:\n%s\nwant the bundle's:\n%s", strings.Join(jt, "\n"), strings.Join(bt, "\n"))
 			}
 			if a, b := jc.Accounting.CountOf(capture.InvalidEvent), bc.Accounting.CountOf(capture.InvalidEvent); a != b {
-				t.Errorf("invalid events: JSONL %d, bundle %d", a, b)
+				t.Errorf("invalid events: got JSONL %d, want the bundle's %d", a, b)
 			}
 			if (jc.Accounting.CountOf(capture.EmptyCapture) > 0) != (bc.Accounting.CountOf(capture.EmptyCapture) > 0) {
-				t.Errorf("empty_capture differs")
+				t.Errorf("empty_capture: got JSONL %v, want the bundle's %v", jc.Accounting.CountOf(capture.EmptyCapture) > 0, bc.Accounting.CountOf(capture.EmptyCapture) > 0)
 			}
 			// The JSONL can never vouch for completeness.
 			if jc.Accounting.Complete() || jc.Accounting.Find(LossesUnknown) == nil {
-				t.Error("a JSONL capture is reported complete")
+				t.Error("a JSONL capture: got complete, want incomplete with a losses-unknown gap")
 			}
 		})
 	}
@@ -88,17 +88,17 @@ func TestJSONLGaps(t *testing.T) {
 	cut := append(bytes.Join(lines[:2], nil), lines[2][:40]...)
 	c, r := readJSONLBytes(t, cut)
 	if r.Dispatches() != 2 || c.Accounting.Find(capture.TruncatedInput) == nil {
-		t.Errorf("cut JSONL: %d dispatches, gaps %+v", r.Dispatches(), c.Accounting.Gaps)
+		t.Errorf("cut JSONL: got %d dispatches, gaps %+v; want 2 and truncated_input", r.Dispatches(), c.Accounting.Gaps)
 	}
 	// A dropped row: the summary does not add up.
 	c, _ = readJSONLBytes(t, append(bytes.Join(lines[:1], nil), bytes.Join(lines[2:], nil)...))
 	if c.Accounting.Find(capture.InconsistentTrace) == nil {
-		t.Error("missing row not detected")
+		t.Error("missing row: got no inconsistent_trace, want one")
 	}
 	// A row iree-profile marks invalid is invalid whatever its ticks.
 	c, r = readJSONLBytes(t, bytes.Replace(full, []byte(`"valid":true`), []byte(`"valid":false`), 1))
 	if r.Dispatches() != 2 || c.Accounting.CountOf(capture.InvalidEvent) != 2 {
-		t.Errorf("valid:false row: %d dispatches, %d invalid", r.Dispatches(), c.Accounting.CountOf(capture.InvalidEvent))
+		t.Errorf("valid:false row: got %d dispatches, %d invalid; want 2 and 2", r.Dispatches(), c.Accounting.CountOf(capture.InvalidEvent))
 	}
 	checkItem(t, c, capture.InvalidEvent, "event 1 (submission 10): start tick 1000100, end tick 1000350, valid false", "device 0 queue 0, line 1")
 	// A row written twice: counted once, the repeat named by its line.
@@ -108,7 +108,7 @@ func TestJSONLGaps(t *testing.T) {
 	}
 	checkItem(t, c, capture.DuplicateEvent, "event 1 (submission 10) repeats the row on line 1: counted once", "device 0 queue 0, line 2")
 	if c, _ := readJSONLBytes(t, full); c.Accounting.Find(capture.InconsistentTrace) != nil || c.Accounting.Find(capture.TruncatedInput) != nil {
-		t.Errorf("whole JSONL: %+v", c.Accounting.Gaps)
+		t.Errorf("whole JSONL: got gaps %+v, want no inconsistent_trace or truncated_input", c.Accounting.Gaps)
 	}
 	// Rows without a name: one unresolved kernel, whose gap counts its
 	// rows, the invalid one too (as the bundle's reader does).
@@ -119,13 +119,13 @@ func TestJSONLGaps(t *testing.T) {
 	// iree-profile's error on the cut bundle: a tool error, no dispatches.
 	c, _ = readJSONLBytes(t, goldenJSONL(t, "cut_mid_record"))
 	if c.Accounting.Find(ToolError) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
-		t.Errorf("tool error: %+v", c.Accounting.Gaps)
+		t.Errorf("tool error: got gaps %+v, want tool_error and empty_capture", c.Accounting.Gaps)
 	}
 	// Aggregate output is not read as dispatches, and says so.
 	agg := fixture.Read(t, goldenPath("dispatch_mode", "dispatch"))
 	c, _ = readJSONLBytes(t, agg)
 	if c.Accounting.Find(capture.SkippedInput) == nil || c.Accounting.Find(capture.EmptyCapture) == nil {
-		t.Errorf("aggregate: %+v", c.Accounting.Gaps)
+		t.Errorf("aggregate: got gaps %+v, want skipped_input and empty_capture", c.Accounting.Gaps)
 	}
 }
 
@@ -145,15 +145,15 @@ func checkItem(t *testing.T, c *capture.Capture, k capture.Kind, what, where str
 func TestSniff(t *testing.T) {
 	for _, name := range samples {
 		if Sniff(sampleBytes(t, name)) != format.Certain {
-			t.Errorf("%s not sniffed", name)
+			t.Errorf("%s: not sniffed, want Certain", name)
 		}
 		if name != "cut_mid_record" && SniffJSONL(goldenJSONL(t, name)) != format.Likely {
-			t.Errorf("%s JSONL not sniffed", name)
+			t.Errorf("%s JSONL: not sniffed, want Likely", name)
 		}
 	}
 	for _, head := range []string{"", "IRP", `{"traceEvents":[]}`, `{"type":"summary"}`, "hrx debug serial: x\n"} {
 		if Sniff([]byte(head)) != format.No || SniffJSONL([]byte(head)) != format.No {
-			t.Errorf("%q sniffed", head)
+			t.Errorf("%q: sniffed, want No", head)
 		}
 	}
 }

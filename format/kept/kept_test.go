@@ -23,20 +23,20 @@ func TestEndRecordRoundTrip(t *testing.T) {
 		}
 	}
 	if got := (Ending{Exit: -1, Signal: "SIGINT", Forwarded: []string{"SIGINT"}, At: 7, HasAt: true}).Record(); got != "# tally kept trace end signal=SIGINT forwarded=SIGINT at=7" {
-		t.Fatalf("got %q", got)
+		t.Fatalf("got %q, want %q", got, "# tally kept trace end signal=SIGINT forwarded=SIGINT at=7")
 	}
 	// Unknown keys are ignored: later writers may add some.
 	if e, err := ParseEnd([]byte(EndPrefix + " exit=0 host=x")); err != nil || !e.Clean() {
-		t.Fatalf("unknown key: got %+v %v", e, err)
+		t.Fatalf("unknown key: got %+v %v, want a clean ending and no error", e, err)
 	}
 	for _, bad := range []string{EndPrefix, EndPrefix + " exit=256", EndPrefix + " exit=-1", EndPrefix + " exit=0 exit=0", EndPrefix + " signal=INT",
 		EndPrefix + " exit=0 signal=SIGINT", EndPrefix + " exit", EndPrefix + " exit=0 forwarded=x", EndPrefix + " exit=0 at=-3", "# tally kept trace ending exit=0"} {
 		if _, err := ParseEnd([]byte(bad)); err == nil {
-			t.Errorf("%q parsed", bad)
+			t.Errorf("%q: got parsed, want an error", bad)
 		}
 	}
 	if IsEnd([]byte("# tally kept trace endless")) || !IsEnd([]byte(EndPrefix)) {
-		t.Fatal("IsEnd")
+		t.Fatalf("IsEnd: got %v for \"endless\", %v for the end prefix; want false, true", IsEnd([]byte("# tally kept trace endless")), IsEnd([]byte(EndPrefix)))
 	}
 }
 
@@ -70,24 +70,24 @@ func TestAccount(t *testing.T) {
 	var a capture.Accounting
 	(&End{}).Account(&a, where, 3)
 	if g := a.Find(capture.NoEndMarker); g == nil || !g.Note || a.CutUnit != "line" || g.Items[0].Where != "line 3" {
-		t.Fatalf("raw: got %+v", a)
+		t.Fatalf("raw: got %+v, want a no_end_marker note at line 3, cut unit line", a)
 	}
 	e := &End{}
 	e.HeaderLine([]byte(Header + " end=1 pid=1 cmd=\"x\""))
 	a = capture.Accounting{}
 	if e.Account(&a, where, 5); a.Find(capture.TruncatedInput) == nil || a.CutUnit != "" {
-		t.Fatalf("end=1, no end record: got %+v", a)
+		t.Fatalf("end=1, no end record: got %+v, want truncated_input and no cut unit", a)
 	}
 	e.Next([]byte(EndPrefix+" signal=SIGTERM"), 6)
 	a = capture.Accounting{}
 	g := e.Account(&a, where, 6)
 	if g == nil || g.Kind != capture.InterruptedRecording || !strings.Contains(g.Items[0].What, "killed by SIGTERM") || a.Complete() {
-		t.Fatalf("SIGTERM: got %+v", a)
+		t.Fatalf("SIGTERM: got %+v, want an incomplete interrupted_recording, killed by SIGTERM", a)
 	}
 	// A header key after cmd= belongs to the command line.
 	e = &End{}
 	e.HeaderLine([]byte(Header + ` pid=1 cmd="x" end=1`))
 	if e.Due {
-		t.Fatal("end=1 after cmd= read as a key")
+		t.Fatal("end=1 after cmd=: got read as a key, want it part of the command")
 	}
 }

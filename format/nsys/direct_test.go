@@ -31,7 +31,7 @@ func readPaths(t *testing.T, path string) (direct, viaSQL result, merge, nvtx bo
 	merge, nvtx = false, false
 	viaSQL = readErr(t, path)
 	if merge || nvtx {
-		t.Fatalf("sqlOnly: the direct path still read (merge %v, NVTX %v)", merge, nvtx)
+		t.Fatalf("sqlOnly: got the direct path read (merge %v, NVTX %v), want neither", merge, nvtx)
 	}
 	return direct, viaSQL, m, n
 }
@@ -53,14 +53,14 @@ func readErr(t *testing.T, path string) result {
 func sameResult(t *testing.T, name string, a, b result) {
 	t.Helper()
 	if a.err != b.err {
-		t.Fatalf("%s: direct error %q, SQL error %q", name, a.err, b.err)
+		t.Fatalf("%s: got direct error %q, want the SQL path's %q", name, a.err, b.err)
 	}
 	if len(a.disp) != len(b.disp) {
-		t.Fatalf("%s: direct %d dispatches, SQL %d", name, len(a.disp), len(b.disp))
+		t.Fatalf("%s: got direct %d dispatches, want the SQL path's %d", name, len(a.disp), len(b.disp))
 	}
 	for i := range a.disp {
 		if a.disp[i] != b.disp[i] {
-			t.Fatalf("%s: dispatch %d: direct %+v, SQL %+v", name, i, a.disp[i], b.disp[i])
+			t.Fatalf("%s: dispatch %d: got direct %+v, want the SQL path's %+v", name, i, a.disp[i], b.disp[i])
 		}
 	}
 	if !reflect.DeepEqual(a.c, b.c) {
@@ -69,10 +69,10 @@ func sameResult(t *testing.T, name string, a, b result) {
 		la, lb := strings.Split(string(ja), "\n"), strings.Split(string(jb), "\n")
 		for i := 0; i < min(len(la), len(lb)); i++ {
 			if la[i] != lb[i] {
-				t.Fatalf("%s: captures differ at JSON line %d: direct %s, SQL %s", name, i, la[i], lb[i])
+				t.Fatalf("%s: captures differ at JSON line %d: got direct %s, want the SQL path's %s", name, i, la[i], lb[i])
 			}
 		}
-		t.Fatalf("%s: captures differ (JSON: %d and %d lines)", name, len(la), len(lb))
+		t.Fatalf("%s: captures differ: got %d JSON lines direct, want the SQL path's %d", name, len(la), len(lb))
 	}
 }
 
@@ -195,7 +195,7 @@ func TestMutatedDirectMatchesSQL(t *testing.T) {
 		}
 	}
 	if both < mutations/4 {
-		t.Errorf("only %d of %d mutated files read: the test compares too little", both, mutations)
+		t.Errorf("got %d of %d mutated files read, want at least %d: the test compares too little", both, mutations, mutations/4)
 	}
 }
 

@@ -15,16 +15,16 @@ import (
 func TestGeneratedPrograms(t *testing.T) {
 	r := readPath(t, genDB(t, genOpts{kernels: 250, nvtx: true}))
 	if len(r.disp) != 250 || !r.c.Accounting.Complete() {
-		t.Fatalf("%d dispatches:\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want 250 and complete:\n%s", len(r.disp), gapText(r.c))
 	}
 	// The outermost range names the program, without its instance
 	// number: one program "step" with 3 instances, never one per op.
 	if len(r.c.Programs) != 1 || r.c.Programs[0].Name != "step" || r.c.Programs[0].Instances != 3 {
-		t.Fatalf("programs %+v", r.c.Programs)
+		t.Fatalf("got programs %+v, want one, step, with 3 instances", r.c.Programs)
 	}
 	for _, d := range r.disp {
 		if d.Link != capture.LinkLaunched || !d.Launch.Valid || d.Launch.End-d.Launch.Begin != 300 {
-			t.Fatalf("launch %+v", d)
+			t.Fatalf("got launch %+v, want launched and 300 ns long", d)
 		}
 		// Launch i is in step#(i/100): the dispatch's instance.
 		if want := (d.Launch.Begin - 10000) / 1000 / 100; d.Instance != want {
@@ -32,11 +32,11 @@ func TestGeneratedPrograms(t *testing.T) {
 		}
 	}
 	if nv := r.c.Accounting.InputFor("NVTX rows"); nv.Read != 254 || nv.Used != 253 {
-		t.Fatalf("nvtx %+v", nv)
+		t.Fatalf("got nvtx %+v, want 254 read, 253 used", nv)
 	}
 	// Two devices × two streams.
 	if len(r.c.Queues) != 4 {
-		t.Fatalf("queues %+v", r.c.Queues)
+		t.Fatalf("got queues %+v, want 4", r.c.Queues)
 	}
 }
 
@@ -55,19 +55,19 @@ func TestGeneratedGaps(t *testing.T) {
 	}
 	if g := a.Find(capture.GraphLaunch); g != nil {
 		if m, _ := g.Figure("max_kernels_per_launch"); m != 3 {
-			t.Errorf("max per launch %d", m)
+			t.Errorf("got max per launch %d, want 3", m)
 		}
 	}
 	if !strings.Contains(a.Find(capture.WindowedExport).Summary, "window 5-6 ns") {
-		t.Error(a.Find(capture.WindowedExport).Summary)
+		t.Errorf("got %q, want a window 5-6 ns", a.Find(capture.WindowedExport).Summary)
 	}
 	if rt := a.InputFor("runtime rows"); rt.Read != 29 || rt.Used != 24 || rt.SkippedTotal() != 5 {
-		t.Errorf("runtime rows %+v", rt)
+		t.Errorf("got runtime rows %+v, want 29 read, 24 used, 5 skipped", rt)
 	}
 	// Reversed rows are kept out, never swapped.
 	for _, d := range r.disp {
 		if d.Device.Begin == 800 || d.Device.Begin == 900 {
-			t.Fatal("reversed row in the tables")
+			t.Fatalf("got a reversed row in the tables (%+v), want it left out", d)
 		}
 	}
 }
@@ -76,21 +76,21 @@ func TestNoKernelTable(t *testing.T) {
 	r := readPath(t, genDB(t, genOpts{kernels: 5, noKernels: true, graphs: 3, graphTrace: 2}))
 	g := r.c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || g.Summary != noKernelTable || !strings.Contains(g.Items[0].What, "traced Cuda") {
-		t.Fatalf("%s", gapText(r.c))
+		t.Fatalf("want an EmptyCapture of noKernelTable naming traced Cuda, got:\n%s", gapText(r.c))
 	}
 	gr := r.c.Accounting.Find(capture.GraphKernelsUntraced)
 	if gr == nil || gr.Count != 3 || !strings.Contains(gr.Summary, "--cuda-graph-trace=node") {
-		t.Fatalf("%s", gapText(r.c))
+		t.Fatalf("want 3 graph_kernels_untraced suggesting --cuda-graph-trace=node, got:\n%s", gapText(r.c))
 	}
 	if n, _ := gr.Figure("graph_executions"); n != 2 {
-		t.Fatalf("graph executions %d", n)
+		t.Fatalf("got graph executions %d, want 2", n)
 	}
 }
 
 func TestUnknownTablesNamed(t *testing.T) {
 	r := readPath(t, genDB(t, genOpts{kernels: 3, extraTable: true}))
 	if len(r.disp) != 3 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 3:\n%s", len(r.disp), gapText(r.c))
 	}
 	var got []string
 	for _, s := range r.c.Inventory {
@@ -101,7 +101,7 @@ func TestUnknownTablesNamed(t *testing.T) {
 		}
 	}
 	if strings.Join(got, "|") != "CUPTI_ACTIVITY_KIND_FUTURE|futureColumn" {
-		t.Fatalf("not read: %q", got)
+		t.Fatalf("got %q, want CUPTI_ACTIVITY_KIND_FUTURE|futureColumn", got)
 	}
 }
 
@@ -121,13 +121,13 @@ func TestBadInputs(t *testing.T) {
 		if err == nil {
 			// A cut file may still open: then it must not look complete.
 			if c.Accounting.Complete() && len(c.Kernels) > 0 {
-				t.Errorf("%s read as complete", name)
+				t.Errorf("%s: got complete with kernels, want an error or an incomplete capture", name)
 			}
 			continue
 		}
 		var fe *format.Error
 		if !errorsAs(err, &fe) || !strings.HasPrefix(err.Error(), p) {
-			t.Errorf("%s: unpositioned error %v", name, err)
+			t.Errorf("%s: got %v, want a *format.Error starting with the path", name, err)
 		}
 	}
 }
@@ -146,7 +146,7 @@ func TestForeignSQLite(t *testing.T) {
 	}
 	g := c.Accounting.Find(capture.EmptyCapture)
 	if c.Source.Format != Name || g == nil || !strings.Contains(g.Items[0].What, "is it an Nsight Systems export?") {
-		t.Fatal(gapText(c))
+		t.Fatalf("want an EmptyCapture asking is it an Nsight Systems export?, got:\n%s", gapText(c))
 	}
 }
 
@@ -187,7 +187,7 @@ func TestNotAPlainFile(t *testing.T) {
 		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "tally-*")); len(left) > 0 {
-		t.Errorf("temporary copies left behind: %v", left)
+		t.Errorf("got temporary copies left behind: %v, want none", left)
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		in, err := format.Open("/dev/zero")
@@ -196,7 +196,7 @@ func TestNotAPlainFile(t *testing.T) {
 		}
 		defer in.Close()
 		if _, err := format.ReadInput(in, Name, nil, nil); err == nil || !strings.Contains(err.Error(), "device") {
-			t.Errorf("/dev/zero: %v", err)
+			t.Errorf("/dev/zero: got %v, want an error naming a device", err)
 		}
 	}
 }

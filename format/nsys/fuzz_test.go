@@ -29,7 +29,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			var fe *format.Error
 			if !errors.As(err, &fe) && len(data) > 0 {
-				t.Fatalf("not a format.Error: %v", err)
+				t.Fatalf("got %v, want a format.Error", err)
 			}
 			if errors.Is(err, format.ErrModel) {
 				t.Fatal(err)
@@ -37,12 +37,12 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		if c == nil {
-			t.Fatal("no capture and no error")
+			t.Fatal("got no capture and no error, want one")
 		}
 		// With host-op attribution: the model's checks hold too (format
 		// checks every dispatch's op ids and the op table).
 		if _, err := format.ReadFile(p, Name, &format.Options{Ops: true}, nil); err != nil && errors.Is(err, format.ErrModel) {
-			t.Fatalf("with ops: %v", err)
+			t.Fatalf("with ops: got %v, want no ErrModel", err)
 		}
 	})
 }
@@ -70,12 +70,12 @@ func TestMutatedExports(t *testing.T) {
 		if err != nil {
 			var fe *format.Error
 			if !errors.As(err, &fe) && len(d) > 0 {
-				t.Fatalf("mutation %d: not a format.Error: %v", i, err)
+				t.Fatalf("mutation %d: got %v, want a format.Error", i, err)
 			}
 			continue
 		}
 		if c == nil {
-			t.Fatalf("mutation %d: no capture and no error", i)
+			t.Fatalf("mutation %d: got no capture and no error, want one", i)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func genDB(t testing.TB, o genOpts) string {
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
+			t.Fatalf("got error %v, want none, from\n%s", err, q)
 		}
 	}
 	exec(`PRAGMA journal_mode=OFF`)

@@ -66,7 +66,7 @@ func TestSkipClasses(t *testing.T) {
 	}
 	for _, d := range r.disp {
 		if d.Device.End == math.MaxInt64 || d.Launch.Begin < 0 {
-			t.Errorf("an impossible time in the tables: %+v", d)
+			t.Errorf("got an impossible time in the tables: %+v, want it left out", d)
 		}
 	}
 
@@ -79,7 +79,7 @@ func TestSkipClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s := c2.Accounting.FindSkip("activity rows", "longer than the ceiling"); s != nil {
-		t.Errorf("a 4000 s kernel under a 2 h ceiling is lost: %+v", s)
+		t.Errorf("a 4000 s kernel under a 2 h ceiling: got lost %+v, want kept", s)
 	}
 	if got := len(col.Dispatches); got != 20-2 {
 		t.Errorf("dispatches under a 2 h ceiling: got %d, want %d", got, 20-2)
@@ -116,7 +116,7 @@ func TestRepeatedRows(t *testing.T) {
 	// The graph's kernels share their launch's id: still a graph launch
 	// of 3 kernels, not repeats.
 	if g := c.Accounting.Find(capture.GraphLaunch); g == nil {
-		t.Errorf("no graph_launch note\n%s", gapText(c))
+		t.Errorf("want a graph_launch note, got:\n%s", gapText(c))
 	} else if m, _ := g.Figure("max_kernels_per_launch"); m != 3 {
 		t.Errorf("max_kernels_per_launch: got %d, want 3", m)
 	}
@@ -129,7 +129,7 @@ func TestRepeatedRows(t *testing.T) {
 	}
 	// The sample has no repeated row.
 	if g := readPath(t, sample).c.Accounting.Find(capture.DuplicateEvent); g != nil {
-		t.Errorf("sample: %s", gapText(readPath(t, sample).c))
+		t.Errorf("sample: want no duplicate_event, got:\n%s", gapText(readPath(t, sample).c))
 	}
 }
 
@@ -146,6 +146,6 @@ func TestCutAtPageBoundary(t *testing.T) {
 	}
 	// Negative arm: the whole file is read (its header's size is its own).
 	if r := readPath(t, sample); len(r.disp) == 0 {
-		t.Fatal("sample: no dispatch")
+		t.Fatal("sample: got no dispatch, want some")
 	}
 }

@@ -27,7 +27,7 @@ func readPath(t testing.TB, path string) result {
 	var col capture.Collect
 	c, err := format.ReadFile(path, "", &format.Options{ProgramBy: format.ByAnnotation}, &col)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: got error %v, want none", path, err)
 	}
 	// format.ReadInput has checked the model's invariants
 	// (capture.CheckValid, CheckDispatch) on the way.
@@ -61,7 +61,7 @@ func openRaw(t testing.TB, path string) *sql.DB {
 func TestSampleTotals(t *testing.T) {
 	r := readPath(t, sample)
 	if r.c.Source.Format != Name {
-		t.Fatalf("detected as %s", r.c.Source.Format)
+		t.Fatalf("got detected as %s, want %s", r.c.Source.Format, Name)
 	}
 	got := map[string][2]int64{}
 	cats := map[string]int{}
@@ -76,7 +76,7 @@ func TestSampleTotals(t *testing.T) {
 		got[k.Name] = [2]int64{v[0] + dur, v[1] + 1}
 	}
 	if cats["kernel"] != 3442 || cats["memcpy"] != 904 || cats["memset"] != 22 {
-		t.Fatalf("categories %v", cats)
+		t.Fatalf("got categories %v, want kernel 3442, memcpy 904, memset 22", cats)
 	}
 	db := openRaw(t, sample)
 	rows, err := db.Query(`SELECT s.value, sum(k."end" - k.start), count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value`)
@@ -93,11 +93,11 @@ func TestSampleTotals(t *testing.T) {
 		}
 		n++
 		if got[name] != [2]int64{ns, cnt} {
-			t.Errorf("%s: tally %v, SQL %d ns in %d", name, got[name], ns, cnt)
+			t.Errorf("%s: got %v, want the SQL's %d ns in %d", name, got[name], ns, cnt)
 		}
 	}
 	if n != len(got) {
-		t.Errorf("%d kernel names in SQL, %d in tally", n, len(got))
+		t.Errorf("got %d kernel names in tally, want the SQL's %d", len(got), n)
 	}
 }
 
@@ -113,37 +113,37 @@ func TestSampleGaps(t *testing.T) {
 	// work of the other (the query below shows both numbers).
 	orph := a.Find(capture.GPUEventWithoutLaunch)
 	if orph == nil {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want a GPUEventWithoutLaunch gap, got:\n%s", gapText(r.c))
 	}
 	if k, _ := orph.Figure("kernel"); k != 1810 {
-		t.Errorf("orphan kernels %d:\n%s", k, gapText(r.c))
+		t.Errorf("got orphan kernels %d, want 1810:\n%s", k, gapText(r.c))
 	}
 	if ul := a.Find(capture.LaunchWithoutGPUEvent); ul == nil || ul.Count != 2280 {
-		t.Errorf("unmatched launches:\n%s", gapText(r.c))
+		t.Errorf("want 2280 unmatched launches, got:\n%s", gapText(r.c))
 	} else if len(ul.Items) < 2 || !slices.IsSortedFunc(ul.Items, func(x, y capture.Item) int { return strings.Compare(x.Kernel, y.Kernel) }) {
 		// One item a call name, in name order whatever the map's order.
 		t.Errorf("unmatched launch items: got %d, want two or more in name order:\n%s", len(ul.Items), gapText(r.c))
 	}
 	byProc, byCorr := unmatchedLaunches(t)
 	if byProc != 2280 || byCorr != 2267 {
-		t.Errorf("independent count: %d by (process, id), %d by id alone", byProc, byCorr)
+		t.Errorf("independent count: got %d by (process, id), %d by id alone; want 2280 and 2267", byProc, byCorr)
 	}
 	w := a.Find(capture.WindowedExport)
 	if w == nil || !strings.Contains(w.Summary, "155330248986-156330248986") {
-		t.Errorf("window:\n%s", gapText(r.c))
+		t.Errorf("want a window 155330248986-156330248986, got:\n%s", gapText(r.c))
 	}
 	if a.Complete() {
-		t.Error("a windowed export reported complete")
+		t.Error("a windowed export: got complete, want incomplete")
 	}
 	if a.Find(capture.EmptyCapture) != nil || a.Find(capture.GraphKernelsUntraced) != nil {
-		t.Errorf("unexpected:\n%s", gapText(r.c))
+		t.Errorf("want no EmptyCapture or GraphKernelsUntraced, got:\n%s", gapText(r.c))
 	}
 	// Two GPUs, one stream each.
 	if len(r.c.Queues) != 2 {
-		t.Errorf("queues %+v", r.c.Queues)
+		t.Errorf("got queues %+v, want 2", r.c.Queues)
 	}
 	if !strings.Contains(r.c.Clock.Description, "35255823190") {
-		t.Error(r.c.Clock.Description)
+		t.Errorf("got clock %q, want it to name 35255823190", r.c.Clock.Description)
 	}
 }
 

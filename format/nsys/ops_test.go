@@ -30,7 +30,7 @@ func TestOpsNVTX(t *testing.T) {
 		plain := readPath(t, path)
 		sqlOnly = false
 		if gapText(r.c) != gapText(plain.c) || len(r.disp) != len(plain.disp) {
-			t.Fatalf("SQL %v: attribution changes the read:\n%s\nvs\n%s", viaSQL, gapText(r.c), gapText(plain.c))
+			t.Fatalf("SQL %v: attribution changes the read: got\n%s\nwant as without it:\n%s", viaSQL, gapText(r.c), gapText(plain.c))
 		}
 		ops, none := 0, 0
 		for _, d := range r.disp {
@@ -38,7 +38,7 @@ func TestOpsNVTX(t *testing.T) {
 			if o == nil {
 				none++
 				if d.Link != capture.LinkNoLaunch {
-					t.Errorf("SQL %v: a launched dispatch of %s has no op", viaSQL, r.c.Kernels[d.Kernel].Name)
+					t.Errorf("SQL %v: a launched dispatch of %s: got no op, want one", viaSQL, r.c.Kernels[d.Kernel].Name)
 				}
 				continue
 			}
@@ -75,7 +75,7 @@ func TestOpsNVTXSample(t *testing.T) {
 		if o := r.c.Op(d.Op); o != nil {
 			n[o.Name]++
 		} else if d.Link == capture.LinkLaunched {
-			t.Fatalf("a launched %s has no op", r.c.Kernels[d.Kernel].Name)
+			t.Fatalf("a launched %s: got no op, want one", r.c.Kernels[d.Kernel].Name)
 		}
 	}
 	if n["aten::copy_"] != 568 || n["aten::mm"] != 264 {

@@ -39,7 +39,7 @@ func TestBeforeSession(t *testing.T) {
 	r := readPath(t, path)
 	g := r.c.Accounting.Find(BeforeSession)
 	if g == nil {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want a BeforeSession note, got:\n%s", gapText(r.c))
 	}
 	dev, rt, neg := earlyRows(t, path, 1000)
 	if dev != 2 || neg != 2 {
@@ -51,7 +51,7 @@ func TestBeforeSession(t *testing.T) {
 		}
 	}
 	if _, has := g.Figure("negative"); has {
-		t.Errorf("the note counts negative rows: they are invalid_event\n%s", gapText(r.c))
+		t.Errorf("got negative rows in the note, want them left to invalid_event:\n%s", gapText(r.c))
 	}
 	// A note (the rows are in the tables); the untimed rows (0, 0) are
 	// not early, they are untimed.
@@ -87,7 +87,7 @@ func TestBeforeSession(t *testing.T) {
 	r = readPath(t, sample)
 	dev, rt, neg = earlyRows(t, sample, 35255823190)
 	if dev+rt+neg != 0 || r.c.Accounting.Find(BeforeSession) != nil || r.c.Accounting.Find(capture.InvalidEvent) != nil {
-		t.Errorf("sample: %d+%d early rows, %d negative\n%s", dev, rt, neg, gapText(r.c))
+		t.Errorf("sample: got %d+%d early rows, %d negative; want none and no BeforeSession or InvalidEvent:\n%s", dev, rt, neg, gapText(r.c))
 	}
 }
 
@@ -108,24 +108,24 @@ func TestDiagnostics(t *testing.T) {
 	r := readPath(t, genDB(t, genOpts{kernels: 5, diagnostics: true}))
 	g := r.c.Accounting.Find(capture.ProducerWarnings)
 	if g == nil || g.Count != 3 || len(g.Items) != 3 {
-		t.Fatalf("%s", gapText(r.c))
+		t.Fatalf("want 3 producer warnings, got:\n%s", gapText(r.c))
 	}
 	if g.Items[0].What != "Warning: CUPTI buffer was full: events dropped" || g.Items[2].What != "Error: Failed to collect CPU samples" {
-		t.Errorf("items %+v", g.Items)
+		t.Errorf("got items %+v, want the CUPTI buffer full warning first and Failed to collect CPU samples third", g.Items)
 	}
 	if w, _ := g.Figure("warning"); w != 2 {
-		t.Errorf("warning figure %d", w)
+		t.Errorf("got warning figure %d, want 2", w)
 	}
 	if in := r.c.Accounting.InputFor("diagnostic rows"); in.Read != 4 || in.Used != 4 {
-		t.Errorf("rows %+v", in)
+		t.Errorf("got rows %+v, want 4 read, 4 used", in)
 	}
 	if r.c.Accounting.Complete() {
-		t.Error("warnings did not make the capture incomplete")
+		t.Error("warnings: got complete, want incomplete")
 	}
 	// Negative arm: info rows alone are no warning.
 	r = readPath(t, genDB(t, genOpts{kernels: 5}))
 	if r.c.Accounting.Find(capture.ProducerWarnings) != nil {
-		t.Error(gapText(r.c))
+		t.Errorf("want no producer warnings, got:\n%s", gapText(r.c))
 	}
 }
 
@@ -134,7 +134,7 @@ func TestOverhead(t *testing.T) {
 	r := readPath(t, path)
 	g := r.c.Accounting.Find(ProfilerOverhead)
 	if g == nil || !g.Note {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want a ProfilerOverhead note, got:\n%s", gapText(r.c))
 	}
 	// Reversed rows count as rows but add no time.
 	want := []string{
@@ -143,7 +143,7 @@ func TestOverhead(t *testing.T) {
 		"PROFILER_OVERHEAD: cudaStreamSynchronize_v3020: 1 rows, 70 ns",
 	}
 	if len(g.Items) != len(want) {
-		t.Fatalf("%s", gapText(r.c))
+		t.Fatalf("got %d items, want %d:\n%s", len(g.Items), len(want), gapText(r.c))
 	}
 	for i, w := range want {
 		if g.Items[i].What != w {
@@ -151,7 +151,7 @@ func TestOverhead(t *testing.T) {
 		}
 	}
 	if ns, _ := g.Figure("total_ns"); g.Count != 5 || ns != 680 {
-		t.Errorf("count %d total %d", g.Count, ns)
+		t.Errorf("got count %d total %d, want 5 and 680", g.Count, ns)
 	}
 
 	// The sample: 198 COMMAND_BUFFER_FULL rows; their time from SQL.
@@ -162,14 +162,14 @@ func TestOverhead(t *testing.T) {
 	}
 	g = r.c.Accounting.Find(ProfilerOverhead)
 	if g == nil || g.Count != n || n != 198 || len(g.Items) != 1 {
-		t.Fatalf("sample overhead:\n%s", gapText(r.c))
+		t.Fatalf("sample overhead: want one item of 198 rows (SQL: %d), got:\n%s", n, gapText(r.c))
 	}
 	if got, _ := g.Figure("total_ns"); got != ns || !strings.Contains(g.Items[0].What, "Command buffer full (CUDA): 198 rows") {
-		t.Errorf("total %d, SQL %d; %s", got, ns, g.Items[0].What)
+		t.Errorf("got total %d; %s; want the SQL's %d and Command buffer full (CUDA): 198 rows", got, g.Items[0].What, ns)
 	}
 	// Negative arm: no overhead tables, no note.
 	r = readPath(t, genDB(t, genOpts{kernels: 5}))
 	if r.c.Accounting.Find(ProfilerOverhead) != nil {
-		t.Error(gapText(r.c))
+		t.Errorf("want no ProfilerOverhead, got:\n%s", gapText(r.c))
 	}
 }

@@ -35,9 +35,9 @@ func TestSpoolLimit(t *testing.T) {
 	}
 	good := fixture.Read(t, sample)
 	if c, err := format.ReadFile(gzFile("real.sqlite.gz", good), Name, nil, nil); err != nil || c.Accounting.Input[0].Read == 0 {
-		t.Errorf("a real export under the limit: %v", err)
+		t.Errorf("a real export under the limit: got %v, want it read", err)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		t.Errorf("left in TMPDIR: %v", left)
+		t.Errorf("got %v left in TMPDIR, want nothing", left)
 	}
 }

@@ -25,12 +25,12 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			var fe *format.Error
 			if !errors.As(err, &fe) || errors.Is(err, format.ErrModel) {
-				t.Fatalf("not a positioned input error: %v", err)
+				t.Fatalf("got %v, want a positioned input error (not ErrModel)", err)
 			}
 			return
 		}
 		if by := c.Accounting.InputFor("bytes"); by.Read != int64(len(data)) {
-			t.Fatalf("%d bytes read of %d", by.Read, len(data))
+			t.Fatalf("got %d bytes read, want all %d", by.Read, len(data))
 		}
 		if len(data) == 0 {
 			return // format.ReadInput's empty-file capture
@@ -42,7 +42,7 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		if c.Accounting.Complete() && !closed {
-			t.Fatal("a capture without an end record reported complete")
+			t.Fatal("a capture without an end record: got complete, want incomplete")
 		}
 	})
 }

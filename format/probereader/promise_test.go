@@ -27,11 +27,11 @@ func TestUndefinedKernelOrQueue(t *testing.T) {
 		t.Fatalf("%d dispatches, skipped_input %+v; want 1 and 2", len(ds), g)
 	}
 	if !strings.Contains(g.Items[0].What, "kernel #7, which the file never defined") || !strings.Contains(g.Items[1].What, "queue #9, which the file never defined") {
-		t.Errorf("items %+v", g.Items)
+		t.Errorf("got items %+v, want kernel #7 and queue #9, which the file never defined", g.Items)
 	}
 	ev := c.Accounting.InputFor("dispatch events")
 	if ev.LostTotal() != 2 || ev.Skipped[0].Gap != capture.SkippedInput {
-		t.Errorf("dispatch events %+v %+v", ev, ev.Skipped[0])
+		t.Errorf("got dispatch events %+v %+v, want 2 lost to skipped_input", ev, ev.Skipped[0])
 	}
 }
 

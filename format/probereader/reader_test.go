@@ -89,11 +89,11 @@ func (b *builder) end(launches, recorded, dropped uint64) *builder {
 func TestSamples(t *testing.T) {
 	c, ds := readOK(t, sample(t, "testdata/matmul.probe"))
 	if len(ds) != 160 || !c.Accounting.Complete() || len(c.Programs) != 2 || len(c.Queues) != 4 {
-		t.Fatalf("%d dispatches, %d programs, %d queues, gaps %+v", len(ds), len(c.Programs), len(c.Queues), c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches, %d programs, %d queues, gaps %+v; want 160, 2, 4 and complete", len(ds), len(c.Programs), len(c.Queues), c.Accounting.Gaps)
 	}
 	c, ds = readOK(t, sample(t, "testdata/killed.probe"))
 	if len(ds) != 98 || c.Accounting.CountOf(capture.UnfinishedDispatch) != 2 || c.Accounting.CountOf(capture.UnfinalizedCapture) != 1 {
-		t.Fatalf("%d dispatches, gaps %+v", len(ds), c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches, gaps %+v; want 98, 2 unfinished_dispatch and 1 unfinalized_capture", len(ds), c.Accounting.Gaps)
 	}
 	// Each unfinished dispatch names the queue it was in flight on, so a
 	// timeline draws it there: killed.probe has one in flight on cpu0 and
@@ -105,7 +105,7 @@ func TestSamples(t *testing.T) {
 		}
 		for _, it := range g.Items {
 			if it.Queue == nil {
-				t.Fatalf("unfinished %s without its queue", it.Kernel)
+				t.Fatalf("unfinished %s: got no queue, want its queue", it.Kernel)
 			}
 			on = append(on, c.Queues[*it.Queue].Name)
 		}
@@ -127,18 +127,18 @@ func TestCutEverywhere(t *testing.T) {
 			if n < probefile.HeaderLen {
 				var fe *format.Error
 				if !errors.As(err, &fe) {
-					t.Fatalf("%s cut at %d: %v", name, n, err)
+					t.Fatalf("%s cut at %d: got %v, want a *format.Error", name, n, err)
 				}
 				continue
 			}
 			if err != nil {
-				t.Fatalf("%s cut at %d: %v", name, n, err)
+				t.Fatalf("%s cut at %d: got error %v, want none", name, n, err)
 			}
 			if c.Accounting.Complete() {
-				t.Fatalf("%s cut at %d is reported complete", name, n)
+				t.Fatalf("%s cut at %d: got complete, want incomplete", name, n)
 			}
 			if c.Accounting.CountOf(capture.TruncatedInput)+c.Accounting.CountOf(capture.UnfinalizedCapture) == 0 {
-				t.Fatalf("%s cut at %d: neither truncated_input nor unfinalized_capture", name, n)
+				t.Fatalf("%s cut at %d: got neither truncated_input nor unfinalized_capture, want one", name, n)
 			}
 		}
 	}
@@ -154,22 +154,22 @@ func TestSkippedRecords(t *testing.T) {
 		events(0, 40, 50) // after the end
 	c, ds := readOK(t, b.b)
 	if len(ds) != 1 {
-		t.Fatalf("%d dispatches", len(ds))
+		t.Fatalf("got %d dispatches, want 1", len(ds))
 	}
 	ev := c.Accounting.InputFor("dispatch events")
 	if ev.Read != 3 || ev.Used != 1 || ev.SkippedTotal() != 2 {
-		t.Fatalf("events %+v", ev)
+		t.Fatalf("got events %+v, want 3 read, 1 used, 2 skipped", ev)
 	}
 	rec := c.Accounting.InputFor("records")
 	if rec.Read != 9 || rec.SkippedTotal() != 3 {
-		t.Fatalf("records %+v %v", rec, rec.Skipped)
+		t.Fatalf("got records %+v %v, want 9 read, 3 skipped", rec, rec.Skipped)
 	}
 	// Each skipped record or event may have held dispatches: the event of
 	// an undefined kernel, the unknown record, the malformed one and the
 	// one after the end are skipped_input items, the reversed event an
 	// invalid_event; none is a bare count.
 	if c.Accounting.CountOf(capture.InvalidEvent) != 1 || c.Accounting.CountOf(capture.SkippedInput) != 4 {
-		t.Fatalf("gaps %+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want 1 invalid_event and 4 skipped_input", c.Accounting.Gaps)
 	}
 	for _, in := range []*capture.InputCount{ev, rec, c.Accounting.InputFor("bytes")} {
 		for _, sk := range in.Skipped {
@@ -188,11 +188,11 @@ func TestCorruptLength(t *testing.T) {
 	b.b = append(b.b, "tail"...)
 	c, ds, err := readBytes(t, b.b)
 	if err != nil || len(ds) != 1 {
-		t.Fatalf("%v %d", err, len(ds))
+		t.Fatalf("got %v %d, want no error and 1 dispatch", err, len(ds))
 	}
 	by := c.Accounting.InputFor("bytes")
 	if by.Read != int64(len(b.b)) || by.SkippedTotal() != 9 {
-		t.Fatalf("%+v", by)
+		t.Fatalf("got %+v, want all %d bytes read, 9 skipped", by, len(b.b))
 	}
 }
 
@@ -201,12 +201,12 @@ func TestNothingRecordedSaysSo(t *testing.T) {
 	c, _ := readOK(t, b.b)
 	g := c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Summary, "asked for dispatch events") || !strings.Contains(g.Summary, "5 launches") {
-		t.Fatalf("%+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want an empty_capture saying dispatch events were asked for, 5 launches", c.Accounting.Gaps)
 	}
 	b = newBuilder(probefile.FamilySummaries).defs().end(5, 5, 0)
 	c, _, _ = readBytes(t, b.b)
 	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "no summary written") {
-		t.Fatalf("%+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want an empty_capture saying no summary written", c.Accounting.Gaps)
 	}
 }
 
@@ -219,11 +219,11 @@ func TestHeaderErrors(t *testing.T) {
 		_, _, err := readBytes(t, data)
 		var fe *format.Error
 		if !errors.As(err, &fe) || fe.Offset < 0 {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: got %v, want a *format.Error with an offset", name, err)
 		}
 	}
 	if Sniff([]byte(probefile.Magic)) != format.Certain || Sniff([]byte("TLYPROB")) != format.No {
-		t.Fatal("sniff")
+		t.Fatal("sniff: got the magic not Certain or a short prefix not No, want both")
 	}
 }
 
@@ -236,10 +236,10 @@ func TestEveryEventSkippedDespiteSummaries(t *testing.T) {
 		end(1, 1, 0)
 	c, ds := readOK(t, b.b)
 	if len(ds) != 0 {
-		t.Fatalf("%d dispatches", len(ds))
+		t.Fatalf("got %d dispatches, want 0", len(ds))
 	}
 	if g := c.Accounting.Find(capture.EmptyCapture); g == nil || !strings.Contains(g.Summary, "every event was skipped") {
-		t.Fatalf("no empty_capture: %+v", c.Accounting.Gaps)
+		t.Fatalf("got gaps %+v, want an empty_capture saying every event was skipped", c.Accounting.Gaps)
 	}
 }
 
@@ -261,6 +261,6 @@ func TestEventsInSummariesOnlyFile(t *testing.T) {
 		}
 	}
 	if n != 1 || c.Accounting.CountOf(capture.SkippedInput) != 1 {
-		t.Fatalf("%d dispatches counted, gaps %+v", n, c.Accounting.Gaps)
+		t.Fatalf("got %d dispatches counted, gaps %+v; want 1 and one skipped_input", n, c.Accounting.Gaps)
 	}
 }

@@ -24,10 +24,10 @@ func TestCountsSaturate(t *testing.T) {
 		b.rec(probefile.TypeSummary, u32(1), u64(40), u32(0), u64(1), u64(math.MaxUint64), u64(10))
 		c, ds := readOK(t, b.end(1, 1, 0).b)
 		if g := c.Accounting.Find(capture.EmptyCapture); g != nil {
-			t.Errorf("empty_capture: %s", g.Summary)
+			t.Errorf("got empty_capture: %s, want none", g.Summary)
 		}
 		if len(ds) != 1025 || ds[1024].Aggregate == nil || ds[1024].Aggregate.Count != maxCount {
-			t.Errorf("%d aggregates, last %+v", len(ds), ds[len(ds)-1].Aggregate)
+			t.Errorf("got %d aggregates, last %+v; want 1025, the last clamped to %d", len(ds), ds[len(ds)-1].Aggregate, int64(maxCount))
 		}
 	})
 	t.Run("end record", func(t *testing.T) {
@@ -35,10 +35,10 @@ func TestCountsSaturate(t *testing.T) {
 		c, _ := readOK(t, b.b)
 		g := c.Accounting.Find(capture.EmptyCapture)
 		if g == nil || strings.Contains(g.Summary, "-") {
-			t.Errorf("empty_capture %+v", g)
+			t.Errorf("got empty_capture %+v, want one with no negative number", g)
 		}
 		if g := c.Accounting.Find(capture.DroppedRecords); g == nil || g.Count != maxCount {
-			t.Errorf("dropped_records %+v", g)
+			t.Errorf("got dropped_records %+v, want %d", g, int64(maxCount))
 		}
 	})
 	t.Run("dropped over queues", func(t *testing.T) {
@@ -51,10 +51,10 @@ func TestCountsSaturate(t *testing.T) {
 		c, _ := readOK(t, b.b)
 		g := c.Accounting.Find(capture.DroppedRecords)
 		if g == nil || g.Count != math.MaxInt64 {
-			t.Fatalf("dropped_records %+v", g)
+			t.Fatalf("got dropped_records %+v, want %d", g, int64(math.MaxInt64))
 		}
 		if v, _ := g.Figure("dropped_dispatches"); v != math.MaxInt64 {
-			t.Errorf("dropped_dispatches %d", v)
+			t.Errorf("got dropped_dispatches %d, want %d", v, int64(math.MaxInt64))
 		}
 	})
 }

@@ -98,7 +98,7 @@ func checkAPI(t *testing.T, r result, x apiExpect) {
 	a := &r.c.Accounting
 	if g := a.Find(capture.GPUEventWithoutLaunch); x.orphans == 0 {
 		if g != nil {
-			t.Errorf("unexpected orphans:\n%s", gapText(r.c))
+			t.Errorf("got an orphans gap, want none:\n%s", gapText(r.c))
 		}
 	} else if g == nil || g.Count != x.orphans || figure(g, "total_ns") != x.orphanNS || figure(g, "inside_api_range") != x.inside {
 		t.Errorf("orphans: want %d (%d ns, %d inside the id range):\n%s", x.orphans, x.orphanNS, x.inside, gapText(r.c))
@@ -109,7 +109,7 @@ func checkAPI(t *testing.T, r result, x apiExpect) {
 	}
 	if g := a.Find(capture.LaunchWithoutGPUEvent); unl == 0 {
 		if g != nil {
-			t.Errorf("unexpected unlaunched:\n%s", gapText(r.c))
+			t.Errorf("got an unlaunched gap, want none:\n%s", gapText(r.c))
 		}
 	} else if g == nil || g.Count != unl {
 		t.Errorf("unlaunched: want %v:\n%s", x.unlaunched, gapText(r.c))
@@ -122,7 +122,7 @@ func checkAPI(t *testing.T, r result, x apiExpect) {
 	}
 	if g := a.Find(capture.GraphLaunch); x.shared == 0 {
 		if g != nil {
-			t.Errorf("unexpected shared ids:\n%s", gapText(r.c))
+			t.Errorf("got a shared-ids gap, want none:\n%s", gapText(r.c))
 		}
 	} else if g == nil || g.Count != x.shared || figure(g, "max_kernels_per_launch") != x.most {
 		t.Errorf("shared ids: want %d, max %d:\n%s", x.shared, x.most, gapText(r.c))
@@ -195,12 +195,12 @@ func TestHIPAPIJoin(t *testing.T) {
 	r := readPath(t, kp, "")
 	x := expectAPI(t, kp, ap)
 	if x.orphans != 3 || x.inside != 2 || x.unlaunched["hipLaunchKernel"] != 2 || x.shared != 2 || x.most != 3 {
-		t.Fatalf("the generated data changed: %+v", x)
+		t.Fatalf("the generated data changed: got %+v, want 3 orphans, 2 inside, 2 unlaunched hipLaunchKernel, 2 shared, most 3", x)
 	}
 	checkAPI(t, r, x)
 	g := r.c.Accounting.Find(capture.GPUEventWithoutLaunch)
 	if g == nil || !strings.Contains(g.Summary, "sub-sampled") {
-		t.Errorf("sub-sampling not stated:\n%s", gapText(r.c))
+		t.Errorf("want a GPUEventWithoutLaunch gap saying sub-sampled, got:\n%s", gapText(r.c))
 	}
 	// Links: the graph launch's kernels are graph-linked, hipGetLastError's
 	// id gives a link without an interval, orphans are unlinked.
@@ -209,13 +209,13 @@ func TestHIPAPIJoin(t *testing.T) {
 		links[d.Link]++
 	}
 	if links[capture.LinkGraph] != 3 || links[capture.LinkNoLaunch] != 3 || links[capture.LinkLaunched] != 10 {
-		t.Errorf("links %v", links)
+		t.Errorf("got links %v, want 3 graph, 3 no-launch, 10 launched", links)
 	}
 	if in := r.c.Accounting.InputFor("API lines"); in.Read != 20 || in.Used != 19 || in.SkippedTotal() != 1 {
-		t.Errorf("API lines %+v", in)
+		t.Errorf("got API lines %+v, want 20 read, 19 used, 1 skipped", in)
 	}
 	if r.c.Accounting.Complete() {
-		t.Error("complete with orphans and unlaunched calls")
+		t.Error("got complete, want incomplete with orphans and unlaunched calls")
 	}
 
 	// Orphans only at the edges: not called sub-sampled.
@@ -226,7 +226,7 @@ func TestHIPAPIJoin(t *testing.T) {
 	r = readPath(t, kp, "")
 	checkAPI(t, r, expectAPI(t, kp, ap))
 	if g := r.c.Accounting.Find(capture.GPUEventWithoutLaunch); g == nil || strings.Contains(g.Summary, "sub-sampled") || g.Count != 2 {
-		t.Errorf("edges:\n%s", gapText(r.c))
+		t.Errorf("edges: want a GPUEventWithoutLaunch gap of 2, not sub-sampled, got:\n%s", gapText(r.c))
 	}
 
 	// Negative arms: no API file — no linkage gaps, no launches; an API
@@ -235,16 +235,16 @@ func TestHIPAPIJoin(t *testing.T) {
 	r = readPath(t, filepath.Join(dir, "kernel_trace.csv"), "")
 	for _, d := range r.disp {
 		if d.Launch.Valid || d.Link != capture.LinkNone {
-			t.Fatalf("launch without an API trace: %+v", d)
+			t.Fatalf("launch without an API trace: got %+v, want no launch and no link", d)
 		}
 	}
 	if !r.c.Accounting.Complete() {
-		t.Error(gapText(r.c))
+		t.Errorf("want complete, got:\n%s", gapText(r.c))
 	}
 	dir = writeFiles(t, map[string]string{"kernel_trace.csv": kt, "hip_api_trace.csv": "a,b\n1,2\n"})
 	r = readPath(t, filepath.Join(dir, "kernel_trace.csv"), "")
 	if !r.c.Accounting.Complete() || !strings.Contains(fmt.Sprint(r.c.Inventory[0].Fields), "no domain column") {
-		t.Errorf("bad API file:\n%s\n%s", gapText(r.c), r.c.Inventory[0].Fields)
+		t.Errorf("bad API file: want complete and a note of no domain column, got:\n%s\n%s", gapText(r.c), r.c.Inventory[0].Fields)
 	}
 }
 
@@ -258,15 +258,15 @@ func TestAPIEvidenceForEmptyKernelTrace(t *testing.T) {
 	r := readPath(t, kp, "")
 	g := r.c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || !strings.Contains(g.Summary, "holds 1 kernel launch calls") {
-		t.Fatalf("%s", gapText(r.c))
+		t.Fatalf("want an EmptyCapture gap saying it holds 1 kernel launch calls, got:\n%s", gapText(r.c))
 	}
 	x := expectAPI(t, kp, filepath.Join(dir, "238_hip_runtime_trace.csv"))
 	if x.unlaunched["hipLaunchKernel"] != 1 {
-		t.Fatalf("independent: %+v", x)
+		t.Fatalf("independent: got %+v, want 1 unlaunched hipLaunchKernel", x)
 	}
 	checkAPI(t, r, x)
 	if in := r.c.Accounting.InputFor("API lines"); in.Read != 9 || in.Used != 9 {
-		t.Errorf("API lines %+v", in)
+		t.Errorf("got API lines %+v, want 9 read, 9 used", in)
 	}
 	// hip_trace.csv (compiler and runtime rows, no launch) beside the docs
 	// kernel file. The docs files come from different runs, so the join
@@ -293,7 +293,7 @@ func TestSharedCorrelationIDs(t *testing.T) {
 		path := "testdata/" + tc.file
 		x := expectAPI(t, path, "")
 		if x.most != tc.most || (tc.shared >= 0 && x.shared != tc.shared) {
-			t.Fatalf("%s: independent %d ids, max %d", tc.file, x.shared, x.most)
+			t.Fatalf("%s: independent: got %d shared ids, max %d; want %d, max %d", tc.file, x.shared, x.most, tc.shared, tc.most)
 		}
 		checkAPI(t, readPath(t, path, ""), x)
 	}
@@ -360,7 +360,7 @@ func TestRocpdAPIJoin(t *testing.T) {
 	}
 	rows.Close()
 	if orphans != 13 || unlaunched != 2 || launched != 77 || inside != 13 {
-		t.Fatalf("the generated data changed: %d orphans, %d unlaunched, %d launched", orphans, unlaunched, launched)
+		t.Fatalf("the generated data changed: got %d orphans, %d unlaunched, %d launched, %d inside; want 13, 2, 77, 13", orphans, unlaunched, launched, inside)
 	}
 	a := &r.c.Accounting
 	g := a.Find(capture.GPUEventWithoutLaunch)
@@ -371,7 +371,7 @@ func TestRocpdAPIJoin(t *testing.T) {
 		t.Errorf("unlaunched: want %d\n%s", unlaunched, gapText(r.c))
 	}
 	if g := a.Find(capture.GraphLaunch); g == nil || g.Count != 1 || figure(g, "max_kernels_per_launch") != 2 {
-		t.Errorf("shared id:\n%s", gapText(r.c))
+		t.Errorf("shared id: want one GraphLaunch gap with max_kernels_per_launch 2, got:\n%s", gapText(r.c))
 	}
 	for _, d := range r.disp {
 		w, ok := want[d.Device.Begin]
@@ -380,13 +380,13 @@ func TestRocpdAPIJoin(t *testing.T) {
 		}
 	}
 	if in := a.InputFor("API regions"); in.Used != 79 || in.Read != 80 {
-		t.Errorf("API regions %+v", in)
+		t.Errorf("got API regions %+v, want 80 read, 79 used", in)
 	}
 	// Negative arm: the plain generated database (one HIP region without
 	// a correlation id) has no API trace to join.
 	r = readPath(t, genRocpd(t), "")
 	if a := &r.c.Accounting; a.Find(capture.GPUEventWithoutLaunch) != nil || a.Find(capture.LaunchWithoutGPUEvent) != nil || !a.Complete() {
-		t.Error(gapText(r.c))
+		t.Errorf("want complete with no launch gaps, got:\n%s", gapText(r.c))
 	}
 }
 
@@ -426,7 +426,7 @@ func TestIDSetMissing(t *testing.T) {
 		}
 		for x := uint64(0); x < 80; x++ {
 			if a.has(x) != inA[x] {
-				t.Fatalf("has(%d) = %v", x, a.has(x))
+				t.Fatalf("has(%d): got %v, want %v", x, a.has(x), inA[x])
 			}
 		}
 	}

@@ -60,10 +60,10 @@ func TestMemoryCopyCSV(t *testing.T) {
 		}
 		in := r.c.Accounting.InputFor("copy lines")
 		if in.Used != int64(len(csvRecords(t, filepath.Join(dir, "1_memory_copy_trace.csv")))) || in.Read != in.Used {
-			t.Errorf("copy lines %+v", in)
+			t.Errorf("got copy lines %+v, want every line of 1_memory_copy_trace.csv read and used", in)
 		}
 		if kernels == 0 || r.c.Accounting.Find(capture.EmptyCapture) != nil {
-			t.Errorf("kernels %d\n%s", kernels, gapText(r.c))
+			t.Errorf("got %d kernels, want some and no EmptyCapture gap:\n%s", kernels, gapText(r.c))
 		}
 	}
 	// Negative arms: a copy file whose header lacks Direction is named and
@@ -71,7 +71,7 @@ func TestMemoryCopyCSV(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"kernel_trace.csv": hdr + krow("1", "a", 1, 2), "memory_copy_trace.csv": "Kind,Start_Timestamp\n"})
 	r := readPath(t, filepath.Join(dir, "kernel_trace.csv"), "")
 	if len(r.disp) != 1 || !strings.Contains(fmt.Sprint(r.c.Inventory[0].Fields), "no direction column") {
-		t.Errorf("bad copy header: %d dispatches, %v", len(r.disp), r.c.Inventory[0].Fields)
+		t.Errorf("bad copy header: got %d dispatches, %v; want 1 and a note of no direction column", len(r.disp), r.c.Inventory[0].Fields)
 	}
 	copyHdr := `"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"` + "\n"
 	dir = writeFiles(t, map[string]string{"kernel_trace.csv": hdr + krow("1", "a", 1, 2), "memory_copy_trace.csv": copyHdr +
@@ -80,10 +80,10 @@ func TestMemoryCopyCSV(t *testing.T) {
 	r = readPath(t, filepath.Join(dir, "kernel_trace.csv"), "")
 	g := r.c.Accounting.Find(capture.InvalidEvent)
 	if len(r.disp) != 1 || g == nil || g.Items[0].Where != "memory_copy_trace.csv line 2" {
-		t.Errorf("reversed copy:\n%s", gapText(r.c))
+		t.Errorf("reversed copy: got %d dispatches, want 1 and an InvalidEvent at memory_copy_trace.csv line 2:\n%s", len(r.disp), gapText(r.c))
 	}
 	if in := r.c.Accounting.InputFor("copy lines"); in.Read != 3 || in.Used != 1 || in.SkippedTotal() != 2 {
-		t.Errorf("copy lines %+v", in)
+		t.Errorf("got copy lines %+v, want 3 read, 1 used, 2 skipped", in)
 	}
 }
 
@@ -137,25 +137,25 @@ func TestRocpdMemoryCopies(t *testing.T) {
 			t.Errorf("got queue %+v, want agent 2 (gfx942)'s copies to agent 0 (cpu)", q)
 		}
 		if d.Device.Begin == 501000 && (!d.Launch.Valid || d.Launch.Begin != 499000) {
-			t.Errorf("copy 1 launch %+v", d.Launch)
+			t.Errorf("copy 1: got launch %+v, want one at 499000", d.Launch)
 		}
 	}
 	if len(want) != 2 || len(got) != len(want) {
-		t.Fatalf("copies %v, SQL %v", got, want)
+		t.Fatalf("got copies %v, want the SQL's %v", got, want)
 	}
 	for k, v := range want {
 		if got[k] != v {
-			t.Errorf("%s: %v, SQL %v", k, got[k], v)
+			t.Errorf("%s: got %v, want the SQL's %v", k, got[k], v)
 		}
 	}
 	if in := r.c.Accounting.InputFor("copy rows"); in.Read != 6 || in.Used != 5 || in.SkippedTotal() != 1 {
-		t.Errorf("copy rows %+v", in)
+		t.Errorf("got copy rows %+v, want 6 read, 5 used, 1 skipped", in)
 	}
 	// Kernel dispatches unchanged (90). With an API trace present (the one
 	// hipMemcpyAsync region), the 90 kernels have no call: counted; the
 	// four copies without a call are not (the gaps concern kernels).
 	if n := len(r.disp) - 5; n != 90 || r.c.Accounting.CountOf(capture.GPUEventWithoutLaunch) != 90 {
-		t.Errorf("%d kernel dispatches\n%s", n, gapText(r.c))
+		t.Errorf("got %d kernel dispatches, want 90, all GPU events without launch:\n%s", n, gapText(r.c))
 	}
 }
 
@@ -175,7 +175,7 @@ func TestBadSideRowsAreGaps(t *testing.T) {
 		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
 		g := r.c.Accounting.Find(capture.SkippedInput)
 		if g == nil || r.c.Accounting.Complete() || !strings.HasPrefix(g.Items[0].Where, side[0]+" line 2") {
-			t.Errorf("%s: %s", name, gapText(r.c))
+			t.Errorf("%s: want an incomplete capture with a SkippedInput gap at %s line 2, got:\n%s", name, side[0], gapText(r.c))
 		}
 	}
 }
@@ -189,7 +189,7 @@ func TestUnreadSideFileIsGap(t *testing.T) {
 		r := readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
 		g := r.c.Accounting.Find(capture.FailedInput)
 		if g == nil || r.c.Accounting.Complete() || filepath.Base(g.Items[0].Where) != name {
-			t.Errorf("%s: %s", name, gapText(r.c))
+			t.Errorf("%s: want an incomplete capture with a FailedInput gap naming it, got:\n%s", name, gapText(r.c))
 		}
 	}
 }

@@ -65,7 +65,7 @@ func TestSamplesMatchCSVSums(t *testing.T) {
 			path := "testdata/" + tc.file
 			r := readPath(t, path, "")
 			if r.c.Source.Format != Name {
-				t.Fatalf("detected as %s", r.c.Source.Format)
+				t.Fatalf("got detected as %s, want %s", r.c.Source.Format, Name)
 			}
 			if len(r.disp) != tc.rows {
 				t.Fatalf("%d dispatches, want %d:\n%s", len(r.disp), tc.rows, gapText(r.c))
@@ -89,7 +89,7 @@ func TestSamplesMatchCSVSums(t *testing.T) {
 			}
 			in := r.c.Accounting.InputFor("lines")
 			if in.Used != int64(tc.rows)+1 || in.Read-in.Used != in.SkippedTotal() {
-				t.Errorf("lines read %d used %d", in.Read, in.Used)
+				t.Errorf("got lines read %d used %d, want %d used and the rest skipped", in.Read, in.Used, tc.rows+1)
 			}
 		})
 	}
@@ -109,17 +109,17 @@ func TestV1MatchesStatsFile(t *testing.T) {
 		total, _ := strconv.ParseInt(rec[2], 10, 64)
 		avg, _ := strconv.ParseInt(rec[3], 10, 64)
 		if gotN[rec[0]] != calls || gotNS[rec[0]] != total {
-			t.Errorf("%s: tally %d calls %d ns, stats file %d calls %d ns", rec[0], gotN[rec[0]], gotNS[rec[0]], calls, total)
+			t.Errorf("%s: got %d calls %d ns, want the stats file's %d calls %d ns", rec[0], gotN[rec[0]], gotNS[rec[0]], calls, total)
 		}
 		if mean := float64(gotNS[rec[0]]) / float64(gotN[rec[0]]); mean-float64(avg) < 0 || mean-float64(avg) >= 1 {
-			t.Errorf("%s: mean %f vs AverageNs %d", rec[0], mean, avg)
+			t.Errorf("%s: got mean %f, want within 1 ns above AverageNs %d", rec[0], mean, avg)
 		}
 	}
 	if !r.c.Accounting.Complete() {
-		t.Fatalf("complete sample reported incomplete:\n%s", gapText(r.c))
+		t.Fatalf("complete sample: want complete, got:\n%s", gapText(r.c))
 	}
 	if r.c.Clock.Domain != "hsa-system" {
-		t.Error("v1 clock")
+		t.Errorf("got clock %v, want hsa-system (v1)", r.c.Clock.Domain)
 	}
 }
 
@@ -128,20 +128,20 @@ func TestQueuesAndNames(t *testing.T) {
 	// Two queues on agent 1 in the 2024 docs file; integer agent ids are
 	// labelled, not parsed into something else.
 	if len(r.c.Queues) < 2 || r.c.Queues[0].Device != "agent 1" || r.c.Queues[0].Name != "queue 1" {
-		t.Fatalf("queues %+v", r.c.Queues)
+		t.Fatalf("got queues %+v, want at least 2, agent 1 · queue 1 first", r.c.Queues)
 	}
 	r = readPath(t, "testdata/docs2025_kernel_trace.csv", "")
 	if r.c.Queues[0].Device != "Agent 4" {
-		t.Fatalf("label agent %+v", r.c.Queues[0])
+		t.Fatalf("got label agent %+v, want Agent 4", r.c.Queues[0])
 	}
 	// Truncated names (-T) stay as written: tally never merges by a
 	// shortened name nor expands it.
 	r = readPath(t, "testdata/docs2025_kernel_trace_truncated.csv", "")
 	if r.c.Kernels[0].Name != "addition_kernel" {
-		t.Fatal(r.c.Kernels[0].Name)
+		t.Fatalf("got kernel %q, want addition_kernel", r.c.Kernels[0].Name)
 	}
 	if len(r.c.Programs) != 1 || r.c.Programs[0].Name != wholeCapture {
-		t.Fatalf("programs %+v", r.c.Programs)
+		t.Fatalf("got programs %+v, want only %s", r.c.Programs, wholeCapture)
 	}
 }
 
@@ -157,15 +157,15 @@ func TestColumnsByName(t *testing.T) {
 		`200,"a",100,1,1,"Agent 4","KERNEL_DISPATCH"` + "\n"
 	r := readBytes(t, swapped)
 	if len(r.disp) != 1 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 1:\n%s", len(r.disp), gapText(r.c))
 	}
 	if d, _ := r.disp[0].Device.Duration(); d != 100 || r.c.Kernels[0].Name != "a" {
-		t.Fatalf("duration %d name %s", d, r.c.Kernels[0].Name)
+		t.Fatalf("got duration %d name %s, want 100 and a", d, r.c.Kernels[0].Name)
 	}
 	// Lower-case header names as rocpd convert has written.
 	r = readBytes(t, strings.ToLower(swapped))
 	if len(r.disp) != 1 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 1:\n%s", len(r.disp), gapText(r.c))
 	}
 }
 
@@ -181,35 +181,35 @@ func TestGapRows(t *testing.T) {
 		krow("5", "a", 800, 900)
 	r := readBytes(t, data)
 	if len(r.disp) != 3 {
-		t.Fatalf("%d dispatches:\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want 3:\n%s", len(r.disp), gapText(r.c))
 	}
 	a := &r.c.Accounting
 	inv := a.Find(capture.InvalidEvent)
 	if inv == nil || inv.Count != 1 || inv.Items[0].Where != "line 3" || !strings.Contains(inv.Items[0].What, "end 250 before start 300") {
-		t.Fatalf("reversed row: %s", gapText(r.c))
+		t.Fatalf("reversed row: want one InvalidEvent at line 3 saying end 250 before start 300, got:\n%s", gapText(r.c))
 	}
 	dup := a.Find(capture.DuplicateDispatchID)
 	if dup == nil || dup.Count != 1 || dup.Items[0].Where != "line 4" {
-		t.Fatalf("duplicate: %s", gapText(r.c))
+		t.Fatalf("duplicate: want one DuplicateDispatchID at line 4, got:\n%s", gapText(r.c))
 	}
 	bad := a.Find(capture.SkippedInput)
 	if bad == nil || bad.Count != 2 || bad.Items[0].Where != "line 5" || bad.Items[1].Where != "line 6" {
-		t.Fatalf("bad rows: %s", gapText(r.c))
+		t.Fatalf("bad rows: want 2 SkippedInput items at lines 5 and 6, got:\n%s", gapText(r.c))
 	}
 	if un := a.Find(capture.UnresolvedName); un == nil || un.Items[0].Kernel != wholeCapture+":#3" {
-		t.Fatalf("unnamed: %s", gapText(r.c))
+		t.Fatalf("unnamed: want an UnresolvedName gap for %s:#3, got:\n%s", wholeCapture, gapText(r.c))
 	}
 	in := a.InputFor("lines")
 	if in.Read != 9 || in.Used != 4 || in.SkippedTotal() != 5 {
-		t.Fatalf("lines %+v", in)
+		t.Fatalf("got lines %+v, want 9 read, 4 used, 5 skipped", in)
 	}
 	if a.Complete() {
-		t.Fatal("complete")
+		t.Fatal("got complete, want incomplete")
 	}
 	// Nothing swapped: the tables hold a's two rows and the unnamed one.
 	ns, _ := totals(r)
 	if ns["a"] != 200 {
-		t.Fatalf("a %d", ns["a"])
+		t.Fatalf("got %d ns for a, want 200", ns["a"])
 	}
 }
 
@@ -217,18 +217,18 @@ func TestEmptyAndOtherCSV(t *testing.T) {
 	r := readBytes(t, hdr)
 	g := r.c.Accounting.Find(capture.EmptyCapture)
 	if g == nil || r.c.Accounting.Complete() || !strings.Contains(g.Summary, "only a header") {
-		t.Fatalf("header only: %s", gapText(r.c))
+		t.Fatalf("header only: want an incomplete capture with an EmptyCapture gap saying only a header, got:\n%s", gapText(r.c))
 	}
 	// Another domain's CSV: refused with what to give instead.
 	_, err := readCSV(strings.NewReader(`"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"`+"\n"), "hip.csv", nil, 0)
 	if err == nil || !strings.Contains(err.Error(), "hip.csv:1:") || !strings.Contains(err.Error(), "Kernel_Name") {
-		t.Fatalf("%v", err)
+		t.Fatalf("got %v, want an error at hip.csv:1: naming Kernel_Name", err)
 	}
 	// Rows of another kind are skipped by reason, and lost: kernel_trace.csv
 	// holds dispatches only, so such a row may be one under a new name.
 	r = readBytes(t, hdr+strings.Replace(krow("1", "a", 1, 2), "KERNEL_DISPATCH", "MEMORY_COPY", 1)+krow("2", "a", 1, 2))
 	if len(r.disp) != 1 || r.c.Accounting.InputFor("lines").Skipped[0].Reason != `kind "MEMORY_COPY"` || r.c.Accounting.CountOf(capture.UnknownInput) != 1 || r.c.Accounting.Complete() {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 1, a skipped MEMORY_COPY line, an UnknownInput gap and incomplete:\n%s", len(r.disp), gapText(r.c))
 	}
 }
 
@@ -237,13 +237,13 @@ func TestMultilineQuotedAndCRLF(t *testing.T) {
 		`"KERNEL_DISPATCH","Agent 4",1,1,7,3,3,"two` + "\n" + `lines",1,10,20` + "\n"
 	r := readBytes(t, data)
 	if len(r.disp) != 3 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 3:\n%s", len(r.disp), gapText(r.c))
 	}
 	if r.c.Kernels[1].Name != `x"y` || r.c.Kernels[2].Name != "two\nlines" {
-		t.Fatalf("%q %q", r.c.Kernels[1].Name, r.c.Kernels[2].Name)
+		t.Fatalf("got names %q %q, want %q %q", r.c.Kernels[1].Name, r.c.Kernels[2].Name, `x"y`, "two\nlines")
 	}
 	if in := r.c.Accounting.InputFor("lines"); in.Read != 5 || in.Used != 5 {
-		t.Fatalf("a record over two lines counts both: %+v", in)
+		t.Fatalf("a record over two lines counts both: got %+v, want 5 read, 5 used", in)
 	}
 }
 
@@ -256,17 +256,17 @@ func TestLinesAfterMultilineRecord(t *testing.T) {
 		krow("4", "a", 60, 70) + krow("5", "a", 80, 90)
 	r := readBytes(t, data)
 	if len(r.disp) != 1 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("got %d dispatches, want 1:\n%s", len(r.disp), gapText(r.c))
 	}
 	a := &r.c.Accounting
 	if inv := a.Find(capture.InvalidEvent); inv == nil || inv.Items[0].Where != "line 4" {
-		t.Fatalf("reversed row: %s", gapText(r.c))
+		t.Fatalf("reversed row: want an InvalidEvent at line 4, got:\n%s", gapText(r.c))
 	}
 	if g := a.Find(capture.TruncatedInput); g == nil || g.Items[0].Where != "lines 5–7" {
-		t.Fatalf("unterminated quote: %s", gapText(r.c))
+		t.Fatalf("unterminated quote: want a TruncatedInput gap at lines 5–7, got:\n%s", gapText(r.c))
 	}
 	if in := a.InputFor("lines"); in.Read != 7 || in.Used != 3 || in.SkippedTotal() != 4 {
-		t.Fatalf("lines %+v", in)
+		t.Fatalf("got lines %+v, want 7 read, 3 used, 4 skipped", in)
 	}
 }
 
@@ -274,7 +274,7 @@ func TestCutCSV(t *testing.T) {
 	data := fixture.Read(t, "testdata/decode_kernel_trace.csv")
 	full := readBytes(t, string(data))
 	if !full.c.Accounting.Complete() {
-		t.Fatal(gapText(full.c))
+		t.Fatalf("whole file: want complete, got:\n%s", gapText(full.c))
 	}
 	// Cuts right after a row (the first, the last but one), then anywhere.
 	header := strings.IndexByte(string(data), '\n') + 1
@@ -295,17 +295,17 @@ func TestCutCSV(t *testing.T) {
 			continue
 		}
 		if len(r.disp) >= len(full.disp) {
-			t.Fatalf("cut at %d: %d dispatches", o, len(r.disp))
+			t.Fatalf("cut at %d: got %d dispatches, want fewer than the whole file's %d", o, len(r.disp), len(full.disp))
 		}
 		// Inside the last column the row still parses: the note says so.
 		if rec, err := csv.NewReader(strings.NewReader(string(last))).Read(); err == nil && len(rec) == 22 {
 			if r.c.Accounting.Find(lastRowNoEOL) == nil {
-				t.Fatalf("cut at %d in the last column: no note", o)
+				t.Fatalf("cut at %d in the last column: got no note, want the last-row-without-EOL note", o)
 			}
 			continue
 		}
 		if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil {
-			t.Fatalf("cut at %d reported complete:\n%s", o, gapText(r.c))
+			t.Fatalf("cut at %d: got complete, want a TruncatedInput gap:\n%s", o, gapText(r.c))
 		}
 	}
 }
@@ -320,13 +320,13 @@ func TestCounterCollection(t *testing.T) {
 	}
 	r := readBytes(t, h+row("1", "SQ_WAVES", 10, 20)+row("1", "GRBM_COUNT", 10, 20)+row("2", "SQ_WAVES", 30, 45)+row("2", "GRBM_COUNT", 30, 45))
 	if len(r.disp) != 2 || !r.c.Accounting.Complete() {
-		t.Fatalf("%d\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want 2 and complete:\n%s", len(r.disp), gapText(r.c))
 	}
 	if ns, _ := totals(r); ns["k(float*)"] != 25 {
-		t.Fatal(ns)
+		t.Fatalf("got ns %v, want 25 for k(float*)", ns)
 	}
 	if in := r.c.Accounting.InputFor("lines"); in.Skipped[0].Reason != "another counter row of the same dispatch" || in.Skipped[0].Count != 2 {
-		t.Fatalf("%+v", in.Skipped[0])
+		t.Fatalf("got skipped %+v, want 2 as another counter row of the same dispatch", in.Skipped[0])
 	}
 }
 
@@ -338,7 +338,7 @@ func TestCutGzipCSV(t *testing.T) {
 	p := fixture.Write(t, t.TempDir(), "cut.csv.gz", gz[:len(gz)/2])
 	r := readPath(t, p, "")
 	if r.c.Accounting.Complete() || r.c.Accounting.Find(capture.TruncatedInput) == nil || len(r.disp) == 0 || len(r.disp) >= 1128 {
-		t.Fatalf("%d dispatches\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want some but fewer than 1128, incomplete with a TruncatedInput gap:\n%s", len(r.disp), gapText(r.c))
 	}
 }
 
@@ -365,20 +365,20 @@ func TestMarkerRanges(t *testing.T) {
 		got[r.c.Programs[d.Program].Name]++
 	}
 	if got["step"] != 2 || got["phase"] != 1 || got[noMarker] != 1 || len(got) != 3 {
-		t.Fatalf("programs %v", got)
+		t.Fatalf("got programs %v, want step 2, phase 1, %s 1", got, noMarker)
 	}
 	for _, p := range r.c.Programs {
 		if p.Name == "step" && p.Instances != 2 {
-			t.Errorf("step: %d instances", p.Instances)
+			t.Errorf("step: got %d instances, want 2", p.Instances)
 		}
 	}
 	if m := r.c.Accounting.InputFor("marker lines"); m.Read != 7 || m.Used != 5 || m.SkippedTotal() != 2 {
-		t.Errorf("marker lines %+v", m)
+		t.Errorf("got marker lines %+v, want 7 read, 5 used, 2 skipped", m)
 	}
 	// Without the marker file: one program.
 	os.Remove(filepath.Join(dir, "9_marker_api_trace.csv"))
 	if r := readPath(t, filepath.Join(dir, "9_kernel_trace.csv"), ""); len(r.c.Programs) != 1 || r.c.Programs[0].Name != wholeCapture {
-		t.Fatalf("%+v", r.c.Programs)
+		t.Fatalf("without the marker file: got programs %+v, want only %s", r.c.Programs, wholeCapture)
 	}
 }
 

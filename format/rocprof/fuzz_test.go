@@ -36,14 +36,14 @@ func FuzzCSV(f *testing.F) {
 		if err != nil {
 			var fe *format.Error
 			if !errorsAs(err, &fe) {
-				t.Fatalf("unpositioned error %v", err)
+				t.Fatalf("got unpositioned error %v, want a *format.Error", err)
 			}
 			return
 		}
 		checkModel(t, c, col.Dispatches)
 		lines := c.Accounting.InputFor("lines")
 		if int64(len(col.Dispatches)) > lines.Used {
-			t.Fatal("more dispatches than lines used")
+			t.Fatalf("got %d dispatches from %d lines used, want at most one a line", len(col.Dispatches), lines.Used)
 		}
 		// Every physical line is counted, also inside multi-line records.
 		phys := int64(bytes.Count(data, []byte{'\n'}))
@@ -51,7 +51,7 @@ func FuzzCSV(f *testing.F) {
 			phys++
 		}
 		if lines.Read != phys || lines.Read != lines.Used+lines.SkippedTotal() {
-			t.Fatalf("lines %+v, the input has %d", lines, phys)
+			t.Fatalf("got lines %+v, want the input's %d read, each used or skipped", lines, phys)
 		}
 		for _, line := range strings.Split(string(body), "\n") {
 			line = strings.TrimSuffix(line, "\r")
@@ -61,10 +61,10 @@ func FuzzCSV(f *testing.F) {
 			got, _, ok := splitFields([]byte(line), nil, nil)
 			want, err := csv.NewReader(strings.NewReader(line)).Read()
 			if ok != (err == nil) {
-				t.Fatalf("%q: split ok %v, encoding/csv %v", line, ok, err)
+				t.Fatalf("%q: got split ok %v, want it to agree with encoding/csv (error %v)", line, ok, err)
 			}
 			if ok && !equalFields(got, want) {
-				t.Fatalf("%q: %q, encoding/csv %q", line, got, want)
+				t.Fatalf("%q: got %q, want encoding/csv's %q", line, got, want)
 			}
 		}
 	})
@@ -100,13 +100,13 @@ func FuzzJSON(f *testing.F) {
 		if err != nil {
 			var fe *format.Error
 			if !errorsAs(err, &fe) || fe.Offset < 0 {
-				t.Fatalf("unpositioned error %v", err)
+				t.Fatalf("got unpositioned error %v, want a *format.Error with an offset", err)
 			}
 			return
 		}
 		checkModel(t, c, col.Dispatches)
 		if in := c.Accounting.InputFor("bytes"); in.Read != int64(len(data)) {
-			t.Fatalf("bytes read %d of %d", in.Read, len(data))
+			t.Fatalf("got bytes read %d, want all %d", in.Read, len(data))
 		}
 	})
 }
@@ -150,12 +150,12 @@ func FuzzSideFiles(f *testing.F) {
 		cr.b.finish("fuzz")
 		checkModel(t, c, col.Dispatches)
 		if g := c.Accounting.Find(capture.GPUEventWithoutLaunch); g != nil && g.Count > 4 {
-			t.Fatalf("%d orphans of 4 dispatches", g.Count)
+			t.Fatalf("got %d orphans, want at most the 4 dispatches", g.Count)
 		}
 		for _, unit := range []string{"API lines", "copy lines"} {
 			in := c.Accounting.InputFor(unit)
 			if in.Read != in.Used+in.SkippedTotal() {
-				t.Fatalf("%s: read %d used %d skipped %d", unit, in.Read, in.Used, in.SkippedTotal())
+				t.Fatalf("%s: got read %d, used %d, skipped %d; want read = used + skipped", unit, in.Read, in.Used, in.SkippedTotal())
 			}
 		}
 	})

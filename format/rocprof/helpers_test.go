@@ -25,7 +25,7 @@ func readPath(t testing.TB, path, name string) result {
 	var col capture.Collect
 	c, err := format.ReadFile(path, name, nil, &col)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: got error %v, want none", path, err)
 	}
 	checkModel(t, c, col.Dispatches)
 	return result{c, col.Dispatches}
@@ -36,7 +36,7 @@ func readBytes(t testing.TB, data string) result {
 	var col capture.Collect
 	c, err := format.ReadInput(format.BytesInput("mem.csv", []byte(data)), Name, nil, &col)
 	if err != nil {
-		t.Fatalf("%v", err)
+		t.Fatalf("got error %v, want none", err)
 	}
 	checkModel(t, c, col.Dispatches)
 	return result{c, col.Dispatches}

@@ -91,7 +91,7 @@ func TestJSONHIPAPI(t *testing.T) {
 		}
 	}
 	if orphans != 2 || len(unl) != 3 {
-		t.Fatalf("the generated data changed: %d, %v", orphans, unl)
+		t.Fatalf("the generated data changed: got %d orphans, %v unlaunched; want 2 and 3 names", orphans, unl)
 	}
 	for _, apiFirst := range []bool{false, true} {
 		r := readJSONString(t, genJSON(disp, api, nil, apiFirst))
@@ -102,11 +102,11 @@ func TestJSONHIPAPI(t *testing.T) {
 		}
 		// Times only when the calls came first.
 		if ns, ok := g.Figure("total_ns"); ok != apiFirst || (ok && ns != orphanNS) {
-			t.Errorf("apiFirst %v: total_ns %d %v", apiFirst, ns, ok)
+			t.Errorf("apiFirst %v: got total_ns %d %v, want %d only when the API comes first", apiFirst, ns, ok, orphanNS)
 		}
 		u := a.Find(capture.LaunchWithoutGPUEvent)
 		if u == nil || u.Count != 3 {
-			t.Fatalf("unlaunched:\n%s", gapText(r.c))
+			t.Fatalf("unlaunched: want a LaunchWithoutGPUEvent gap of 3, got:\n%s", gapText(r.c))
 		}
 		for n, c := range unl {
 			if figure(u, n) != c {
@@ -114,14 +114,14 @@ func TestJSONHIPAPI(t *testing.T) {
 			}
 		}
 		if g := a.Find(capture.GraphLaunch); g == nil || g.Count != 1 || figure(g, "max_kernels_per_launch") != 2 {
-			t.Errorf("shared:\n%s", gapText(r.c))
+			t.Errorf("shared: want one GraphLaunch gap with max_kernels_per_launch 2, got:\n%s", gapText(r.c))
 		}
 		launched := 0
 		for _, d := range r.disp {
 			if d.Launch.Valid {
 				launched++
 				if c := disp[(d.Device.Begin-500)/1000]; d.Launch.Begin != int64(1000*c) || d.Launch.End != int64(1000*c+300) {
-					t.Errorf("dispatch at %d: launch %+v", d.Device.Begin, d.Launch)
+					t.Errorf("dispatch at %d: got launch %+v, want %d–%d", d.Device.Begin, d.Launch, 1000*c, 1000*c+300)
 				}
 			}
 		}
@@ -129,14 +129,14 @@ func TestJSONHIPAPI(t *testing.T) {
 			t.Errorf("apiFirst %v: %d launches, want %d", apiFirst, launched, want)
 		}
 		if in := a.InputFor("API records"); in.Read != int64(len(api)) || in.Used != int64(len(api))-1 {
-			t.Errorf("API records %+v", in)
+			t.Errorf("got API records %+v, want %d read, one fewer used", in, len(api))
 		}
 	}
 	// Negative arm: no hip_api records (the sample's case) — no linkage
 	// gaps, only the shared-id note.
 	r := readJSONString(t, genJSON(disp, nil, nil, false))
 	if a := &r.c.Accounting; a.Find(capture.GPUEventWithoutLaunch) != nil || a.Find(capture.LaunchWithoutGPUEvent) != nil || !a.Complete() {
-		t.Error(gapText(r.c))
+		t.Errorf("want complete with no launch gaps, got:\n%s", gapText(r.c))
 	}
 }
 
@@ -157,24 +157,24 @@ func TestJSONMemoryCopies(t *testing.T) {
 		ns += dur
 		byName[k.Name]++
 		if r.c.Queues[d.Queue].Device != "agent 2 (gfx950)" || r.c.Queues[d.Queue].Name != "copies from agent 0 (cpu)" {
-			t.Errorf("queue %+v", r.c.Queues[d.Queue])
+			t.Errorf("got queue %+v, want agent 2 (gfx950)'s copies from agent 0 (cpu)", r.c.Queues[d.Queue])
 		}
 		// The copy with id 2 has its hipMemcpyAsync as launch.
 		if d.Device.Begin == 100000 && (!d.Launch.Valid || d.Launch.Begin != 2000) {
-			t.Errorf("copy launch %+v", d.Launch)
+			t.Errorf("got copy launch %+v, want one at 2000", d.Launch)
 		}
 	}
 	if n != 3 || ns != 150 || byName["memory copy MEMORY_COPY_HOST_TO_DEVICE"] != 2 || byName["memory copy MEMORY_COPY_DEVICE_TO_HOST"] != 1 {
-		t.Fatalf("%d copies, %d ns, %v", n, ns, byName)
+		t.Fatalf("got %d copies, %d ns, %v; want 3, 150 ns, 2 host-to-device and 1 device-to-host", n, ns, byName)
 	}
 	// Copies are not kernels: the copy whose id has no call (3) is no
 	// "dispatch without API call", and a capture of copies alone still has
 	// no kernel dispatch.
 	if a := &r.c.Accounting; a.Find(capture.GPUEventWithoutLaunch) != nil || !a.Complete() {
-		t.Error(gapText(r.c))
+		t.Error("want complete with no orphans, got:\n" + gapText(r.c))
 	}
 	r = readJSONString(t, genJSON(nil, nil, copies, false))
 	if len(r.disp) != 3 || r.c.Accounting.Find(capture.EmptyCapture) == nil {
-		t.Errorf("copies only: %d\n%s", len(r.disp), gapText(r.c))
+		t.Errorf("copies only: got %d dispatches, want 3 and an EmptyCapture gap:\n%s", len(r.disp), gapText(r.c))
 	}
 }

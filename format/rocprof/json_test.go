@@ -16,7 +16,7 @@ func TestJSONSample(t *testing.T) {
 	path := "testdata/tracelens__rocprofv3_908_results.json.gz"
 	r := readPath(t, path, "")
 	if r.c.Source.Format != Name || len(r.disp) != 43915 {
-		t.Fatalf("%s: %d dispatches\n%s", r.c.Source.Format, len(r.disp), gapText(r.c))
+		t.Fatalf("got %s with %d dispatches, want %s with 43915:\n%s", r.c.Source.Format, len(r.disp), Name, gapText(r.c))
 	}
 	var doc struct {
 		Tool []struct {
@@ -59,12 +59,12 @@ func TestJSONSample(t *testing.T) {
 		t.Errorf("%d queues, want %d", len(r.c.Queues), len(queues))
 	}
 	if r.c.Programs[0].Name != "pid 908" || !strings.HasPrefix(r.c.Queues[0].Device, "agent 2 (gfx950)") {
-		t.Errorf("program %s device %s", r.c.Programs[0].Name, r.c.Queues[0].Device)
+		t.Errorf("got program %s device %s, want pid 908 on agent 2 (gfx950)", r.c.Programs[0].Name, r.c.Queues[0].Device)
 	}
 	// The spec counts 1,275 dispatches that start before the previous one
 	// on their queue ended.
 	if g := r.c.Accounting.Find(capture.OverlappingEvents); g == nil || g.Count != 1275 {
-		t.Errorf("overlaps: %s", gapText(r.c))
+		t.Errorf("overlaps: want an OverlappingEvents gap of 1275, got:\n%s", gapText(r.c))
 	}
 }
 
@@ -83,19 +83,19 @@ const miniJSON = `{"rocprofiler-sdk-tool": [{"metadata": {"pid": 7},
 func TestJSONGaps(t *testing.T) {
 	r := readJSONString(t, miniJSON)
 	if len(r.disp) != 2 {
-		t.Fatalf("%d\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want 2:\n%s", len(r.disp), gapText(r.c))
 	}
 	a := &r.c.Accounting
 	for _, k := range []capture.Kind{capture.InvalidEvent, capture.UnresolvedName, capture.SkippedInput, capture.DuplicateDispatchID} {
 		if g := a.Find(k); g == nil || g.Count != 1 {
-			t.Errorf("%s: %s", k, gapText(r.c))
+			t.Errorf("%s: want one, got:\n%s", k, gapText(r.c))
 		}
 	}
 	if a.Find(capture.UnresolvedName).Items[0].Kernel != "pid 7:#0" {
-		t.Error(gapText(r.c))
+		t.Errorf("want the unresolved kernel named pid 7:#0, got:\n%s", gapText(r.c))
 	}
 	if in := a.InputFor("records"); in.Read != 5 || in.Used != 2 {
-		t.Errorf("records %+v", in)
+		t.Errorf("got records %+v, want 5 read, 2 used", in)
 	}
 	// Dispatches before the symbols are held and resolved afterwards.
 	i := strings.Index(miniJSON, `"kernel_symbols"`)
@@ -103,7 +103,7 @@ func TestJSONGaps(t *testing.T) {
 	moved := miniJSON[:i] + miniJSON[j:len(miniJSON)-3] + ", " + miniJSON[i:j-3] + "}]}"
 	r2 := readJSONString(t, moved)
 	if len(r2.disp) != 2 || r2.c.Kernels[r2.disp[0].Kernel].Name != "k" {
-		t.Fatalf("symbols after dispatches:\n%s", gapText(r2.c))
+		t.Fatalf("symbols after dispatches: want 2 dispatches of k, got:\n%s", gapText(r2.c))
 	}
 }
 
@@ -127,16 +127,16 @@ func TestCutJSON(t *testing.T) {
 		var col capture.Collect
 		c, err := readJSON(bytes.NewReader(data[:o]), "cut.json", &col, 0)
 		if err != nil {
-			t.Fatalf("cut at %d: %v", o, err)
+			t.Fatalf("cut at %d: got error %v, want none", o, err)
 		}
 		g := c.Accounting.Find(capture.TruncatedInput)
 		if c.Accounting.Complete() || g == nil || !strings.Contains(g.Summary, "ends early") {
-			t.Fatalf("cut at %d:\n%s", o, gapText(c))
+			t.Fatalf("cut at %d: want incomplete with a TruncatedInput gap saying ends early, got:\n%s", o, gapText(c))
 		}
 		checkModel(t, c, col.Dispatches)
 	}
 	// Not JSON at all: a positioned error.
 	if _, err := readJSON(strings.NewReader("{]"), "x.json", nil, 0); err == nil || !strings.Contains(err.Error(), "x.json: byte") {
-		t.Fatalf("%v", err)
+		t.Fatalf("got %v, want an error at x.json: byte …", err)
 	}
 }

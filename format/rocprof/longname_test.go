@@ -116,7 +116,7 @@ func TestCSVHugeRowBounded(t *testing.T) {
 		var err error
 		got := testfile.Allocated(func() { c, err = readCSV(tc.in(), "huge.csv", &col, 0) })
 		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+			t.Fatalf("%s: got error %v, want none", tc.name, err)
 		}
 		if got > 24<<20 {
 			t.Errorf("%s: reading a %d-byte row allocated %d bytes, want under 24 MiB", tc.name, n, got)
@@ -130,7 +130,7 @@ func TestCSVHugeRowBounded(t *testing.T) {
 			t.Errorf("%s: skipped_input %+v, want the long row", tc.name, g)
 		}
 		if err := c.Accounting.CheckValid(); err != nil {
-			t.Errorf("%s: %v", tc.name, err)
+			t.Errorf("%s: got CheckValid error %v, want none", tc.name, err)
 		}
 	}
 }

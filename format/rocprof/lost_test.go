@@ -77,12 +77,12 @@ func TestCSVSkipClasses(t *testing.T) {
 		{"lines", "blank line", 1, host, ""},
 	})
 	if g := r.c.Accounting.Find(capture.UnknownInput); g == nil || g.Items[0].What != `kind "KERNEL_DISPATCH_V2"` || g.Items[0].Where != "line 3" {
-		t.Errorf("unknown kind: %s", gapText(r.c))
+		t.Errorf("unknown kind: want an UnknownInput gap for kind \"KERNEL_DISPATCH_V2\" at line 3, got:\n%s", gapText(r.c))
 	}
 	// Nothing impossible reached the overlap figures: the row ending at
 	// 2^63-1 would overlap every later row on its queue.
 	if g := r.c.Accounting.Find(capture.OverlappingEvents); g != nil {
-		t.Errorf("overlaps from rows not in the tables: %s", gapText(r.c))
+		t.Errorf("overlaps from rows not in the tables: want no OverlappingEvents gap, got:\n%s", gapText(r.c))
 	}
 }
 
@@ -144,7 +144,7 @@ func TestJSONSkipClasses(t *testing.T) {
 	in := r.c.Accounting.InputFor("bytes")
 	if len(in.Skipped) != 1 || in.Skipped[0].Reason != "after the point where reading stopped" || in.Skipped[0].Class != lost || in.Skipped[0].Gap != capture.TruncatedInput || in.Skipped[0].Count < 100 {
 		for _, s := range in.Skipped {
-			t.Errorf("bytes skipped: got %q, %d %s under %q", s.Reason, s.Count, s.Class, s.Gap)
+			t.Errorf("bytes skipped: got %q, %d %s under %q; want one: after the point where reading stopped, 100 or more, lost, under TruncatedInput", s.Reason, s.Count, s.Class, s.Gap)
 		}
 		t.Errorf("want one skip: the bytes after the malformed point, lost under truncated_input")
 	}
@@ -223,7 +223,7 @@ func TestSideFileSkipClasses(t *testing.T) {
 	r = readPath(t, filepath.Join(dir, "1_kernel_trace.csv"), "")
 	checkSkips(t, r.c, []skipWant{{"copy lines", "the header lacks a needed column", 1, host, ""}})
 	if r.c.Accounting.CountOf(capture.FailedInput) != 1 {
-		t.Errorf("no failed_input gap: %s", gapText(r.c))
+		t.Errorf("want one failed_input gap, got:\n%s", gapText(r.c))
 	}
 }
 

@@ -108,10 +108,10 @@ func TestRocpd(t *testing.T) {
 	path := genRocpd(t)
 	r := readPath(t, path, "")
 	if r.c.Source.Format != RocpdName || len(r.disp) != 90 {
-		t.Fatalf("%s %d\n%s", r.c.Source.Format, len(r.disp), gapText(r.c))
+		t.Fatalf("got %s with %d dispatches, want %s with 90:\n%s", r.c.Source.Format, len(r.disp), RocpdName, gapText(r.c))
 	}
 	if !r.c.Accounting.Complete() {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want complete, got:\n%s", gapText(r.c))
 	}
 	// Programs: the outermost marker range around each dispatch's start,
 	// "step" twice (instance suffix dropped), the HIP region is no marker.
@@ -120,12 +120,12 @@ func TestRocpd(t *testing.T) {
 		progs[r.c.Programs[d.Program].Name]++
 	}
 	if progs["step"] != 30+31 || progs["(no marker range)"] != 29 || len(progs) != 2 {
-		t.Fatalf("programs %v", progs)
+		t.Fatalf("got programs %v, want step 61, (no marker range) 29", progs)
 	}
 	for _, d := range r.disp {
 		// step#1 holds dispatches 1..30, step#2 40..70.
 		if r.c.Programs[d.Program].Name == "step" && d.Instance != map[bool]int64{true: 0, false: 1}[d.Device.Begin <= 30000] {
-			t.Fatalf("dispatch at %d: instance %d", d.Device.Begin, d.Instance)
+			t.Fatalf("dispatch at %d: got instance %d, want 0 up to 30000 and 1 after", d.Device.Begin, d.Instance)
 		}
 	}
 	for _, p := range r.c.Programs {
@@ -140,11 +140,11 @@ func TestRocpd(t *testing.T) {
 	}
 	for k, v := range rocpdSums(t, path) {
 		if ns[k] != v {
-			t.Errorf("%s: %d, SQL %d", k, ns[k], v)
+			t.Errorf("%s: got %d ns, want the SQL's %d", k, ns[k], v)
 		}
 	}
 	if len(r.c.Queues) != 2 || r.c.Queues[0].Device != "agent 2 (gfx942)" {
-		t.Errorf("queues %+v", r.c.Queues)
+		t.Errorf("got queues %+v, want 2, agent 2 (gfx942) first", r.c.Queues)
 	}
 }
 
@@ -160,22 +160,22 @@ func TestRocpdViewDrops(t *testing.T) {
 	)
 	r := readPath(t, path, RocpdName)
 	if len(r.disp) != 88 {
-		t.Fatalf("%d\n%s", len(r.disp), gapText(r.c))
+		t.Fatalf("got %d dispatches, want 88:\n%s", len(r.disp), gapText(r.c))
 	}
 	view := viewCount(t, path)
 	g := r.c.Accounting.Find(capture.ViewDroppedRows)
 	if g == nil || int(g.Count) != 90-view || !g.Note {
-		t.Fatalf("view keeps %d of 90:\n%s", view, gapText(r.c))
+		t.Fatalf("view keeps %d of 90: want a ViewDroppedRows note of %d, got:\n%s", view, 90-view, gapText(r.c))
 	}
 	if q, _ := g.Figure("missing queue"); q != 45 {
-		t.Errorf("missing queue %d", q)
+		t.Errorf("got missing queue %d, want 45", q)
 	}
 	a := &r.c.Accounting
 	if a.CountOf(capture.InvalidEvent) != 1 || a.CountOf(capture.DuplicateDispatchID) != 1 || a.CountOf(capture.UnresolvedName) == 0 {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want one InvalidEvent, one DuplicateDispatchID and an UnresolvedName gap, got:\n%s", gapText(r.c))
 	}
 	if !strings.HasPrefix(a.Find(capture.InvalidEvent).Items[0].Where, "rocpd_kernel_dispatch"+runSuffix+" row 4") {
-		t.Error(a.Find(capture.InvalidEvent).Items[0].Where)
+		t.Errorf("got invalid event at %s, want rocpd_kernel_dispatch%s row 4", a.Find(capture.InvalidEvent).Items[0].Where, runSuffix)
 	}
 	ns := map[string]int64{}
 	for _, d := range r.disp {
@@ -192,7 +192,7 @@ func TestRocpdViewDrops(t *testing.T) {
 	sums[""] -= 100 + 6
 	for k, v := range sums {
 		if ns[k] != v {
-			t.Errorf("%q: %d, SQL %d", k, ns[k], v)
+			t.Errorf("%q: got %d ns, want the SQL's %d", k, ns[k], v)
 		}
 	}
 }
@@ -200,26 +200,26 @@ func TestRocpdViewDrops(t *testing.T) {
 func TestRocpdEmptyAndForeign(t *testing.T) {
 	r := readPath(t, genRocpd(t, `DELETE FROM rocpd_kernel_dispatch$S`), RocpdName)
 	if g := r.c.Accounting.Find(capture.EmptyCapture); g == nil || r.c.Accounting.Complete() {
-		t.Fatal(gapText(r.c))
+		t.Fatalf("want incomplete with an EmptyCapture gap, got:\n%s", gapText(r.c))
 	}
 	// An RPD (rocmProfileData) database: refused with a reason.
 	dir := t.TempDir()
 	p := fixture.SQLite(t, filepath.Join(dir, "rpd.db"), `CREATE TABLE rocpd_op (id INTEGER, start INTEGER, end INTEGER)`)
 	if _, err := format.ReadFile(p, "", nil, nil); err == nil || !strings.Contains(err.Error(), "RPD") {
-		t.Fatalf("%v", err)
+		t.Fatalf("got %v, want an error naming RPD", err)
 	}
 	// Each SQLite reader names the other when given its database.
 	if _, err := format.ReadFile(genRocpd(t), "nsys", nil, nil); err == nil || !strings.Contains(err.Error(), "--format rocpd") {
-		t.Errorf("rocpd read as nsys: %v", err)
+		t.Errorf("rocpd read as nsys: got %v, want an error suggesting --format rocpd", err)
 	}
 	nsysDB := fixture.SQLite(t, filepath.Join(t.TempDir(), "report.sqlite"), `CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)`)
 	if _, err := format.ReadFile(nsysDB, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "--format nsys") {
-		t.Errorf("nsys read as rocpd: %v", err)
+		t.Errorf("nsys read as rocpd: got %v, want an error suggesting --format nsys", err)
 	}
 	// Not SQLite at all, given as rocpd.
 	q := fixture.Write(t, dir, "x.db", []byte("not sqlite"))
 	if _, err := format.ReadFile(q, RocpdName, nil, nil); err == nil || !strings.Contains(err.Error(), "not an SQLite database") {
-		t.Fatalf("%v", err)
+		t.Fatalf("got %v, want an error saying not an SQLite database", err)
 	}
 }
 

@@ -30,11 +30,11 @@ func FuzzKernels(f *testing.F) {
 		}
 		for id := range tab.Names {
 			if id < 0 {
-				t.Fatalf("negative func_id %d", id)
+				t.Fatalf("got negative func_id %d, want none", id)
 			}
 		}
 		if !tab.Usable() && len(tab.Names) > 0 {
-			t.Fatalf("names from an unusable table")
+			t.Fatalf("got names from an unusable table, want none")
 		}
 	})
 }
@@ -62,7 +62,7 @@ func FuzzRecords(f *testing.F) {
 		}
 		c, err := format.ReadPath(run, Name, nil, capture.SinkFunc(func(c *capture.Capture, dd *capture.Dispatch) {
 			if dd.Device.Valid && dd.Device.Begin > dd.Device.End {
-				t.Fatalf("reversed interval %+v", dd.Device)
+				t.Fatalf("got reversed interval %+v, want begin <= end", dd.Device)
 			}
 		}))
 		if err != nil {

@@ -58,10 +58,10 @@ func TestParseKernelsForms(t *testing.T) {
 	} {
 		tab, err := ParseKernels(tc.src)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: got error %v, want none", name, err)
 		}
 		if !tab.Usable() || !reflect.DeepEqual(tab.Names, tc.want) || len(tab.Skipped) != 0 {
-			t.Errorf("%s: %+v", name, tab)
+			t.Errorf("%s: got %+v, want a usable table of %v and no skips", name, tab, tc.want)
 		}
 	}
 }
@@ -92,7 +92,7 @@ func TestParseKernelsSkipsAndRefusals(t *testing.T) {
 	want := map[string]int{"entry not a dict literal": 2, "missing func_id": 1, "missing name": 1, "non-literal func_id/name": 6}
 	if !reflect.DeepEqual(reasons, want) || !reflect.DeepEqual(tab.Names, map[int64]string{5: "five again"}) ||
 		len(tab.Duplicates) != 1 || !strings.Contains(tab.Duplicates[0], `"five" then "five again"`) {
-		t.Errorf("reasons %v names %v dups %v", reasons, tab.Names, tab.Duplicates)
+		t.Errorf("got reasons %v names %v dups %v; want %v, only 5: five again, and one duplicate", reasons, tab.Names, tab.Duplicates, want)
 	}
 
 	for name, src := range map[string]string{
@@ -105,23 +105,23 @@ func TestParseKernelsSkipsAndRefusals(t *testing.T) {
 	} {
 		tab, err := ParseKernels(src)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: got error %v, want none", name, err)
 		}
 		if tab.Usable() || tab.NonLiteral == "" {
-			t.Errorf("%s: accepted as literal: %+v", name, tab)
+			t.Errorf("%s: accepted as literal: %+v, want it unusable with NonLiteral set", name, tab)
 		}
 	}
 	tab, _ = ParseKernels("RUNTIME_CONFIG = {}\n# KERNELS = [{'func_id': 0, 'name': 'commented'}]\ns = 'KERNELS = []'\n")
 	if tab.Found {
-		t.Error("KERNELS found in a comment or string")
+		t.Error("got KERNELS found in a comment or string, want not found")
 	}
 	tab, _ = ParseKernels("print(len(KERNELS))\nKERNELS = []\n")
 	if !tab.Usable() || len(tab.Names) != 0 {
-		t.Errorf("empty KERNELS: %+v", tab)
+		t.Errorf("empty KERNELS: got %+v, want a usable empty table", tab)
 	}
 	for _, bad := range []string{strings.Repeat("[", 101) + strings.Repeat("]", 101), "KERNELS = [\n", "KERNELS = 'open\n", "x = ]\n", "s = '''never closed"} {
 		if _, err := ParseKernels(bad); err == nil {
-			t.Errorf("%q: no error", bad)
+			t.Errorf("%q: got no error, want one", bad)
 		}
 	}
 }

@@ -48,14 +48,14 @@ func TestSkipClasses(t *testing.T) {
 			delete(reasons, s.Reason)
 		}
 		if len(reasons) > 0 {
-			t.Errorf("%s: skips missing: %v", unit, reasons)
+			t.Errorf("%s: got skips missing: %v, want each reason listed", unit, reasons)
 		}
 	}
 	// The repeated rows are each one duplicate_event item, the first row
 	// of each key in the tables: rank0/d0 holds 2 tasks.
 	g := r.c.Accounting.Find(capture.DuplicateEvent)
 	if g == nil || g.Count != 2 || !strings.Contains(g.Items[0].What, "core 1 reg_task_id 1 repeats aicore_tasks[1]") || g.Items[0].Where != "rank0/d0 aicore_tasks[2]" {
-		t.Fatalf("duplicate_event %+v", g)
+		t.Fatalf("got duplicate_event %+v, want 2, the first core 1 reg_task_id 1 at rank0/d0 aicore_tasks[2]", g)
 	}
 	n := 0
 	for _, d := range r.disp {

@@ -52,12 +52,12 @@ func checkModel(t *testing.T, c *capture.Capture, ds []capture.Dispatch) {
 	}
 	for _, d := range ds {
 		if c.Kernels[d.Kernel].Program != d.Program || int(d.Queue) >= len(c.Queues) || d.Device.Valid && d.Device.Begin > d.Device.End {
-			t.Fatalf("invalid dispatch %+v", d)
+			t.Fatalf("got invalid dispatch %+v, want its kernel's program, a known queue and begin <= end", d)
 		}
 	}
 	for _, g := range c.Accounting.Gaps {
 		if g.Program != "" && !progs[g.Program] {
-			t.Fatalf("gap %s names program %q that does not exist", g.Kind, g.Program)
+			t.Fatalf("gap %s: got program %q that does not exist, want a known one", g.Kind, g.Program)
 		}
 	}
 }
@@ -84,28 +84,28 @@ func TestSeedCaseNamesFromOwnProgram(t *testing.T) {
 	r := read(t, seed)
 	n := r.names()
 	if n["allreduce"]["cross_card_wait"] != 2 || n["allreduce"]["reduce_add"] != 2 || n["allreduce"]["rms_norm"] != 0 || n["allreduce"]["matmul"] != 0 {
-		t.Errorf("allreduce kernels %v", n["allreduce"])
+		t.Errorf("got allreduce kernels %v, want cross_card_wait 2, reduce_add 2", n["allreduce"])
 	}
 	if n["decode"]["rms_norm"] != 4 || n["decode"]["matmul"] != 2 || n["decode"]["cross_card_wait"] != 0 {
-		t.Errorf("decode kernels %v", n["decode"])
+		t.Errorf("got decode kernels %v, want rms_norm 4, matmul 2", n["decode"])
 	}
 	for _, d := range r.disp {
 		dur, _ := d.Device.Duration()
 		name := r.c.Kernels[d.Kernel].Name
 		if dur == 24_000_000 && name != "cross_card_wait" {
-			t.Errorf("the 24 ms wait is named %q", name)
+			t.Errorf("the 24 ms wait: got named %q, want cross_card_wait", name)
 		}
 		if r.c.Queues[d.Queue].Rank == "" || !strings.HasPrefix(r.c.Queues[d.Queue].Device, "chip ") {
-			t.Errorf("queue %+v", r.c.Queues[d.Queue])
+			t.Errorf("got queue %+v, want a rank and a chip device", r.c.Queues[d.Queue])
 		}
 		if !d.Launch.Valid || d.Link != capture.LinkLaunched {
-			t.Errorf("level-2 task without its dispatch timing: %+v", d)
+			t.Errorf("level-2 task: got %+v, want its dispatch timing, launched", d)
 		}
 	}
 	// The stale maps are listed as ignored (two disagree), never used.
 	g := r.c.Accounting.Find(IgnoredNameMap)
 	if g == nil || g.Count != 4 || !g.Note {
-		t.Fatalf("ignored name maps: %+v", g)
+		t.Fatalf("got ignored name maps %+v, want a note of 4", g)
 	}
 	disagree := 0
 	for _, it := range g.Items {
@@ -114,15 +114,15 @@ func TestSeedCaseNamesFromOwnProgram(t *testing.T) {
 		}
 	}
 	if disagree != 2 {
-		t.Errorf("%d disagreeing maps listed", disagree)
+		t.Errorf("got %d disagreeing maps listed, want 2", disagree)
 	}
 	// A dispatch dir without records is counted; "notes/" is not a dispatch dir.
 	in := r.c.Accounting.InputFor("dispatch dirs")
 	if in.Read != 5 || in.Used != 4 || gapCount(r.c, NoRecords) != 1 {
-		t.Errorf("dispatch dirs %+v, no_records %d", in, gapCount(r.c, NoRecords))
+		t.Errorf("got dispatch dirs %+v, no_records %d; want 5 read, 4 used, 1", in, gapCount(r.c, NoRecords))
 	}
 	if r.c.Accounting.Complete() {
-		t.Error("a run with a dispatch dir without records reads as complete")
+		t.Error("a run with a dispatch dir without records: got complete, want incomplete")
 	}
 	// JSON report: the allreduce table holds the wait, the decode table the norm.
 	var buf bytes.Buffer
@@ -145,10 +145,10 @@ func TestSeedCaseNamesFromOwnProgram(t *testing.T) {
 	for _, p := range doc.Programs {
 		for _, k := range p.Kernels {
 			if p.Name == "allreduce" && k.ID != nil && *k.ID == 0 && (k.Name != "cross_card_wait" || *k.TotalNS != 48_000_000) {
-				t.Errorf("allreduce #0 in JSON: %+v", k)
+				t.Errorf("allreduce #0 in JSON: got %+v, want cross_card_wait, 48 ms total", k)
 			}
 			if p.Name == "decode" && k.Name == "cross_card_wait" || p.Name == "allreduce" && k.Name == "rms_norm" {
-				t.Errorf("JSON: %s under %s", k.Name, p.Name)
+				t.Errorf("JSON: got %s under %s, want it only under its own program", k.Name, p.Name)
 			}
 		}
 	}
@@ -160,11 +160,11 @@ func TestSeedCaseNamesFromOwnProgram(t *testing.T) {
 	text := buf.String()
 	i, j := strings.Index(text, "program allreduce"), strings.Index(text, "program decode")
 	if i < 0 || j < 0 {
-		t.Fatalf("text report:\n%s", text)
+		t.Fatalf("want programs allreduce and decode in the text report, got:\n%s", text)
 	}
 	allreduce, _, _ := strings.Cut(text[i:], "\n\n")
 	if !strings.Contains(allreduce, "cross_card_wait") || strings.Contains(allreduce, "rms_norm") {
-		t.Errorf("allreduce table:\n%s", allreduce)
+		t.Errorf("want cross_card_wait and no rms_norm in the allreduce table, got:\n%s", allreduce)
 	}
 }
 
@@ -218,21 +218,21 @@ func TestUnresolvedDispatches(t *testing.T) {
 			n := r.names()
 			want := map[string]int{"rank0/d1:#0": 1, "rank0/d1:#1": 1}
 			if len(n["rank0/d1"]) != 2 || n["rank0/d1"]["rank0/d1:#0"] != want["rank0/d1:#0"] || n["rank0/d1"]["rank0/d1:#1"] != 1 {
-				t.Errorf("anonymous labels: %v", n)
+				t.Errorf("anonymous labels: got %v, want rank0/d1:#0 and rank0/d1:#1 once each", n)
 			}
 			if n["allreduce"]["cross_card_wait"] != 1 {
-				t.Errorf("the other rank's allreduce: %v", n["allreduce"])
+				t.Errorf("the other rank's allreduce: got %v, want cross_card_wait 1", n["allreduce"])
 			}
 			g := r.c.Accounting.Find(UnresolvedProgram)
 			if g == nil || g.Count != 1 || g.Items[0].Where != "rank0/d1" {
-				t.Fatalf("unresolved_program: %+v", g)
+				t.Fatalf("got unresolved_program %+v, want one at rank0/d1", g)
 			}
 			if name == "unknown marker" && !strings.Contains(g.Items[0].What, `"prefill"`) {
-				t.Errorf("why: %s", g.Items[0].What)
+				t.Errorf("why: got %s, want it to name \"prefill\"", g.Items[0].What)
 			}
 			for _, k := range r.c.Kernels {
 				if r.c.Programs[k.Program].Name == "rank0/d1" && k.Resolved {
-					t.Errorf("unresolved dispatch's kernel named %q", k.Name)
+					t.Errorf("unresolved dispatch's kernel: got named %q, want unresolved", k.Name)
 				}
 			}
 		})
@@ -251,11 +251,11 @@ func TestSingleProgramInferred(t *testing.T) {
 	})
 	r := read(t, root)
 	if n := r.names(); n["decode"]["rms_norm"] != 4 || len(n) != 1 {
-		t.Errorf("names %v", n)
+		t.Errorf("got names %v, want only decode with rms_norm 4", n)
 	}
 	g := r.c.Accounting.Find(InferredProgram)
 	if g == nil || g.Count != 2 || !g.Note || !strings.Contains(g.Items[0].What, "inferred: single program in build") {
-		t.Errorf("inferred: %+v", g)
+		t.Errorf("got inferred %+v, want a note of 2 saying inferred: single program in build", g)
 	}
 }
 
@@ -267,21 +267,21 @@ func TestKernelTables(t *testing.T) {
 		write(t, filepath.Join(root, "next_levels/allreduce/kernel_config.py"), "KERNELS = []\n")
 	}))
 	if n := r.names(); n["allreduce"]["allreduce:#0"] != 2 || n["allreduce"]["allreduce:#1"] != 2 {
-		t.Errorf("empty table: %v", n)
+		t.Errorf("empty table: got %v, want allreduce:#0 and allreduce:#1 twice each", n)
 	}
 	if gapCount(r.c, capture.UnresolvedName) != 2 {
-		t.Errorf("unresolved names %d", gapCount(r.c, capture.UnresolvedName))
+		t.Errorf("got unresolved names %d, want 2", gapCount(r.c, capture.UnresolvedName))
 	}
 
 	r = read(t, variant(t, func(root string) {
 		write(t, filepath.Join(root, "next_levels/allreduce/kernel_config.py"), "RUNTIME_CONFIG = {}\n")
 	}))
 	if n := r.names(); n["rank0/d1"]["rank0/d1:#0"] != 1 || n["rank1/d1"]["rank1/d1:#0"] != 1 {
-		t.Errorf("no KERNELS: %v", n)
+		t.Errorf("no KERNELS: got %v, want rank0/d1:#0 and rank1/d1:#0 once each", n)
 	}
 	g := r.c.Accounting.Find(UnresolvedProgram)
 	if g == nil || g.Count != 2 || !strings.Contains(g.Items[0].What, "no KERNELS table") {
-		t.Errorf("unresolved: %+v", g)
+		t.Errorf("got unresolved %+v, want 2 saying no KERNELS table", g)
 	}
 
 	r = read(t, variant(t, func(root string) {
@@ -289,10 +289,10 @@ func TestKernelTables(t *testing.T) {
 			"KERNELS = [{'func_id': 0, 'name': 'rms_norm'}, {'name': 'x'}, {'func_id': 1, 'name': 'mm'}, {'func_id': 1, 'name': 'matmul'}]\n")
 	}))
 	if g := r.c.Accounting.Find(KernelTable); g == nil || g.Count != 2 {
-		t.Errorf("kernel_table: %+v", g)
+		t.Errorf("got kernel_table %+v, want 2", g)
 	}
 	if n := r.names(); n["decode"]["matmul"] != 2 {
-		t.Errorf("duplicate func_id: the later should win: %v", n["decode"])
+		t.Errorf("duplicate func_id: got %v, want the later (matmul) to win with 2", n["decode"])
 	}
 }
 
@@ -310,21 +310,21 @@ func TestRecordsEdges(t *testing.T) {
 	core := r.c.Accounting.InputFor("aicore rows")
 	// The simulator dispatch (rank1/d1) is skipped as a whole dispatch dir.
 	if core.Read != 4+3+2 || core.Used != 2+3+2 || core.Read != core.Used+core.SkippedTotal() {
-		t.Errorf("aicore rows %+v", core)
+		t.Errorf("got aicore rows %+v, want 9 read, 7 used, the rest skipped", core)
 	}
 	if gapCount(r.c, capture.InvalidEvent) != 2 || gapCount(r.c, capture.DroppedRecords) != 1 || gapCount(r.c, SchedulerTimingMissing) != 1 {
-		t.Errorf("invalid %d dropped %d scheduler %d", gapCount(r.c, capture.InvalidEvent), gapCount(r.c, capture.DroppedRecords), gapCount(r.c, SchedulerTimingMissing))
+		t.Errorf("got invalid %d dropped %d scheduler %d, want 2, 1, 1", gapCount(r.c, capture.InvalidEvent), gapCount(r.c, capture.DroppedRecords), gapCount(r.c, SchedulerTimingMissing))
 	}
 	if gapCount(r.c, MissingDeps) != 1 || r.names()["decode"]["decode:#?"] != 2 {
-		t.Errorf("missing deps: %d, %v", gapCount(r.c, MissingDeps), r.names()["decode"])
+		t.Errorf("missing deps: got %d, %v; want 1 and decode:#? twice", gapCount(r.c, MissingDeps), r.names()["decode"])
 	}
 	if gapCount(r.c, NotConvertible) != 1 {
-		t.Errorf("simulator not stated")
+		t.Errorf("simulator not stated: got %d not_convertible, want 1", gapCount(r.c, NotConvertible))
 	}
 	// a5 timing: 1 GHz, ns = cycles; receive_to_start 5 → launch [90, 95].
 	for _, d := range r.disp {
 		if d.Device.Begin == 100 && (d.Device.End != 300 || d.Launch.Begin != 90 || d.Launch.End != 95) {
-			t.Errorf("times %+v launch %+v", d.Device, d.Launch)
+			t.Errorf("got times %+v launch %+v, want 100–300 launched 90–95", d.Device, d.Launch)
 		}
 	}
 }
@@ -332,25 +332,25 @@ func TestRecordsEdges(t *testing.T) {
 func TestNotARun(t *testing.T) {
 	dir := t.TempDir()
 	if SniffDir(dir) != format.No {
-		t.Error("an empty directory sniffed as a run")
+		t.Error("an empty directory: got sniffed as a run, want No")
 	}
 	if _, err := format.ReadPath(dir, "", nil, nil); err == nil {
-		t.Error("an empty directory read")
+		t.Error("an empty directory: got read, want an error")
 	}
 	os.MkdirAll(filepath.Join(dir, "dfx_outputs", "rank0"), 0o755)
 	c, err := format.ReadPath(dir, "", nil, nil)
 	if err != nil || gapCount(c, capture.EmptyCapture) != 1 {
-		t.Errorf("a run without dispatches: %v %+v", err, c)
+		t.Errorf("a run without dispatches: got %v %+v, want no error and one empty_capture", err, c)
 	}
 	if _, err := format.ReadFile(filepath.Join(seed, "dfx_outputs/rank0/d0/chip_swimlane_records.json"), Name, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "directory") {
-		t.Errorf("one records file read as a run: %v", err)
+		t.Errorf("one records file: got %v, want an error asking for the directory", err)
 	}
 	if v, ok := toNS(1<<63, 1); ok {
-		t.Errorf("overflow converted: %d", v)
+		t.Errorf("overflow: got converted to %d, want refused", v)
 	}
 	if v, ok := toNS(3, 50_000_000); !ok || v != 60 {
-		t.Errorf("3 cycles at 50 MHz = %d ns", v)
+		t.Errorf("3 cycles at 50 MHz: got %d ns, want 60", v)
 	}
 }
 
@@ -362,7 +362,7 @@ func TestUntimedTaskStated(t *testing.T) {
 		data := fixture.Read(t, p)
 		huge := strings.Replace(string(data), "[1, 0, 0, 1000100, 1001100, 10]", "[1, 0, 0, 18000000000000000000, 18000000000000000001, 10]", 1)
 		if huge == string(data) {
-			t.Fatal("seed row not found")
+			t.Fatal("seed row not found, want it in the records file")
 		}
 		write(t, p, huge)
 	}))
@@ -373,7 +373,7 @@ func TestUntimedTaskStated(t *testing.T) {
 		}
 	}
 	if untimed != 1 || gapCount(r.c, capture.UntimedInput) != 1 {
-		t.Fatalf("%d untimed dispatches, untimed_input %d", untimed, gapCount(r.c, capture.UntimedInput))
+		t.Fatalf("got %d untimed dispatches, untimed_input %d; want 1 and 1", untimed, gapCount(r.c, capture.UntimedInput))
 	}
 }
 
@@ -387,12 +387,12 @@ func TestDroppedRecordsSaturate(t *testing.T) {
 			data := fixture.Read(t, p)
 			huge := strings.Replace(string(data), `"dropped_records": 0`, `"dropped_records": 9223372036854775807`, 1)
 			if huge == string(data) {
-				t.Fatal("seed field not found")
+				t.Fatal("seed field not found, want dropped_records in the records file")
 			}
 			write(t, p, huge)
 		}
 	}))
 	if n := gapCount(r.c, capture.DroppedRecords); n != math.MaxInt64 || r.c.Accounting.Complete() {
-		t.Fatalf("dropped_records count %d", n)
+		t.Fatalf("got dropped_records count %d, want %d and incomplete", n, int64(math.MaxInt64))
 	}
 }

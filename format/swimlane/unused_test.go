@@ -39,7 +39,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 		delete(want, s.Reason)
 	}
 	if len(want) != 0 || ph.Read != ph.Used+ph.SkippedTotal() || ph.Read != 10 {
-		t.Errorf("phase records %+v, missing %v", ph, want)
+		t.Errorf("got phase records %+v, missing reasons %v; want 10 read, each used or skipped, no reason missing", ph, want)
 	}
 	of := r.c.Accounting.InputFor(otherFilesUnit)
 	wantF := map[string]int64{whyPMU: 1, whyConverterOut: 1, whyOtherDispatch: 1}
@@ -50,15 +50,15 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 		delete(wantF, s.Reason)
 	}
 	if len(wantF) != 0 || of.Read != 3 || of.Used != 0 {
-		t.Errorf("other files %+v, missing %v", of, wantF)
+		t.Errorf("got other files %+v, missing reasons %v; want 3 read, none used, no reason missing", of, wantF)
 	}
 	dep := r.c.Accounting.InputFor(depsUnit)
 	if dep.Read != 3 || dep.Used != 0 || dep.SkippedTotal() != 3 {
-		t.Errorf("deps.json edges and tensors %+v", dep)
+		t.Errorf("got deps.json edges and tensors %+v, want 3 read, all skipped", dep)
 	}
 	// Counting them is no gap: only the seed's own gaps remain.
 	if gapCount(r.c, capture.SkippedInput) != 0 {
-		t.Errorf("unused streams reported as skipped input")
+		t.Errorf("got unused streams reported as skipped input, want none")
 	}
 	// A run without any of them lists neither unit.
 	clean := read(t, variant(t, func(root string) {
@@ -72,7 +72,7 @@ func TestPhasesUploadsAndOtherFilesCounted(t *testing.T) {
 	}))
 	for _, in := range clean.c.Accounting.Input {
 		if in.Unit == phaseUnit || in.Unit == otherFilesUnit || in.Unit == depsUnit {
-			t.Errorf("unit %q listed for a run without such records: %+v", in.Unit, in)
+			t.Errorf("got unit %q listed for a run without such records: %+v, want none", in.Unit, in)
 		}
 	}
 }

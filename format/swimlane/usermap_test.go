@@ -49,24 +49,24 @@ func TestUserSuppliedNameMap(t *testing.T) {
 	// func_id 1 is absent from the map: anonymous, never the table's name
 	// nor the other program's.
 	if n["allreduce"]["barrier_spin"] != 2 || n["allreduce"]["allreduce:#1"] != 2 || n["allreduce"]["cross_card_wait"] != 0 || n["allreduce"]["rms_norm"] != 0 {
-		t.Errorf("allreduce kernels %v", n["allreduce"])
+		t.Errorf("got allreduce kernels %v, want barrier_spin 2, allreduce:#1 2", n["allreduce"])
 	}
 	if n["decode"]["rms_norm"] != 4 || n["decode"]["barrier_spin"] != 0 {
-		t.Errorf("decode kernels %v (the map is allreduce's only)", n["decode"])
+		t.Errorf("got decode kernels %v, want rms_norm 4 (the map is allreduce's only)", n["decode"])
 	}
 	items := userItems(r.c)
 	if !strings.Contains(items, "names from user-supplied map "+m) || !strings.Contains(items, "differs from its kernel_config.py") {
-		t.Errorf("user_name_map note: %q", items)
+		t.Errorf("got user_name_map note %q, want it to name map %s and that it differs from kernel_config.py", items, m)
 	}
 	if !r.c.Accounting.Find(UserNameMap).Note {
-		t.Error("user_name_map is not a note")
+		t.Error("user_name_map: got not a note, want a note")
 	}
 	var absent bool
 	for _, it := range r.c.Accounting.Find(capture.UnresolvedName).Items {
 		absent = absent || strings.Contains(it.What, "absent from the user-supplied map")
 	}
 	if !absent {
-		t.Error("the id missing from the map is not said to be missing from it")
+		t.Error("got the id missing from the map not said to be missing from it, want it said")
 	}
 
 	// A marker naming a program the build lacks resolves by the user's map.
@@ -79,17 +79,17 @@ func TestUserSuppliedNameMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := r.names()["moe"]; n["moe_gate"]+n["moe_combine"] == 0 || gapCount(r.c, UnresolvedProgram) != 0 {
-		t.Errorf("moe kernels %v, unresolved %d", n, gapCount(r.c, UnresolvedProgram))
+		t.Errorf("got moe kernels %v, unresolved %d; want moe_gate or moe_combine, 0", n, gapCount(r.c, UnresolvedProgram))
 	}
 	// Without the map, the same dispatch is unresolved.
 	r, _ = readWith(t, root)
 	if gapCount(r.c, UnresolvedProgram) != 1 || userItems(r.c) != "" {
-		t.Errorf("without --name-map: unresolved %d, note %q", gapCount(r.c, UnresolvedProgram), userItems(r.c))
+		t.Errorf("without --name-map: got unresolved %d, note %q; want 1 and none", gapCount(r.c, UnresolvedProgram), userItems(r.c))
 	}
 	// A map no dispatch used says so.
 	r, _ = readWith(t, seed, "moe="+filepath.Join(dir, "moe.json"))
 	if !strings.Contains(userItems(r.c), "not used: no dispatch of this program was read") {
-		t.Errorf("unused map: %q", userItems(r.c))
+		t.Errorf("unused map: got %q, want not used: no dispatch of this program was read", userItems(r.c))
 	}
 }
 

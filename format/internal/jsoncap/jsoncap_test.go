@@ -67,7 +67,7 @@ func TestCutKeepsUnitsWhole(t *testing.T) {
 				}
 				dec := json.NewDecoder(strings.NewReader(out))
 				if err := dec.Decode(&v); err != nil {
-					t.Fatalf("unit %q shift %d: the output is not JSON: %v", unit, shift, err)
+					t.Fatalf("unit %q shift %d: got output that is not JSON (%v), want JSON", unit, shift, err)
 				}
 				if v.After != 7 {
 					t.Errorf("unit %q shift %d: after = %d, want 7", unit, shift, v.After)
@@ -174,7 +174,7 @@ func FuzzReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		if cuts == 0 && string(out) != in {
-			t.Fatalf("no cut, yet the output %q differs from the input %q", out, in)
+			t.Fatalf("no cut: got output %q, want the input %q", out, in)
 		}
 		if r.Offset(int64(len(out))) != int64(len(in)) && cuts == 0 {
 			t.Fatalf("Offset(end) = %d, want %d", r.Offset(int64(len(out))), len(in))

@@ -28,7 +28,7 @@ func makeDB(t testing.TB, pragmas string, stmts ...string) string {
 	db.SetMaxOpenConns(1)
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
+			t.Fatalf("got error %v, want none, from\n%s", err, q)
 		}
 	}
 	return path
