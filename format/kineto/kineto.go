@@ -9,7 +9,9 @@
 // around it. The file is read once, streaming, with a hand-written scanner:
 // memory holds interned names, queues, annotations and the few links still
 // open, plus a compact record per device event that spills to a temporary
-// file beyond 8 MiB (see dlog.go).
+// file beyond 8 MiB (see dlog.go). On more than one core, the events of a
+// large plain file are parsed in chunks on every core and handled in file
+// order (split.go).
 package kineto
 
 import (

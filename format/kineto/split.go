@@ -35,10 +35,11 @@ import (
 const (
 	splitMinBytes = 16 << 20 // smallest rest of a file that is split
 	splitChunk    = 2 << 20  // nominal chunk
-	// A worker reads up to splitMargin past its chunk with it (its last
-	// event ends there), and leaves an event running more than
-	// splitOverhang chunks past it to the one loop.
-	splitMargin     = 64 << 10
+	// A worker reads its chunk in blocks of splitBlock (they stay in the
+	// core's cache between the copy and the parse), looks for the chunk's
+	// start in the first, and leaves an event running more than
+	// splitOverhang chunks past the chunk to the one loop.
+	splitBlock      = 256 << 10
 	splitOverhang   = 4
 	maxSplitWorkers = 4
 )
@@ -120,8 +121,8 @@ type queued struct {
 	e                 parsed
 	end               int64 // offset after its '}'
 	nName, nCat, nArg uint32
-	asString          uint8 // its times written as strings (stats.asString)
-	subns             uint8 // its times rounded (stats.subns)
+	asString          uint16 // its times written as strings (stats.asString)
+	subns             uint16 // its times rounded (stats.subns)
 }
 
 type longCut struct {
@@ -333,11 +334,11 @@ func (w *chunkWorker) parse(sp *splitter, k int, b *batch) {
 	if k > 0 {
 		from-- // a newline just before lo: an event may begin at lo
 	}
-	end := min(hi+min(splitMargin, sp.chunk), sp.size)
-	if int64(cap(w.buf)) < end-from {
-		w.buf = make([]byte, end-from)
+	limit := min(hi+splitOverhang*sp.chunk, sp.size)
+	if w.buf == nil {
+		w.buf = make([]byte, splitBlock)
 	}
-	buf := w.buf[:end-from]
+	buf := w.buf[:min(int64(len(w.buf)), limit-from)]
 	n, err := sp.ra.ReadAt(buf, from)
 	if n < len(buf) && err == nil {
 		err = io.ErrUnexpectedEOF
@@ -345,23 +346,22 @@ func (w *chunkWorker) parse(sp *splitter, k int, b *batch) {
 	if err != nil && err != io.EOF {
 		return // the one loop meets the error itself
 	}
-	buf = buf[:n]
 	p := 0
 	if k > 0 {
-		if p = lineStart(buf); p < 0 || from+int64(p) >= hi {
+		if p = lineStart(buf[:n]); p < 0 || from+int64(p) >= hi {
 			return // no start: the one loop reads the chunk
 		}
 	}
 	b.start = from + int64(p)
 	s := &w.s
 	*s = scanner{
-		r:   io.NewSectionReader(sp.ra, from+int64(n), min(hi+splitOverhang*sp.chunk, sp.size)-(from+int64(n))),
-		buf: buf[:cap(buf)], pos: p, end: n, off: from,
+		r:   io.NewSectionReader(sp.ra, from+int64(n), limit-(from+int64(n))),
+		buf: w.buf, pos: p, end: n, off: from,
 		depth: sp.depth, keyCopy: s.keyCopy[:0], stack: s.stack[:0], long: s.long[:0], onLong: s.onLong,
 	}
 	w.cur = b
 	w.events(b, hi)
-	w.buf = s.buf[:0] // grown, for a token longer than the chunk
+	w.buf = s.buf // grown, for a token longer than a block
 }
 
 // events parses elements from the chunk's start until one starts at or
@@ -387,11 +387,15 @@ func (w *chunkWorker) events(b *batch, hi int64) {
 		}
 		asString, subns := r.stats.asString, r.stats.subns
 		r.parseEvent()
+		asString, subns = r.stats.asString-asString, r.stats.subns-subns
+		if asString > math.MaxUint16 || subns > math.MaxUint16 {
+			return // a key repeated beyond count: the one loop reads it
+		}
 		e := &r.ev
 		b.q = append(b.q, queued{
 			e: e.parsed, end: s.offset(),
 			nName: b.keep(e.name), nCat: b.keep(e.catRaw), nArg: b.keep(e.argName),
-			asString: uint8(r.stats.asString - asString), subns: uint8(r.stats.subns - subns),
+			asString: uint16(asString), subns: uint16(subns),
 		})
 		if e.coll {
 			b.colls = append(b.colls, collRead{c: r.coll.c, pgID: r.coll.pgID})

@@ -160,9 +160,7 @@ func TestSplitCutEverywhere(t *testing.T) {
 		step = 7
 	}
 	for n := 0; n < len(data); n += step {
-		for _, c := range []int64{50, 333} {
-			readBoth(t, data[:n], nil, splitIn(c, 2))
-		}
+		readBoth(t, data[:n], nil, splitIn([]int64{50, 333}[n%2], 2))
 	}
 }
 
@@ -198,8 +196,42 @@ func TestSplitCollectives(t *testing.T) {
 	}
 }
 
+// A tally block before traceEvents is read back while the events are
+// parsed, and host ops (--by op) read their args into the reader's tables:
+// both read in one loop, with the same result.
+func TestSplitNotWith(t *testing.T) {
+	for _, data := range []string{
+		tallyTrace(tallyBlockV2, tallyEvents),
+		tallyTrace("", tallyEvents, `"tally": `+tallyBlockV2), // after: split
+	} {
+		for _, n := range []int64{32, 200} {
+			readBoth(t, data, nil, splitIn(n, 2))
+		}
+	}
+	var b bytes.Buffer
+	if _, err := kinetogen.Write(&b, kinetogen.Config{Seed: 3, TargetBytes: 200 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{500, 4096} {
+		if used, _ := readBoth(t, b.String(), &format.Options{Ops: true}, splitIn(n, 2)); used != 0 {
+			t.Fatalf("host ops: got %d chunks split, want none", used)
+		}
+	}
+}
+
+// An event whose times are written as strings (or rounded) more often than
+// a batch counts per event (a repeated key) is left to the one loop.
+func TestSplitRepeatedTimes(t *testing.T) {
+	for _, v := range []string{`"5"`, `5.0001`} {
+		many := strings.Repeat(`"ts": `+v+`, `, 1<<16+3)
+		data := trace([]string{kernel("a", "1", "2", "1"), `{"ph": "X", "cat": "kernel", "name": "k", ` + many + `"dur": 1, "pid": 0, "tid": 7, "args": {"correlation": 2}}`, kernel("b", "3", "9", "1")})
+		readBoth(t, data, nil, splitIn(1<<20, 2))
+	}
+}
+
 // Read splits a large plain file on more than one core, and reads it on
-// one core, or gzipped, in one loop; every way gives the same.
+// one core, gzipped, or while another Kineto read runs (a directory of
+// ranks, read one per core) in one loop; every way gives the same.
 func TestReadSplits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 20 MiB trace")
@@ -225,18 +257,25 @@ func TestReadSplits(t *testing.T) {
 	for _, tc := range []struct {
 		path  string
 		procs int
+		other bool // another Kineto read runs
 		split bool
-	}{{plain, 1, false}, {plain, 2, true}, {gz, 2, false}} {
+	}{{plain, 1, false, false}, {plain, 2, false, true}, {gz, 2, false, false}, {plain, 2, true, false}} {
 		prev := runtime.GOMAXPROCS(tc.procs)
+		if tc.other {
+			reads.Add(1)
+		}
 		var col capture.Collect
 		u0 := splitUsed.Load()
 		c, err := format.ReadFile(tc.path, Name, &format.Options{}, &col)
 		runtime.GOMAXPROCS(prev)
+		if tc.other {
+			reads.Add(-1)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		if split := splitUsed.Load() > u0; split != tc.split {
-			t.Errorf("%s, GOMAXPROCS=%d: got split %v, want %v", filepath.Base(tc.path), tc.procs, split, tc.split)
+			t.Errorf("%s, GOMAXPROCS=%d, another read %v: got split %v, want %v", filepath.Base(tc.path), tc.procs, tc.other, split, tc.split)
 		}
 		c.Source = capture.Source{}
 		got := &read{c, col.Dispatches}
