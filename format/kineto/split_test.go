@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -226,6 +227,30 @@ func TestSplitRepeatedTimes(t *testing.T) {
 		many := strings.Repeat(`"ts": `+v+`, `, 1<<16+3)
 		data := trace([]string{kernel("a", "1", "2", "1"), `{"ph": "X", "cat": "kernel", "name": "k", ` + many + `"dur": 1, "pid": 0, "tid": 7, "args": {"correlation": 2}}`, kernel("b", "3", "9", "1")})
 		readBoth(t, data, nil, splitIn(1<<20, 2))
+	}
+}
+
+// An input handed over part read is split only from its start: offsets
+// into it would not be the scanner's. Such a reader reads in one loop.
+func TestSplitReaderNotAtStart(t *testing.T) {
+	data := trace([]string{call("cudaLaunchKernel", "1", "10", "1"), kernel("k", "1", "20", "5"), kernel("l", "2", "30", "5")})
+	want := readWith(t, data, nil, oneLoop)
+	const junk = "0123456789\n"
+	src := strings.NewReader(junk + data)
+	if _, err := src.Seek(int64(len(junk)), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	var col capture.Collect
+	u0 := splitUsed.Load()
+	c, err := readFrom(src, "test.json", &format.Options{}, &col, splitIn(40, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if splitUsed.Load() != u0 {
+		t.Errorf("got %d chunks split, want none", splitUsed.Load()-u0)
+	}
+	if len(col.Dispatches) != len(want.disp) || gapText(c) != gapText(want.c) {
+		t.Fatalf("got %d dispatches, gaps\n%s\nwant %d, gaps\n%s", len(col.Dispatches), gapText(c), len(want.disp), gapText(want.c))
 	}
 }
 
