@@ -61,6 +61,30 @@ func BenchmarkReadBigOps(b *testing.B) {
 	benchBig(b, true)
 }
 
+// BenchmarkReadBigSplit is BenchmarkReadBig split however many cores
+// (split.go): with -cpu 1 it measures what splitting itself costs.
+func BenchmarkReadBigSplit(b *testing.B) {
+	path, size := fixture.BigFile(b, "TALLY_KINETO_BIG", "a generated trace")
+	cpu0 := testfile.CPUTime()
+	cfg := defaultConfig
+	cfg.split = splitAlways
+	for b.Loop() {
+		in, err := format.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, err := in.Reader()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := readFrom(src, path, &format.Options{}, analysis.NewAggregator(), cfg); err != nil {
+			b.Fatal(err)
+		}
+		in.Close()
+	}
+	fixture.ReportCPU(b, cpu0, size)
+}
+
 func benchBig(b *testing.B, ops bool) {
 	path, size := fixture.BigFile(b, "TALLY_KINETO_BIG", "a generated trace")
 	cpu0 := testfile.CPUTime()

@@ -27,46 +27,53 @@ func (i id) numeric() bool { return i.kind == idNum || i.kind == idNumStr || i.k
 // for every event: slices keep their capacity, so reading allocates nothing
 // per event.
 type event struct {
-	off int64 // input offset of the event's '{'
-
-	ph     byte // 0 when missing
-	cat    catID
-	catRaw []byte // the category as written, for unknown ones
-
+	parsed
+	catRaw  []byte // the category as written, for unknown ones
 	name    []byte
-	hasName bool
-
-	pid, tid id
-
-	ts, dur       int64 // ns, in the file's own time base
-	hasTs, hasDur bool
-	badTs, badDur bool // present but not a usable number
-	tsFl, durFl   numFlags
-
-	corr      uint64
-	hasCorr   bool
-	badCorr   bool
-	device    int64
-	hasDevice bool
-	stream    int64
-	hasStream bool
-	ext       int64 // args "External id"
-	hasExt    bool
-
 	argName []byte // M events: args.name or args.labels
-	hasArg  bool
 
-	// coll: a collective library's kernel, whose args are read to the end
-	// for its collective (collective.go).
-	coll bool
 	// host is set for the whole read when host ops are attributed
 	// (ops.go): host ops are then read, not skipped.
 	host  bool
 	shape opArgs // a host op's record_shapes args, when host is set
 }
 
+// parsed are an event's fields without pointers: a split read (split.go)
+// hands them from core to core in batches the collector does not scan.
+// Eight-byte fields first: the record stays small.
+type parsed struct {
+	off int64 // input offset of the event's '{'
+
+	ts, dur int64 // ns, in the file's own time base
+	corr    uint64
+	device  int64
+	stream  int64
+	ext     int64 // args "External id"
+
+	pid, tid id
+
+	ph  byte // 0 when missing
+	cat catID
+
+	hasName       bool
+	hasTs, hasDur bool
+	badTs, badDur bool // present but not a usable number
+	tsFl, durFl   numFlags
+
+	hasCorr   bool
+	badCorr   bool
+	hasDevice bool
+	hasStream bool
+	hasExt    bool
+	hasArg    bool
+
+	// coll: a collective library's kernel, whose args are read to the end
+	// for its collective (collective.go).
+	coll bool
+}
+
 func (e *event) reset(off int64) {
-	*e = event{off: off, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
+	*e = event{parsed: parsed{off: off}, catRaw: e.catRaw[:0], name: e.name[:0], argName: e.argName[:0], host: e.host}
 }
 
 // wantName reports whether the event's name matters for its category as

@@ -9,13 +9,16 @@
 // around it. The file is read once, streaming, with a hand-written scanner:
 // memory holds interned names, queues, annotations and the few links still
 // open, plus a compact record per device event that spills to a temporary
-// file beyond 8 MiB (see dlog.go).
+// file beyond 8 MiB (see dlog.go). On more than one core, the events of a
+// large plain file are parsed in chunks on every core and handled in file
+// order (split.go).
 package kineto
 
 import (
 	"bytes"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format"
@@ -67,6 +70,11 @@ type config struct {
 	logRecords int    // device records held in memory before spilling
 	tmpDir     string // where the spill file goes ("" = os.TempDir)
 	noGuess    bool   // read every key the general way (tests: guess.go)
+	// split, chunk and workers split traceEvents of a plain input
+	// (split.go); chunk 0 is splitChunk, workers 0 one per core.
+	split   splitMode
+	chunk   int64
+	workers int
 }
 
 var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
@@ -80,8 +88,22 @@ func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.C
 	if opts == nil {
 		opts = &format.Options{}
 	}
-	return readFrom(src, in.Path, opts, sink, defaultConfig)
+	cfg := defaultConfig
+	// A large plain file is split over the cores (split.go), unless other
+	// Kineto reads run: a directory of ranks is read one input per core,
+	// and the cores are busy already.
+	defer reads.Add(-1)
+	if reads.Add(1) > 1 {
+		cfg.split = splitNever
+	}
+	if n := splitForTests.Load(); n > 0 {
+		cfg.split, cfg.chunk = splitAlways, n
+	}
+	return readFrom(src, in.Path, opts, sink, cfg)
 }
+
+// reads counts the Kineto reads running.
+var reads atomic.Int32
 
 // readFrom reads a decompressed trace stream.
 func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sink, cfg config) (*capture.Capture, error) {
@@ -96,6 +118,19 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	defer r.s.release()
 	defer r.link.release()
 	r.noGuess = cfg.noGuess
+	if ss, ok := src.(interface {
+		splitSource
+		io.Seeker
+	}); ok && cfg.split != splitNever {
+		// Offsets into the input are offsets into ss only from its start.
+		if at, err := ss.Seek(0, io.SeekCurrent); err == nil && at == 0 {
+			r.src = ss
+		}
+	}
+	r.split, r.chunk, r.workers = cfg.split, cfg.chunk, cfg.workers
+	if r.chunk <= 0 {
+		r.chunk = splitChunk
+	}
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
 	r.log.budget = &spillBudget{limit: opts.SpillLimit}
@@ -113,9 +148,11 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 		}
 		return nil, err
 	}
-	if r.stop != nil && !r.stop.eof {
-		// Count the bytes after a syntax error too, so the accounting
-		// covers the whole input.
+	if r.stop != nil && !r.stop.eof || r.stop == nil && r.top.hasTrailing {
+		// Count the bytes after a syntax error, or after the document,
+		// too, so the accounting covers the whole input: the count never
+		// depends on how far the buffers had read (nor on a split read's
+		// jumps, split.go).
 		var err error
 		r.s.drained, err = io.Copy(io.Discard, r.s.r)
 		if r.s.rerr == nil {

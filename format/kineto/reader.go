@@ -25,6 +25,12 @@ type reader struct {
 	ceiling int64
 	s       *scanner
 	ev      event
+	// src is a plain input whose traceEvents may be split (split.go): its
+	// mode, chunk size and workers (0: one per core, up to four).
+	src     splitSource
+	split   splitMode
+	chunk   int64
+	workers int
 	keyBuf  []byte
 	// Key guesses (guess.go): per key just read and phase class, and for
 	// args per category class.
@@ -250,6 +256,10 @@ func (r *reader) eventsArray() {
 	s := r.s
 	r.lastGood = s.offset()
 	if s.arrayStart() {
+		return
+	}
+	if chunk := r.splitTo(); chunk > 0 {
+		r.splitEvents(chunk)
 		return
 	}
 	for {

@@ -74,6 +74,12 @@ func (s *scanner) release() {
 	s.buf, s.pos, s.end = nil, 0, 0
 }
 
+// seek makes the scanner read r, the input from offset off on: a split
+// read (split.go) jumps over the events its workers parsed.
+func (s *scanner) seek(r io.Reader, off int64) {
+	s.r, s.off, s.pos, s.end, s.eof = r, off, 0, 0, false
+}
+
 // atEOF reports whether every input byte has been consumed.
 func (s *scanner) atEOF() bool { return s.pos >= s.end && s.eof }
 
