@@ -200,17 +200,24 @@ type sigKey struct {
 
 // sig interns the signature of host op e.
 func (h *hostOps) sig(e *event) uint32 {
-	name := internString(h.nameIdx, &h.names, e.name)
+	kind := "cpu_op"
+	if e.cat != catCPUOp && e.cat != catOperator2021 {
+		kind = "user_annotation"
+	}
+	raw := e.name
+	if len(raw) == 0 {
+		// The trace names no op here: its launches are shown under an op
+		// that says so, never under the op around it (nor an empty name,
+		// which the model refuses).
+		raw = []byte("(" + kind + " without a name)")
+	}
+	name := internString(h.nameIdx, &h.names, raw)
 	a := &e.shape
 	k := sigKey{name: name, dims: a.dims, types: a.types, concrete: a.concrete, cat: e.cat}
 	if id, ok := h.sigIdx[k]; ok {
 		return id
 	}
 	id := uint32(len(h.sigs))
-	kind := "cpu_op"
-	if e.cat != catCPUOp && e.cat != catOperator2021 {
-		kind = "user_annotation"
-	}
 	h.sigs = append(h.sigs, opSig{name: h.names[name], dims: h.canons[a.dims], types: h.canons[a.types], concrete: h.canons[a.concrete], kind: kind})
 	h.sigIdx[k] = id
 	return id
