@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 // Host-op attribution (format.Options.Ops): the host op that launched each
@@ -457,6 +458,12 @@ func (h *hostOps) finish(c *capture.Capture) {
 		}
 	}
 	c.OpSource = "Kineto: the innermost cpu_op or user_annotation (record_function) range enclosing the launch call on its thread; outermost op as well; module path from nn.Module python_function events where recorded. A graph replay's kernels take the op around their graph launch."
+	if h.noTime > 0 {
+		// Said, as a number: a launch inside such an op is counted under
+		// the op around it, or under no op.
+		c.OpSource += fmt.Sprintf(" %s not placed (no usable ts and dur, or past %d ops): a launch inside one counts under the op around it, or under no op.",
+			units.Plural(h.noTime, "host op was", "host ops were"), maxSpanID)
+	}
 }
 
 // attributeOp sets the host ops of dispatch d (from rec) while the log is

@@ -41,3 +41,22 @@ func TestUnnamedHostOp(t *testing.T) {
 		t.Errorf("got ops %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// A host op without usable times cannot be placed: the launch inside it
+// counts under the op around it, and the op table's source says how many
+// were not placed (it said nothing).
+func TestUnplacedHostOpCounted(t *testing.T) {
+	noDur := `{"ph": "X", "cat": "cpu_op", "name": "aten::inner", "pid": 100, "tid": 100, "ts": 20, "args": {"External id": 2}}`
+	r := readOpts(t, trace([]string{
+		hostEv("cpu_op", "aten::outer", 100, "0", "100", ""),
+		noDur,
+		call("cudaLaunchKernel", "1", "25", "1"),
+		kernel("k1", "1", "100", "1"),
+	}), &format.Options{Ops: true})
+	if o := r.c.Op(r.disp[0].Op); o == nil || o.Name != "aten::outer" {
+		t.Errorf("got op %+v, want aten::outer (the op around the unplaced one)", o)
+	}
+	if want := " 1 host op was not placed (no usable ts and dur"; !strings.Contains(r.c.OpSource, want) {
+		t.Errorf("got op source %q, want it to contain %q", r.c.OpSource, want)
+	}
+}
