@@ -32,13 +32,13 @@ func TestSkipClassification(t *testing.T) {
 			r := readT(t, trace(events))
 			s := r.c.Accounting.FindSkip("events", reasonText[tc.why])
 			if s == nil {
-				t.Fatalf("no skip %q; gaps:\n%s", reasonText[tc.why], gapText(r.c))
+				t.Fatalf("got no skip %q, want one; gaps:\n%s", reasonText[tc.why], gapText(r.c))
 			}
 			if s.Class != capture.DeviceWorkLost || s.Gap != tc.gap {
 				t.Errorf("skip %q: class %s gap %s, want %s gap %s", s.Reason, s.Class, s.Gap, capture.DeviceWorkLost, tc.gap)
 			}
 			if r.c.Accounting.Complete() {
-				t.Errorf("complete with a lost event; gaps:\n%s", gapText(r.c))
+				t.Errorf("got a complete capture with a lost event, want it incomplete; gaps:\n%s", gapText(r.c))
 			}
 			mustGap(t, r.c, tc.gap)
 		})
@@ -61,7 +61,7 @@ func TestSkipClassification(t *testing.T) {
 		}
 	}
 	if !r.c.Accounting.Complete() {
-		t.Errorf("host events make the capture incomplete:\n%s", gapText(r.c))
+		t.Errorf("got an incomplete capture from host events, want it complete:\n%s", gapText(r.c))
 	}
 }
 
@@ -84,7 +84,7 @@ func TestByteSkipClassification(t *testing.T) {
 			t.Errorf("%s: skip %+v, want %s for %s", name, s, capture.DeviceWorkLost, tc.gap)
 		}
 		if err := tc.c.CheckValid(); err != nil {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: got an invalid capture: %v; want a valid one", name, err)
 		}
 	}
 }
@@ -197,7 +197,7 @@ func TestImpossibleLeftOut(t *testing.T) {
 	}
 	for _, g := range r.c.Accounting.Gaps {
 		if _, ok := g.Figure("longer_than_window"); ok {
-			t.Errorf("the reader's invalid_event counts an impossible dispatch as kept: %s", g.Summary)
+			t.Errorf("got a longer_than_window figure (the reader's invalid_event counting an impossible dispatch as kept), want none: %s", g.Summary)
 		}
 	}
 	// The negative arm: with the ceiling raised they are dispatches, and

@@ -26,7 +26,7 @@ func TestCollectiveArgs(t *testing.T) {
 	for i, d := range r.disp {
 		c := d.Collective
 		if c == nil {
-			t.Fatalf("dispatch %d: no collective", i)
+			t.Fatalf("dispatch %d: got no collective, want one", i)
 		}
 		wantIn := cfg.Elems
 		if cfg.Type(i) == "allgather" {
@@ -35,7 +35,7 @@ func TestCollectiveArgs(t *testing.T) {
 		if c.Type != cfg.Type(i) || c.Group != "0" || c.GroupDesc != "default_pg" || c.Seq != int64(i) || c.InElems != wantIn ||
 			c.OutElems != cfg.Elems || c.Dtype != "Float" || c.ElemSize != 4 || c.GroupSize != int64(cfg.Ranks) ||
 			c.Rank != 3 || c.GroupRank != 3 || c.GroupRanks != "[0, 1, 2, 3, 4, 5, 6, 7]" {
-			t.Errorf("dispatch %d: got %+v", i, *c)
+			t.Errorf("dispatch %d: got %+v, want %s, seq %d, %d Float elems in, %d out, rank 3 of %d in group 0 default_pg", i, *c, cfg.Type(i), i, wantIn, cfg.Elems, cfg.Ranks)
 		}
 		if d.Device.Begin != cfg.Arrival(3, i) {
 			t.Errorf("dispatch %d: begins at %d, want %d", i, d.Device.Begin, cfg.Arrival(3, i))
@@ -106,7 +106,7 @@ func TestCollectiveHostileArgs(t *testing.T) {
 	c := r.disp[0].Collective
 	if c.Seq != -1 || c.InElems != 12 || c.OutElems != 9223372036854775807 || c.Dtype != "" || c.ElemSize != 0 ||
 		c.GroupSize != 1000 || c.Group != "17" || c.GroupRank != -1 || c.Type != "allreduce" {
-		t.Errorf("got %+v", *c)
+		t.Errorf("got %+v, want allreduce, seq -1, 12 elems in, 9223372036854775807 out, no dtype or size, group 17 of 1000, group rank -1", *c)
 	}
 	if _, ok := c.Bytes(); ok {
 		t.Error("unknown element size: got bytes, want unknown")

@@ -16,11 +16,11 @@ func TestOldCPUOnlyArray(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.EmptyCapture)
 	if !strings.Contains(g.Summary, "3 events: 2 host events, no device activity") || strings.Contains(g.Summary, "nothing at all") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say %q and not %q", g.Summary, "3 events: 2 host events, no device activity", "nothing at all")
 	}
 	// The event without a category on another process stays unknown.
 	if u := mustGap(t, r.c, capture.UnknownInput); u.Count != 1 {
-		t.Errorf("unknown %+v", u)
+		t.Errorf("got unknown-input gap %+v, want count 1", u)
 	}
 }
 
@@ -28,6 +28,6 @@ func TestCPUOnlySample(t *testing.T) {
 	s := readSample(t, "testdata/hta__cpu_only_rank-34.pt.trace.json.gz", nil)
 	g := mustGap(t, s.c, capture.EmptyCapture)
 	if !strings.Contains(g.Summary, "30 events: 15 host events, no device activity") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say %q", g.Summary, "30 events: 15 host events, no device activity")
 	}
 }

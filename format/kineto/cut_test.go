@@ -49,19 +49,19 @@ func TestCuts(t *testing.T) {
 			for _, o := range offs {
 				r := readWith(t, string(data[:o]), nil, config{bufSize: 4096, logRecords: 256})
 				if r.c.Accounting.Complete() {
-					t.Fatalf("cut at byte %d of %d reported complete", o, len(data))
+					t.Fatalf("cut at byte %d of %d: got a complete capture, want incomplete", o, len(data))
 				}
 				g := r.c.Accounting.Find(capture.TruncatedInput)
 				if g == nil && r.c.Accounting.CountOf(capture.EmptyCapture) == 0 {
-					t.Fatalf("cut at byte %d: no truncated_input gap:\n%s", o, gapText(r.c))
+					t.Fatalf("cut at byte %d: got neither a truncated_input nor an empty_capture gap, want one:\n%s", o, gapText(r.c))
 				}
 				// A prefix of valid JSON is diagnosed as cut, never as
 				// malformed.
 				if g != nil && !strings.Contains(g.Summary, "ends early") {
-					t.Fatalf("cut at byte %d: %s", o, g.Summary)
+					t.Fatalf("cut at byte %d: got %q, want it to say \"ends early\"", o, g.Summary)
 				}
 				if len(r.disp) > len(full.disp) {
-					t.Fatalf("cut at byte %d: %d dispatches, more than the whole file's %d", o, len(r.disp), len(full.disp))
+					t.Fatalf("cut at byte %d: got %d dispatches, want at most the whole file's %d", o, len(r.disp), len(full.disp))
 				}
 			}
 		})
@@ -78,14 +78,14 @@ func TestCutGzip(t *testing.T) {
 		var col capture.Collect
 		c, err := format.ReadFile(p, Name, &format.Options{}, &col)
 		if err != nil {
-			t.Fatalf("cut at %d: %v", o, err)
+			t.Fatalf("cut at %d: got error %v, want none", o, err)
 		}
 		g := c.Accounting.Find(capture.TruncatedInput)
 		if c.Accounting.Complete() || g == nil {
-			t.Fatalf("cut gzip at %d reported complete", o)
+			t.Fatalf("cut gzip at %d: got a complete capture or no truncated_input gap, want an incomplete one with that gap", o)
 		}
 		if n, _ := g.Figure("events_read"); n == 0 || c.Accounting.InputFor("events").Read != n {
-			t.Errorf("cut at %d: events before the cut not counted (%d)", o, n)
+			t.Errorf("cut at %d: got events_read %d, want the events before the cut: more than 0, as many as the events input read", o, n)
 		}
 	}
 }

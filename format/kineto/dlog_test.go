@@ -21,17 +21,17 @@ func TestDlogChunks(t *testing.T) {
 				t.Fatal(err)
 			}
 			if seq != i {
-				t.Fatalf("limit %d: record %d got seq %d", limit, i, seq)
+				t.Fatalf("limit %d: record %d: got seq %d, want %d", limit, i, seq, i)
 			}
 			held := int(l.added - l.base)
 			if held > limit || held < 1 {
-				t.Fatalf("limit %d: %d records in memory after %d added", limit, held, i+1)
+				t.Fatalf("limit %d: got %d records in memory after %d added, want 1 to %d", limit, held, i+1, limit)
 			}
 			if r := l.at(i); r == nil || r.ts != i {
-				t.Fatalf("limit %d: at(%d) = %v right after adding it", limit, i, r)
+				t.Fatalf("limit %d: at(%d) = %v right after adding it, want the record with ts %d", limit, i, r, i)
 			}
 			if l.base > 0 && l.at(l.base-1) != nil {
-				t.Fatalf("limit %d: at(%d) answers for a spilled record", limit, l.base-1)
+				t.Fatalf("limit %d: got at(%d) answering for a spilled record, want nil", limit, l.base-1)
 			}
 		}
 		if l.spilled != l.base || int64(len(spilled)) != l.spilled || l.spilled == 0 {
@@ -50,7 +50,7 @@ func TestDlogChunks(t *testing.T) {
 			next++
 		})
 		if err != nil || next != n {
-			t.Fatalf("limit %d: replayed %d of %d records, err %v", limit, next, n, err)
+			t.Fatalf("limit %d: got %d records replayed, error %v; want %d, none", limit, next, err, n)
 		}
 		l.close()
 	}
@@ -67,7 +67,7 @@ func TestDlogRecordsStay(t *testing.T) {
 		l.add(drec{corr: 2})
 	}
 	if q := l.at(first); q != p {
-		t.Fatalf("record %d moved from %p to %p while in memory", first, p, q)
+		t.Fatalf("record %d: got %p, want %p (not moved while in memory)", first, q, p)
 	}
 }
 

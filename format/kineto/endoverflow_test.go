@@ -17,7 +17,7 @@ func TestEndOverflow(t *testing.T) {
 	})
 	r := readT(t, data)
 	if len(r.disp) != 1 || r.c.Kernels[r.disp[0].Kernel].Name != "late" {
-		t.Fatalf("dispatches %+v", r.disp)
+		t.Fatalf("got dispatches %+v, want only \"late\"", r.disp)
 	}
 	if d := r.disp[0]; !d.Device.Valid || d.Launch.Valid {
 		t.Errorf("device %+v launch %+v: want the kernel's interval and no launch interval", d.Device, d.Launch)
@@ -52,6 +52,6 @@ func TestBaseOverflow(t *testing.T) {
 	// The negative arm: a base that fits is added.
 	r = readT(t, trace([]string{kernel("k", "1", "1000", "5")}, `"baseTimeNanoseconds": 1751410836000000000`))
 	if r.disp[0].Device.Begin != 1751410836001000000 || r.c.Clock.Domain != "unix-epoch" {
-		t.Fatalf("base not added: %+v %+v", r.disp[0].Device, r.c.Clock)
+		t.Fatalf("got device %+v, clock %+v; want the base added: begin 1751410836001000000, unix-epoch", r.disp[0].Device, r.c.Clock)
 	}
 }

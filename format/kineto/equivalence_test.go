@@ -31,10 +31,10 @@ func TestBufferSizes(t *testing.T) {
 				cfg.tmpDir = t.TempDir()
 				got := readWith(t, string(data), nil, cfg)
 				if d := diffResults(want, got); d != "" {
-					t.Fatalf("buffer %d, log %d: %s", cfg.bufSize, cfg.logRecords, d)
+					t.Fatalf("buffer %d, log %d: got a result that differs from the default read, want the same: %s", cfg.bufSize, cfg.logRecords, d)
 				}
 				if v, ok := field(got.c, "launch linkage", "device records spilled to a temporary file"); len(want.disp) > 2*cfg.logRecords && (!ok || v.(int64) == 0) {
-					t.Errorf("nothing spilled with a log of %d records: %v", cfg.logRecords, v)
+					t.Errorf("log of %d records: got spilled %v, want a spill", cfg.logRecords, v)
 				}
 			}
 		})
@@ -48,13 +48,13 @@ func TestGzipInput(t *testing.T) {
 	s := readSample(t, path, nil)
 	plain := readWith(t, string(decompress(t, path)), nil, defaultConfig)
 	if d := diffResults(&result{c: s.c, disp: s.disp}, plain); d != "" {
-		t.Fatal(d)
+		t.Fatalf("got a gzip read that differs from the plain bytes' read, want the same: %s", d)
 	}
 	// A plain file is sniffed and read the same way.
 	dir := t.TempDir()
 	p := fixture.Write(t, dir, "trace.json", decompress(t, path))
 	c, err := format.ReadFile(p, "", &format.Options{}, nil)
 	if err != nil || c.Source.Format != Name {
-		t.Fatalf("plain JSON: %v, format %q", err, c.Source.Format)
+		t.Fatalf("plain JSON: got error %v, format %q; want none and %q", err, c.Source.Format, Name)
 	}
 }

@@ -47,10 +47,10 @@ func readSample(t testing.TB, path string, opts *format.Options) *sample {
 	var col capture.Collect
 	c, err := format.ReadFile(path, Name, opts, capture.Tee{agg, &col})
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: got error %v, want none", path, err)
 	}
 	if err := c.CheckValid(); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: got an invalid capture: %v; want a valid one", path, err)
 	}
 	return &sample{c: c, tables: agg.Tables(c), disp: col.Dispatches}
 }
@@ -59,7 +59,7 @@ func samples(t testing.TB) []string {
 	t.Helper()
 	paths, err := filepath.Glob("testdata/*.json.gz")
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no samples in testdata: %v", err)
+		t.Fatalf("got no samples in testdata (error %v), want some", err)
 	}
 	return paths
 }
@@ -116,7 +116,7 @@ func TestExpected(t *testing.T) {
 				}
 			}
 			if gpu != want.GPUEvents {
-				t.Errorf("gpu events: tally %d, expected %d", gpu, want.GPUEvents)
+				t.Errorf("gpu events: got %d, want %d", gpu, want.GPUEvents)
 			}
 			wantCat := map[string]tot{}
 			for c, v := range want.ByCategory {
@@ -125,15 +125,15 @@ func TestExpected(t *testing.T) {
 			}
 			for _, c := range []string{"kernel", "memcpy", "memset"} {
 				if byCat[c] != wantCat[c] {
-					t.Errorf("category %s: tally %d events %d ns, expected %d events %d ns", c, byCat[c].n, byCat[c].ns, wantCat[c].n, wantCat[c].ns)
+					t.Errorf("category %s: got %d events %d ns, want %d events %d ns", c, byCat[c].n, byCat[c].ns, wantCat[c].n, wantCat[c].ns)
 				}
 			}
 			if len(byKernel) != len(want.Kernels) {
-				t.Errorf("kernel names: tally %d, expected %d", len(byKernel), len(want.Kernels))
+				t.Errorf("kernel names: got %d, want %d", len(byKernel), len(want.Kernels))
 			}
 			for name, w := range want.Kernels {
 				if got := byKernel[name]; got.n != w.Count || got.ns != w.TotalNS {
-					t.Errorf("kernel %.80q: tally %d × %d ns, expected %d × %d ns", name, got.n, got.ns, w.Count, w.TotalNS)
+					t.Errorf("kernel %.80q: got %d × %d ns, want %d × %d ns", name, got.n, got.ns, w.Count, w.TotalNS)
 				}
 			}
 
@@ -155,24 +155,24 @@ func TestExpected(t *testing.T) {
 				}
 			}
 			if orphans != want.Orphans || orphanNS != want.OrphanNS {
-				t.Errorf("orphans: tally %d (%d ns), expected %d (%d ns)", orphans, orphanNS, want.Orphans, want.OrphanNS)
+				t.Errorf("orphans: got %d (%d ns), want %d (%d ns)", orphans, orphanNS, want.Orphans, want.OrphanNS)
 			}
 			g := s.c.Accounting.Find(capture.GPUEventWithoutLaunch)
 			if gapCount(g) != allOrphans {
-				t.Errorf("gpu_event_without_launch counts %d, dispatches marked no-launch %d", gapCount(g), allOrphans)
+				t.Errorf("gpu_event_without_launch: got count %d, want %d (the dispatches marked no-launch)", gapCount(g), allOrphans)
 			}
 			if want.Orphans > 0 && allOrphans == orphans && figure(g, "total_ns") != want.OrphanNS {
-				t.Errorf("gpu_event_without_launch total_ns %d, expected %d", figure(g, "total_ns"), want.OrphanNS)
+				t.Errorf("gpu_event_without_launch total_ns: got %d, want %d", figure(g, "total_ns"), want.OrphanNS)
 			}
 			if zero != want.ZeroDur {
-				t.Errorf("zero-duration GPU events: tally %d, expected %d", zero, want.ZeroDur)
+				t.Errorf("zero-duration GPU events: got %d, want %d", zero, want.ZeroDur)
 			}
 			if zg := s.c.Accounting.Find(capture.ZeroDuration); allOrphans == orphans && figure(zg, "dur_0") != want.ZeroDur && !strings.Contains(base, "mtia") {
-				t.Errorf("zero_duration dur_0 %d, expected %d", figure(zg, "dur_0"), want.ZeroDur)
+				t.Errorf("zero_duration dur_0: got %d, want %d", figure(zg, "dur_0"), want.ZeroDur)
 			}
 
 			if got := s.c.Accounting.CountOf(capture.GraphLaunch); got != want.GraphLaunches {
-				t.Errorf("graph launches: tally %d, expected %d", got, want.GraphLaunches)
+				t.Errorf("graph launches: got %d, want %d", got, want.GraphLaunches)
 			}
 			// expected counts runtime calls whose name contains "Launch"
 			// (not "GraphLaunch") without device event; tally's gap lists
@@ -186,10 +186,10 @@ func TestExpected(t *testing.T) {
 				}
 			}
 			if noGPU != want.RuntimeWithoutGPU {
-				t.Errorf("launch calls without device event: tally %d, expected %d", noGPU, want.RuntimeWithoutGPU)
+				t.Errorf("launch calls without device event: got %d, want %d", noGPU, want.RuntimeWithoutGPU)
 			}
 			if got := figure(s.c.Accounting.Find(capture.UnresolvedName), "invalid_runtime_calls"); got != want.InvalidNames {
-				t.Errorf("INVALID runtime names: tally %d, expected %d", got, want.InvalidNames)
+				t.Errorf("INVALID runtime names: got %d, want %d", got, want.InvalidNames)
 			}
 		})
 	}

@@ -46,21 +46,21 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			// Only input that does not even start as JSON is refused.
 			if valid && len(bytes.TrimLeft(data, " \t\r\n")) > 0 && strings.ContainsAny(string(bytes.TrimLeft(data, " \t\r\n")[:1]), "{[") {
-				t.Fatalf("valid JSON refused: %v", err)
+				t.Fatalf("got valid JSON refused: %v; want it read", err)
 			}
 			return
 		}
 		if err := c.CheckValid(); err != nil {
-			t.Fatal(err)
+			t.Fatalf("got an invalid capture: %v; want a valid one", err)
 		}
 		if chk.Err != nil {
-			t.Fatal(chk.Err)
+			t.Fatalf("got a dispatch that breaks the model: %v; want none", chk.Err)
 		}
 		fuzzOps(t, data)
 		if len(bytes.Trim(data, " \t\r\n")) == 0 {
 			// Nothing at all: an empty capture, not a cut one.
 			if c.Accounting.CountOf(capture.EmptyCapture) == 0 || c.Accounting.Complete() {
-				t.Fatalf("blank input: %s", gapText(c))
+				t.Fatalf("blank input: got gaps\n%s\nwant an empty_capture gap and an incomplete capture", gapText(c))
 			}
 			return
 		}
@@ -73,13 +73,13 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		if !valid && !stopped {
-			t.Fatalf("invalid JSON read without a stop: %s", gapText(c))
+			t.Fatalf("got invalid JSON read without a stop, want one: %s", gapText(c))
 		}
 		if valid && stopped {
-			t.Fatalf("valid JSON reported cut: %s", gapText(c))
+			t.Fatalf("got valid JSON reported cut, want no stop: %s", gapText(c))
 		}
 		if !valid && c.Accounting.Complete() {
-			t.Fatal("invalid JSON reported complete")
+			t.Fatal("got invalid JSON reported complete, want incomplete")
 		}
 		if valid {
 			checkPrefix(t, data)
@@ -101,10 +101,10 @@ func checkPrefix(t *testing.T, data []byte) {
 		return // the prefix does not start as a trace at all
 	}
 	if c.Accounting.Complete() {
-		t.Fatalf("prefix of %d bytes reported complete", k)
+		t.Fatalf("prefix of %d bytes: got a complete capture, want incomplete", k)
 	}
 	if g := c.Accounting.Find(capture.TruncatedInput); g != nil && !strings.Contains(g.Summary, "ends early") {
-		t.Fatalf("prefix of %d bytes: %s", k, g.Summary)
+		t.Fatalf("prefix of %d bytes: got %q, want it to say \"ends early\"", k, g.Summary)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestDepthLimit(t *testing.T) {
 			}
 			stopped := c.Accounting.CountOf(capture.TruncatedInput) > 0 && strings.Contains(c.Accounting.Find(capture.TruncatedInput).Summary, "malformed")
 			if stopped == refValid([]byte(data)) {
-				t.Errorf("depth %d (%s): tally stopped %v, reference valid %v", n, where, stopped, refValid([]byte(data)))
+				t.Errorf("depth %d (%s): got stopped %v with reference valid %v, want a stop exactly when the reference finds it invalid", n, where, stopped, refValid([]byte(data)))
 			}
 		}
 	}
@@ -135,13 +135,13 @@ func fuzzOps(t *testing.T, data []byte) {
 	chk := &capture.Checked{Next: capture.Tee{&col, ops}}
 	c, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{Ops: true}, chk, config{bufSize: 16, logRecords: 3})
 	if err != nil {
-		t.Fatalf("with ops: %v (without: read)", err)
+		t.Fatalf("with ops: got error %v, want none (as without)", err)
 	}
 	if err := c.CheckValid(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("with ops: got an invalid capture: %v; want a valid one", err)
 	}
 	if chk.Err != nil {
-		t.Fatal(chk.Err)
+		t.Fatalf("with ops: got a dispatch that breaks the model: %v; want none", chk.Err)
 	}
 	// (The dispatches may differ from a read without ops on hostile input:
 	// an event naming its category twice, "cat": "cpu_op", "cat":
@@ -149,28 +149,28 @@ func fuzzOps(t *testing.T, data []byte) {
 	// with them; testdata/fuzz/FuzzRead/d23cb89075ad5d16.)
 	tb := ops.Table(c, analysis.OpOptions{})
 	if tb.Modelled+tb.Unmodelled+tb.Unattributed.Device != tb.Device {
-		t.Fatalf("op table: modelled %d + unmodelled %d + unattributed %d != device %d", tb.Modelled, tb.Unmodelled, tb.Unattributed.Device, tb.Device)
+		t.Fatalf("op table: got modelled %d + unmodelled %d + unattributed %d, want a sum of device %d", tb.Modelled, tb.Unmodelled, tb.Unattributed.Device, tb.Device)
 	}
 	// With a large buffer the record_shapes args take the cache of raw
 	// spellings (opargs.go) instead of canon: the same ops, the same stop.
 	var big capture.Collect
 	cb, err := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{Ops: true}, &capture.Checked{Next: &big}, config{bufSize: 1 << 16, logRecords: 3})
 	if err != nil {
-		t.Fatalf("with ops and a large buffer: %v", err)
+		t.Fatalf("with ops and a large buffer: got error %v, want none", err)
 	}
 	// (Only the stop is compared: how much trailing data a tiny buffer
 	// counts differs, ops or not.)
 	if a, b := fmt.Sprintf("%+v", c.Accounting.Find(capture.TruncatedInput)), fmt.Sprintf("%+v", cb.Accounting.Find(capture.TruncatedInput)); a != b {
-		t.Fatalf("the buffer size changes where the read with ops stops:\n%s\nvs\n%s", a, b)
+		t.Fatalf("with ops and a tiny buffer: got the stop\n%s\nwant the large buffer's\n%s", a, b)
 	}
 	if len(col.Dispatches) != len(big.Dispatches) || len(c.Ops) != len(cb.Ops) {
-		t.Fatalf("the buffer size changes the read with ops: %d dispatches, %d ops vs %d, %d", len(col.Dispatches), len(c.Ops), len(big.Dispatches), len(cb.Ops))
+		t.Fatalf("with ops and a tiny buffer: got %d dispatches, %d ops; want the large buffer's %d, %d", len(col.Dispatches), len(c.Ops), len(big.Dispatches), len(cb.Ops))
 	}
 	for i, d := range col.Dispatches {
 		e := big.Dispatches[i]
 		for _, p := range [][2]capture.OpID{{d.Op, e.Op}, {d.OuterOp, e.OuterOp}} {
 			if x, y := c.Op(p[0]), cb.Op(p[1]); (x == nil) != (y == nil) || x != nil && *x != *y {
-				t.Fatalf("dispatch %d: op %+v with a tiny buffer, %+v with a large one", i, x, y)
+				t.Fatalf("dispatch %d: got op %+v with a tiny buffer, want the large buffer's %+v", i, x, y)
 			}
 		}
 	}

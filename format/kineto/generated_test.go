@@ -22,7 +22,7 @@ func TestGenerated(t *testing.T) {
 	r := readWith(t, buf.String(), nil, config{bufSize: 4096, logRecords: 1000})
 	c := r.c
 	if int64(len(r.disp)) != st.DeviceEvents {
-		t.Errorf("dispatches %d, generated %d", len(r.disp), st.DeviceEvents)
+		t.Errorf("got %d dispatches, want the %d generated", len(r.disp), st.DeviceEvents)
 	}
 	var ns, graph int64
 	cats := map[string]int64{}
@@ -49,18 +49,18 @@ func TestGenerated(t *testing.T) {
 		t.Errorf("launches without device event %+v, want %d", l, st.TailLaunches)
 	}
 	if ev := c.Accounting.InputFor("events"); ev.Read != st.Events {
-		t.Errorf("events %d, generated %d", ev.Read, st.Events)
+		t.Errorf("got %d events read, want the %d generated", ev.Read, st.Events)
 	}
 	for _, p := range c.Programs {
 		if p.Name == "ProfilerStep" && p.Instances != int64(st.Steps) {
-			t.Errorf("ProfilerStep instances %d, steps %d", p.Instances, st.Steps)
+			t.Errorf("got %d ProfilerStep instances, want %d (the steps generated)", p.Instances, st.Steps)
 		}
 	}
 	for _, k := range []capture.Kind{capture.OverlappingEvents, capture.ContainedEvents, capture.UnrecordedDeviceWork, capture.TruncatedInput, capture.UnknownInput, capture.ZeroDuration} {
 		noGap(t, c, k)
 	}
 	if c.Clock.Domain != "unix-epoch" {
-		t.Errorf("clock %+v", c.Clock)
+		t.Errorf("got clock %+v, want unix-epoch", c.Clock)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestGeneratedBackwardSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Backward == 0 || st.Steps < 2 {
-		t.Fatalf("generator wrote %+v", st)
+		t.Fatalf("generator: got %+v, want backward events and at least 2 steps", st)
 	}
 	count := func(programBy string) (map[string]int64, *result) {
 		r := readWith(t, buf.String(), &format.Options{ProgramBy: programBy}, config{bufSize: 4096, logRecords: 1000})
@@ -82,20 +82,20 @@ func TestGeneratedBackwardSteps(t *testing.T) {
 			p := r.c.Programs[d.Program]
 			n[p.Name]++
 			if p.Name == "ProfilerStep" && p.Instances != int64(st.Steps) {
-				t.Errorf("%s: ProfilerStep instances %d, steps %d", programBy, p.Instances, st.Steps)
+				t.Errorf("%s: got %d ProfilerStep instances, want %d (the steps generated)", programBy, p.Instances, st.Steps)
 			}
 		}
 		return n, r
 	}
 	n, r := count("")
 	if n["ProfilerStep"] != st.DeviceEvents-st.Orphans || n[unannotated] != st.Orphans {
-		t.Errorf("annotation: %v; generated %d device events, %d orphans, %d backward", n, st.DeviceEvents, st.Orphans, st.Backward)
+		t.Errorf("annotation: got %v, want ProfilerStep %d and %s %d (the orphans)", n, st.DeviceEvents-st.Orphans, unannotated, st.Orphans)
 	}
 	if v, _ := field(r.c, "report", "programs"); !strings.Contains(fmt.Sprint(v), fmt.Sprintf("%d dispatches attributed by the step range", st.Backward)) {
 		t.Errorf("programs line %q, want %d attributed", v, st.Backward)
 	}
 	n, _ = count("gpu-annotation")
 	if n["ProfilerStep"] != st.DeviceEvents-st.Orphans-st.Backward || n[unannotated] != st.Orphans+st.Backward {
-		t.Errorf("gpu-annotation: %v; generated %d device events, %d orphans, %d backward", n, st.DeviceEvents, st.Orphans, st.Backward)
+		t.Errorf("gpu-annotation: got %v, want ProfilerStep %d and %s %d (the orphans and the backward)", n, st.DeviceEvents-st.Orphans-st.Backward, unannotated, st.Orphans+st.Backward)
 	}
 }

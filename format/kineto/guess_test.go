@@ -20,10 +20,10 @@ func sameGuessed(t testing.TB, data string) {
 	want := readWith(t, data, nil, config{bufSize: cfg.bufSize, logRecords: cfg.logRecords, noGuess: true})
 	got := readWith(t, data, nil, cfg)
 	if d := diffResults(want, got); d != "" {
-		t.Fatalf("key guesses change the result: %s", d)
+		t.Fatalf("key guesses: got a result that differs from the read without, want the same: %s", d)
 	}
 	if a, b := fmt.Sprint(want.c.Inventory), fmt.Sprint(got.c.Inventory); a != b {
-		t.Fatalf("key guesses change the inventory:\n%s\nvs\n%s", b, a)
+		t.Fatalf("key guesses: got inventory\n%s\nwant the one without\n%s", b, a)
 	}
 }
 
@@ -94,10 +94,10 @@ func FuzzGuess(f *testing.F) {
 		want, werr := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{}, nil, cfg)
 		got, gerr := readFrom(bytes.NewReader(data), "fuzz.json", &format.Options{}, nil, defaultConfig)
 		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("errors: %v with guesses, %v without", gerr, werr)
+			t.Fatalf("got error %v with guesses, %v without; want both or neither", gerr, werr)
 		}
 		if werr == nil && (!reflect.DeepEqual(want.Accounting, got.Accounting) || !reflect.DeepEqual(want.Inventory, got.Inventory)) {
-			t.Fatalf("key guesses change the read:\n%v\nvs\n%v", got.Inventory, want.Inventory)
+			t.Fatalf("key guesses: got a read whose accounting or inventory differs from the one without, want the same; inventories:\n%v\nvs\n%v", got.Inventory, want.Inventory)
 		}
 	})
 }
@@ -113,10 +113,10 @@ func TestLearn(t *testing.T) {
 	for size := 16; size <= 80; size++ {
 		s := newScanner(strings.NewReader(`{"ph": "X"`+text+`"kernel", "name": "k"}`), size)
 		if _, _, more := s.objectFirst(); !more {
-			t.Fatal("no first key")
+			t.Fatal("got no first key, want \"ph\"")
 		}
 		if _, ok := s.oneChar(); !ok {
-			t.Fatal("ph is not one character")
+			t.Fatal("got a ph value that is not one character, want \"X\"")
 		}
 		var g keyGuess
 		start, off := s.pos, s.off
@@ -134,6 +134,6 @@ func TestLearn(t *testing.T) {
 		}
 	}
 	if learned == 0 {
-		t.Fatal("nothing learned with any buffer size")
+		t.Fatal("got nothing learned with any buffer size, want the key learned with some")
 	}
 }

@@ -15,7 +15,7 @@ func readGz(t *testing.T, data []byte) *capture.Capture {
 	t.Helper()
 	c, err := Read(format.BytesInput("t.json.gz", data), nil, nil)
 	if err != nil {
-		t.Fatalf("read: %v", err)
+		t.Fatalf("read: got error %v, want none", err)
 	}
 	return c
 }
@@ -29,20 +29,20 @@ func TestGzipTrailingGarbage(t *testing.T) {
 	for _, junk := range []string{"\x00\x00\x00", strings.Repeat("\x00", 512), "garbage after the stream"} {
 		c := readGz(t, append(append([]byte(nil), z...), junk...))
 		if g := gap(c, capture.TruncatedInput); g != nil {
-			t.Errorf("%d junk bytes: reported as truncated: %s", len(junk), g.Summary)
+			t.Errorf("%d junk bytes: got a truncated_input gap, want none: %s", len(junk), g.Summary)
 		}
 		g := mustGap(t, c, capture.SkippedInput)
 		if !strings.Contains(g.Summary, "after its gzip stream ends") || fig(t, g, "bytes") != int64(len(junk)) {
-			t.Errorf("%d junk bytes: gap %+v", len(junk), g)
+			t.Errorf("%d junk bytes: got gap %+v, want it to say \"after its gzip stream ends\" and count %d bytes", len(junk), g, len(junk))
 		}
 		cb := c.Accounting.InputFor("compressed bytes")
 		if cb.Read != int64(len(z)+len(junk)) || cb.Used != int64(len(z)) || cb.Read != cb.Used+cb.SkippedTotal() {
-			t.Errorf("%d junk bytes: compressed bytes %+v", len(junk), cb)
+			t.Errorf("%d junk bytes: got compressed bytes %+v, want %d read, %d used, the rest skipped", len(junk), cb, len(z)+len(junk), len(z))
 		} else if s := cb.Skipped[0]; s.First != "compressed byte "+itoa(int64(len(z))) {
-			t.Errorf("first %q", s.First)
+			t.Errorf("got first skipped %q, want %q", s.First, "compressed byte "+itoa(int64(len(z))))
 		}
 		if by := c.Accounting.InputFor("bytes"); by.Read != int64(len(doc)) || by.Used != by.Read {
-			t.Errorf("bytes %+v", by)
+			t.Errorf("got bytes %+v, want %d read, all used", by, len(doc))
 		}
 	}
 	// The negative arms: a clean file, and two gzip members (as gzip
@@ -53,15 +53,15 @@ func TestGzipTrailingGarbage(t *testing.T) {
 	} {
 		c := readGz(t, data)
 		if !c.Accounting.Complete() {
-			t.Errorf("%s: %s", name, gapText(c))
+			t.Errorf("%s: got an incomplete capture, want complete: %s", name, gapText(c))
 		}
 		for _, in := range c.Accounting.Input {
 			if in.Unit == "compressed bytes" {
-				t.Errorf("%s: compressed bytes counted: %+v", name, in)
+				t.Errorf("%s: got compressed bytes counted (%+v), want none", name, in)
 			}
 		}
 		if by := c.Accounting.InputFor("bytes"); by.Read != int64(len(doc)) {
-			t.Errorf("%s: bytes %+v", name, by)
+			t.Errorf("%s: got bytes %+v, want %d read", name, by, len(doc))
 		}
 	}
 	// A JSON cut at the end of its gzip stream and followed by junk is
@@ -69,6 +69,6 @@ func TestGzipTrailingGarbage(t *testing.T) {
 	c := readGz(t, append(gz(t, doc[:len(doc)-10]), "junk"...))
 	mustGap(t, c, capture.TruncatedInput)
 	if cb := c.Accounting.InputFor("compressed bytes"); cb.SkippedTotal() != 4 {
-		t.Errorf("cut and junk: compressed bytes %+v", cb)
+		t.Errorf("cut and junk: got compressed bytes %+v, want 4 skipped", cb)
 	}
 }

@@ -31,14 +31,14 @@ func readWith(t testing.TB, data string, opts *format.Options, cfg config) *resu
 	chk := &capture.Checked{Next: capture.Tee{agg, &col}, Ceiling: int64(opts.MaxDuration)}
 	c, err := readFrom(strings.NewReader(data), "test.json", opts, chk, cfg)
 	if err != nil {
-		t.Fatalf("read: %v", err)
+		t.Fatalf("read: got error %v, want none", err)
 	}
 	chk.Finish(c) // as format.ReadInput does: Checked's gaps are the capture's
 	if chk.Err != nil {
-		t.Fatalf("a dispatch breaks the model: %v", chk.Err)
+		t.Fatalf("got a dispatch that breaks the model: %v; want none", chk.Err)
 	}
 	if err := c.CheckValid(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("got an invalid capture: %v; want a valid one", err)
 	}
 	return &result{c: c, disp: col.Dispatches, tables: agg.Tables(c)}
 }
@@ -55,7 +55,7 @@ func readOpts(t testing.TB, data string, opts *format.Options) *result {
 	a := readWith(t, data, opts, config{bufSize: 1 << 16, logRecords: 1 << 10})
 	b := readWith(t, data, opts, tinyConfig)
 	if d := diffResults(a, b); d != "" {
-		t.Fatalf("tiny buffers change the result: %s", d)
+		t.Fatalf("tiny buffers: got a different result, want the same: %s", d)
 	}
 	return a
 }
@@ -157,7 +157,7 @@ func mustGap(t testing.TB, c *capture.Capture, k capture.Kind) *capture.Gap {
 	t.Helper()
 	g := gap(c, k)
 	if g == nil || g.Count == 0 {
-		t.Fatalf("no %s gap; gaps:\n%s", k, gapText(c))
+		t.Fatalf("got no %s gap, want one; gaps:\n%s", k, gapText(c))
 	}
 	return g
 }
@@ -165,7 +165,7 @@ func mustGap(t testing.TB, c *capture.Capture, k capture.Kind) *capture.Gap {
 func noGap(t testing.TB, c *capture.Capture, k capture.Kind) {
 	t.Helper()
 	if g := gap(c, k); g != nil && g.Count > 0 {
-		t.Fatalf("unexpected %s gap: %s", k, g.Summary)
+		t.Fatalf("got a %s gap, want none: %s", k, g.Summary)
 	}
 }
 
@@ -173,7 +173,7 @@ func fig(t testing.TB, g *capture.Gap, name string) int64 {
 	t.Helper()
 	v, ok := g.Figure(name)
 	if !ok {
-		t.Fatalf("gap %s has no figure %q: %v", g.Kind, name, g.Figures)
+		t.Fatalf("gap %s: got figures %v, want one named %q", g.Kind, g.Figures, name)
 	}
 	return v
 }

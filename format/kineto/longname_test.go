@@ -92,7 +92,7 @@ func TestLongNameCutKeepsCharactersWhole(t *testing.T) {
 			r := readT(t, trace([]string{call("cudaLaunchKernel", "1", "10", "2"), kernelRaw(name, "1", "20", "3")}))
 			k := r.c.Kernels[r.disp[0].Kernel].Name
 			if !utf8.ValidString(k) || strings.ContainsRune(k, utf8.RuneError) {
-				t.Fatalf("unit %q shift %d: cut name is not clean UTF-8: …%q", unit, shift, k[max(0, len(k)-60):])
+				t.Fatalf("unit %q shift %d: got cut name …%q, want clean UTF-8", unit, shift, k[max(0, len(k)-60):])
 			}
 			if len(k) > capture.MaxName {
 				t.Fatalf("unit %q shift %d: cut name is %d bytes, want at most %d", unit, shift, len(k), capture.MaxName)

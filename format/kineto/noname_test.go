@@ -15,11 +15,11 @@ func TestAnnotationWithoutName(t *testing.T) {
 		"  {\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", \"tid\": \"\", \"ts\": 0}]}"
 	r := readT(t, data)
 	if err := r.c.CheckValid(); err != nil {
-		t.Fatalf("got a capture that breaks the model: %v", err)
+		t.Fatalf("got a capture that breaks the model: %v; want a valid one", err)
 	}
 	for _, p := range r.c.Programs {
 		if p.Name == "" {
-			t.Fatalf("got an unnamed program: %+v", r.c.Programs)
+			t.Fatalf("got an unnamed program in %+v, want every program named", r.c.Programs)
 		}
 	}
 	if len(r.disp) != 1 {

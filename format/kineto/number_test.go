@@ -61,7 +61,7 @@ func TestParseIntegers(t *testing.T) {
 	ints := map[string]int64{"7": 7, "-3": -3, "7.0": 7, "7e0": 7, "70e-1": 7, "9223372036854775807": 9223372036854775807}
 	for tok, want := range ints {
 		if v, ok := parseInt([]byte(tok)); !ok || v != want {
-			t.Errorf("parseInt(%q) = %d, %v", tok, v, ok)
+			t.Errorf("parseInt(%q) = %d, %v; want %d, true", tok, v, ok, want)
 		}
 	}
 	for _, tok := range []string{"7.5", "9223372036854775808", "", "x", "007", "1e19"} {
@@ -70,7 +70,7 @@ func TestParseIntegers(t *testing.T) {
 		}
 	}
 	if v, ok := parseUint([]byte("18446744073709551615")); !ok || v != 18446744073709551615 {
-		t.Errorf("parseUint max = %d, %v", v, ok)
+		t.Errorf("parseUint max = %d, %v; want 18446744073709551615, true", v, ok)
 	}
 	for _, tok := range []string{"18446744073709551616", "-1", "1.5"} {
 		if v, ok := parseUint([]byte(tok)); ok {
@@ -78,7 +78,7 @@ func TestParseIntegers(t *testing.T) {
 		}
 	}
 	if v, ok := parseUint([]byte("-0")); !ok || v != 0 {
-		t.Errorf("parseUint(-0) = %d, %v", v, ok)
+		t.Errorf("parseUint(-0) = %d, %v; want 0, true", v, ok)
 	}
 }
 
@@ -93,7 +93,7 @@ func TestStripStep(t *testing.T) {
 	for in, want := range cases {
 		base, n, _ := stripStep(in)
 		if base != want[0] || n != want[1] {
-			t.Errorf("stripStep(%q) = %q, %d", in, base, n)
+			t.Errorf("stripStep(%q) = %q, %d; want %q, %v", in, base, n, want[0], want[1])
 		}
 	}
 }
@@ -101,14 +101,14 @@ func TestStripStep(t *testing.T) {
 func TestBaseCallName(t *testing.T) {
 	for in, want := range map[string]string{"cudaLaunchKernel_v7000": "cudaLaunchKernel", "cudaMemcpyAsync_ptsz": "cudaMemcpyAsync", "cudaGraphLaunch_v10000_ptsz": "cudaGraphLaunch", "cuda_x": "cuda_x"} {
 		if got := baseCallName(in); got != want {
-			t.Errorf("baseCallName(%q) = %q", in, got)
+			t.Errorf("baseCallName(%q) = %q, want %q", in, got, want)
 		}
 	}
 	if k := classifyCall("hipGraphLaunch"); !k.graph || !k.launch {
-		t.Errorf("hipGraphLaunch: %+v", k)
+		t.Errorf("classifyCall(hipGraphLaunch) = %+v, want graph and launch", k)
 	}
 	if k := classifyCall("cudaEventQuery"); k.launch {
-		t.Errorf("cudaEventQuery: %+v", k)
+		t.Errorf("classifyCall(cudaEventQuery) = %+v, want no launch", k)
 	}
 }
 
@@ -144,7 +144,7 @@ func TestIntFast(t *testing.T) {
 						t.Fatalf("%q: %d %v (pos %d), want %d %v", buf, v, ok, s.pos, want, wantOK)
 					}
 					if !ok && s.pos != 0 {
-						t.Fatalf("%q: consumed %d bytes on failure", buf, s.pos)
+						t.Fatalf("%q: got %d bytes consumed on failure, want 0", buf, s.pos)
 					}
 				}
 			}

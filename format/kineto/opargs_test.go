@@ -90,13 +90,13 @@ func checkRaw(t *testing.T, b []byte) {
 	func() {
 		defer func() {
 			if x := recover(); x != nil {
-				t.Fatalf("rawValue(%q) accepted %d bytes, but canon stops: %v", b, n, x)
+				t.Fatalf("rawValue(%q) accepted %d bytes: got canon stopping (%v), want it to read them", b, n, x)
 			}
 		}()
 		out = r.canon(nil)
 	}()
 	if r.s.off != 0 || r.s.pos != n {
-		t.Fatalf("rawValue(%q): got %d bytes, but canon read %d (buffer moved by %d)", b, n, r.s.pos, r.s.off)
+		t.Fatalf("rawValue(%q): got canon reading %d bytes (buffer moved by %d), want %d as rawValue accepted (not moved)", b, r.s.pos, r.s.off, n)
 	}
 	if want := compactJSON(b[:n]); string(out) != want {
 		t.Fatalf("canon(%q): got %s, want %s", b[:n], out, want)
@@ -165,7 +165,7 @@ func TestOpsArgSpellings(t *testing.T) {
 		}
 		swapped, other := r.c.Op(r.disp[len(spellings)].Op), r.c.Op(r.disp[len(spellings)+1].Op)
 		if swapped == nil || swapped.Dims != `["float","float"]` || swapped.Types != "[[8,16],[16,32]]" {
-			t.Errorf("buffer %d: dims and types swapped: got %+v", cfg.bufSize, swapped)
+			t.Errorf("buffer %d: dims and types swapped: got %+v, want dims [\"float\",\"float\"] and types [[8,16],[16,32]]", cfg.bufSize, swapped)
 		}
 		if other == nil || other.Dims != "[[8,16],[16,33]]" {
 			t.Errorf("buffer %d: other shapes: got %+v, want dims [[8,16],[16,33]]", cfg.bufSize, other)
@@ -195,7 +195,7 @@ func TestOpsArgCachedThenInvalid(t *testing.T) {
 			t.Fatalf("ops %v: got %+v, want a malformed-input stop", ops, g)
 		}
 		if want := fmt.Sprintf("byte %d", at); !strings.Contains(gapText(c), want) {
-			t.Errorf("ops %v: the stop does not say %s:\n%s", ops, want, gapText(c))
+			t.Errorf("ops %v: got gaps\n%s\nwant the stop to say %s", ops, gapText(c), want)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func testOpsAttribution(t *testing.T, callsFirst bool) {
 	}
 	addmm := c.Op(r.disp[0].Op)
 	if addmm.Dims != "[[32],[8,16],[16,32]]" || addmm.Types != `["float","float","float"]` || addmm.Concrete != `["","",""]` || addmm.Path != "nn.Module: Block_0" || addmm.Kind != "cpu_op" {
-		t.Errorf("addmm signature: got %+v", addmm)
+		t.Errorf("addmm signature: got %+v, want dims [[32],[8,16],[16,32]], three floats, no concrete inputs, cpu_op under nn.Module: Block_0", addmm)
 	}
 	if addmm.Calls != 2 || addmm.HostNS != 70_000 || !addmm.HostValid {
 		t.Errorf("addmm: got %d calls, %d ns, want 2 calls (each launched a kernel), 70000 ns", addmm.Calls, addmm.HostNS)
@@ -136,11 +136,11 @@ func testOpsAttribution(t *testing.T, callsFirst bool) {
 	withOps := gapText(c)
 	const said = "and each is attributed to the host op around its launch (the op table's graph_launches); the ops inside the graph are not recorded"
 	if !strings.Contains(withOps, said) {
-		t.Errorf("the graph_launch note does not say the graph's kernels are attributed:\n%s", withOps)
+		t.Errorf("got gaps\n%s\nwant the graph_launch note to say the graph's kernels are attributed: %q", withOps, said)
 	}
 	withOps = strings.Replace(withOps, said, "but per-op attribution is unavailable for them", 1)
 	if a, b := gapText(plain.c), withOps; a != b {
-		t.Errorf("attribution changes the accounting:\n%s\nvs\n%s", a, b)
+		t.Errorf("with ops: got accounting\n%s\nwant the one without\n%s", b, a)
 	}
 	for i, d := range plain.disp {
 		if d.Op != capture.NoOp || d.OuterOp != capture.NoOp {
@@ -204,7 +204,7 @@ func TestOpsSharedGraphAndCompile(t *testing.T) {
 			if o == nil {
 				unattrib++
 				if d.Link == capture.LinkLaunched || d.Link == capture.LinkGraph {
-					t.Errorf("%s: %s has a launch call but no op", tc.file, s.c.Kernels[d.Kernel].Name)
+					t.Errorf("%s: %s: got no op for a kernel with a launch call, want one", tc.file, s.c.Kernels[d.Kernel].Name)
 				}
 				continue
 			}
@@ -240,7 +240,7 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 		ops := readSample(t, path, &format.Options{Ops: true})
 		a, b := gapText(plain.c), strings.Replace(gapText(ops.c), said, "but per-op attribution is unavailable for them", 1)
 		if a != b {
-			t.Errorf("%s: attribution changes the accounting:\n%s\nvs\n%s", path, a, b)
+			t.Errorf("%s: with ops: got accounting\n%s\nwant the one without\n%s", path, b, a)
 		}
 		if len(plain.disp) != len(ops.disp) {
 			t.Fatalf("%s: got %d dispatches with ops, want %d", path, len(ops.disp), len(plain.disp))
@@ -249,7 +249,7 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 		for i := range ops.disp {
 			d, p := ops.disp[i], plain.disp[i]
 			if d.Op != capture.NoOp && ops.c.Op(d.Op) == nil {
-				t.Fatalf("%s: dispatch %d names op %d of %d", path, i, d.Op, len(ops.c.Ops))
+				t.Fatalf("%s: dispatch %d: got op %d, want one of the %d ops", path, i, d.Op, len(ops.c.Ops))
 			}
 			if d.Link == capture.LinkLaunched || d.Link == capture.LinkGraph {
 				launched++
@@ -261,11 +261,11 @@ func TestOpsSharedTracesNoFalseGaps(t *testing.T) {
 			// A collective is a copy per read (capture.Collect): compared
 			// by value.
 			if (d.Collective == nil) != (p.Collective == nil) || d.Collective != nil && *d.Collective != *p.Collective {
-				t.Fatalf("%s: dispatch %d's collective differs with ops: %+v vs %+v", path, i, d.Collective, p.Collective)
+				t.Fatalf("%s: dispatch %d's collective with ops: got %+v, want %+v as without", path, i, d.Collective, p.Collective)
 			}
 			d.Collective, p.Collective = nil, nil
 			if d != p {
-				t.Fatalf("%s: dispatch %d differs with ops: %+v vs %+v", path, i, d, p)
+				t.Fatalf("%s: dispatch %d with ops: got %+v, want %+v as without (but for its ops)", path, i, d, p)
 			}
 		}
 		t.Logf("%s: %d dispatches, %d launched, %d of them under no op, %d op signatures", path, len(ops.disp), launched, under, len(ops.c.Ops))

@@ -22,7 +22,7 @@ func TestRankFromDistributedInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Source.Rank != "3" || len(seen) != 1 || seen[0] != "3" {
-		t.Errorf("rank %q, seen by sink %q", c.Source.Rank, seen)
+		t.Errorf("got rank %q, seen by sink %q; want \"3\", seen once as \"3\"", c.Source.Rank, seen)
 	}
 	r := readT(t, trace([]string{kernel("k", "5", "1010.000", "3.001")}))
 	if r.c.Source.Rank != "" {

@@ -17,23 +17,23 @@ func TestGenerationCBaseAfterEvents(t *testing.T) {
 	}, `"displayTimeUnit": "ms"`, `"baseTimeNanoseconds": 1751410836000000000`)
 	r := readT(t, data)
 	if len(r.disp) != 1 {
-		t.Fatalf("%d dispatches", len(r.disp))
+		t.Fatalf("got %d dispatches, want 1", len(r.disp))
 	}
 	d := r.disp[0]
 	if want := int64(1751410836000000000 + 1428625731622250); d.Device.Begin != want || d.Device.End != want+3001 {
 		t.Errorf("device %+v, want begin %d dur 3001", d.Device, want)
 	}
 	if d.Launch.Begin != 1751410836000000000+1428625731610000 || d.Launch.End-d.Launch.Begin != 2500 || !d.Launch.Valid {
-		t.Errorf("launch %+v", d.Launch)
+		t.Errorf("got launch %+v, want begin %d, 2500 ns, valid", d.Launch, int64(1751410836000000000+1428625731610000))
 	}
 	if d.Link != capture.LinkLaunched {
-		t.Errorf("link %v", d.Link)
+		t.Errorf("got link %v, want %v", d.Link, capture.LinkLaunched)
 	}
 	if r.c.Clock.Domain != "unix-epoch" || !strings.Contains(r.c.Clock.Description, "generation C") || !strings.Contains(r.c.Clock.Description, "1751410836000000000") {
-		t.Errorf("clock %+v", r.c.Clock)
+		t.Errorf("got clock %+v, want unix-epoch, described as generation C with its base", r.c.Clock)
 	}
 	if !r.c.Accounting.Complete() {
-		t.Errorf("not complete:\n%s", gapText(r.c))
+		t.Errorf("got an incomplete capture, want complete:\n%s", gapText(r.c))
 	}
 }
 
@@ -46,13 +46,13 @@ func TestGenerationBExactNanoseconds(t *testing.T) {
 	r := readT(t, data)
 	d := r.disp[0]
 	if d.Device.Begin != 1712195495519699001 || d.Device.End != 1712195495519700004 {
-		t.Errorf("device %+v", d.Device)
+		t.Errorf("got device %+v, want 1712195495519699001..1712195495519700004", d.Device)
 	}
 	if d.Launch.Begin != 1712195495519689047 {
-		t.Errorf("launch %+v", d.Launch)
+		t.Errorf("got launch %+v, want begin 1712195495519689047", d.Launch)
 	}
 	if !strings.Contains(r.c.Clock.Description, "generation B") {
-		t.Errorf("clock %q", r.c.Clock.Description)
+		t.Errorf("got clock %q, want generation B", r.c.Clock.Description)
 	}
 }
 
@@ -60,10 +60,10 @@ func TestGenerationAIntegerMicros(t *testing.T) {
 	data := trace([]string{call("cudaLaunchKernel", "1", "1623142623531625", "7"), kernel("k", "1", "1623142623531640", "3")})
 	r := readT(t, data)
 	if r.disp[0].Device.Begin != 1623142623531640000 {
-		t.Errorf("device %+v", r.disp[0].Device)
+		t.Errorf("got device %+v, want begin 1623142623531640000", r.disp[0].Device)
 	}
 	if !strings.Contains(r.c.Clock.Description, "generation A") {
-		t.Errorf("clock %q", r.c.Clock.Description)
+		t.Errorf("got clock %q, want generation A", r.c.Clock.Description)
 	}
 }
 
@@ -73,10 +73,10 @@ func TestRelativeWithoutBase(t *testing.T) {
 	data := trace([]string{call("cudaLaunchKernel", "1", "10.0", "1"), kernel("k", "1", "20.5", "1.5")})
 	r := readT(t, data)
 	if r.c.Clock.Domain == "unix-epoch" {
-		t.Errorf("relative times without base read as epoch: %+v", r.c.Clock)
+		t.Errorf("relative times without base: got clock %+v, want one that is not unix-epoch", r.c.Clock)
 	}
 	if d, _ := r.disp[0].Device.Duration(); d != 1500 {
-		t.Errorf("dur %d", d)
+		t.Errorf("got dur %d, want 1500", d)
 	}
 }
 
@@ -86,10 +86,10 @@ func TestBaseWithAbsoluteTimes(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.InconsistentTrace)
 	if !strings.Contains(g.Items[0].What, "not added") {
-		t.Errorf("item %q", g.Items[0].What)
+		t.Errorf("got item %q, want it to say \"not added\"", g.Items[0].What)
 	}
 	if r.disp[0].Device.Begin != 1712195495519690000 {
-		t.Errorf("base was added: %+v", r.disp[0].Device)
+		t.Errorf("got device %+v, want begin 1712195495519690000 (the base not added)", r.disp[0].Device)
 	}
 }
 
@@ -109,10 +109,10 @@ func TestNumberForms(t *testing.T) {
 		}
 	}
 	if v, ok := field(r.c, "events", "ts/dur written as strings"); !ok || v.(int64) != 2 {
-		t.Errorf("strings counted %v", v)
+		t.Errorf("got strings counted %v, want 2", v)
 	}
 	if v, ok := field(r.c, "events", "times with digits below 1 ns (rounded half-even)"); !ok || v.(int64) != 3 {
-		t.Errorf("rounded counted %v", v)
+		t.Errorf("got rounded counted %v, want 3", v)
 	}
 }
 
@@ -129,30 +129,30 @@ func Test2021Spellings(t *testing.T) {
 ]}`
 	r := readT(t, data)
 	if len(r.disp) != 2 {
-		t.Fatalf("%d dispatches", len(r.disp))
+		t.Fatalf("got %d dispatches, want 2", len(r.disp))
 	}
 	// The Memcpy event carries no args.stream: its queue comes from the
 	// tid "stream 7" alone.
 	for _, d := range r.disp {
 		if q := r.c.Queues[d.Queue]; q.Name != "stream 7" || q.Device != "device 0" {
-			t.Errorf("queue %+v", q)
+			t.Errorf("got queue %+v, want stream 7 on device 0", q)
 		}
 	}
 	k0, k1 := r.c.Kernels[r.disp[0].Kernel], r.c.Kernels[r.disp[1].Kernel]
 	if k0.Category != "kernel" || k0.Name != "volta_sgemm" || k1.Category != "memcpy" {
-		t.Errorf("kernels %+v %+v", k0, k1)
+		t.Errorf("got kernels %+v %+v, want kernel volta_sgemm and a memcpy", k0, k1)
 	}
 	for _, d := range r.disp {
 		if d.Link != capture.LinkLaunched {
-			t.Errorf("link %v", d.Link)
+			t.Errorf("got link %v, want %v", d.Link, capture.LinkLaunched)
 		}
 	}
 	g := mustGap(t, r.c, capture.ZeroDuration)
 	if fig(t, g, "dur_0") != 1 || !strings.Contains(g.Summary, "generation A") {
-		t.Errorf("zero gap %+v", g)
+		t.Errorf("got zero_duration gap %+v, want dur_0 1, generation A", g)
 	}
 	if v, _ := field(r.c, "steps and annotations", "ProfilerStep host annotations"); v != "1 (#3–#3)" {
-		t.Errorf("steps %v", v)
+		t.Errorf("got steps %v, want 1 (#3–#3)", v)
 	}
 }
 
@@ -178,7 +178,7 @@ func TestLinkOrders(t *testing.T) {
 	for _, d := range r.disp {
 		links[r.c.Kernels[d.Kernel].Name] = d.Link
 		if !d.Launch.Valid {
-			t.Errorf("%s: no launch time", r.c.Kernels[d.Kernel].Name)
+			t.Errorf("%s: got no launch time, want one", r.c.Kernels[d.Kernel].Name)
 		}
 	}
 	want := map[string]capture.Link{"gpu_first": capture.LinkLaunched, "call_first": capture.LinkLaunched,
@@ -190,17 +190,17 @@ func TestLinkOrders(t *testing.T) {
 	}
 	g := mustGap(t, r.c, capture.GraphLaunch)
 	if g.Count != 1 || fig(t, g, "device_events") != 3 || fig(t, g, "events_per_launch_max") != 3 || !g.Note {
-		t.Errorf("graph gap %+v", g)
+		t.Errorf("got graph_launch gap %+v, want a note: 1 launch, 3 device events, at most 3 per launch", g)
 	}
 	if !r.c.Accounting.Complete() {
-		t.Errorf("incomplete:\n%s", gapText(r.c))
+		t.Errorf("got an incomplete capture, want complete:\n%s", gapText(r.c))
 	}
 	if v, _ := field(r.c, "launch linkage", "calls not on the launch list that launched device work"); v != "cudaMemcpy" {
-		t.Errorf("unlisted launch names %v", v)
+		t.Errorf("got unlisted launch names %v, want cudaMemcpy", v)
 	}
 	p := r.c.Programs[r.disp[0].Program]
 	if !strings.Contains(strings.Join(p.Notes, "\n"), "per-op attribution is unavailable") {
-		t.Errorf("program notes %q", p.Notes)
+		t.Errorf("got program notes %q, want one saying per-op attribution is unavailable", p.Notes)
 	}
 }
 
@@ -217,25 +217,25 @@ func TestDeviceEventsWithoutLaunch(t *testing.T) {
 	g := mustGap(t, r.c, capture.GPUEventWithoutLaunch)
 	if g.Count != 4 || fig(t, g, "total_ns") != 15000 || fig(t, g, "unmatched_correlation") != 2 ||
 		fig(t, g, "no_correlation") != 1 || fig(t, g, "correlation_0") != 1 || fig(t, g, "max_correlation") != 4 {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 4 (15000 ns): 2 unmatched correlations, 1 without, 1 of 0, max correlation 4", g)
 	}
 	if !strings.Contains(g.Summary, "before the profiler's CPU window opened") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say \"before the profiler's CPU window opened\"", g.Summary)
 	}
 	n := 0
 	for _, d := range r.disp {
 		if d.Link == capture.LinkNoLaunch {
 			n++
 			if d.Launch.Valid {
-				t.Errorf("orphan with a launch time")
+				t.Errorf("got an orphan with a launch time, want none")
 			}
 		}
 	}
 	if n != 4 {
-		t.Errorf("%d no-launch dispatches", n)
+		t.Errorf("got %d no-launch dispatches, want 4", n)
 	}
 	if r.c.Accounting.Complete() {
-		t.Error("complete despite orphans")
+		t.Error("got a complete capture despite orphans, want incomplete")
 	}
 }
 
@@ -254,10 +254,10 @@ func TestLaunchWithoutDeviceEvent(t *testing.T) {
 	g := mustGap(t, r.c, capture.LaunchWithoutGPUEvent)
 	if g.Count != 2 || fig(t, g, "cudaLaunchKernel") != 1 || fig(t, g, "cudaMemsetAsync") != 1 ||
 		fig(t, g, "after_last_device_event") != 1 || fig(t, g, "elsewhere") != 1 {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 2: cudaLaunchKernel after the last device event, cudaMemsetAsync elsewhere", g)
 	}
 	if v, _ := field(r.c, "launch linkage", "call cudaLaunchKernel"); !strings.Contains(v.(string), "1 inside stream capture") {
-		t.Errorf("capture not stated: %v", v)
+		t.Errorf("got call cudaLaunchKernel %v, want it to say \"1 inside stream capture\"", v)
 	}
 }
 
@@ -277,20 +277,20 @@ func TestNames(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.UnresolvedName)
 	if g.Count != 4 || fig(t, g, "invalid_runtime_calls") != 1 || fig(t, g, "unnamed_device_events") != 1 || fig(t, g, "device_events_invalid_utf8") != 2 {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 4: 1 invalid runtime call, 1 unnamed device event, 2 invalid UTF-8", g)
 	}
 	names := map[string]bool{}
 	for _, k := range r.c.Kernels {
 		names[k.Name] = k.Resolved
 	}
 	if resolved, ok := names["esc\"aped\u00e9"]; !ok || !resolved {
-		t.Errorf("escaped name not decoded: %v", names)
+		t.Errorf("got names %v, want the escaped one decoded and resolved", names)
 	}
 	if resolved, ok := names["bad\xff\xfename"]; !ok || resolved {
-		t.Errorf("invalid UTF-8 name not kept as found: %v", names)
+		t.Errorf("got names %v, want the invalid UTF-8 one kept as found, unresolved", names)
 	}
 	if _, ok := names["(unnamed kernel)"]; !ok {
-		t.Errorf("empty name: %v", names)
+		t.Errorf("got names %v, want (unnamed kernel) among them", names)
 	}
 }
 
@@ -305,11 +305,11 @@ func TestOverlapsAndZeroDurations(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.OverlappingEvents)
 	if g.Count != 1 || fig(t, g, "total_ns") != 5000 {
-		t.Errorf("overlap gap %+v", g)
+		t.Errorf("got overlapping_events gap %+v, want 1 of 5000 ns", g)
 	}
 	z := mustGap(t, r.c, capture.ZeroDuration)
 	if z.Count != 1 || fig(t, z, "dur_0") != 1 {
-		t.Errorf("zero gap %+v", z)
+		t.Errorf("got zero_duration gap %+v, want 1, dur_0 1", z)
 	}
 }
 
@@ -318,7 +318,7 @@ func TestEmptyCaptures(t *testing.T) {
 	r := readT(t, cpuOnly)
 	g := mustGap(t, r.c, capture.EmptyCapture)
 	if !strings.Contains(g.Summary, "cpu_op 1") || !strings.Contains(g.Summary, "CPU-only") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say cpu_op 1 and CPU-only", g.Summary)
 	}
 	counters := trace([]string{
 		`{"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 0, "args": {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum": 0}}`,
@@ -326,10 +326,10 @@ func TestEmptyCaptures(t *testing.T) {
 	})
 	r = readT(t, counters)
 	if g := mustGap(t, r.c, capture.EmptyCapture); !strings.Contains(g.Summary, "range-profiler") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got empty_capture summary %q, want it to say range-profiler", g.Summary)
 	}
 	if g := mustGap(t, r.c, capture.LaunchWithoutGPUEvent); !strings.Contains(g.Summary, "range-profiler") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got launch_without_gpu_event summary %q, want it to say range-profiler", g.Summary)
 	}
 	r = readT(t, `{"schemaVersion": 1}`)
 	mustGap(t, r.c, capture.EmptyCapture)
@@ -343,17 +343,17 @@ func TestTruncatedAndMalformed(t *testing.T) {
 	r := readT(t, cut)
 	g := mustGap(t, r.c, capture.TruncatedInput)
 	if fig(t, g, "events_read") != 3 || !strings.Contains(g.Summary, "ends early") {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 3 events read and \"ends early\"", g)
 	}
 	// A cut between tokens is a cut too, not a syntax error.
 	for _, c := range []string{full[:strings.Index(full, `"traceEvents": [`)+16], full[:strings.Index(full, `,`)+1] + "\n  "} {
 		g := mustGap(t, readT(t, c).c, capture.TruncatedInput)
 		if !strings.Contains(g.Summary, "ends early") {
-			t.Errorf("cut %q: %s", c, g.Summary)
+			t.Errorf("cut %q: got %q, want it to say \"ends early\"", c, g.Summary)
 		}
 	}
 	if len(r.disp) != 1 {
-		t.Errorf("events before the cut not reported: %d", len(r.disp))
+		t.Errorf("got %d dispatches, want the 1 before the cut", len(r.disp))
 	}
 	bad := strings.Replace(full, `"name": "x"`, `"name": "x"y"`, 1)
 	r = readT(t, bad)
@@ -364,7 +364,7 @@ func TestTruncatedAndMalformed(t *testing.T) {
 	}
 	in := r.c.Accounting.InputFor("bytes")
 	if in.Read != int64(len(bad)) {
-		t.Errorf("bytes read %d of %d", in.Read, len(bad))
+		t.Errorf("got %d bytes read, want all %d", in.Read, len(bad))
 	}
 	// Syntax errors in skipped values are errors too.
 	for _, b := range []string{
@@ -394,7 +394,7 @@ func TestNoEndMarkerAndTrailingData(t *testing.T) {
 	data := `{"schemaVersion": 1, "traceEvents": [` + kernel("k", "1", "1", "1") + `]}`
 	r := readT(t, data)
 	if g := mustGap(t, r.c, capture.TruncatedInput); !strings.Contains(g.Summary, "no end marker") {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want it to say \"no end marker\"", g.Summary)
 	}
 	// A generic Chrome trace (bare array) has no such marker to miss.
 	r = readT(t, `[`+kernel("k", "1", "1", "1")+`]`)
@@ -413,7 +413,7 @@ func TestUnknownCategoriesAndPhases(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.UnknownInput)
 	if g.Count != 3 || fig(t, g, "npu_kernel") != 2 || fig(t, g, "phase B") != 1 {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 3: npu_kernel 2, phase B 1", g)
 	}
 }
 
@@ -424,7 +424,7 @@ func TestProducerLog(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.ProducerWarnings)
 	if g.Count != 3 || fig(t, g, "Out-of-range") != 3829 || fig(t, g, "Blocklisted runtime") != 56517 || fig(t, g, "CUPTI stopped early?") != 1 {
-		t.Errorf("gap %+v", g)
+		t.Errorf("got gap %+v, want 3: Out-of-range 3829, Blocklisted runtime 56517, CUPTI stopped early? 1", g)
 	}
 	found := false
 	for _, it := range g.Items {
@@ -433,7 +433,7 @@ func TestProducerLog(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("ERROR line not verbatim: %+v", g.Items)
+		t.Errorf("got items %+v, want the ERROR line verbatim among them", g.Items)
 	}
 	// Blocklisted runtime alone is the profiler's own filter, not a loss.
 	r = readT(t, trace([]string{kernel("k", "1", "1", "1")}, `"INFO": ["Record counts: Out-of-range = 0, Blocklisted runtime = 9"]`))
@@ -447,7 +447,7 @@ func TestValuesAboveInt64(t *testing.T) {
 	})
 	r := readT(t, data)
 	if len(r.disp) != 1 || r.disp[0].Link != capture.LinkLaunched || !r.c.Accounting.Complete() {
-		t.Errorf("%d dispatches\n%s", len(r.disp), gapText(r.c))
+		t.Errorf("got %d dispatches, gaps\n%s\nwant 1, launched, and a complete capture", len(r.disp), gapText(r.c))
 	}
 }
 
@@ -473,20 +473,20 @@ func TestPrograms(t *testing.T) {
 		byName[p.Name] = p
 	}
 	if p := byName["ProfilerStep"]; p.Instances != 2 {
-		t.Errorf("ProfilerStep %+v", p)
+		t.Errorf("got ProfilerStep %+v, want 2 instances", p)
 	}
 	if _, ok := byName["Optimizer.step#SGD.step"]; !ok {
-		t.Errorf("programs %v", byName)
+		t.Errorf("got programs %v, want Optimizer.step#SGD.step among them", byName)
 	}
 	if _, ok := byName[unannotated]; !ok {
-		t.Errorf("programs %v", byName)
+		t.Errorf("got programs %v, want %s among them", byName, unannotated)
 	}
 	got := map[string][]int64{}
 	for _, d := range r.disp {
 		key := r.c.Programs[d.Program].Name + "/" + r.c.Kernels[d.Kernel].Name
 		got[key] = append(got[key], d.Instance)
 		if r.c.Kernels[d.Kernel].Program != d.Program {
-			t.Errorf("kernel scoped to another program")
+			t.Errorf("got a kernel scoped to another program, want its dispatch's")
 		}
 	}
 	want := map[string][]int64{
@@ -510,21 +510,21 @@ func TestPrograms(t *testing.T) {
 
 	r = readOpts(t, trace(events), &format.Options{ProgramBy: "stream"})
 	if len(r.c.Programs) != 3 || r.c.Programs[0].Name != "device 0 stream 7" {
-		t.Errorf("by stream: %+v", r.c.Programs)
+		t.Errorf("by stream: got %+v, want 3 programs, the first device 0 stream 7", r.c.Programs)
 	}
 	r = readOpts(t, trace(events), &format.Options{ProgramBy: "none"})
 	if len(r.c.Programs) != 1 || r.c.Programs[0].Name != "all" {
-		t.Errorf("none: %+v", r.c.Programs)
+		t.Errorf("none: got %+v, want one program, all", r.c.Programs)
 	}
 	if _, err := readFrom(strings.NewReader(trace(events)), "x", &format.Options{ProgramBy: "steps"}, nil, defaultConfig); err == nil || !strings.Contains(err.Error(), "annotation, gpu-annotation, stream or none") {
-		t.Errorf("bad mode: %v", err)
+		t.Errorf("bad mode: got error %v, want one naming annotation, gpu-annotation, stream or none", err)
 	}
 }
 
 func TestNotJSON(t *testing.T) {
 	_, err := readFrom(strings.NewReader("hrx debug serial: x"), "f.txt", &format.Options{}, nil, defaultConfig)
 	if err == nil || !strings.Contains(err.Error(), "f.txt") || !strings.Contains(err.Error(), "byte 0") {
-		t.Errorf("err %v", err)
+		t.Errorf("got error %v, want one naming f.txt at byte 0", err)
 	}
 }
 
@@ -559,7 +559,7 @@ func TestAccountingCoversEveryEvent(t *testing.T) {
 	r := readT(t, data)
 	ev := r.c.Accounting.InputFor("events")
 	if ev.Read != 9 {
-		t.Errorf("read %d", ev.Read)
+		t.Errorf("got %d events read, want 9", ev.Read)
 	}
 	skipped := map[string]int64{}
 	for _, s := range ev.Skipped {
@@ -571,7 +571,7 @@ func TestAccountingCoversEveryEvent(t *testing.T) {
 		}
 	}
 	if q := r.c.Queues[r.disp[0].Queue]; q.Device != "GPU 0" {
-		t.Errorf("device label %q", q.Device)
+		t.Errorf("got device label %q, want GPU 0", q.Device)
 	}
 	mustGap(t, r.c, capture.InvalidEvent)
 }
@@ -580,24 +580,24 @@ func TestReportHeaderAndROCmDeviceIDs(t *testing.T) {
 	s := readSample(t, "testdata/hta__amd_mi250_minitoy_train_rocm6.2.json.gz", nil)
 	v, ok := field(s.c, "report", "device ids")
 	if !ok || !strings.Contains(v.(string), "HSA agent indices") || !strings.Contains(v.(string), "the offset is 2") {
-		t.Errorf("device ids: %v", v)
+		t.Errorf("device ids: got %v, want HSA agent indices and the offset is 2", v)
 	}
 	if v, ok := field(s.c, "report", "programs"); !ok || !strings.Contains(v.(string), "gpu_user_annotation") {
-		t.Errorf("programs: %v", v)
+		t.Errorf("programs: got %v, want gpu_user_annotation", v)
 	}
 	if q := s.c.Queues[0]; q.Device != "GPU 2" || q.Name != "stream 0" {
 		t.Errorf("queue %+v: ids must be shown as found", q)
 	}
 	if v, _ := field(s.c, "format", "keys after traceEvents"); v != "traceName, displayTimeUnit, baseTimeNanoseconds" {
-		t.Errorf("keys after traceEvents: %v", v)
+		t.Errorf("keys after traceEvents: got %v, want traceName, displayTimeUnit, baseTimeNanoseconds", v)
 	}
 	// A NVIDIA trace whose device ids are all in deviceProperties says
 	// nothing about ids.
 	s = readSample(t, "testdata/hta__cuda_event_sync.json.gz", nil)
 	if v, ok := field(s.c, "report", "device ids"); ok {
-		t.Errorf("unexpected device-id statement %v", v)
+		t.Errorf("got a device-id statement %v, want none", v)
 	}
 	if v, _ := field(s.c, "report", "rank"); v != "0" {
-		t.Errorf("rank %v", v)
+		t.Errorf("got rank %v, want 0", v)
 	}
 }

@@ -34,7 +34,7 @@ func TestReuseRingsWindows(t *testing.T) {
 		for i, p := range paths {
 			got := readWith(t, data[i], nil, defaultConfig)
 			if d := diffResults(want[i], got); d != "" {
-				t.Fatalf("round %d, %s: a read with earlier reads' rings and windows differs: %s", round, p, d)
+				t.Fatalf("round %d, %s: got a read with earlier reads' rings and windows that differs from a fresh read, want the same: %s", round, p, d)
 			}
 		}
 	}

@@ -22,10 +22,10 @@ func TestReuse(t *testing.T) {
 	own.bufSize++
 	want := readWith(t, string(second), nil, own)
 	if d := diffResults(want, got); d != "" {
-		t.Fatalf("a read with the previous read's buffers differs: %s", d)
+		t.Fatalf("got a read with the previous read's buffers that differs from a read of its own, want the same: %s", d)
 	}
 	if block, ok := newest(&blocks); !ok || &block[0] != kept {
-		t.Fatalf("the second read did not take and return the first read's block")
+		t.Fatalf("got a newest block (ok %v) other than the first read's, want the second read to take and return that block", ok)
 	}
 }
 

@@ -58,11 +58,11 @@ func noNegative(t *testing.T, c *capture.Capture) {
 	t.Helper()
 	for _, g := range c.Accounting.Gaps {
 		if g.Count < 0 {
-			t.Errorf("gap %s count %d", g.Kind, g.Count)
+			t.Errorf("gap %s: got count %d, want >= 0", g.Kind, g.Count)
 		}
 		for _, f := range g.Figures {
 			if f.Count < 0 {
-				t.Errorf("gap %s figure %s = %d", g.Kind, f.Name, f.Count)
+				t.Errorf("gap %s figure %s: got %d, want >= 0", g.Kind, f.Name, f.Count)
 			}
 		}
 	}

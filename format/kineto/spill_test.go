@@ -31,11 +31,11 @@ func TestSpillLimit(t *testing.T) {
 	}
 	for _, want := range []string{"big.json", sl.File, "spill limit of 1.4 KiB (1460 bytes)", "--spill-limit", "TMPDIR"} {
 		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
+			t.Errorf("got error %q, want it to say %q", err, want)
 		}
 	}
 	if left, _ := os.ReadDir(cfg.tmpDir); len(left) != 0 {
-		t.Errorf("left in TMPDIR: %v", left)
+		t.Errorf("got %v left in TMPDIR, want nothing", left)
 	}
 	// Negative arm: a limit the spill fits under, and none.
 	for _, limit := range []int64{200 * drecSize, 0} {

@@ -46,7 +46,7 @@ func readBoth(t testing.TB, data string, opts *format.Options, cfg config) (used
 		t.Fatalf("chunks of %d bytes: got capture\n%+v\nwant the one loop's\n%+v", cfg.chunk, got.c, want.c)
 	}
 	if !reflect.DeepEqual(got.tables, want.tables) {
-		t.Fatalf("chunks of %d bytes: the tables differ from the one loop's", cfg.chunk)
+		t.Fatalf("chunks of %d bytes: got tables that differ from the one loop's, want the same", cfg.chunk)
 	}
 	return used, missed
 }

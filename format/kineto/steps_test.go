@@ -61,10 +61,10 @@ func TestStepRangeAttribution(t *testing.T) {
 		}
 	}
 	if step == nil || step.Instances != 2 || !strings.Contains(strings.Join(step.Notes, "|"), "attributed by the step range: 3 dispatches without an enclosing GPU annotation") {
-		t.Fatalf("step program %+v", step)
+		t.Fatalf("got step program %+v, want 2 instances and a note on 3 dispatches attributed by the step range", step)
 	}
 	if v, _ := field(r.c, "report", "programs"); !strings.Contains(fmt.Sprint(v), "3 dispatches attributed by the step range") {
-		t.Errorf("programs line %q", v)
+		t.Errorf("got programs line %q, want it to say %q", v, "3 dispatches attributed by the step range")
 	}
 
 	// The former grouping stays available.
@@ -74,7 +74,7 @@ func TestStepRangeAttribution(t *testing.T) {
 		t.Errorf("gpu-annotation programs\n got %v\nwant %v", got, want)
 	}
 	if v, _ := field(r.c, "report", "programs"); !strings.Contains(fmt.Sprint(v), "gpu-annotation") {
-		t.Errorf("programs line %q", v)
+		t.Errorf("got programs line %q, want it to say %q", v, "gpu-annotation")
 	}
 }
 
@@ -93,10 +93,10 @@ func TestStepRangeOnTrainingSample(t *testing.T) {
 	}
 	got := count(&format.Options{})
 	if got["ProfilerStep"] != 15 || got["Optimizer.step#SGD.step"] != 1 || got[unannotated] != 0 {
-		t.Errorf("annotation: %v", got)
+		t.Errorf("annotation: got %v, want ProfilerStep 15, Optimizer.step#SGD.step 1, none unannotated", got)
 	}
 	got = count(&format.Options{ProgramBy: "gpu-annotation"})
 	if got["ProfilerStep"] != 8 || got[unannotated] != 7 || got["Optimizer.step#SGD.step"] != 1 {
-		t.Errorf("gpu-annotation: %v", got)
+		t.Errorf("gpu-annotation: got %v, want ProfilerStep 8, Optimizer.step#SGD.step 1, %s 7", got, unannotated)
 	}
 }

@@ -84,7 +84,7 @@ func TestTallyReadBack(t *testing.T) {
 	}
 	p2 := c.Programs[1]
 	if p2.Instances != 2 || !reflect.DeepEqual(p2.IncompleteRuns, []int64{1}) || len(p2.InstanceStates) != 2 || c.Programs[0].Notes[0] != "main list 2" {
-		t.Errorf("programs %+v", c.Programs)
+		t.Errorf("got programs %+v, want p2 with 2 instances (run 1 incomplete) and p1's note \"main list 2\"", c.Programs)
 	}
 	if c.Programs[2].Clock == nil || c.Programs[2].Clock.Unit != "ticks" {
 		t.Errorf("program p3's clock %+v, want its ticks", c.Programs[2].Clock)
@@ -97,7 +97,7 @@ func TestTallyReadBack(t *testing.T) {
 		t.Errorf("kernels %+v, want %+v", c.Kernels, wantK)
 	}
 	if len(c.Queues) != 1 || c.Queues[0] != (capture.Queue{Name: "q0", Device: "gpu0"}) {
-		t.Errorf("queues %+v", c.Queues)
+		t.Errorf("got queues %+v, want one: q0 on gpu0", c.Queues)
 	}
 	wantD := []capture.Dispatch{
 		{Program: 0, Queue: 0, Kernel: 0, Instance: 0, List: "main", Index: 3, Ordinal: 3, Link: capture.LinkLaunched,
@@ -114,10 +114,10 @@ func TestTallyReadBack(t *testing.T) {
 	u := mustGap(t, c, capture.UnfinishedDispatch)
 	if u.Program != "p2" || u.Count != 2 || u.ItemsOmitted != 1 || u.Summary != tallyFromInput+"launched, never finished" ||
 		len(u.Items) != 1 || *u.Items[0].Queue != 0 || *u.Items[0].Time != 5000900 || u.Items[0].Where != "line 9" {
-		t.Errorf("unfinished_dispatch %+v", u)
+		t.Errorf("got unfinished_dispatch %+v, want the input's: p2, 2, one item (queue 0, 5000900, line 9), one omitted", u)
 	}
 	if f := mustGap(t, c, capture.DeviceFault); f.Count != 1 || fig(t, f, "syncs") != 1 || f.Program != "" {
-		t.Errorf("device_fault %+v", f)
+		t.Errorf("got device_fault %+v, want 1, one sync, no program", f)
 	}
 	if s := mustGap(t, c, capture.SkippedInput); s.Program != "p3" || s.Count != 3 || !strings.Contains(s.Summary, "tally export wrote no event") {
 		t.Errorf("skipped_input %+v, want p3's 3 dispatches not written", s)
@@ -128,14 +128,14 @@ func TestTallyReadBack(t *testing.T) {
 		noGap(t, c, k)
 	}
 	if len(c.Accounting.Gaps) != 3 {
-		t.Errorf("gaps:\n%s", gapText(c))
+		t.Errorf("got %d gaps, want 3:\n%s", len(c.Accounting.Gaps), gapText(c))
 	}
 	ev := c.Accounting.InputFor("events")
 	if ev.Read != 9 || ev.Read != ev.Used+ev.SkippedTotal() || !strings.Contains(gapText(c), "tally's marker of an unfinished dispatch (its unfinished_dispatch gap is carried from the tally block) 1") {
-		t.Errorf("events accounting:\n%s", gapText(c))
+		t.Errorf("got events %+v, gaps\n%s\nwant 9 read, all used or skipped, the unfinished-dispatch marker skipped", ev, gapText(c))
 	}
 	if v, _ := field(c, "report", "exported"); !strings.Contains(fmt.Sprint(v), "run.kept (hrx-serial, 100 bytes): 10 lines read, 9 used, 1 skipped (1 not a trace line)") {
-		t.Errorf("report header: exported = %v", v)
+		t.Errorf("report header: got exported = %v, want the input's 10 lines read, 9 used, 1 skipped", v)
 	}
 	if v, _ := field(c, "report", "names"); v != "2 kernels from m.json" {
 		t.Errorf("report header: names = %v, want the input's", v)
@@ -146,7 +146,7 @@ func TestTallyReadBack(t *testing.T) {
 	for _, s := range c.Inventory {
 		for _, f := range s.Fields {
 			if strings.Contains(f.Key, "(unknown)") {
-				t.Errorf("inventory %s: %s = %v: tally's own categories are known", s.Title, f.Key, f.Value)
+				t.Errorf("inventory %s: got %s = %v, want no (unknown): tally's own categories are known", s.Title, f.Key, f.Value)
 			}
 		}
 	}
@@ -203,10 +203,10 @@ func TestTallyBlockNotUsed(t *testing.T) {
 				t.Errorf("skipped_input items %+v, want %q", g.Items, tc.want)
 			}
 			if !strings.Contains(g.Summary, "read as any Kineto trace") {
-				t.Errorf("summary %q", g.Summary)
+				t.Errorf("got summary %q, want it to say \"read as any Kineto trace\"", g.Summary)
 			}
 			if c.Accounting.Complete() {
-				t.Error("a file whose tally block was not used reads complete")
+				t.Error("got a complete capture from a file whose tally block was not used, want incomplete")
 			}
 			// Read as any Kineto trace: its own clock and programs, and
 			// none of the block's gaps.
@@ -215,11 +215,11 @@ func TestTallyBlockNotUsed(t *testing.T) {
 			}
 			noGap(t, c, capture.DeviceFault)
 			if strings.Contains(gapText(c), tallyFromInput) {
-				t.Errorf("a block not used has its gaps carried:\n%s", gapText(c))
+				t.Errorf("got a block not used with its gaps carried, want none carried:\n%s", gapText(c))
 			}
 			ev := c.Accounting.InputFor("events")
 			if ev.Read != ev.Used+ev.SkippedTotal() {
-				t.Errorf("events: %d read, %d used, %d skipped", ev.Read, ev.Used, ev.SkippedTotal())
+				t.Errorf("events: got %d read, %d used, %d skipped; want read = used + skipped", ev.Read, ev.Used, ev.SkippedTotal())
 			}
 		})
 	}
@@ -288,7 +288,7 @@ func TestTallyBlockContradicted(t *testing.T) {
 	res := readT(t, tallyTrace(tallyBlockV2, append(tallyEvents[:len(tallyEvents)-2:len(tallyEvents)-2], noArgs, tallyUnf)))
 	last := res.disp[len(res.disp)-1]
 	if p := res.c.Programs[last.Program].Name; p != tallyUnlisted || res.c.Kernels[last.Kernel].Name != "p2:#9" {
-		t.Errorf("an event without args.tally is in program %q", p)
+		t.Errorf("an event without args.tally: got program %q, kernel %q; want %q, \"p2:#9\"", p, res.c.Kernels[last.Kernel].Name, tallyUnlisted)
 	}
 }
 
@@ -305,14 +305,14 @@ func TestTallyProgramByStream(t *testing.T) {
 		t.Errorf("clock %+v, want the input's", c.Clock)
 	}
 	if len(res.tables.Programs[0].Kernels) != 3 || res.tables.Dispatches() != 3 {
-		t.Errorf("kernels %+v", res.tables.Programs[0].Kernels)
+		t.Errorf("got kernels %+v (%d dispatches), want 3 kernels, 3 dispatches", res.tables.Programs[0].Kernels, res.tables.Dispatches())
 	}
 	u := mustGap(t, c, capture.UnfinishedDispatch)
 	if u.Program != "" || u.Summary != tallyFromInput+"program p2: launched, never finished" {
-		t.Errorf("unfinished_dispatch scoped %q: %q", u.Program, u.Summary)
+		t.Errorf("got unfinished_dispatch scoped %q: %q; want no scope and %q", u.Program, u.Summary, tallyFromInput+"program p2: launched, never finished")
 	}
 	if v, _ := field(c, "report", "programs"); !strings.Contains(fmt.Sprint(v), "--program-by stream") {
-		t.Errorf("report header: programs = %v", v)
+		t.Errorf("report header: got programs = %v, want it to say --program-by stream", v)
 	}
 }
 
@@ -322,7 +322,7 @@ func TestTallyCarriedOnce(t *testing.T) {
 	block := strings.Replace(tallyBlockV2, `"summary":"a sync never ended"`, `"summary":"`+tallyFromInput+`a sync never ended"`, 1)
 	c := readT(t, tallyTrace(block, tallyEvents)).c
 	if g := mustGap(t, c, capture.DeviceFault); g.Summary != tallyFromInput+"a sync never ended" {
-		t.Errorf("summary %q", g.Summary)
+		t.Errorf("got summary %q, want %q (the prefix once)", g.Summary, tallyFromInput+"a sync never ended")
 	}
 }
 
@@ -339,7 +339,7 @@ func TestTallyEmptyInput(t *testing.T) {
 		`"programs":[],"kernels":[],"queues":[],"report":[],"file":{"kernels":0,"unfinished":0}}`
 	c := readT(t, tallyTrace(block, []string{tallyMeta1})).c
 	if strings.Contains(gapText(c), "tally block not used") {
-		t.Fatalf("the block of an empty input was not used:\n%s", gapText(c))
+		t.Fatalf("got the block of an empty input not used, want it used:\n%s", gapText(c))
 	}
 	if c.Clock.Domain != "device-counter" {
 		t.Errorf("clock %q, want the block's device-counter", c.Clock.Domain)

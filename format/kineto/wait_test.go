@@ -27,14 +27,14 @@ func TestUnrecordedWorkBeforeTheWindow(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.UnrecordedDeviceWork)
 	if g.Count != 1 || g.Note || fig(t, g, "total_ns") != 300_000_000 || fig(t, g, "first_on_stream") != 1 || fig(t, g, "streams") != 1 {
-		t.Fatalf("gap:\n%s", gapText(r.c))
+		t.Fatalf("got gaps\n%s\nwant one unrecorded_device_work gap (not a note) of 300 ms, first on its stream, on one stream", gapText(r.c))
 	}
 	it := g.Items[0]
 	if it.Kernel != "first" || !strings.Contains(it.What, "stream 7") || !strings.Contains(it.What, "300.000 ms") || !strings.Contains(g.Summary, "launched before the profiler started") {
-		t.Errorf("item %+v, summary %q", it, g.Summary)
+		t.Errorf("got item %+v, summary %q; want kernel first, stream 7, 300.000 ms, launched before the profiler started", it, g.Summary)
 	}
 	if r.c.Accounting.Complete() {
-		t.Error("capture reads complete")
+		t.Error("got a complete capture, want incomplete")
 	}
 	// Above the threshold given: no gap.
 	r = readOpts(t, data, &format.Options{UnrecordedWait: 400 * time.Millisecond})
@@ -47,13 +47,13 @@ func TestWarmIdleGPUHasNoUnrecordedWork(t *testing.T) {
 	r := readT(t, data)
 	noGap(t, r.c, capture.UnrecordedDeviceWork)
 	if !r.c.Accounting.Complete() {
-		t.Errorf("gaps:\n%s", gapText(r.c))
+		t.Errorf("got an incomplete capture, want complete; gaps:\n%s", gapText(r.c))
 	}
 	// A threshold below the latency reports it (the flag's other arm).
 	r = readOpts(t, data, &format.Options{UnrecordedWait: time.Microsecond})
 	g := mustGap(t, r.c, capture.UnrecordedDeviceWork)
 	if fig(t, g, "total_ns") != 4000 || fig(t, g, "threshold_ns") != 1000 {
-		t.Errorf("gap:\n%s", gapText(r.c))
+		t.Errorf("got gaps\n%s\nwant unrecorded_device_work total_ns 4000, threshold_ns 1000", gapText(r.c))
 	}
 }
 
@@ -85,10 +85,10 @@ func TestLaterUnexplainedWait(t *testing.T) {
 	r := readT(t, data)
 	g := mustGap(t, r.c, capture.UnrecordedDeviceWork)
 	if g.Count != 1 || fig(t, g, "later_waits") != 1 || fig(t, g, "first_on_stream") != 0 || fig(t, g, "total_ns") != 14_985_000 {
-		t.Fatalf("gap:\n%s", gapText(r.c))
+		t.Fatalf("got gaps\n%s\nwant one unrecorded_device_work gap: a later wait, not first on its stream, of 14985000 ns", gapText(r.c))
 	}
 	if it := g.Items[0]; it.Kernel != "b" || !strings.Contains(it.What, "no recorded event explains it") {
-		t.Errorf("item %+v", it)
+		t.Errorf("got item %+v, want kernel b, \"no recorded event explains it\"", it)
 	}
 }
 
@@ -101,10 +101,10 @@ func TestContainedEventsAreAGap(t *testing.T) {
 	r := readT(t, data)
 	c := mustGap(t, r.c, capture.ContainedEvents)
 	if c.Count != 1 || c.Note || c.Items[0].Kernel != "inside" || fig(t, c, "total_ns") != 3000 {
-		t.Errorf("contained:\n%s", gapText(r.c))
+		t.Errorf("got gaps\n%s\nwant one contained_events gap (not a note): inside, 3000 ns", gapText(r.c))
 	}
 	o := mustGap(t, r.c, capture.OverlappingEvents)
 	if o.Count != 1 || !o.Note || o.Items[0].Kernel != "pdl" || !strings.Contains(o.Summary, "programmatic dependent launch") || !strings.Contains(o.Summary, "clock artefacts") {
-		t.Errorf("overlap:\n%s", gapText(r.c))
+		t.Errorf("got gaps\n%s\nwant one overlapping_events note: pdl, naming programmatic dependent launch and clock artefacts", gapText(r.c))
 	}
 }
