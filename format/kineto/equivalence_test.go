@@ -54,7 +54,10 @@ func TestGzipInput(t *testing.T) {
 	dir := t.TempDir()
 	p := fixture.Write(t, dir, "trace.json", decompress(t, path))
 	c, err := format.ReadFile(p, "", &format.Options{}, nil)
-	if err != nil || c.Source.Format != Name {
-		t.Fatalf("plain JSON: got error %v, format %q; want none and %q", err, c.Source.Format, Name)
+	if err != nil {
+		t.Fatalf("plain JSON: got error %v, want none", err)
+	}
+	if c.Source.Format != Name {
+		t.Fatalf("plain JSON: got format %q, want %q", c.Source.Format, Name)
 	}
 }
