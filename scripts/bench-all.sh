@@ -17,8 +17,9 @@
 #   BENCH_RANK_SIZE=1MiB          each this size
 #   BENCH_STARTUP_RUNS=100        runs of `tally version` timed as one loop
 #   BENCH_ROUNDS=3                runs of every other command; the best wall time is shown
-#   BENCH_PAIRS=9                 rounds of the paired rows (hrx against grep; the directory
-#                                 on one core against all, with its ceiling): the commands
+#   BENCH_PAIRS=9                 rounds of the paired rows (hrx against grep; the Kineto file
+#                                 and the directory on one core against all, with the
+#                                 directory's ceiling): the commands
 #                                 run in turn, and a ratio is the median of the rounds' ratios
 #   BENCH_DIR=DIR                 keep the generated inputs in DIR (reused when present)
 #
@@ -27,7 +28,8 @@
 # GOMAXPROCS=1; other runs use every core. Ratio is tally's wall time over
 # the baseline's (below 1: tally is faster), or, for the core rows, the
 # speed-up of every core over one. The paired rows (hrx against grep, the
-# directory on one core against all and the two-process ceiling beside it)
+# Kineto file and the directory on one core against all, and the
+# two-process ceiling beside the directory)
 # run their commands in turn and give the median of the rounds' ratios
 # first: on a machine whose load moves, two best-of-N times taken minutes
 # apart can differ by a third.
@@ -179,9 +181,12 @@ run_grep() { timed grep grep -c 'hrx debug serial' "$hrx"; }
 paired hrx grep
 row "hrx kept trace, $(mb "$hrx")" "\`tally report\` $(t hrx)" "\`grep -c 'hrx debug serial'\` $(t grep)" "$(fmt_ratio "$hrx_per_grep") (median of $pairs paired rounds; best against best $(ratio "$hrx_wall" "$grep_wall"))"
 
-# Kineto on one core, against Python's json.load.
+# Kineto on one core, against Python's json.load, and on every core
+# against one (paired: the split read's speed-up is a wall-time ratio).
 note "kineto"
-measure kin1 env GOMAXPROCS=1 $pin "$bin/tally" report "$kineto"
+run_kin1() { timed kin1 env GOMAXPROCS=1 $pin "$bin/tally" report "$kineto"; }
+run_kin2() { timed kin2 "$bin/tally" report "$kineto"; }
+paired kin1 kin2
 kbytes=$(wc -c <"$kineto")
 per_cpu=$(awk -v n="$kbytes" -v c="$kin1_cpu" 'BEGIN { printf "%.0f", n / c / 1e6 }')
 if command -v python3 >/dev/null; then
@@ -195,9 +200,9 @@ fi
 spilled=$(awk '/"device records spilled to a temporary file"/ {getline; gsub(/[^0-9]/, ""); print; exit}' "$work/kineto.json")
 spilled=${spilled:-0}
 row "Kineto dispatch log spilled to TMPDIR, the same file" "$spilled records, $(awk -v n="$spilled" 'BEGIN { printf "%.1f MB", n * 73 / 1e6 }') (73 B each past the log's 8 MiB; \`--spill-limit\` bounds it)" "–" "–"
-# One plain Kineto file: every core against one.
-measure kin2 "$bin/tally" report "$kineto"
-row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "$(t kin2)" "one core: $(t kin1)" "$(ratio "$kin1_wall" "$kin2_wall") faster"
+# One plain Kineto file: every core against one (its events parsed in
+# chunks on every core, format/kineto/split.go).
+row "the same Kineto file, $(nproc 2>/dev/null || echo all) cores against one" "$(t kin2)" "one core: $(t kin1)" "$(fmt_ratio "$kin1_per_kin2") faster (median of $pairs paired rounds; best against best $(ratio "$kin1_wall" "$kin2_wall")), $(fmt_ratio "$(awk -v r="$kin1_per_kin2_cpu" 'BEGIN { print (r > 0 ? 1 / r : 0) }')") the CPU-s"
 
 # A directory of ranks: every core against one, and the directory against
 # one tally per file.
