@@ -77,7 +77,10 @@ type config struct {
 	workers int
 }
 
-var defaultConfig = config{bufSize: 1 << 20, logRecords: defaultLogBytes / drecSize}
+// defaultConfig reads in blocks of 256 KiB: a block stays in the core's
+// cache between the copy that fills it and the parse (1 MiB blocks cost
+// the one loop 10–15% more CPU on the generated 200 MB trace).
+var defaultConfig = config{bufSize: 256 << 10, logRecords: defaultLogBytes / drecSize}
 
 // Read reads a Kineto trace, plain or gzipped.
 func Read(in *format.Input, opts *format.Options, sink capture.Sink) (*capture.Capture, error) {
