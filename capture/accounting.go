@@ -118,6 +118,35 @@ func (in *InputCount) Lose(g *Gap, reason string, n int64, first string) {
 	in.skip(Skip{Reason: reason, Class: DeviceWorkLost, Gap: g.Kind, GapProgram: g.Program}, n, first)
 }
 
+// ScopeGap sets the program scope of gap g, one of a's gaps, and moves the
+// skips it accounts for with it: a regrouping (--program-by) renames or
+// merges the program a gap named, and a lost unit's skip must still point
+// at the gap that accounts for it (CheckValid), in the report as in the
+// check.
+func (a *Accounting) ScopeGap(g *Gap, program string) {
+	if g.Program == program {
+		return
+	}
+	for _, in := range a.Input {
+		moved := false
+		for _, s := range in.Skipped {
+			if s.Class == DeviceWorkLost && s.Gap == g.Kind && s.GapProgram == g.Program {
+				s.GapProgram, moved = program, true
+			}
+		}
+		if moved {
+			// Two programs' skips now in one scope are one line, as skip
+			// would have counted them.
+			skipped := in.Skipped
+			in.Skipped = nil
+			for _, s := range skipped {
+				in.skip(*s, s.Count, s.First)
+			}
+		}
+	}
+	g.Program = program
+}
+
 func (in *InputCount) skip(s Skip, n int64, first string) {
 	if n == 0 {
 		return

@@ -264,13 +264,13 @@ func (s *split) finish(c *capture.Capture) {
 		switch {
 		case !ok:
 		case len(names) == 1:
-			g.Program = names[0]
+			c.Accounting.ScopeGap(g, names[0])
 		default:
 			// Split over devices: the gap is the capture's, its program
 			// named in the summary (as tallyfinish does for regrouped
 			// Kineto programs).
 			g.Summary = "program " + g.Program + ": " + g.Summary
-			g.Program = ""
+			c.Accounting.ScopeGap(g, "")
 		}
 	}
 }
@@ -433,7 +433,7 @@ func (m *merge) finish(c *capture.Capture) {
 	for _, g := range c.Accounting.Gaps {
 		if g.Program != "" && !now[g.Program] && was[g.Program] {
 			g.Summary = "program " + g.Program + ": " + g.Summary
-			g.Program = ""
+			c.Accounting.ScopeGap(g, "")
 		}
 	}
 }
