@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"math"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/perfmodel"
@@ -50,8 +51,12 @@ func (f *opFlags) options() (*analysis.OpOptions, error) {
 		}
 		o.Peaks.Device = d
 	}
-	if f.tflops < 0 || f.tbps < 0 {
-		return nil, fmt.Errorf("--peak-tflops and --peak-tbps take figures above 0")
+	for _, v := range []float64{f.tflops, f.tbps} {
+		// NaN passed a check for < 0 and was then dropped unsaid; +Inf
+		// put every op at 0% of a roof no device has.
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("--peak-tflops and --peak-tbps take finite figures above 0")
+		}
 	}
 	o.Peaks.TFLOPS, o.Peaks.TBps = f.tflops, f.tbps
 	return o, nil

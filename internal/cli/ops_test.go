@@ -192,6 +192,8 @@ func TestReportByOpFlags(t *testing.T) {
 		{"--by", "op", "--op-level", "middle"},
 		{"--by", "op", "--peak-device", "Z80"},
 		{"--by", "op", "--peak-tflops", "-1"},
+		{"--by", "op", "--peak-tflops", "NaN"},
+		{"--by", "op", "--peak-tbps", "+Inf"},
 	} {
 		code, _, errOut := tally(append(append([]string{"report"}, args...), example)...)
 		if code != 2 || !strings.Contains(errOut, "tally report: ") {
