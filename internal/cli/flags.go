@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -16,6 +18,22 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// pathsFlag is a repeatable flag of paths that must exist when given: a
+// reader that does not use the flag (--manifests with a Kineto input)
+// would otherwise drop a mistyped path without a word.
+type pathsFlag struct{ multiFlag }
+
+func (p *pathsFlag) Set(v string) error {
+	if _, err := os.Stat(v); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %v", v, err)
+	}
+	return p.multiFlag.Set(v)
+}
 
 // choiceFlag is a flag with a known set of values: Set refuses any other
 // (check, when given, decides instead, for values with variants such as

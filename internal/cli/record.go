@@ -28,7 +28,7 @@ to -report FILE) and exits with CMD's status.
 Flags:
 `, stderr)
 	kept := fs.String("o", "", "kept trace `FILE` (default tally-YYYYMMDD-HHMMSS.kept)")
-	var manifests multiFlag
+	var manifests pathsFlag
 	fs.Var(&manifests, "manifests", "kernel `manifest.json` or directory; repeatable")
 	asJSON := fs.Bool("json", false, "write the report as JSON (tally.report/v1)")
 	strict := fs.Bool("strict", false, "exit 1 when CMD succeeded but its trace is not complete")
@@ -51,7 +51,7 @@ Flags:
 		}
 		return exitcode.Error
 	}
-	run := inputs.Paths(*kept).Read(inputs.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests)})
+	run := inputs.Paths(*kept).Read(inputs.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests.multiFlag)})
 	if err := run.Err(); err != nil {
 		fmt.Fprintf(stderr, "tally record: reading back %s: %v\n", *kept, err)
 		return exitcode.Error

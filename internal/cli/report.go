@@ -24,7 +24,7 @@ import (
 // readerFlags are the flags every command that reads a trace shares.
 type readerFlags struct {
 	format    string
-	manifests multiFlag
+	manifests pathsFlag
 	programBy string
 	wait      time.Duration
 	nameMaps  multiFlag
@@ -64,8 +64,12 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.Func("name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program", func(s string) error {
-		if prog, file, ok := strings.Cut(s, "="); !ok || prog == "" || file == "" {
+		prog, file, ok := strings.Cut(s, "=")
+		if !ok || prog == "" || file == "" {
 			return fmt.Errorf("give PROGRAM=FILE")
+		}
+		if err := (&pathsFlag{}).Set(file); err != nil {
+			return err // checked here: only swimlane inputs read it
 		}
 		rf.nameMaps = append(rf.nameMaps, s)
 		return nil
@@ -87,7 +91,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 }
 
 func (rf *readerFlags) options() inputs.Options {
-	o := inputs.Options{Format: rf.format, Reader: readerOptions(rf.manifests)}
+	o := inputs.Options{Format: rf.format, Reader: readerOptions(rf.manifests.multiFlag)}
 	o.Reader.ProgramBy = rf.programBy
 	o.Reader.UnrecordedWait = rf.wait
 	o.Reader.NameMaps = rf.nameMaps
