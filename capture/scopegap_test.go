@@ -2,19 +2,25 @@ package capture
 
 import "testing"
 
+// twoLost is an accounting with an invalid_event gap in programs p and q,
+// each accounting for lost events (np and nq of them).
+func twoLost(np, nq int64) (a *Accounting, gp, gq *Gap, in *InputCount) {
+	a = &Accounting{}
+	gp, gq = &Gap{Kind: InvalidEvent, Program: "p"}, &Gap{Kind: InvalidEvent, Program: "q"}
+	gp.AddN(np)
+	gq.AddN(nq)
+	a.Gaps = []*Gap{gp, gq}
+	in = a.InputFor("events")
+	in.Read = np + nq
+	in.Lose(gp, "bad ticks", np, "event 1")
+	in.Lose(gq, "bad ticks", nq, "event 4")
+	return a, gp, gq, in
+}
+
 // ScopeGap moves a gap to another program scope with the lost units it
 // accounts for, and leaves the skips of other gaps where they were.
 func TestScopeGap(t *testing.T) {
-	var a Accounting
-	g := &Gap{Kind: InvalidEvent, Program: "p"}
-	other := &Gap{Kind: InvalidEvent, Program: "q"}
-	g.AddN(1)
-	other.AddN(1)
-	a.Gaps = []*Gap{g, other}
-	in := a.InputFor("events")
-	in.Read, in.Used = 3, 1
-	in.Lose(g, "bad ticks", 1, "event 1")
-	in.Lose(other, "bad ticks", 1, "event 2")
+	a, g, _, in := twoLost(1, 1)
 	if err := a.CheckValid(); err != nil {
 		t.Fatalf("before: got %v, want a valid accounting", err)
 	}
@@ -36,18 +42,9 @@ func TestScopeGap(t *testing.T) {
 // Two programs' lost units moved into one scope are one skip line, their
 // counts summed, the first position kept.
 func TestScopeGapMergesSkips(t *testing.T) {
-	var a Accounting
-	g1 := &Gap{Kind: InvalidEvent, Program: "p"}
-	g2 := &Gap{Kind: InvalidEvent, Program: "q"}
-	g1.AddN(2)
-	g2.AddN(3)
-	a.Gaps = []*Gap{g1, g2}
-	in := a.InputFor("events")
-	in.Read = 5
-	in.Lose(g1, "bad ticks", 2, "event 1")
-	in.Lose(g2, "bad ticks", 3, "event 4")
-	a.ScopeGap(g1, "")
-	a.ScopeGap(g2, "")
+	a, gp, gq, in := twoLost(2, 3)
+	a.ScopeGap(gp, "")
+	a.ScopeGap(gq, "")
 	if len(in.Skipped) != 1 || in.Skipped[0].Count != 5 || in.Skipped[0].First != "event 1" {
 		var got []Skip
 		for _, s := range in.Skipped {
