@@ -3,6 +3,8 @@ package analysis
 import (
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/tallyprof/tally/internal/hugemem"
 )
 
 // Records that arrive in order (records.ordered) are kept packed: a header
@@ -180,7 +182,7 @@ func (p *packed) nextBlock(grow bool) bool {
 	}
 	b := make([]byte, 0, size)
 	if size >= pkHuge {
-		adviseHuge(b[:size])
+		hugemem.Advise(b[:size])
 	}
 	p.blocks = append(p.blocks, b)
 	p.alloc += size

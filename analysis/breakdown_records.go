@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tallyprof/tally/internal/hugemem"
 	"github.com/tallyprof/tally/internal/spillfile"
 )
 
@@ -267,7 +268,7 @@ func (rs *records) spareFor(c []bdRec) []bdRec {
 // made on their own; later ones are cut from slabs, each as large as all
 // chunks made so far (at least 4), up to the budget (limit records, the
 // filling chunk and the spare), their memory advised for huge pages
-// (breakdown_huge_linux.go): on a VM, faulting the 14 MiB budget in 4 KiB
+// (internal/hugemem): on a VM, faulting the 14 MiB budget in 4 KiB
 // pages took 50 ms, in 2 MiB pages 1.5 ms. Slabs grow, rather than one
 // slab of the whole budget, so that a trace of a few chunks does not clear
 // 14 MiB (in a run of many inputs, memory is reused and cleared). Past the
@@ -287,8 +288,7 @@ func (rs *records) newChunk() []bdRec {
 	if len(rs.slab) < rs.chunk {
 		budget := rs.limit/rs.chunk + 2
 		if n := min(max(rs.made, 4), budget-rs.made); rs.made >= 2 && n > 1 {
-			rs.slab = make([]bdRec, n*rs.chunk)
-			adviseHuge(rs.slab)
+			rs.slab = hugemem.Make[bdRec](n * rs.chunk)
 		}
 	}
 	rs.made++

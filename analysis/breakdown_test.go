@@ -594,7 +594,4 @@ func TestRecordsChunks(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{0, 1, 8 << 10, 1 << 18} {
-		adviseHuge(make([]bdRec, n)) // a hint: no panic whatever the size
-	}
 }

@@ -92,6 +92,10 @@ type dlog struct {
 	maxChunks int
 	limit     int // records held in memory before the oldest are spilled
 	free      []drec
+	// slab holds a full-size log's chunks (slab.go), slabNext the index
+	// of the next chunk it has not yet handed out.
+	slab     []drec
+	slabNext int
 
 	tmpDir  string
 	f       *os.File
@@ -105,6 +109,11 @@ type dlog struct {
 	budget  *spillBudget // bounds the spill file (--spill-limit)
 	scratch [drecSize]byte
 }
+
+// spillBuf sizes the spill file's write and read buffers: each of its
+// pages costs a fault when first touched, and a larger buffer saves
+// nothing on a file in the page cache.
+const spillBuf = 64 << 10
 
 // defaultLogBytes is the in-memory budget of the dispatch log.
 const defaultLogBytes = 8 << 20
@@ -155,7 +164,7 @@ func (l *dlog) newChunk() error {
 	c := l.free
 	l.free = nil
 	if c == nil && l.shift == maxChunkShift {
-		c, _ = chunks.get()
+		c = l.slabChunk()
 	}
 	if c == nil {
 		c = make([]drec, 0, 1<<l.shift)
@@ -183,7 +192,7 @@ func (l *dlog) spillOldest() error {
 			return nil
 		}
 		l.f = f
-		l.w = bufio.NewWriterSize(f, 1<<20)
+		l.w = bufio.NewWriterSize(f, spillBuf)
 	}
 	c := l.chunks[0]
 	if err := l.budget.take(int64(len(c))*drecSize, l.f.Name()); err != nil {
@@ -217,7 +226,7 @@ func (l *dlog) replay(fn func(*drec)) error {
 		if _, err := l.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
 		}
-		br := bufio.NewReaderSize(l.f, 1<<20)
+		br := bufio.NewReaderSize(l.f, spillBuf)
 		var rec drec
 		for k := int64(0); k < l.spilled; k++ {
 			if _, err := io.ReadFull(br, l.scratch[:]); err != nil {
@@ -235,15 +244,12 @@ func (l *dlog) replay(fn func(*drec)) error {
 	return nil
 }
 
-// close releases the spill file.
+// close releases the spill file and the chunks' memory; no record read
+// from the log may be used afterwards.
 func (l *dlog) close() {
-	if l.shift == maxChunkShift {
-		// The chunks go to the next read (reuse.go).
-		for _, c := range append(l.chunks, l.free) {
-			if c != nil {
-				chunks.put(c[:0])
-			}
-		}
+	if l.slab != nil {
+		slabs.put(l.slab) // to the next read (reuse.go), or the collector
+		l.slab = nil
 	}
 	l.chunks, l.free = nil, nil
 	if l.f != nil {

@@ -1,5 +1,7 @@
 package kineto
 
+import "github.com/tallyprof/tally/internal/hugemem"
+
 // CPU→device linkage (spec §7): a device event and the runtime/driver call
 // that launched it share args.correlation. Either may come first in the
 // file, and graph launches share one id among many device events, so the
@@ -76,13 +78,14 @@ type linker struct {
 }
 
 func newLinker(calls *[]callInfo) *linker {
+	// The ring's memory is its largest size, advised for huge pages
+	// (slab.go says why); it grows into it in place.
 	ring, ok := rings.get()
-	if ok {
-		ring = ring[:ringStart]
-		clear(ring)
-	} else {
-		ring = make([]rtRec, ringStart)
+	if !ok {
+		ring = hugemem.Make[rtRec](ringSize)
 	}
+	ring = ring[:ringStart]
+	clear(ring)
 	return &linker{
 		ring:      ring,
 		far:       make(map[uint64]rtRec),
@@ -121,9 +124,9 @@ func (l *linker) ringPut(rt rtRec) {
 // collided in the small ring may both survive in the larger one).
 func (l *linker) growRing() {
 	if n := len(l.ring); cap(l.ring) >= 2*n {
-		// A ring kept from an earlier read grows in place, to the same
-		// slots: the record in slot i (corr mod n) goes to i+n when its
-		// corr has bit n set, else stays.
+		// In place, to the slots a new ring would give: the record in
+		// slot i (corr mod n) goes to i+n when its corr has bit n set,
+		// else stays.
 		l.ring = l.ring[:2*n]
 		clear(l.ring[n:])
 		for i := range n {
@@ -304,13 +307,10 @@ func (l *linker) unmatchedLaunches(fn func(rt *rtRec)) {
 	}
 }
 
-// maxReusedRing bounds the rings kept for the next read (reuse.go):
-// 16384 records, 640 KiB.
-const maxReusedRing = 1 << 14
-
-// release gives the ring to the next read.
+// release gives the ring's memory to the next read (reuse.go), or to the
+// collector.
 func (l *linker) release() {
-	if cap(l.ring) <= maxReusedRing {
+	if cap(l.ring) == ringSize {
 		rings.put(l.ring[:0])
 	}
 	l.ring = nil

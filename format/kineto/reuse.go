@@ -7,21 +7,21 @@ import (
 )
 
 // Buffers kept between reads. A directory of ranks is read input after
-// input, and the scanner's block and the dispatch log's chunks are the
-// bulk of what a read allocates: fresh, they are zeroed memory, page
-// faults and garbage collections, which cost two readers running at once
-// more than one (each collection stops both). Reads return them here when
-// they end, and the next reads take them. The linker's ring and the
-// overlap check's reorder windows grow with each read (a 4 MB rank: 280
-// KB and 370 KB of growth), so they are kept too, up to maxReusedRing and
-// maxReusedWindow records. At most reuseLen of each are kept: 8 MiB of
-// blocks, 5 MiB of rings and 1.8 MiB of windows at most, beside the log
-// chunks, for the life of the process.
+// input, and the scanner's block, the dispatch log's slab and the linker's
+// ring are the bulk of what a read allocates: fresh, they are zeroed
+// memory, page faults and garbage collections, which cost two readers
+// running at once more than one (each collection stops both). Reads return
+// them here when they end, and the next reads take them. The overlap
+// check's reorder windows grow with each read (a 4 MB rank: 370 KB of
+// growth), so they are kept too, up to maxReusedWindow records. At most
+// reuseLen blocks and windows are kept (8 MiB and 1.8 MiB at most) and
+// maxReusedMapped slabs and rings (slab.go), for the life of the process.
 const reuseLen = 8
 
 type reuse[T any] struct {
 	mu   sync.Mutex
 	free []T
+	max  int // kept at most; 0: reuseLen
 }
 
 func (c *reuse[T]) get() (x T, ok bool) {
@@ -37,17 +37,22 @@ func (c *reuse[T]) get() (x T, ok bool) {
 	return x, false
 }
 
+// put keeps x for a later get; a full pool leaves it to the collector.
 func (c *reuse[T]) put(x T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.free) < reuseLen {
+	max := c.max
+	if max == 0 {
+		max = reuseLen
+	}
+	if len(c.free) < max {
 		c.free = append(c.free, x)
 	}
 }
 
 var (
-	blocks  reuse[[]byte]                // scanner blocks of defaultConfig.bufSize
-	chunks  reuse[[]drec]                // dispatch log chunks of 1<<maxChunkShift records
-	rings   reuse[[]rtRec]               // the linker's rings, at most maxReusedRing records
-	windows reuse[reorder.Window[ovRec]] // overlap reorder windows, emptied
+	blocks  reuse[[]byte]                          // scanner blocks of defaultConfig.bufSize
+	slabs   = reuse[[]drec]{max: maxReusedMapped}  // dispatch log slabs (slab.go)
+	rings   = reuse[[]rtRec]{max: maxReusedMapped} // the linker's rings' memory
+	windows reuse[reorder.Window[ovRec]]           // overlap reorder windows, emptied
 )

@@ -40,17 +40,19 @@ func TestReuseRingsWindows(t *testing.T) {
 	}
 }
 
-// A ring kept from an earlier read grows in place to exactly the slots a
-// new ring would have: colliding ids, ids far apart, every doubling.
+// A ring grows in place, in its memory, to exactly the slots a ring
+// reallocated at each doubling would have: colliding ids, ids far apart,
+// every doubling.
 func TestRingGrowsInPlace(t *testing.T) {
 	calls := []callInfo{{kind: callKind{launch: true}}}
 	drainReuse()
 	fresh := newLinker(&calls)
-	rings.put(make([]rtRec, 0, maxReusedRing))
+	fresh.ring = make([]rtRec, ringStart) // reallocated as it grows
 	kept := newLinker(&calls)
-	if cap(kept.ring) != maxReusedRing || cap(fresh.ring) != ringStart {
-		t.Fatalf("rings of capacity %d and %d, want %d (kept) and %d (new)", cap(kept.ring), cap(fresh.ring), maxReusedRing, ringStart)
+	if cap(kept.ring) != ringSize || len(kept.ring) != ringStart {
+		t.Fatalf("a ring of %d slots and capacity %d, want %d and %d", len(kept.ring), cap(kept.ring), ringStart, ringSize)
 	}
+	inMem := &kept.ring[0]
 	// Ids in runs with gaps, some a multiple of the ring apart (the same
 	// slot in the small ring, different ones once it grows).
 	var corr uint64 = 1
@@ -73,6 +75,9 @@ func TestRingGrowsInPlace(t *testing.T) {
 	if len(fresh.ring) <= 4*ringStart {
 		t.Fatalf("the ring grew to %d slots, want more than %d (several doublings)", len(fresh.ring), 4*ringStart)
 	}
+	if &kept.ring[0] != inMem {
+		t.Fatalf("the ring moved as it grew, want it grown in place")
+	}
 	for i := range fresh.ring {
 		if kept.ring[i] != fresh.ring[i] {
 			t.Fatalf("slot %d: got %+v, want %+v", i, kept.ring[i], fresh.ring[i])
@@ -83,14 +88,30 @@ func TestRingGrowsInPlace(t *testing.T) {
 	}
 }
 
-// What is kept is bounded: a ring or window larger than the bound is left
-// to the collector.
+// What is kept is bounded: at most maxReusedMapped rings, never one made
+// otherwise than by newLinker, and no window larger than the bound.
 func TestReuseBounded(t *testing.T) {
 	calls := []callInfo{}
 	drainReuse()
-	l := newLinker(&calls)
-	l.ring = make([]rtRec, 2*maxReusedRing)
-	l.release()
+	var ls []*linker
+	for range maxReusedMapped + 1 {
+		ls = append(ls, newLinker(&calls))
+	}
+	odd := newLinker(&calls)
+	for _, l := range ls {
+		l.release()
+	}
+	odd.ring = make([]rtRec, ringStart)
+	odd.release()
+	if n := held(&rings); n != maxReusedMapped {
+		t.Fatalf("kept %d rings, want %d", n, maxReusedMapped)
+	}
+	drainReuse()
+	odd.ring = make([]rtRec, ringStart)
+	odd.release()
+	if n := held(&rings); n != 0 {
+		t.Fatalf("kept %d rings after releasing one of %d records, want none (not a ring's full memory)", n, ringStart)
+	}
 	var o overlaps
 	o.qs = []ovQueue{{}}
 	for i := range 2 * maxReusedWindow {
@@ -100,16 +121,16 @@ func TestReuseBounded(t *testing.T) {
 		o.qs[0].pending.Pop()
 	}
 	o.release()
-	if nr, nw := held(&rings), held(&windows); nr != 0 || nw != 0 {
-		t.Fatalf("kept %d rings and %d windows over the bound, want none", nr, nw)
+	if nw := held(&windows); nw != 0 {
+		t.Fatalf("kept %d windows over the bound, want none", nw)
 	}
-	l = newLinker(&calls)
+	l := newLinker(&calls)
 	l.release()
 	o.qs = []ovQueue{{pending: reorder.Window[ovRec]{}}}
 	o.qs[0].pending.Push(1, ovRec{start: 1})
 	o.release() // a window still holding records is not kept
 	if nr, nw := held(&rings), held(&windows); nr != 1 || nw != 0 {
-		t.Fatalf("kept %d rings and %d windows, want 1 ring (small) and no window (not empty)", nr, nw)
+		t.Fatalf("kept %d rings and %d windows, want 1 ring and no window (not empty)", nr, nw)
 	}
 	drainReuse()
 }

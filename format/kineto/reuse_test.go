@@ -12,8 +12,8 @@ func TestReuse(t *testing.T) {
 	first, second := decompress(t, paths[0]), decompress(t, paths[1])
 	readWith(t, string(first), nil, defaultConfig)
 	block, ok := newest(&blocks)
-	if nc := held(&chunks); !ok || nc == 0 {
-		t.Fatalf("after a read: %d blocks and %d log chunks kept, want some of each", held(&blocks), nc)
+	if nc := held(&slabs); !ok || nc == 0 {
+		t.Fatalf("after a read: %d blocks and %d log slabs kept, want some of each", held(&blocks), nc)
 	}
 	kept := &block[0]
 	got := readWith(t, string(second), nil, defaultConfig)

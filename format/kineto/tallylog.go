@@ -60,7 +60,7 @@ func (l *tallyLog) spill() error {
 			return nil
 		}
 		l.f = f
-		l.w = bufio.NewWriterSize(f, 1<<20)
+		l.w = bufio.NewWriterSize(f, spillBuf)
 	}
 	if err := l.budget.take(int64(len(l.mem))*tallyRecSize, l.f.Name()); err != nil {
 		return err
@@ -89,7 +89,7 @@ func (l *tallyLog) reader() (next func() (tallyRec, bool, error), err error) {
 		if _, err := l.f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
 		}
-		br = bufio.NewReaderSize(l.f, 1<<20)
+		br = bufio.NewReaderSize(l.f, spillBuf)
 	}
 	var k int64
 	i := 0

@@ -8,6 +8,12 @@
 // out after a later start, and the reader counts it as unchecked.
 package reorder
 
+import (
+	"unsafe"
+
+	"github.com/tallyprof/tally/internal/hugemem"
+)
+
 // Window holds records sorted by start; equal starts keep their arrival
 // order. It is not a heap: a record almost always goes at the end (one
 // append; a binary heap would cost log(window) swaps per record even on
@@ -53,13 +59,33 @@ func (w *Window[T]) Push(start int64, r T) {
 	if n < cap(w.a) {
 		w.a = w.a[:n+1]
 	} else {
-		w.a = append(w.a, entry[T]{})
+		w.grow()
 	}
 	if at < n {
 		copy(w.a[at+1:], w.a[at:n])
 	}
 	w.a[at].start, w.a[at].rec = start, r
 }
+
+// grow doubles the window's memory and adds one record to its length. A
+// large window's memory is advised for huge pages (internal/hugemem): the
+// windows of a 200 MB Kineto trace took 750 page faults growing.
+func (w *Window[T]) grow() {
+	n := len(w.a)
+	c := max(2*cap(w.a), 16)
+	var a []entry[T]
+	if c*int(unsafe.Sizeof(entry[T]{})) >= hugeFrom {
+		a = hugemem.Make[entry[T]](c)[:n+1]
+	} else {
+		a = make([]entry[T], n+1, c)
+	}
+	copy(a, w.a)
+	w.a = a
+}
+
+// hugeFrom is the size from which a window's memory is advised for huge
+// pages: smaller ones share their pages with the rest of the heap.
+const hugeFrom = 256 << 10
 
 // Pop removes and returns the record with the earliest start. The window
 // must not be empty.
