@@ -119,6 +119,11 @@ func TestUnusedOptionEveryOutput(t *testing.T) {
 				"note unused_option (2): --manifests, --name-map: options given that no input's reader uses",
 				"    - --manifests "+kernels+": no input was read by a reader that uses it (hrx-serial); "+tc.read+"\n",
 				"    - --name-map decode="+nameMap+": no input was read by a reader that uses it (swimlane); "+tc.read+"\n")
+			if len(tc.ins) > 1 {
+				// The run's own gap, item by item, no empty "()" of a where.
+				containsAll(t, "diff", outs["diff"], "A: note unused_option (2): --manifests, --name-map: ",
+					"\n   - --manifests "+kernels+": no input was read by a reader that uses it (hrx-serial); "+tc.read+"\n")
+			}
 			var doc struct {
 				Accounting struct {
 					Complete bool `json:"complete"`
