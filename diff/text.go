@@ -121,6 +121,10 @@ func writeSideHeader(p *printer, s *Side) {
 		}
 		p.f("%s: %s %s (%d): %s\n", s.Label, tag, g.Kind, g.Count, g.Summary)
 		for _, it := range g.Items {
+			if it.Where == "" { // unused_option: of the run, no one input
+				p.f("   - %s\n", it.What)
+				continue
+			}
 			p.f("   - %s (%s)\n", it.What, it.Where)
 		}
 	}

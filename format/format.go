@@ -81,10 +81,16 @@ type Format struct {
 	// for it (programby.go). Empty: the reader makes its own programs,
 	// and Options.ProgramBy is "".
 	ProgramBy []string
+	// Uses lists the reader options the reader reads (uses.go): a run
+	// none of whose inputs was read by a reader listing an option given
+	// states it unused (the note UnusedOption). A reader that reads none
+	// says so with an empty, non-nil list: nil is a registration not
+	// filled in, which format/all's TestReadersDeclareUses refuses.
+	Uses []Option
 }
 
 // Options carries the settings readers may use. Readers ignore the ones that
-// do not apply to them.
+// do not apply to them; Format.Uses lists those a reader reads (uses.go).
 type Options struct {
 	// Manifests are manifest.json files or directories searched for them
 	// (hrx kernel catalog).

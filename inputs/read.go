@@ -98,6 +98,11 @@ func (e *Expansion) Read(opt Options) *analysis.Run {
 			defer wg.Done()
 			for i := range next {
 				ins[i] = readOne(i, paths[i], e.formatOf(paths[i], opt.Format), opt, watch, len(paths) > 1)
+				if len(paths) == 1 && ins[i].Capture != nil {
+					// The one input is the run: the note is its own, so
+					// that every output of it states it (and Done sees it).
+					noteUnused(&ins[i].Capture.Accounting, &opt.Reader, ins[i:i+1])
+				}
 				if opt.Done != nil {
 					opt.Done(&ins[i])
 				}
@@ -110,7 +115,12 @@ func (e *Expansion) Read(opt Options) *analysis.Run {
 	}
 	close(next)
 	wg.Wait()
-	return analysis.NewRun(ins, e.Skipped, e.many)
+	run := analysis.NewRun(ins, e.Skipped, e.many)
+	if len(paths) != 1 {
+		// A note of the whole (analysis.Run.OwnGaps): of no one input.
+		noteUnused(&run.Whole.Accounting, &opt.Reader, run.Inputs)
+	}
+	return run
 }
 
 // yield ends a worker's time slice after each input. Workers read input

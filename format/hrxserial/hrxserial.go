@@ -25,6 +25,7 @@ func init() {
 		Sniff:       Sniff,
 		Claims:      func(line []byte) bool { return bytes.HasPrefix(line, tracePrefix) },
 		Read:        Read,
+		Uses:        []format.Option{format.OptManifests}, // the kernel catalog
 	})
 }
 

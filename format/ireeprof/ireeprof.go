@@ -27,12 +27,14 @@ func init() {
 		Description: "IREE HAL profile bundle (.ireeprof, magic IRPF), e.g. HRX_PROFILE_FILE with HRX_PROFILE_MODE=dispatch",
 		Sniff:       Sniff,
 		Read:        Read,
+		Uses:        []format.Option{},
 	})
 	format.Register(format.Format{
 		Name:        JSONLName,
 		Description: "JSONL of `iree-profile --format=jsonl --dispatch_events dispatch FILE` (per-dispatch rows)",
 		Sniff:       SniffJSONL,
 		Read:        ReadJSONL,
+		Uses:        []format.Option{},
 	})
 }
 

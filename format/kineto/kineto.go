@@ -38,6 +38,9 @@ func init() {
 		// Its own stream and none keep their names and notes; device and
 		// the splits are done for it (format/programby.go).
 		ProgramBy: []string{"annotation", "gpu-annotation", "stream", "none"},
+		// --unrecorded-wait sets its unrecorded_device_work threshold, --spill-limit
+		// bounds its dispatch log's spill, --by op reads the host ops.
+		Uses: []format.Option{format.OptUnrecordedWait, format.OptSpillLimit, format.OptOps},
 	})
 }
 

@@ -34,6 +34,7 @@ func init() {
 		Sniff:       Sniff,
 		Claims:      Claims,
 		Read:        Read,
+		Uses:        []format.Option{},
 	})
 }
 

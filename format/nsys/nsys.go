@@ -30,6 +30,7 @@ func init() {
 		Sniff:       Sniff,
 		Read:        Read,
 		Engine:      sqlitein.Engine,
+		Uses:        []format.Option{format.OptOps}, // NVTX ranges, read for --by op
 	})
 }
 

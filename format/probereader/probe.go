@@ -32,6 +32,7 @@ func init() {
 		Description: "capture written by tally's Go probe package (docs/probe-format.md)",
 		Sniff:       Sniff,
 		Read:        Read,
+		Uses:        []format.Option{},
 	})
 }
 

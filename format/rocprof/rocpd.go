@@ -33,6 +33,7 @@ func init() {
 		Sniff:       SniffRocpd,
 		Read:        ReadRocpd,
 		Engine:      sqlitein.Engine,
+		Uses:        []format.Option{},
 	})
 }
 

@@ -34,6 +34,7 @@ func init() {
 		Description: "AMD rocprofv3 kernel_trace.csv (2024 and current headers, rocpd convert), rocprof v1 results.csv, rocprofv3 JSON",
 		Sniff:       Sniff,
 		Read:        Read,
+		Uses:        []format.Option{},
 	})
 }
 

@@ -27,6 +27,7 @@ func init() {
 		Description: "pypto/simpler L3 run directory (next_levels/*/kernel_config.py, dfx_outputs/rank*/d*/chip_swimlane_records.json): give the directory",
 		Sniff:       Sniff,
 		Read:        Read,
+		Uses:        []format.Option{format.OptNameMap},
 	})
 	format.RegisterDir(format.DirFormat{Name: Name, SniffDir: SniffDir, ReadDir: ReadDir})
 }

@@ -45,14 +45,14 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		rf.format = s
 		return nil
 	}}, "format", "reader `NAME` to use instead of detecting it from the content (see 'tally formats')")
-	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build")
+	fs.Var(&rf.manifests, "manifests", "hrx kernel `manifest.json` or a directory searched for them; repeat for each kernel directory of the build"+readBy(format.OptManifests, ""))
 	rf.programBy = format.ByAuto
 	fs.Var(&choiceFlag{value: format.ByAuto, choices: format.ProgramByValues, check: func(s string) error {
 		_, err := format.ParseProgramBy(s)
 		rf.programBy = s
 		return err
 	}}, "program-by", "group dispatches into programs: `auto` (the reader's programs, one per device when the capture ran on several), annotation (the reader's programs: NVTX ranges, Kineto annotations, command buffers…), gpu-annotation (Kineto: GPU annotations only), device, stream, none, or annotation,device / annotation,stream")
-	fs.Func("unrecorded-wait", "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)", func(s string) error {
+	fs.Func("unrecorded-wait", "Kineto: report unrecorded_device_work when a stream with launched work sits idle, with no recorded device work running, longer than `DURATION` (0: 1ms)"+readBy(format.OptUnrecordedWait, " and, where the output has one, the time breakdown (of dispatches with a launch call)"), func(s string) error {
 		d, err := time.ParseDuration(s)
 		switch {
 		case err != nil:
@@ -63,7 +63,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		rf.wait = d
 		return nil
 	})
-	fs.Func("name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program", func(s string) error {
+	fs.Func("name-map", "swimlane: name program `PROGRAM=FILE`'s kernels from FILE, a level-2 name_map.json you vouch for (stated as user-supplied; maps found in dispatch dirs are never used); repeat per program"+readBy(format.OptNameMap, ""), func(s string) error {
 		prog, file, ok := strings.Cut(s, "=")
 		if !ok || prog == "" || file == "" {
 			return fmt.Errorf("give PROGRAM=FILE")
@@ -75,7 +75,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	rf.progress.register(fs)
-	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 73 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead", func(s string) error {
+	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 73 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead"+readBy(format.OptSpillLimit, " and, where the output has one, the time breakdown"), func(s string) error {
 		n, err := format.ParseSize(s)
 		switch {
 		case err != nil:
@@ -88,6 +88,13 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		rf.spill = n
 		return nil
 	})
+}
+
+// readBy ends a reader flag's help: the readers that list it in
+// Format.Uses (and also: what else uses it), and that a run where nothing
+// used it says so.
+func readBy(o format.Option, also string) string {
+	return "; read by the " + orList(format.Users(o)) + " reader" + also + ": given and used for no input, it is stated in a note (unused_option)"
 }
 
 func (rf *readerFlags) options() inputs.Options {
