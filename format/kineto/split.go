@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/hugemem"
 )
 
 const (
@@ -316,8 +317,9 @@ func (sp *splitter) work(noGuess bool) {
 		case b = <-sp.free:
 		default:
 			// Room for the events of a chunk of Kineto's, about 300
-			// bytes each.
-			b = &batch{q: make([]queued, 0, sp.chunk/256+1), strs: make([]byte, 0, sp.chunk/8+1)}
+			// bytes each: for 2 MiB chunks 1 MB of records, advised for
+			// huge pages (slab.go says why).
+			b = &batch{q: hugemem.Make[queued](int(sp.chunk/256 + 1))[:0], strs: make([]byte, 0, sp.chunk/8+1)}
 		}
 		w.parse(sp, k, b)
 		sp.slots[k%len(sp.slots)] <- b
