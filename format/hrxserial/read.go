@@ -8,7 +8,6 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/catalog"
 	"github.com/tallyprof/tally/format"
-	"github.com/tallyprof/tally/internal/hugemem"
 )
 
 const (
@@ -274,18 +273,10 @@ func newPipeline(r io.Reader, o readOptions) *pipeline {
 	p.jobs = make(chan *block, bufs)
 	p.free = make(chan *block, bufs)
 	p.stop = make(chan struct{})
-	// The blocks' buffers are one array, advised for huge pages when it
-	// fills one (internal/hugemem): 1.5 MB of buffers were 380 page faults.
-	var mem []byte
-	if bufs*bs >= hugemem.PageSize {
-		mem = hugemem.Make[byte](bufs * bs)
-	} else {
-		mem = make([]byte, bufs*bs)
-	}
 	for i := 0; i < bufs; i++ {
 		// Room for the lines of a block of a kept trace (~160 bytes a
 		// line, one in three parsed), so that they seldom grow.
-		p.free <- &block{buf: mem[i*bs : (i+1)*bs : (i+1)*bs], toks: make([]tok, 0, bs/128+1), parsed: make([]parsed, 0, bs/384+1), ready: make(chan struct{}, 1)}
+		p.free <- &block{buf: make([]byte, bs), toks: make([]tok, 0, bs/128+1), parsed: make([]parsed, 0, bs/384+1), ready: make(chan struct{}, 1)}
 	}
 	go p.dispatch()
 	for i := 0; i < workers; i++ {
