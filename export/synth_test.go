@@ -37,6 +37,8 @@ type synthSpec struct {
 	Unfinished bool
 	// UnfinishedQueue gives that unfinished dispatch queue 0.
 	UnfinishedQueue bool
+	// UnfinishedAt, when set, is that unfinished dispatch's time instead of 5.
+	UnfinishedAt *int64
 	// UnfinishedN lists that many unfinished dispatches instead of one
 	// (beyond capture.MaxItems, the gap counts what it cannot list).
 	UnfinishedN int
@@ -131,6 +133,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		g := c.Accounting.Gap(capture.UnfinishedDispatch, "step")
 		g.Summary = "launched, never finished"
 		it := capture.Item{What: "launched, never finished", Program: "step", Kernel: c.Kernels[0].Name, Time: capture.TimeOf(5)}
+		if s.UnfinishedAt != nil {
+			it.Time = capture.TimeOf(*s.UnfinishedAt)
+		}
 		if s.UnfinishedQueue {
 			q := capture.QueueID(0)
 			it.Queue = &q
