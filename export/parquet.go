@@ -286,6 +286,9 @@ func (p *parquetFile[T]) flush() error {
 	if p.n == 0 {
 		return nil
 	}
+	for i := range p.rows[:p.n] {
+		validRow(&p.rows[i])
+	}
 	_, err := p.w.Write(p.rows[:p.n])
 	p.n = 0
 	if err != nil {
