@@ -78,3 +78,30 @@ func TestParquetNamesUTF8(t *testing.T) {
 		}
 	}
 }
+
+// The pprof profile's strings are proto3 strings, UTF-8 (a strict decoder
+// refuses the profile otherwise): a kernel name's invalid bytes are U+FFFD
+// there too. Found by the output
+// sweep (export --to pprof of the same traces).
+func TestPProfNamesUTF8(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"bad\xff\xfe(\xed\xa0\x80end", "bad\uFFFD\uFFFD(\uFFFD\uFFFD\uFFFDend"},
+		{"kern·é<\u202e>", "kern·é<\u202e>"}, // the negative arm: valid, kept
+	} {
+		dir := t.TempDir()
+		in := writeSynth(t, dir, "a.synth", synthSpec{N: 4, Kernels: 2, Kernel0: []byte(c.name)})
+		out := filepath.Join(dir, "p.pb.gz")
+		run(t, []string{in}, Options{To: PProf, Out: out, Format: synthFormat})
+		p := parseProfile(t, out)
+		found := false
+		for _, f := range p.Function {
+			if !utf8.ValidString(f.Name) {
+				t.Errorf("got function %q, want UTF-8", f.Name)
+			}
+			found = found || f.Name == c.want
+		}
+		if !found {
+			t.Errorf("%q: got no function %q, want one", c.name, c.want)
+		}
+	}
+}
