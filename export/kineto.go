@@ -431,8 +431,10 @@ func tidOf(q int32) int { return int(q) + 1 }
 // ts writes ns t as µs relative to the base, with exactly three decimals, so
 // values stay exact below 2^53 and ns survive.
 func (k *kinetoWriter) ts(t int64) string {
-	d := t - k.base
-	return strconv.FormatInt(d/1000, 10) + "." + fmt.Sprintf("%03d", d%1000)
+	if t < k.base {
+		return "-" + dur(t, k.base)
+	}
+	return dur(k.base, t)
 }
 
 func (k *kinetoWriter) write(out io.Writer, spool io.Reader) error {
@@ -637,7 +639,7 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 			corr = k.corr
 			k.graphs[key] = corr
 			ev(fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"correlation":%d}}`,
-				jstr("graph launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
+				jstr("graph launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lbegin, r.lend), corr))
 		}
 	} else {
 		k.corr++
@@ -645,7 +647,7 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 	}
 	if flow {
 		ev(fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"correlation":%d}}`,
-			jstr("launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lend-r.lbegin), corr))
+			jstr("launch ("+c.Source.Format+")"), kinetoHostPID, kinetoHostPID, k.ts(r.lbegin), dur(r.lbegin, r.lend), corr))
 		ev(fmt.Sprintf(`{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s}`, corr, kinetoHostPID, kinetoHostPID, k.ts(r.lbegin)))
 	}
 	// args.tally comes first: a reader that stops at the correlation
@@ -655,7 +657,7 @@ func (k *kinetoWriter) dispatch(ev func(string), r *kinetoRecord) {
 		coll = k.colls[r.coll-1]
 	}
 	ev(fmt.Sprintf(`{"ph":"X","cat":%q,"name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally":[%d,%d,%d,%d,%d],"device":%d,"stream":%d,"correlation":%d,"program":%s,"run":%d,"link":%q%s}}`,
-		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.end-r.begin), r.kernel, r.run, r.index, r.ordinal, r.link, pid, tid, corr, jstr(prog), r.run, r.link.String(), coll))
+		cat, jstr(name), pid, tid, k.ts(r.begin), dur(r.begin, r.end), r.kernel, r.run, r.index, r.ordinal, r.link, pid, tid, corr, jstr(prog), r.run, r.link.String(), coll))
 	if flow {
 		ev(fmt.Sprintf(`{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":%d,"tid":%d,"ts":%s,"bp":"e"}`, corr, pid, tid, k.ts(r.begin)))
 	}
@@ -674,7 +676,7 @@ func (k *kinetoWriter) unfinished(ev func(string)) {
 		}
 		k.corr++
 		ev(fmt.Sprintf(`{"ph":"X","cat":"tally_unfinished","name":%s,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"tally_correlation":%d,"unfinished":true,"end":"not observed; capture ended","program":%s%s}}`,
-			jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(k.end-*it.Time), k.corr, jstr(it.Program), stream))
+			jstr(it.Kernel+" (unfinished)"), pid, tid, k.ts(*it.Time), dur(*it.Time, k.end), k.corr, jstr(it.Program), stream))
 	})
 }
 
@@ -703,11 +705,16 @@ func (k *kinetoWriter) eachUnfinished(fn func(*capture.Item)) {
 	}
 }
 
-func dur(d int64) string {
-	if d < 0 {
-		d = 0
+// dur writes end-begin ns as µs with three decimals, 0 when end is before
+// begin. The difference is taken in uint64: two int64 times can be further
+// apart than int64 reaches (an unfinished dispatch at -2^63 ns, the base of
+// a capture ending past 0), and a wrapped one printed "-5.-123", no JSON.
+func dur(begin, end int64) string {
+	if end < begin {
+		return "0.000"
 	}
-	return strconv.FormatInt(d/1000, 10) + "." + fmt.Sprintf("%03d", d%1000)
+	d := uint64(end) - uint64(begin)
+	return strconv.FormatUint(d/1000, 10) + "." + fmt.Sprintf("%03d", d%1000)
 }
 
 // jstr is s as a JSON string (valid UTF-8: invalid bytes become U+FFFD).

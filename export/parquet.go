@@ -106,6 +106,21 @@ func (w *parquetSet) done(in *input) error {
 	if ps.err != nil {
 		return ps.err
 	}
+	if len(ps.files) == 0 {
+		// No dispatch row (every event invalid, or none at all): a file of
+		// none still holds the schema, so the dispatches/*/*.parquet
+		// glob of docs/export.md's queries finds a file and counts 0.
+		rank := in.inputRank(in.Capture)
+		p := filepath.Join(w.dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
+		f, err := createParquet[DispatchRow](p, w.dir.Final(p))
+		if err != nil {
+			return err
+		}
+		if ps.files == nil {
+			ps.files = map[string]*parquetFile[DispatchRow]{}
+		}
+		ps.files[rank] = f
+	}
 	for rank, f := range ps.files {
 		if err := f.close(); err != nil {
 			return err
@@ -285,6 +300,9 @@ func (p *parquetFile[T]) flushIfFull() error {
 func (p *parquetFile[T]) flush() error {
 	if p.n == 0 {
 		return nil
+	}
+	for i := range p.rows[:p.n] {
+		validRow(&p.rows[i])
 	}
 	_, err := p.w.Write(p.rows[:p.n])
 	p.n = 0

@@ -181,3 +181,30 @@ func TestParquetBreakdown(t *testing.T) {
 		t.Errorf("host_wait_after_sync_ns: got %d, want null (this trace has no sync call before a launch)", *r.HostWaitAfterSyncNS)
 	}
 }
+
+// An input without a dispatch row (its every event invalid: no
+// empty_capture, exit 0) still writes its dispatches file, with no row:
+// docs/export.md's queries read dispatches/*/*.parquet, and DuckDB fails
+// on a glob that matches nothing ("No files found that match the
+// pattern"). Found by the output sweep (an iree-jsonl trace whose one
+// dispatch row has its times reversed, queried with DuckDB).
+func TestParquetNoDispatchRow(t *testing.T) {
+	for _, n := range []int{0, 3} { // 3: the negative arm, no extra file
+		dir := t.TempDir()
+		in := writeSynth(t, dir, "a.synth", synthSpec{N: n, SourceRank: "5"})
+		out := filepath.Join(dir, "ds")
+		run(t, []string{in}, Options{To: Parquet, Out: out, Format: synthFormat})
+		var got []string
+		for _, f := range files(t, out) {
+			if strings.HasPrefix(f, "dispatches/") {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0] != "dispatches/rank=5/input-00000.parquet" {
+			t.Fatalf("%d dispatches: got dispatch files %v, want dispatches/rank=5/input-00000.parquet", n, got)
+		}
+		if rows := readParquet[DispatchRow](t, filepath.Join(out, got[0])); len(rows) != n {
+			t.Errorf("got %d rows, want %d", len(rows), n)
+		}
+	}
+}

@@ -222,11 +222,14 @@ func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []ma
 		if k.queue >= 0 && int(k.queue) < len(c.Queues) {
 			device, queue = c.Queues[k.queue].Device, c.Queues[k.queue].Name
 		}
+		// Protobuf strings are UTF-8 (a decoder may refuse one that is
+		// not); an input's names may hold any bytes.
+		kernel, program, device, queue, rank := validUTF8(kernel), validUTF8(program), validUTF8(device), validUTF8(queue), validUTF8(k.rank)
 		status, t := k.status, v[ppGPUTime]
 		if k.program >= 0 && t != 0 && c.ProgramClock(k.program).Unit != "ns" {
 			status, t = "ticks", 0 // device ticks: no ns time to add
 		}
-		top := "rank " + k.rank
+		top := "rank " + rank
 		if device != "" {
 			top += " · " + device
 		}
@@ -237,9 +240,9 @@ func buildProfile(ins []*input, samples map[ppKey]*[ppValues]int64, windows []ma
 		s := &profile.Sample{
 			Location: []*profile.Location{loc(kernel), loc(prog), loc(top)},
 			Value:    []int64{v[ppDispatches], t, v[ppUnfinished]},
-			Label:    map[string][]string{"rank": {k.rank}, "status": {status}, "source": {c.Source.Format}},
+			Label:    map[string][]string{"rank": {rank}, "status": {status}, "source": {c.Source.Format}},
 		}
-		for name, val := range map[string]string{"device": device, "queue": queue, "list": k.list} {
+		for name, val := range map[string]string{"device": device, "queue": queue, "list": validUTF8(k.list)} {
 			if val != "" {
 				s.Label[name] = []string{val}
 			}

@@ -37,6 +37,8 @@ type synthSpec struct {
 	Unfinished bool
 	// UnfinishedQueue gives that unfinished dispatch queue 0.
 	UnfinishedQueue bool
+	// UnfinishedAt, when set, is that unfinished dispatch's time instead of 5.
+	UnfinishedAt *int64
 	// UnfinishedN lists that many unfinished dispatches instead of one
 	// (beyond capture.MaxItems, the gap counts what it cannot list).
 	UnfinishedN int
@@ -52,6 +54,9 @@ type synthSpec struct {
 	// UnfinishedGaps appends one unfinished_dispatch gap of program "step"
 	// per count, with no items.
 	UnfinishedGaps []int64
+	// Kernel0 names kernel 0, any bytes (base64 in the spec: JSON strings
+	// cannot carry bytes that are not UTF-8).
+	Kernel0 []byte
 }
 
 func init() {
@@ -85,7 +90,11 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		if k == 1 {
 			cat = "memcpy"
 		}
-		c.AddKernel(capture.Kernel{Program: p, Name: fmt.Sprintf("kern<%d, float>", k), ID: uint64(k), HasID: true, Resolved: true, Category: cat})
+		name := fmt.Sprintf("kern<%d, float>", k)
+		if k == 0 && s.Kernel0 != nil {
+			name = string(s.Kernel0)
+		}
+		c.AddKernel(capture.Kernel{Program: p, Name: name, ID: uint64(k), HasID: true, Resolved: true, Category: cat})
 	}
 	perRun := max(s.PerRun, 1)
 	var d capture.Dispatch
@@ -131,6 +140,9 @@ func readSynth(in *format.Input, _ *format.Options, sink capture.Sink) (*capture
 		g := c.Accounting.Gap(capture.UnfinishedDispatch, "step")
 		g.Summary = "launched, never finished"
 		it := capture.Item{What: "launched, never finished", Program: "step", Kernel: c.Kernels[0].Name, Time: capture.TimeOf(5)}
+		if s.UnfinishedAt != nil {
+			it.Time = capture.TimeOf(*s.UnfinishedAt)
+		}
 		if s.UnfinishedQueue {
 			q := capture.QueueID(0)
 			it.Queue = &q

@@ -24,6 +24,8 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(b.Bytes()[:min(b.Len(), 3000)])
 	}
+	// A command cut after a stamp past int64 (TestStampPastInt64).
+	f.Add([]byte("9223372036854775808 hrx debug serial: sync-begin phase=command-pre-dispatch list=main index=0 list_commands=1 ordinal=0 kind=Kernel kernel_id=1 bindings=3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var all capture.Collect
 		chk := &capture.Checked{Next: &all}
@@ -51,6 +53,13 @@ func FuzzRead(f *testing.F) {
 		}
 		if len(data) > 0 && data[len(data)-1] != '\n' && c.Accounting.Complete() && bytes.Contains(data, tracePrefix) {
 			t.Fatal("got a trace cut mid-line reported complete, want it incomplete")
+		}
+		for _, g := range c.Accounting.Gaps {
+			for _, it := range g.Items {
+				if it.Time != nil && *it.Time < 0 {
+					t.Fatalf("got %s item %q at time %d, want no negative time", g.Kind, it.What, *it.Time)
+				}
+			}
 		}
 		for _, d := range all.Dispatches {
 			if int(d.Kernel) >= len(c.Kernels) || int(d.Program) >= len(c.Programs) {

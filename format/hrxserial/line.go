@@ -2,6 +2,7 @@ package hrxserial
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/tallyprof/tally/internal/decimal"
 )
@@ -47,14 +48,15 @@ const (
 )
 
 // stamp splits a leading "<digits> " timestamp off a line: 1-20 digits and one
-// space. ok is false for an untimed line; overflow reports a stamp too large
-// for 64 bits.
+// space. ok is false for an untimed line; overflow reports a stamp past the
+// int64 ns every time of the model is: one of 2^63 or more would wrap to a
+// negative time (an unfinished dispatch's launch drawn before the epoch).
 func stamp(b []byte) (t uint64, rest []byte, ok, overflow bool) {
 	t, n, over := decimal.Prefix(b)
 	if n == 0 || n > decimal.MaxDigits || n >= len(b) || b[n] != ' ' {
 		return 0, b, false, false
 	}
-	if over {
+	if over || t > math.MaxInt64 {
 		return 0, b, false, true
 	}
 	return t, b[n+1:], true, false

@@ -128,6 +128,47 @@ func TestImpossibleStamp(t *testing.T) {
 	}
 }
 
+// A stamp of 2^63 or more fits the 20 digits of a uint64 and no int64 ns:
+// its line is malformed, like one past 64 bits. It used to wrap to a
+// negative time, and a command cut after it became an unfinished dispatch
+// launched at -2^63 ns, which the Kineto export then wrote as "ts":
+// "-9223371124454638.-829", no JSON (found by the output sweep: the
+// stamps of a kept trace pushed past 2^63).
+func TestStampPastInt64(t *testing.T) {
+	for _, st := range []uint64{1 << 63, 18446744073709551615} {
+		k := newKept().begin().command(0, 6)
+		k.t = st
+		k.command(1, 3) // the trace ends inside the command: unfinished
+		r := readTrace(t, k.bytes(), manifest)
+		for _, g := range r.c.Accounting.Gaps {
+			for _, it := range g.Items {
+				if it.Time != nil && *it.Time < 0 {
+					t.Errorf("stamp %d: got %s item %q at time %d, want no negative time", st, g.Kind, it.What, *it.Time)
+				}
+			}
+		}
+		if r.c.Accounting.Find(capture.SkippedInput) == nil {
+			t.Errorf("stamp %d: got gaps %v, want the lines of the stamp past int64 as skipped_input", st, r.kinds())
+		}
+		if got := r.r.Dispatches(); got != 1 {
+			t.Errorf("stamp %d: got %d dispatches, want 1", st, got)
+		}
+	}
+	// The negative arm: stamps up to 2^63-1 are times, read as such
+	// (TestImpossibleStamp); the command cut there stays unfinished, at its
+	// time.
+	k := newKept().begin().command(0, 6)
+	k.t = 1<<63 - 1000
+	r := readTrace(t, k.command(1, 3).bytes(), manifest)
+	g := r.c.Accounting.Find(capture.UnfinishedDispatch)
+	if g == nil || len(g.Items) != 1 || g.Items[0].Time == nil || *g.Items[0].Time < 1<<63-1000 {
+		t.Fatalf("stamps from 2^63-1000: got unfinished_dispatch %+v, want one item at 2^63-1000 or later", g)
+	}
+	if r.c.Accounting.Find(capture.SkippedInput) != nil {
+		t.Errorf("stamps from 2^63-1000: got gaps %v, want no skipped_input", r.kinds())
+	}
+}
+
 // Every skipped line is classified: foreign lines, comments and blanks
 // held no device work; a malformed or cut trace line may have, and is
 // lost with the gap that counts it.
