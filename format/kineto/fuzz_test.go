@@ -31,6 +31,8 @@ func FuzzRead(f *testing.F) {
 		// Collective kernels: args past the correlation, of every type.
 		`{"distributedInfo": {"rank": 3}, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1, "Collective name": "allreduce", "Seq": -4, "In msg nelems": "12", "Out msg nelems": 9223372036854775807, "dtype": {"a": 1}, "Group size": 1e3, "Process Group Name": 17, "Process Group Ranks": "[0, 1, ...]", "Rank": "x", "Process Group ID": -1}}]}`,
 		`[{"ph": "X", "cat": "kernel", "name": "ncclKernel_", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"Collective name": "\u0061llgather", "dtype": "BFloat16", "In msg nelems": 4611686018427387904}}]`,
+		// A negative correlation, then more events (TestNegativeCorrelation).
+		`[{"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 30, "dur": 5, "args": {"correlation": -1, "x": 1}}, {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 50, "dur": 5, "args": {"correlation": -12345, "stream": 7}}]`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
