@@ -70,8 +70,8 @@ func FuzzRead(f *testing.F) {
 		// end of the document.
 		stopped := false
 		for _, g := range c.Accounting.Gaps {
-			if (g.Kind == capture.TruncatedInput || g.Kind == capture.SkippedInput) && len(g.Items) > 0 && g.Items[0].Where != "" && !tallyItem(g.Items[0]) {
-				stopped = true
+			for _, it := range g.Items {
+				stopped = stopped || stopItem(g.Kind, it)
 			}
 		}
 		if !valid && !stopped {
@@ -87,6 +87,20 @@ func FuzzRead(f *testing.F) {
 			checkPrefix(t, data)
 		}
 	})
+}
+
+// stopItem reports a gap item that says reading stopped: at a syntax error
+// or a cut (truncated_input, positioned), or at data after the end of the
+// document or of the gzip stream. Values of traceEvents that are not event
+// objects are skipped_input items too, with a byte, and no stop.
+func stopItem(k capture.Kind, it capture.Item) bool {
+	switch k {
+	case capture.TruncatedInput:
+		return it.Where != "" && !tallyItem(it)
+	case capture.SkippedInput:
+		return it.What == "data after the end of the JSON document" || it.What == "bytes after the end of the gzip stream"
+	}
+	return false
 }
 
 // checkPrefix cuts valid JSON before its last byte: the cut must be
