@@ -558,8 +558,10 @@ func (r *reader) argUint() (v uint64, has, bad bool) {
 		return v, ok, !ok
 	}
 	if c == '-' || isDigit(c) {
-		if n, ok := s.intFast(); ok && n >= 0 {
-			return uint64(n), true, false
+		if n, ok := s.intFast(); ok {
+			// intFast consumed the number: a negative one is read and bad,
+			// not read again (that parsed the text after it as a number).
+			return uint64(max(n, 0)), n >= 0, n < 0
 		}
 		v, ok := parseUint(s.checkedNum())
 		return v, ok, !ok

@@ -31,6 +31,8 @@ func FuzzRead(f *testing.F) {
 		// Collective kernels: args past the correlation, of every type.
 		`{"distributedInfo": {"rank": 3}, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1, "Collective name": "allreduce", "Seq": -4, "In msg nelems": "12", "Out msg nelems": 9223372036854775807, "dtype": {"a": 1}, "Group size": 1e3, "Process Group Name": 17, "Process Group Ranks": "[0, 1, ...]", "Rank": "x", "Process Group ID": -1}}]}`,
 		`[{"ph": "X", "cat": "kernel", "name": "ncclKernel_", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"Collective name": "\u0061llgather", "dtype": "BFloat16", "In msg nelems": 4611686018427387904}}]`,
+		// A negative correlation, then more events (TestNegativeCorrelation).
+		`[{"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 30, "dur": 5, "args": {"correlation": -1, "x": 1}}, {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 50, "dur": 5, "args": {"correlation": -12345, "stream": 7}}]`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -68,8 +70,8 @@ func FuzzRead(f *testing.F) {
 		// end of the document.
 		stopped := false
 		for _, g := range c.Accounting.Gaps {
-			if (g.Kind == capture.TruncatedInput || g.Kind == capture.SkippedInput) && len(g.Items) > 0 && g.Items[0].Where != "" && !tallyItem(g.Items[0]) {
-				stopped = true
+			for _, it := range g.Items {
+				stopped = stopped || stopItem(g.Kind, it)
 			}
 		}
 		if !valid && !stopped {
@@ -85,6 +87,20 @@ func FuzzRead(f *testing.F) {
 			checkPrefix(t, data)
 		}
 	})
+}
+
+// stopItem reports a gap item that says reading stopped: at a syntax error
+// or a cut (truncated_input, positioned), or at data after the end of the
+// document or of the gzip stream. Values of traceEvents that are not event
+// objects are skipped_input items too, with a byte, and no stop.
+func stopItem(k capture.Kind, it capture.Item) bool {
+	switch k {
+	case capture.TruncatedInput:
+		return it.Where != "" && !tallyItem(it)
+	case capture.SkippedInput:
+		return it.What == "data after the end of the JSON document" || it.What == "bytes after the end of the gzip stream"
+	}
+	return false
 }
 
 // checkPrefix cuts valid JSON before its last byte: the cut must be
