@@ -15,7 +15,7 @@ import (
 // check's reorder windows grow with each read (a 4 MB rank: 370 KB of
 // growth), so they are kept too, up to maxReusedWindow records. At most
 // reuseLen blocks and windows are kept (8 MiB and 1.8 MiB at most) and
-// maxReusedMapped slabs and rings (slab.go), for the life of the process.
+// maxReusedLarge slabs and rings (slab.go), for the life of the process.
 const reuseLen = 8
 
 type reuse[T any] struct {
@@ -41,18 +41,18 @@ func (c *reuse[T]) get() (x T, ok bool) {
 func (c *reuse[T]) put(x T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	max := c.max
-	if max == 0 {
-		max = reuseLen
+	limit := c.max
+	if limit == 0 {
+		limit = reuseLen
 	}
-	if len(c.free) < max {
+	if len(c.free) < limit {
 		c.free = append(c.free, x)
 	}
 }
 
 var (
-	blocks  reuse[[]byte]                          // scanner blocks of defaultConfig.bufSize
-	slabs   = reuse[[]drec]{max: maxReusedMapped}  // dispatch log slabs (slab.go)
-	rings   = reuse[[]rtRec]{max: maxReusedMapped} // the linker's rings' memory
-	windows reuse[reorder.Window[ovRec]]           // overlap reorder windows, emptied
+	blocks  reuse[[]byte]                         // scanner blocks of defaultConfig.bufSize
+	slabs   = reuse[[]drec]{max: maxReusedLarge}  // dispatch log slabs (slab.go)
+	rings   = reuse[[]rtRec]{max: maxReusedLarge} // the linker's rings' memory
+	windows reuse[reorder.Window[ovRec]]          // overlap reorder windows, emptied
 )

@@ -88,13 +88,13 @@ func TestRingGrowsInPlace(t *testing.T) {
 	}
 }
 
-// What is kept is bounded: at most maxReusedMapped rings, never one made
+// What is kept is bounded: at most maxReusedLarge rings, never one made
 // otherwise than by newLinker, and no window larger than the bound.
 func TestReuseBounded(t *testing.T) {
 	calls := []callInfo{}
 	drainReuse()
 	var ls []*linker
-	for range maxReusedMapped + 1 {
+	for range maxReusedLarge + 1 {
 		ls = append(ls, newLinker(&calls))
 	}
 	odd := newLinker(&calls)
@@ -103,8 +103,8 @@ func TestReuseBounded(t *testing.T) {
 	}
 	odd.ring = make([]rtRec, ringStart)
 	odd.release()
-	if n := held(&rings); n != maxReusedMapped {
-		t.Fatalf("kept %d rings, want %d", n, maxReusedMapped)
+	if n := held(&rings); n != maxReusedLarge {
+		t.Fatalf("kept %d rings, want %d", n, maxReusedLarge)
 	}
 	drainReuse()
 	odd.ring = make([]rtRec, ringStart)

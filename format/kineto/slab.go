@@ -10,11 +10,11 @@ import "github.com/tallyprof/tally/internal/hugemem"
 // used, so a small trace costs one page; it goes to the next read when
 // this one ends, as the scanner's blocks do.
 
-// maxReusedMapped bounds the slabs, and the linker's rings, kept for later
+// maxReusedLarge bounds the slabs, and the linker's rings, kept for later
 // reads: two reads run at once on two cores, and each slab kept holds up
 // to the log's budget (about 9 MiB), each ring up to 2.6 MB, for the life
 // of the process.
-const maxReusedMapped = 2
+const maxReusedLarge = 2
 
 // slabChunk hands out the next chunk of the log's slab, taking a slab
 // first if it has none; nil once the slab is used up (the log then makes

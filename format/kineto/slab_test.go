@@ -79,18 +79,18 @@ func TestDlogSlabOutgrown(t *testing.T) {
 	}
 }
 
-// The pool keeps at most maxReusedMapped slabs.
+// The pool keeps at most maxReusedLarge slabs.
 func TestSlabsBounded(t *testing.T) {
 	drain(&slabs)
 	defer drain(&slabs)
 	var made [][]drec
-	for range maxReusedMapped + 2 {
+	for range maxReusedLarge + 2 {
 		made = append(made, takeSlab(1<<maxChunkShift))
 	}
 	for _, s := range made {
 		slabs.put(s)
 	}
-	if n := held(&slabs); n != maxReusedMapped {
-		t.Fatalf("got %d slabs kept, want %d", n, maxReusedMapped)
+	if n := held(&slabs); n != maxReusedLarge {
+		t.Fatalf("got %d slabs kept, want %d", n, maxReusedLarge)
 	}
 }

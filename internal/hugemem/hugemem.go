@@ -4,7 +4,7 @@
 // Why: every first touch of a 4 KiB page is a fault, and on a virtual
 // machine a fault costs 10 to 20 µs: the breakdown's record buffer took
 // 3,700 of them on a 300 MB hrx trace, and the Kineto dispatch log and
-// launch-call ring 3,300 on a 200 MB trace, a sixth of its read. A 2 MiB
+// launch-call ring 3,300 on a 200 MB trace, an eighth to a sixth of its read. A 2 MiB
 // huge page is one fault. The advice is a hint: where transparent huge
 // pages are off, on another OS, or on an error, 4 KiB pages stay. The
 // memory stays ordinary Go memory, collected as any other.
