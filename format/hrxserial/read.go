@@ -273,10 +273,9 @@ func newPipeline(r io.Reader, o readOptions) *pipeline {
 	p.jobs = make(chan *block, bufs)
 	p.free = make(chan *block, bufs)
 	p.stop = make(chan struct{})
-	for i := 0; i < bufs; i++ {
-		// Room for the lines of a block of a kept trace (~160 bytes a
-		// line, one in three parsed), so that they seldom grow.
-		p.free <- &block{buf: make([]byte, bs), toks: make([]tok, 0, bs/128+1), parsed: make([]parsed, 0, bs/384+1), ready: make(chan struct{}, 1)}
+	bufMem, tokMem, parsedMem := blockMemory(bufs, bs)
+	for i := range bufs {
+		p.free <- &block{buf: bufMem[i], toks: tokMem[i], parsed: parsedMem[i], ready: make(chan struct{}, 1)}
 	}
 	go p.dispatch()
 	for i := 0; i < workers; i++ {
