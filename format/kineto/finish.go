@@ -248,9 +248,13 @@ func (r *reader) orphan(st *replayStats, rec *drec, add int64) {
 		} else {
 			st.orphanCorrsN++
 		}
-		why = fmt.Sprintf("correlation %d matches no runtime call", rec.corr)
 	}
 	if len(st.orphanItems) < capture.MaxItems {
+		if why == "" {
+			// Formatted only for the items kept: a trace may hold
+			// millions of orphans.
+			why = fmt.Sprintf("correlation %d matches no runtime call", rec.corr)
+		}
 		st.orphanItems = append(st.orphanItems, capture.Item{What: why + " (" + r.queueLabel(rec.queue) + ")",
 			Where: fmt.Sprintf("byte %d", rec.off), Kernel: r.knames[rec.kname].name, Time: capture.TimeOf(rec.ts + add)})
 	}

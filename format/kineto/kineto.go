@@ -123,6 +123,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	r := newReader(src, path, mode, cfg.bufSize, cfg.logRecords, cfg.tmpDir)
 	defer r.s.release()
 	defer r.link.release()
+	defer r.repeats.release()
 	r.noGuess = cfg.noGuess
 	if ss, ok := src.(interface {
 		splitSource

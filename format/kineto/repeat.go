@@ -81,6 +81,9 @@ func (rp *repeats) seen(q uint32, k repeatKey, off int64) (first int64, dup bool
 		rp.wins = append(rp.wins, repeatWin{})
 	}
 	w := &rp.wins[q]
+	if w.a == nil {
+		w.a = newRepeatWindow()
+	}
 	n := len(w.a)
 	pos := n
 	if n > w.head && w.a[n-1].ts >= k.ts {
@@ -111,6 +114,31 @@ func (rp *repeats) seen(q uint32, k repeatKey, off int64) (first int64, dup bool
 		}
 	}
 	return 0, false
+}
+
+// repeatWindowCap holds a full window and the events slid out of it
+// before they are moved down (seen).
+const repeatWindowCap = 2*repeatWindow + 1
+
+// newRepeatWindow returns an empty window at its full size, one an
+// earlier read gave back when there is one: grown by doubling, a stream's
+// window allocated twice its size, fresh memory in every read of a
+// directory of ranks.
+func newRepeatWindow() []repeatRec {
+	if a, ok := repeatWindows.get(); ok {
+		return a[:0]
+	}
+	return make([]repeatRec, 0, repeatWindowCap)
+}
+
+// release gives the windows to the next read.
+func (rp *repeats) release() {
+	for i := range rp.wins {
+		if a := rp.wins[i].a; cap(a) == repeatWindowCap {
+			repeatWindows.put(a[:0])
+		}
+		rp.wins[i] = repeatWin{}
+	}
 }
 
 // repeatOf checks the device event being read; it reports whether it is a

@@ -55,4 +55,7 @@ var (
 	slabs   = reuse[[]drec]{max: maxReusedLarge}  // dispatch log slabs (slab.go)
 	rings   = reuse[[]rtRec]{max: maxReusedLarge} // the linker's rings' memory
 	windows reuse[reorder.Window[ovRec]]          // overlap reorder windows, emptied
+	// the repeat check's windows (repeat.go), 20 KiB each: a read
+	// keeps one per stream
+	repeatWindows = reuse[[]repeatRec]{max: 4 * reuseLen}
 )
