@@ -200,11 +200,10 @@ func recognise(p, formatName string) (reason, certain string) {
 	if in.Size == 0 {
 		return "", "" // an empty trace is an empty_capture, said loudly by its read
 	}
-	head, err := in.Head()
+	f, conf, err := format.Sniff(in)
 	if err != nil {
 		return "", ""
 	}
-	f, conf := format.Detect(head)
 	switch {
 	case conf == format.Companion:
 		return fmt.Sprintf("a file the %s reader reads beside its main input, not an input by itself", f.Name), ""
