@@ -250,6 +250,11 @@ func (r *reader) orphan(st *replayStats, rec *drec, add int64) {
 		}
 	}
 	if len(st.orphanItems) < capture.MaxItems {
+		if st.orphanItems == nil {
+			// All the items at once: grown by doubling, the list
+			// allocated 2.5 times what it keeps.
+			st.orphanItems = make([]capture.Item, 0, capture.MaxItems)
+		}
 		if why == "" {
 			// Formatted only for the items kept: a trace may hold
 			// millions of orphans.
