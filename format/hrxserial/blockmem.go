@@ -8,17 +8,19 @@ const hugeBlocks = 1 << 20
 
 // blockMemory returns the memory of a pipeline's n blocks of bs bytes,
 // each with room for the lines of a block of a kept trace (~160 bytes a
-// line, one in three parsed) so that they seldom grow.
+// line, one in three parsed) so that they seldom grow. filled says that
+// the input fills them (a file of n blocks at least); a stream of unknown
+// length may not, and a huge page is cleared whole at its first touch.
 //
 // Why one slab: every 4 KiB page a buffer first touches is a fault, and
 // on a virtual machine a fault costs 10 to 20 µs. The blocks of a large
 // trace are 1.5 MiB on two cores (6 of 256 KiB): 384 faults as separate
 // allocations, one or two huge pages as one advised slab (1,600–1,900
 // faults for the 300 MB trace before, 830–1,300 after).
-func blockMemory(n, bs int) (bufs [][]byte, toks [][]tok, parsedRoom [][]parsed) {
+func blockMemory(n, bs int, filled bool) (bufs [][]byte, toks [][]tok, parsedRoom [][]parsed) {
 	nTok, nParsed := bs/128+1, bs/384+1
 	bufs, toks, parsedRoom = make([][]byte, n), make([][]tok, n), make([][]parsed, n)
-	if n*bs < hugeBlocks {
+	if !filled || n*bs < hugeBlocks {
 		for i := range n {
 			bufs[i], toks[i], parsedRoom[i] = make([]byte, bs), make([]tok, 0, nTok), make([]parsed, 0, nParsed)
 		}

@@ -13,8 +13,11 @@ import (
 // Each block owns its memory, whether the blocks share one advised slab
 // or not: no buffer, token list or parsed list reaches into another's.
 func TestBlockMemorySeparate(t *testing.T) {
-	for _, c := range []struct{ bufs, bs int }{{3, 1000}, {6, 256 << 10}} {
-		bufs, toks, parsedRoom := blockMemory(c.bufs, c.bs)
+	for _, c := range []struct {
+		bufs, bs int
+		filled   bool
+	}{{3, 1000, true}, {6, 256 << 10, true}, {6, 256 << 10, false}} {
+		bufs, toks, parsedRoom := blockMemory(c.bufs, c.bs, c.filled)
 		if len(bufs) != c.bufs || len(toks) != c.bufs || len(parsedRoom) != c.bufs {
 			t.Fatalf("%+v: got %d buffers, %d token lists, %d parsed lists; want %d of each", c, len(bufs), len(toks), len(parsedRoom), c.bufs)
 		}

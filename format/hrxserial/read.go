@@ -273,7 +273,7 @@ func newPipeline(r io.Reader, o readOptions) *pipeline {
 	p.jobs = make(chan *block, bufs)
 	p.free = make(chan *block, bufs)
 	p.stop = make(chan struct{})
-	bufMem, tokMem, parsedMem := blockMemory(bufs, bs)
+	bufMem, tokMem, parsedMem := blockMemory(bufs, bs, p.ra != nil)
 	for i := range bufs {
 		p.free <- &block{buf: bufMem[i], toks: tokMem[i], parsed: parsedMem[i], ready: make(chan struct{}, 1)}
 	}
