@@ -9,8 +9,9 @@ import (
 // values below 128 have a bucket each; above, 64 buckets per power of two,
 // so a bucket is at most 1/64 of its lower bound wide and its midpoint is
 // within 0.8% of every value in it (histPrecision). Counts are kept only
-// between the lowest and highest bucket used (a few hundred for a kernel's
-// delays). Negative values (a kernel that started before its launch call
+// around the lowest and highest bucket used (a few hundred for a kernel's
+// delays; grown below and above by doubling, so buckets that are not used
+// count 0). Negative values (a kernel that started before its launch call
 // returned) have their own buckets, by magnitude.
 type hist struct {
 	pos, neg buckets
@@ -58,9 +59,13 @@ func (b *buckets) add(i int, n uint32) {
 		b.lo = i
 		b.counts = make([]uint32, 1, 8)
 	case i < b.lo:
-		grown := make([]uint32, len(b.counts)+b.lo-i)
-		copy(grown[b.lo-i:], b.counts)
-		b.counts, b.lo = grown, i
+		// Room below as well, as append makes above: delays that come
+		// ever shorter, one bucket lower each, would otherwise copy the
+		// counts once a value.
+		lo := max(min(i, b.lo-len(b.counts)), 0)
+		grown := make([]uint32, len(b.counts)+b.lo-lo, cap(b.counts)+b.lo-lo)
+		copy(grown[b.lo-lo:], b.counts)
+		b.counts, b.lo = grown, lo
 	case i >= b.lo+len(b.counts):
 		b.counts = append(b.counts, make([]uint32, i-b.lo-len(b.counts)+1)...)
 	}
