@@ -2,6 +2,7 @@ package capture
 
 import (
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -86,6 +87,19 @@ func RegisterNote(kinds ...Kind) {
 	for _, k := range kinds {
 		notes[k] = true
 	}
+}
+
+// Notes lists the kinds declared as notes, sorted by name (so a test can
+// hold docs/report-json.md's kinds table to every one of them).
+func Notes() []Kind {
+	notesMu.RLock()
+	defer notesMu.RUnlock()
+	out := make([]Kind, 0, len(notes))
+	for k := range notes {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // IsNote reports whether gaps of this kind are informational only.
