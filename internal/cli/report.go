@@ -30,6 +30,7 @@ type readerFlags struct {
 	nameMaps  multiFlag
 	progress  progressFlag
 	spill     int64 // --spill-limit: bytes, 0 none
+	maxDur    time.Duration
 }
 
 func (rf *readerFlags) register(fs *flag.FlagSet) {
@@ -74,6 +75,17 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		rf.nameMaps = append(rf.nameMaps, s)
 		return nil
 	})
+	fs.Func("max-duration", "the longest single dispatch taken as measured on a ns clock, `DURATION` (default 1h); a longer one is an invalid_event, listed and kept out of the tables. Raise it for kernels that really run longer", func(s string) error {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			return fmt.Errorf("give a duration such as 90m or 4h")
+		case d <= 0:
+			return fmt.Errorf("give a duration above 0 (the default is 1h)")
+		}
+		rf.maxDur = d
+		return nil
+	})
 	rf.progress.register(fs)
 	fs.Func("spill-limit", "most `SIZE` a reader may write to TMPDIR of its own working data (the Kineto dispatch log spills about 73 bytes per device event past 8 MiB), e.g. 2GiB; unlimited by default. Copies of gzip or piped input are bounded by TALLY_SPOOL_LIMIT instead"+readBy(format.OptSpillLimit, " and, where the output has one, the time breakdown"), func(s string) error {
 		n, err := format.ParseSize(s)
@@ -103,6 +115,7 @@ func (rf *readerFlags) options() inputs.Options {
 	o.Reader.UnrecordedWait = rf.wait
 	o.Reader.NameMaps = rf.nameMaps
 	o.Reader.SpillLimit = rf.spill
+	o.Reader.MaxDuration = rf.maxDur
 	o.Watch = rf.progress.watch
 	o.Progress = rf.progress.set()
 	return o
