@@ -381,7 +381,7 @@ func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
-			return exitcode.Error
+			return helpWritten(stderr, "formats", err)
 		}
 	}
 	return exitcode.OK
