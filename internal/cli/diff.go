@@ -51,6 +51,9 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	if *asJSON && *asCSV {
 		return usageError(fs, "give --json or --csv, not both")
 	}
+	if err := outputsClash([]string{*out}, append(slices.Clip(a), b...)); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	if given(fs, "names") && (*asJSON || *asCSV) {
 		return usageError(fs, "--names applies to the text output; --json and --csv have full names")
 	}

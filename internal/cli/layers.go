@@ -47,6 +47,9 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if err := outputsClash([]string{*out}, append(layerFiles(pos[0], pos[1]), *logPath)); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: hidden, Map: *mapping, Log: *logPath})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally layers: %v\n", err)

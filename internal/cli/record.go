@@ -43,6 +43,9 @@ Flags:
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
 	}
+	if err := outputsClash([]string{*kept, *reportOut}, nil); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	res, err := record.Run(record.Options{Command: pos, Kept: *kept, Stdout: stdout, Stderr: stderr, Stdin: os.Stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "tally record: %v\n", err)

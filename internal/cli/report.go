@@ -169,6 +169,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if err := reportConflicts(fs, *asJSON, *out, *html); err != nil {
 		return usageError(fs, "%v", err)
 	}
+	if err := outputsClash([]string{*out, *html}, pos); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	if *launchLatency < 0 || *shortKernel < 0 {
 		return usageError(fs, "--launch-latency and --short-kernel take a duration of 0 or more (e.g. 30us)")
 	}
@@ -343,6 +346,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	pos, code, ok := parseArgs(fs, args, 1, "give exactly one file")
 	if !ok {
 		return code
+	}
+	if err := outputsClash([]string{*out}, pos); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time). The one path is read
