@@ -1,10 +1,12 @@
 package cli
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tallyprof/tally/internal/safetext"
 )
 
 // outputsClash refuses outputs that name one of the inputs or each other,
@@ -31,7 +33,7 @@ func outputsClash(outs, ins []string) error {
 			// Not there yet: only another output can name it.
 			for _, s := range seen {
 				if filepath.Clean(s.path) == filepath.Clean(o) {
-					return fmt.Errorf("%s is named as two outputs: one would replace the other; give each its own name", o)
+					return errors.New(safetext.Sprintf("%s is named as two outputs: one would replace the other; give each its own name", o))
 				}
 			}
 			seen = append(seen, file{o, nil})
@@ -42,7 +44,7 @@ func outputsClash(outs, ins []string) error {
 		}
 		for _, s := range seen {
 			if s.st != nil && os.SameFile(s.st, st) {
-				return fmt.Errorf("%s is named as two outputs (%s and %s): one would replace the other; give each its own name", o, s.path, o)
+				return errors.New(safetext.Sprintf("%s is named as two outputs (%s and %s): one would replace the other; give each its own name", o, s.path, o))
 			}
 		}
 		seen = append(seen, file{o, st})
@@ -51,7 +53,7 @@ func outputsClash(outs, ins []string) error {
 				continue
 			}
 			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return fmt.Errorf("output %s is the input %s: writing it would replace what it is made from; give the output another name", o, in)
+				return errors.New(safetext.Sprintf("output %s is the input %s: writing it would replace what it is made from; give the output another name", o, in))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestOutputNamingAnInputIsRefused: an output that names one of the inputs
@@ -85,5 +86,26 @@ func TestOutputNamingAnInputIsRefused(t *testing.T) {
 	}
 	if code, _, errOut := tally("report", "-o", "/dev/null", in); code != 0 {
 		t.Errorf("report -o /dev/null: got exit %d %q, want 0", code, errOut)
+	}
+}
+
+// TestErrorPathsEscaped: a file name holding control characters, an escape
+// sequence or bytes that are not UTF-8 is escaped in the error naming it on
+// stderr, as everywhere else. Found by the second sweep: `tally report
+// $'g\e[2J.json'` (a file no reader recognises, or one missing) printed
+// the name raw, clearing the terminal.
+func TestErrorPathsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "g\x1b[2J\x07\xff.json", "garbage")
+	missing := filepath.Join(dir, "m\x1b[31m.json")
+	for _, args := range [][]string{
+		{"report", bad}, {"report", "--json", missing}, {"inspect", bad}, {"timeline", missing, "-o", filepath.Join(dir, "t.json")},
+		{"diff", bad, missing}, {"report", "-o", filepath.Join(dir, "no", "x\x1b.txt"), example},
+		{"report", "-o", bad, bad},
+	} {
+		code, _, errOut := tally(args...)
+		if code != 2 || strings.ContainsAny(errOut, "\x1b\x07") || !utf8.ValidString(errOut) || !strings.Contains(errOut, `\x1b`) {
+			t.Errorf("%q: got exit %d, stderr %q; want 2 and the name escaped (\\x1b)", args, code, errOut)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/internal/exitcode"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
@@ -205,7 +206,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	run := e.Read(opt)
 	if err := run.Err(); err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		safetext.Fprintf(stderr, "tally report: %v\n", err)
 		streamHint(stderr, "report", err)
 		return exitcode.Error
 	}
@@ -217,7 +218,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return report.WriteWith(w, run, asJSON, topt, x)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		safetext.Fprintf(stderr, "tally report: %v\n", err)
 		return exitcode.Error
 	}
 	code, why := report.ExitCode(run, gate)
@@ -359,7 +360,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	}
 	run := e.Read(rf.options())
 	if err := run.Err(); err != nil {
-		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		safetext.Fprintf(stderr, "tally inspect: %v\n", err)
 		streamHint(stderr, "inspect", err)
 		return exitcode.Error
 	}
@@ -371,7 +372,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return render.InspectText(w, c)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		safetext.Fprintf(stderr, "tally inspect: %v\n", err)
 		return exitcode.Error
 	}
 	if *strict && !c.Accounting.Complete() {

@@ -60,7 +60,7 @@ Flags:
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
+		safetext.Fprintf(stderr, "tally timeline: %v\n", err)
 		return exitcode.Error
 	}
 	for _, err := range sum.Errors {
