@@ -54,7 +54,7 @@ func optI64(v int64) *int64 {
 // second copy).
 func writeCollectives(dir *checkedfile.PendingDir, res *collectives.Result) error {
 	p := filepath.Join(dir.Temp(), "collectives.parquet")
-	f, err := createParquet[CollectiveRow](p, dir.Final(p))
+	f, err := createParquet[CollectiveRow](dir, p)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (w *parquetSet) sink(in *input) capture.Sink {
 		f := ps.files[rank]
 		if f == nil {
 			p := filepath.Join(w.dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
-			if f, ps.err = createParquet[DispatchRow](p, w.dir.Final(p)); ps.err != nil {
+			if f, ps.err = createParquet[DispatchRow](w.dir, p); ps.err != nil {
 				return
 			}
 			ps.files[rank] = f
@@ -112,7 +112,7 @@ func (w *parquetSet) done(in *input) error {
 		// glob of docs/export.md's queries finds a file and counts 0.
 		rank := in.inputRank(in.Capture)
 		p := filepath.Join(w.dir.Temp(), "dispatches", "rank="+hiveEscape(rank), fmt.Sprintf("input-%05d.parquet", in.Index))
-		f, err := createParquet[DispatchRow](p, w.dir.Final(p))
+		f, err := createParquet[DispatchRow](w.dir, p)
 		if err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ func (w *parquetSet) write(ins []*input, run *analysis.Run) error {
 		inputRows = append(inputRows, inputRow(in))
 	}
 	gaps := allGapRows(ins, run) // with the collectives' gaps: analyze put them in run.Whole
-	if err := os.MkdirAll(filepath.Join(dir.Temp(), "dispatches"), 0o755); err != nil {
+	if err := dir.MkdirAll(filepath.Join(dir.Temp(), "dispatches")); err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Join(w.out, "dispatches"), err)
 	}
 	if err := writeTable(dir, "kernels.parquet", kernels); err != nil {
@@ -246,7 +246,7 @@ func writeMarker(dir *checkedfile.PendingDir, rows []InputRow, skipped []analysi
 // writeTable writes a small table (O(kernels), O(inputs)) in one go.
 func writeTable[T any](dir *checkedfile.PendingDir, name string, rows []T) error {
 	p := filepath.Join(dir.Temp(), name)
-	f, err := createParquet[T](p, dir.Final(p))
+	f, err := createParquet[T](dir, p)
 	if err != nil {
 		return err
 	}
@@ -272,8 +272,10 @@ type parquetFile[T any] struct {
 	n     int
 }
 
-func createParquet[T any](path, final string) (*parquetFile[T], error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// createParquet creates path, a file inside dir's temporary directory.
+func createParquet[T any](dir *checkedfile.PendingDir, path string) (*parquetFile[T], error) {
+	final := dir.Final(path)
+	if err := dir.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", final, err)
 	}
 	f, err := os.Create(path)

@@ -200,6 +200,31 @@ func CreateDir(path, marker string) (*PendingDir, error) {
 // Path is the final name; Temp the directory to write into now.
 func (d *PendingDir) Path() string { return d.path }
 
+// MkdirAll makes directory dir inside Temp and the directories between,
+// never Temp itself: a writer still running after a signal's cleanup
+// removed Temp fails (no such file) instead of bringing it back, with the
+// rows it goes on to write, as a temporary no one removes.
+func (d *PendingDir) MkdirAll(dir string) error {
+	rel, err := filepath.Rel(d.tmp, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is not inside %s", dir, d.tmp)
+	}
+	p := d.tmp
+	if _, err := os.Stat(p); err != nil {
+		return err
+	}
+	if rel == "." {
+		return nil
+	}
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, c)
+		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // Temp is the temporary directory the content is written to.
 func (d *PendingDir) Temp() string { return d.tmp }
 

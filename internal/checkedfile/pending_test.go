@@ -112,3 +112,32 @@ func TestIsDescriptor(t *testing.T) {
 		t.Fatal("IsDescriptor: got a wrong answer, want true for /dev/stdout and /proc/self/fd/1, false for a plain path")
 	}
 }
+
+// TestPendingDirMkdirAll: directories are made inside Temp, and never Temp
+// itself once a signal's cleanup removed it.
+func TestPendingDirMkdirAll(t *testing.T) {
+	d, err := CreateDir(filepath.Join(t.TempDir(), "ds"), "_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(d.Temp(), "dispatches", "rank=0")
+	if err := d.MkdirAll(sub); err != nil {
+		t.Fatalf("MkdirAll inside Temp: got %v, want nil", err)
+	}
+	if err := d.MkdirAll(sub); err != nil {
+		t.Fatalf("MkdirAll again: got %v, want nil", err)
+	}
+	if st, err := os.Stat(sub); err != nil || !st.IsDir() {
+		t.Fatalf("after MkdirAll: got %v, want the directory", err)
+	}
+	if err := d.MkdirAll(filepath.Dir(d.Temp())); err == nil {
+		t.Error("MkdirAll outside Temp: got nil, want an error")
+	}
+	removeTemp(d.Temp()) // what the signal handler does
+	if err := d.MkdirAll(sub); err == nil {
+		t.Error("MkdirAll after Temp was removed: got nil, want an error")
+	}
+	if _, err := os.Stat(d.Temp()); err == nil {
+		t.Errorf("after MkdirAll: got %s back, want it gone", d.Temp())
+	}
+}

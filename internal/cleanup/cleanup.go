@@ -68,7 +68,11 @@ func removeTracked() {
 	mu.Lock()
 	defer mu.Unlock()
 	for p := range live {
-		os.RemoveAll(p)
+		// A writer still running may add a file to a temporary directory
+		// between RemoveAll's listing and its removal of the directory
+		// (ENOTEMPTY): try again, a few times.
+		for try := 0; try < 3 && os.RemoveAll(p) != nil; try++ {
+		}
 		delete(live, p)
 	}
 }

@@ -25,8 +25,20 @@ func child(mode, dir string) {
 	os.WriteFile(kept, []byte("x"), 0o644)
 	Track(file)
 	Track(sub)
-	Catch()
+	stop := Catch()
 	switch mode {
+	case "stop":
+		// A command whose write fails because the handler removed its
+		// temporary returns at once: stop, then its own exit status.
+		fmt.Println("ready")
+		for {
+			if _, err := os.Stat(file); err != nil {
+				break
+			}
+		}
+		stop()
+		fmt.Println("stop returned")
+		os.Exit(2)
 	case "wait":
 		fmt.Println("ready")
 	case "hold":
@@ -67,6 +79,22 @@ func TestSignalRemovesTracked(t *testing.T) {
 
 // TestSignalWaitsForHold: a signal during a held step (a rename into
 // place) removes nothing the step finished: the output stays.
+// TestSignalEndsACommandThatReturns: a command that returns while the
+// handler removes its temporaries (its write failed on the removed file)
+// ends by the signal, not by its own exit status. Found by the second
+// sweep: tally export --to csv, SIGTERM mid-write, exited 2 with "chmod
+// .e.csv.tmpNNN: no such file or directory".
+func TestSignalEndsACommandThatReturns(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		cmd, _ := startChild(t, "stop")
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Fatalf("run %d: the child ended with %v, want killed by SIGTERM", i, cmd.ProcessState)
+		}
+	}
+}
+
 func TestSignalWaitsForHold(t *testing.T) {
 	cmd, dir := startChild(t, "hold")
 	cmd.Process.Signal(syscall.SIGINT)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,13 @@ func Catch() (stop func()) {
 	}
 	armMu.Unlock()
 	return func() {
+		if caught.Load() {
+			// The handler is removing the temporaries and will end the
+			// process by the signal: a command whose write failed because
+			// its temporary was removed must not end first with its own
+			// exit status (2, "no such file").
+			select {}
+		}
 		armMu.Lock()
 		defer armMu.Unlock()
 		armed = false
@@ -47,6 +55,7 @@ func Catch() (stop func()) {
 }
 
 var (
+	caught    atomic.Bool // a signal of Signals arrived: the handler ends the process
 	armMu     sync.Mutex
 	armed     bool   // between Catch and its stop
 	uninstall func() // the installed handler's, nil when none is
@@ -78,6 +87,7 @@ func install() (stop func()) {
 	go func() {
 		select {
 		case sig := <-ch:
+			caught.Store(true)
 			step.Lock() // waits for a rename in progress; never released
 			removeTracked()
 			signal.Reset(sig)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,5 +250,19 @@ func TestHelpCommand(t *testing.T) {
 	}
 	if _, _, errOut := tally("help", "nonsense"); !strings.Contains(errOut, `unknown command "nonsense"`) {
 		t.Errorf("unknown command: got %q, want it to name \"nonsense\"", errOut)
+	}
+}
+
+// TestHelpToFailingStdout: help, the format list and the version written
+// to a standard output that fails are an error said on stderr, not exit 0
+// or a silent exit 2 (found by the second sweep: `tally report -h
+// >/dev/full` exited 0, `tally formats >/dev/full` exited 2 saying nothing).
+func TestHelpToFailingStdout(t *testing.T) {
+	for _, args := range [][]string{{"report", "-h"}, {"inspect", "--help", "x"}, {"help", "report"}, {"help"}, {"-h"}, {"formats"}, {"version"}} {
+		var errBuf bytes.Buffer
+		code := run(args, failingWriter{}, &errBuf)
+		if code != 2 || !strings.Contains(errBuf.String(), "writing to standard output: broken pipe") {
+			t.Errorf("%q to a failing stdout: got exit %d, stderr %q; want 2 and \"writing to standard output: broken pipe\"", args, code, errBuf.String())
+		}
 	}
 }

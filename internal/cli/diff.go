@@ -51,6 +51,9 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	if *asJSON && *asCSV {
 		return usageError(fs, "give --json or --csv, not both")
 	}
+	if err := outputsClash([]string{*out}, append(slices.Clip(a), b...)); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	if given(fs, "names") && (*asJSON || *asCSV) {
 		return usageError(fs, "--names applies to the text output; --json and --csv have full names")
 	}
@@ -67,7 +70,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := diff.Run(a, b, diff.Options{Format: o.Format, Reader: o.Reader, Watch: o.Watch})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally diff: %v\n", err)
+		safetext.Fprintf(stderr, "tally diff: %v\n", err)
 		return exitcode.Error
 	}
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
@@ -80,7 +83,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		return res.Text(w, diff.TextOptions{FullNames: *names == "full"})
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally diff: %v\n", err)
+		safetext.Fprintf(stderr, "tally diff: %v\n", err)
 		return exitcode.Error
 	}
 	code := res.ExitCode(*strict, fail)

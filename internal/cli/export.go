@@ -63,6 +63,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		}
 	} else if len(pos) == 0 || *to == "" {
 		return usageError(fs, "give --to FORMAT, one or more input files or directories and -o OUT")
+	} else if err := outputsClash([]string{*out, *out + ".gaps." + *to}, pos); err != nil {
+		// csv and jsonl write their gaps file beside OUT.
+		return usageError(fs, "%v", err)
 	}
 	if Exporter == nil {
 		return handover(append([]string{"export"}, args...), errExportElsewhere, stderr)

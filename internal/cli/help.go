@@ -136,16 +136,15 @@ func commandHelp(name string) (string, []*flag.Flag) {
 // help exactly as `tally COMMAND -h` prints it, on standard output.
 func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		if _, err := fmt.Fprint(stdout, usage); err != nil {
-			return exitcode.Error
-		}
-		return exitcode.OK
+		_, err := fmt.Fprint(stdout, usage)
+		return helpWritten(stderr, "help", err)
 	}
 	if len(args) == 1 {
 		for _, c := range commands() {
 			if c.Name == args[0] {
-				run([]string{c.Name, "-h"}, stdout, stdout)
-				return exitcode.OK
+				out := &checkedWriter{w: stdout}
+				run([]string{c.Name, "-h"}, out, out)
+				return helpWritten(stderr, "help", out.err)
 			}
 		}
 	}
@@ -158,4 +157,31 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "tally help: give one command: %s\n", strings.Join(names, ", "))
 	return exitcode.Error
+}
+
+// checkedWriter remembers the first write error, for output written by
+// code that does not check its writes (the flag package's usage).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
+}
+
+// helpWritten is the exit status of command cmd that wrote help or a
+// listing to standard output with error err: a failed write is said on
+// stderr and is an error, never a silent success.
+func helpWritten(stderr io.Writer, cmd string, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "tally %s: writing to standard output: %v\n", cmd, err)
+		return exitcode.Error
+	}
+	return exitcode.OK
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/internal/exitcode"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/layers"
 )
 
@@ -47,9 +48,12 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if err := outputsClash([]string{*out}, append(layerFiles(pos[0], pos[1]), *logPath)); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	rep, err := layers.Run(pos[0], pos[1], layers.Options{Hidden: hidden, Map: *mapping, Log: *logPath})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally layers: %v\n", err)
+		safetext.Fprintf(stderr, "tally layers: %v\n", err)
 		return exitcode.Error
 	}
 	err = writeOutput(*out, stdout, func(w io.Writer) error {
@@ -59,7 +63,7 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 		return rep.WriteText(w)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally layers: %v\n", err)
+		safetext.Fprintf(stderr, "tally layers: %v\n", err)
 		return exitcode.Error
 	}
 	if rep.NothingCompared != "" {

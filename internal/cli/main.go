@@ -62,9 +62,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return exitcode.Error
 	}
 	if helpRequested(args) {
-		// Asked-for help goes to standard output and is a success.
-		stderr = stdout
-		defer func() { code = exitcode.OK }()
+		// Asked-for help goes to standard output and is a success, unless
+		// it could not be written: the flag package's usage does not
+		// check its writes, so the writer remembers the first failure.
+		out, errOut := &checkedWriter{w: stdout}, stderr
+		stdout, stderr = out, out
+		defer func() { code = helpWritten(errOut, args[0], out.err) }()
 	}
 	handedOverNote(stderr)
 	if args[0] != "record" {
@@ -99,10 +102,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case "help":
 		return cmdHelp(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
-		if _, err := fmt.Fprint(stdout, usage); err != nil {
-			return exitcode.Error
-		}
-		return exitcode.OK
+		_, err := fmt.Fprint(stdout, usage)
+		return helpWritten(stderr, "help", err)
 	}
 	var names []string
 	for _, c := range commands() {

@@ -10,6 +10,7 @@ import (
 	"github.com/tallyprof/tally/format/hrxserial"
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/exitcode"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/record"
 	"github.com/tallyprof/tally/render"
@@ -43,9 +44,12 @@ Flags:
 	if *kept == "" {
 		*kept = time.Now().Format("tally-20060102-150405.kept")
 	}
+	if err := outputsClash([]string{*kept, *reportOut}, nil); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	res, err := record.Run(record.Options{Command: pos, Kept: *kept, Stdout: stdout, Stderr: stderr, Stdin: os.Stdin})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally record: %v\n", err)
+		safetext.Fprintf(stderr, "tally record: %v\n", err)
 		if errors.Is(err, record.ErrWrite) {
 			fmt.Fprintln(stderr, "tally record: the command was stopped; no report is printed from a short trace.")
 		}
@@ -64,7 +68,7 @@ Flags:
 		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %s not shown (not trace lines; stderr lines are in the kept trace)\n", res.PassErr, units.Plural(res.Unshown+1, "line was", "lines were"))
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
-		fmt.Fprintf(stderr, "tally record: %v\n", err)
+		safetext.Fprintf(stderr, "tally record: %v\n", err)
 		return exitcode.Error
 	}
 	if res.ExitCode == 0 && *strict && !c.Accounting.Complete() {

@@ -16,6 +16,7 @@ import (
 	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 	"github.com/tallyprof/tally/internal/exitcode"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 	"github.com/tallyprof/tally/render/htmlreport"
 	"github.com/tallyprof/tally/report"
@@ -182,6 +183,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if err := reportConflicts(fs, *asJSON, *out, *html); err != nil {
 		return usageError(fs, "%v", err)
 	}
+	if err := outputsClash([]string{*out, *html}, pos); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	if *launchLatency < 0 || *shortKernel < 0 {
 		return usageError(fs, "--launch-latency and --short-kernel take a duration of 0 or more (e.g. 30us)")
 	}
@@ -215,7 +219,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	run := e.Read(opt)
 	if err := run.Err(); err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		safetext.Fprintf(stderr, "tally report: %v\n", err)
 		streamHint(stderr, "report", err)
 		return exitcode.Error
 	}
@@ -227,7 +231,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return report.WriteWith(w, run, asJSON, topt, x)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally report: %v\n", err)
+		safetext.Fprintf(stderr, "tally report: %v\n", err)
 		return exitcode.Error
 	}
 	code, why := report.ExitCode(run, gate)
@@ -357,6 +361,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if err := outputsClash([]string{*out}, pos); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	// Read through the tables so that the gaps are sized (what each touches
 	// is known only against the tables' device time). The one path is read
 	// as given: a directory is a run directory or an error, never walked.
@@ -366,7 +373,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	}
 	run := e.Read(rf.options())
 	if err := run.Err(); err != nil {
-		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		safetext.Fprintf(stderr, "tally inspect: %v\n", err)
 		streamHint(stderr, "inspect", err)
 		return exitcode.Error
 	}
@@ -378,7 +385,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return render.InspectText(w, c)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally inspect: %v\n", err)
+		safetext.Fprintf(stderr, "tally inspect: %v\n", err)
 		return exitcode.Error
 	}
 	if *strict && !c.Accounting.Complete() {
@@ -394,7 +401,7 @@ func cmdFormats(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range format.Formats() {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Description); err != nil {
-			return exitcode.Error
+			return helpWritten(stderr, "formats", err)
 		}
 	}
 	return exitcode.OK

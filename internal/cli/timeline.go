@@ -39,6 +39,9 @@ Flags:
 	if len(pos) == 0 || *out == "" {
 		return usageError(fs, "give one or more inputs and -o OUT")
 	}
+	if err := outputsClash([]string{*out}, pos); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	ro := rf.options()
 	if err := unlinkedInputs(pos, ro.Format); err != nil {
 		return handover(append([]string{"timeline"}, args...), err, stderr)
@@ -57,7 +60,7 @@ Flags:
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally timeline: %v\n", err)
+		safetext.Fprintf(stderr, "tally timeline: %v\n", err)
 		return exitcode.Error
 	}
 	for _, err := range sum.Errors {

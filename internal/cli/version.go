@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/format"
-
-	"github.com/tallyprof/tally/internal/exitcode"
 )
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
@@ -17,10 +15,8 @@ func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
-	if _, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())+enginesLine()); err != nil {
-		return exitcode.Error
-	}
-	return exitcode.OK
+	_, err := io.WriteString(stdout, versionText(debug.ReadBuildInfo())+enginesLine())
+	return helpWritten(stderr, "version", err)
 }
 
 // versionText describes the build from its build info: the module version

@@ -27,7 +27,7 @@ func Run(r cli.ExportRequest, stdout, stderr io.Writer) int {
 	}
 	res, err := export.Run(r.Inputs, export.Options{To: r.To, Out: r.Out, Stdout: stdout, Format: r.Read.Format, Reader: r.Read.Reader, PerKernel: r.PerKernel, PerOp: r.PerOp})
 	if err != nil {
-		fmt.Fprintf(stderr, "tally export: %v\n", err)
+		safetext.Fprintf(stderr, "tally export: %v\n", err)
 		return exitcode.Error
 	}
 	for _, sk := range res.Run.Skipped {
@@ -86,7 +86,7 @@ func summary(stderr io.Writer, to, out string, res *export.Result) {
 func check(out string, stdout, stderr io.Writer) int {
 	gaps, p, err := export.CheckOutput(out)
 	if err != nil {
-		fmt.Fprintf(stderr, "tally export: %v\n", err)
+		safetext.Fprintf(stderr, "tally export: %v\n", err)
 		if errors.Is(err, export.ErrNotOnePair) {
 			return exitcode.Failed
 		}
