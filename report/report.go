@@ -59,7 +59,7 @@ func WriteWith(w io.Writer, run *analysis.Run, asJSON bool, opt render.TextOptio
 
 // ExitCode is the status `tally report` ends with for the run under the
 // gate, and the reasons the affected check failed: 2 when no input could
-// be read or none holds a dispatch event, 1 under --strict when anything
+// be read or one holds no dispatch event, 1 under --strict when anything
 // is missing or when the affected check fails, else 0.
 func ExitCode(run *analysis.Run, g Gate) (int, []string) {
 	var (
@@ -68,7 +68,13 @@ func ExitCode(run *analysis.Run, g Gate) (int, []string) {
 	)
 	if run.Many() {
 		a := &run.Whole.Accounting
+		// An input that holds no dispatch event is an error as it is
+		// alone, and as tally timeline and tally export have it: the
+		// whole's accounting names it only among incomplete_input's items.
 		empty = a.CountOf(capture.EmptyCapture) > 0 || int64(len(run.Inputs)) == a.CountOf(capture.FailedInput)
+		for _, in := range run.Inputs {
+			empty = empty || in.Capture != nil && in.Capture.Accounting.CountOf(capture.EmptyCapture) > 0
+		}
 		complete, why = run.Complete(), g.failuresOfMany(run)
 	} else {
 		a := &run.Inputs[0].Capture.Accounting

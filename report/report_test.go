@@ -82,6 +82,7 @@ func TestExitCode(t *testing.T) {
 		{"many, one failed, strict", analysis.NewRun([]analysis.Input{input("a"), {Path: "b", Err: errors.New("no")}}, nil, true), strict, exitcode.Failed},
 		{"many, all failed", analysis.NewRun([]analysis.Input{{Path: "b", Err: errors.New("no")}}, nil, true), NoGate, exitcode.Error},
 		{"many, none found", analysis.NewRun(nil, nil, true), NoGate, exitcode.Error},
+		{"many, one empty", analysis.NewRun([]analysis.Input{input("a"), empty}, nil, true), NoGate, exitcode.Error},
 	} {
 		if got, _ := ExitCode(c.run, c.gate); got != c.want {
 			t.Errorf("%s: got exit %d, want %d", c.name, got, c.want)

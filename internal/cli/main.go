@@ -43,7 +43,7 @@ it (go install ./cmd/tally-full); 'tally version' says what this program hands o
 Exit status:
   0  report written (complete; or incomplete without --strict)
   1  --strict and the capture has a gap; selftest failed
-  2  usage or input error, or an empty capture (no dispatch event at all)
+  2  usage or input error, or an empty capture (an input with no dispatch event at all)
   tally record exits with the command's own status (128+N if a signal N killed it),
   or 1 under --strict when the trace is incomplete and the command succeeded.
   Interrupted (SIGINT, SIGTERM, SIGHUP), tally removes the temporary files it was
