@@ -140,14 +140,19 @@ type LogInfo struct {
 	Unchecked int `json:"unchecked_without_h"`
 }
 
-// Totals count the outcomes; any of the last five makes --strict fail.
+// Totals count the outcomes; any of the last six makes --strict fail.
 type Totals struct {
 	Compared    int   `json:"compared"`
 	NotWritten  int64 `json:"not_written"`
 	Malformed   int   `json:"malformed"`
 	NonFinite   int   `json:"nonfinite_layers"`
 	LogMismatch int   `json:"log_mismatch"`
-	Step        bool  `json:"step"`
+	// Unmeasured counts the layers that differ where no relative error can
+	// be had: the reference is zero on every pair both sides hold finite
+	// (or the ratio overflows). The step rule cannot see them, so a layer
+	// of zeros against one of thousands would otherwise pass.
+	Unmeasured int  `json:"unmeasured_layers"`
+	Step       bool `json:"step"`
 	// Unusable counts Report.Unusable.
 	Unusable int `json:"unusable_files"`
 }
@@ -157,7 +162,7 @@ type Totals struct {
 // the last file on either side (and so are in no layer row).
 func (r *Report) Findings() bool {
 	t := r.Totals
-	return t.NotWritten > 0 || t.Malformed > 0 || t.Unusable > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Step ||
+	return t.NotWritten > 0 || t.Malformed > 0 || t.Unusable > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Unmeasured > 0 || t.Step ||
 		r.Log != nil && (r.Log.withoutDump > 0 || r.Log.Checked == 0 || r.Log.Unchecked > 0)
 }
 
@@ -431,6 +436,9 @@ func (rep *Report) finish(p *pair, logStats map[int64]*npuprof.LayerStat) {
 	if rs.NaN+rs.Inf+os_.NaN+os_.Inf > 0 {
 		rep.Totals.NonFinite++
 	}
+	if unmeasured(ly.Metrics) {
+		rep.Totals.Unmeasured++
+	}
 	if st := logStats[ly.Layer]; st != nil && p.h == 0 {
 		rep.logUnchecked++
 	} else if st != nil {
@@ -536,6 +544,12 @@ func (rep *Report) logInfo(path string, st map[int64]*npuprof.LayerStat, ours *l
 
 // sane replaces non-finite figures (an overflowing sum) by nil: JSON has
 // no Inf or NaN, and a figure that is not a number must not look like one.
+// unmeasured reports whether a compared pair differs where its relative
+// error is undefined (Totals.Unmeasured).
+func unmeasured(m *Metrics) bool {
+	return m.FinitePairs > 0 && m.RelL2 == nil && m.MaxAbsDiff > 0
+}
+
 func sane(m *Metrics) *Metrics {
 	for _, p := range []**float64{&m.Cosine, &m.RelL2, &m.RowCosineMin} {
 		if *p != nil && bad(**p) {

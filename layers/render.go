@@ -57,6 +57,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Step != nil && r.Step.Layer == ly.Layer {
 			status = "STEP CHANGE"
 		}
+		if unmeasured(m) {
+			status = "DIFFERS, REF ZERO"
+		}
 		if ly.Ref.NaN+ly.Ref.Inf+ly.Ours.NaN+ly.Ours.Inf > 0 {
 			status = "NON-FINITE"
 		}
@@ -137,6 +140,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("\n%s: %d compared, %d not written, %d malformed, %d with NaN/Inf, %d disagreeing with the log, step change: %v\n",
 		verdict, t.Compared, t.NotWritten, t.Malformed, t.NonFinite, t.LogMismatch, t.Step)
+	if t.Unmeasured > 0 {
+		p("%d compared layers differ where the reference is zero: no relative error, so the step rule cannot see them (DIFFERS, REF ZERO above)\n", t.Unmeasured)
+	}
 	return bw.Flush()
 }
 
