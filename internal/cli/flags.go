@@ -170,6 +170,15 @@ func usageError(fs *flag.FlagSet, format string, args ...any) int {
 	return exitcode.Error
 }
 
+// exitStatusLine ends a command's help. inspect describes an empty capture
+// (exit 0; with --strict, 1: it is a gap) where the other commands refuse it.
+func exitStatusLine(command string) string {
+	if command == "inspect" {
+		return "\nExit status: 0 written (an empty capture too: it is described); 1 --strict and incomplete (an empty capture is); 2 usage or input error.\n"
+	}
+	return "\nExit status: 0 written; 1 --strict and incomplete; 2 usage or input error, or empty capture.\n"
+}
+
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -177,7 +186,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 		io.WriteString(stderr, synopsis)
 		fs.PrintDefaults()
 		writeExamples(stderr, name)
-		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and incomplete; 2 usage or input error, or empty capture.\n")
+		io.WriteString(stderr, exitStatusLine(name))
 	}
 	noteFlagSet(fs)
 	return fs
