@@ -2,8 +2,8 @@ package capture
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"sync"
 )
 
@@ -278,12 +278,7 @@ func checkSized(g *Gap) error {
 func Kinds() []Kind {
 	rulesMu.RLock()
 	defer rulesMu.RUnlock()
-	out := make([]Kind, 0, len(rules))
-	for k := range rules {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return slices.Sorted(maps.Keys(rules))
 }
 
 // Describe is the rule in the words docs/report-json.md's table uses.

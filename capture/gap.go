@@ -1,8 +1,9 @@
 package capture
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 )
 
@@ -94,12 +95,7 @@ func RegisterNote(kinds ...Kind) {
 func Notes() []Kind {
 	notesMu.RLock()
 	defer notesMu.RUnlock()
-	out := make([]Kind, 0, len(notes))
-	for k := range notes {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return slices.Sorted(maps.Keys(notes))
 }
 
 // IsNote reports whether gaps of this kind are informational only.
