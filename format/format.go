@@ -293,7 +293,8 @@ func checked(f Format, path, kind string, opts *Options, sink capture.Sink, read
 	chk := &capture.Checked{Next: sink, Ceiling: int64(opts.MaxDuration)}
 	ropts, regroup, err := readerGrouping(f, opts, chk)
 	if err != nil {
-		return nil, err
+		// The value fits some readers and not this input's: say which input.
+		return nil, FileError(path, err, "", "%v", err)
 	}
 	var first capture.Sink = chk
 	if regroup != nil {

@@ -346,7 +346,8 @@ func TestGroupingNative(t *testing.T) {
 }
 
 // TestGroupingErrors: an unknown value, or gpu-annotation for a reader
-// without GPU annotations, is an error that names the choices.
+// without GPU annotations, is an error that names the input and the
+// choices.
 func TestGroupingErrors(t *testing.T) {
 	for _, c := range []struct{ by, want string }{
 		{"stream,device", `unknown --program-by "stream,device"`},
@@ -355,8 +356,8 @@ func TestGroupingErrors(t *testing.T) {
 		{"gpu-annotation", "the test-devices reader has no GPU annotations (only kineto does)"},
 	} {
 		_, err := ReadInput(BytesInput("in.dev", []byte(twoGPUs)), "", &Options{ProgramBy: c.by}, nil)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("--program-by %s: got %v, want an error with %q", c.by, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "in.dev: ") {
+			t.Errorf("--program-by %s: got %v, want an error naming in.dev, with %q", c.by, err, c.want)
 		}
 	}
 }
