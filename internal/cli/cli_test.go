@@ -237,7 +237,7 @@ func TestHelpCommand(t *testing.T) {
 			t.Errorf("help %s: exit %d, stderr %q, stdout equal to -h: %v", name, code, errOut, out == want)
 		}
 	}
-	for _, args := range [][]string{{"help"}, {"help", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"help", "-h"}, {"help", "help"}} {
 		if code, out, _ := tally(args...); code != 0 || out != usage {
 			t.Errorf("%q: got exit %d (or other output), want 0 and the usage", args, code)
 		}

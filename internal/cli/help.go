@@ -135,7 +135,7 @@ func commandHelp(name string) (string, []*flag.Flag) {
 // cmdHelp is `tally help [COMMAND]`: the top-level usage, or COMMAND's own
 // help exactly as `tally COMMAND -h` prints it, on standard output.
 func cmdHelp(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+	if len(args) == 0 || len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
 		_, err := fmt.Fprint(stdout, usage)
 		return helpWritten(stderr, "help", err)
 	}
