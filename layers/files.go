@@ -107,6 +107,9 @@ func list(arg string, p *pattern) (*listing, error) {
 		for _, e := range ents {
 			if !e.IsDir() {
 				paths = append(paths, filepath.Join(arg, e.Name()))
+			} else if _, ok, _ := p.layerOf(e.Name()); ok {
+				// Named as a layer's dump: not passed over in silence.
+				l.unusable = append(l.unusable, Unusable{filepath.Join(arg, e.Name()), "a directory, not a dump file: the layer's dump is not read"})
 			}
 		}
 	} else {

@@ -2,6 +2,8 @@ package layers
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,5 +50,22 @@ func TestZeroReferenceDiffers(t *testing.T) {
 	b.Reset()
 	if err := rep.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"unmeasured_layers": 1`) {
 		t.Fatalf("JSON: got %v\n%s\nwant totals.unmeasured_layers 1", err, b.String())
+	}
+}
+
+// A directory named as a layer's dump is an unusable file, said, not
+// passed over: ours holds layer_9.f32 as a directory.
+func TestDirectoryNamedAsDump(t *testing.T) {
+	ref, ours := dumps(t, func(l, r, c int) float64 { return 0 })
+	p := filepath.Join(ours, "layer_9.f32")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, ref, ours, Options{Hidden: th})
+	if rep.Totals.Unusable != 1 || !rep.Findings() || len(rep.Unusable) != 1 || rep.Unusable[0].File != p || !strings.Contains(rep.Unusable[0].Problem, "a directory") {
+		t.Fatalf("got totals %+v, unusable %+v; want the directory %s listed as unusable and a finding", rep.Totals, rep.Unusable, p)
 	}
 }
