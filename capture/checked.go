@@ -31,6 +31,7 @@ type Checked struct {
 
 	invalid    map[ProgramID]*pendingGap
 	duplicates map[ProgramID]*pendingGap
+	raisedLong map[ProgramID]*pendingGap // RaisedCeiling
 	keys       keySets
 }
 
@@ -50,6 +51,8 @@ func (s *Checked) Dispatch(c *Capture, d *Dispatch) {
 		why, _ := impossibleWhy(d, ceil)
 		s.invalidEvent(c, d, why)
 		return
+	} else if s.Ceiling > MaxDuration {
+		s.raised(c, d, ceil)
 	}
 	if d.Key.Set {
 		if first := s.keys.add(d.Key); !first {
@@ -75,6 +78,11 @@ func (s *Checked) ceiling(c *Capture, d *Dispatch) int64 {
 	if s.Ceiling > 0 {
 		ceil = s.Ceiling
 	}
+	return inClockOf(c, d, ceil)
+}
+
+// inClockOf is a ceiling of ns in the unit of d's program's clock.
+func inClockOf(c *Capture, d *Dispatch, ceil int64) int64 {
 	// c.ProgramClock(d.Program).Unit, without copying the Clock.
 	unit := c.Clock.Unit
 	if p := int(d.Program); p >= 0 && p < len(c.Programs) && c.Programs[p].Clock != nil {

@@ -157,10 +157,11 @@ func (s *Checked) Finish(c *Capture) {
 	}
 	apply(s.invalid, InvalidEvent, "events with impossible times — negative, reversed, or longer than the ceiling for one dispatch: not in the tables and never timed as measurements (claimed_ns is what they would have added)")
 	apply(s.duplicates, DuplicateEvent, "records that repeat one already read (the same record identity): counted once, the repeats are not in the tables (repeated_ns is the time they would have added twice)")
+	apply(s.raisedLong, RaisedCeiling, "dispatches longer than the default ceiling for one dispatch (one hour on a ns clock), in the tables only because the ceiling was raised (--max-duration): measurements by the user's word")
 	if n := s.keys.unchecked; n > 0 {
 		g := c.Accounting.Gap(DuplicatesUnchecked, "")
 		g.Summary = "the duplicate check kept too many distinct record identities and stopped: repeats among these dispatches cannot be ruled out"
 		g.AddN(n)
 	}
-	s.invalid, s.duplicates = nil, nil
+	s.invalid, s.duplicates, s.raisedLong = nil, nil, nil
 }

@@ -29,6 +29,13 @@ func TestMaxDurationFlag(t *testing.T) {
 	if len(raised.Programs) != 1 || raised.Programs[0].Dispatches != 2 {
 		t.Errorf("--max-duration 3h: got programs %+v, want the 2-hour kernel in the tables (2 dispatches)", raised.Programs)
 	}
+	// The raised ceiling is stated where it let a dispatch in.
+	if out := tallyOK(t, "report", "--max-duration", "3h", csv); !strings.Contains(out, "note raised_ceiling (1)") {
+		t.Errorf("--max-duration 3h: got\n%s\nwant the 2-hour kernel in a raised_ceiling note", out)
+	}
+	if out := tallyOK(t, "report", csv); strings.Contains(out, "raised_ceiling") {
+		t.Errorf("default ceiling: got a raised_ceiling note, want none:\n%s", out)
+	}
 	if code, out, _ := tally("report", "--max-duration", "90m", csv); code != 0 || !strings.Contains(out, "longer than the 5400000000000 ns ceiling") {
 		t.Errorf("--max-duration 90m: exit %d; want 0 and the 90-minute ceiling named in the gap:\n%s", code, out)
 	}

@@ -76,7 +76,7 @@ func (rf *readerFlags) register(fs *flag.FlagSet) {
 		rf.nameMaps = append(rf.nameMaps, s)
 		return nil
 	})
-	fs.Func("max-duration", "the longest single dispatch taken as measured on a ns clock, `DURATION` (default 1h); a longer one is an invalid_event, listed and kept out of the tables. Raise it for kernels that really run longer", func(s string) error {
+	fs.Func("max-duration", "the longest single dispatch taken as measured on a ns clock, `DURATION` (default 1h); a longer one is an invalid_event, listed and kept out of the tables. Raise it for kernels that really run longer: those past the hour are then listed in a raised_ceiling note", func(s string) error {
 		d, err := time.ParseDuration(s)
 		switch {
 		case err != nil:
