@@ -71,7 +71,10 @@ func removeTracked() {
 		// A writer still running may add a file to a temporary directory
 		// between RemoveAll's listing and its removal of the directory
 		// (ENOTEMPTY): try again, a few times.
-		for try := 0; try < 3 && os.RemoveAll(p) != nil; try++ {
+		for range 3 {
+			if os.RemoveAll(p) == nil {
+				break
+			}
 		}
 		delete(live, p)
 	}
