@@ -108,15 +108,7 @@ func (j *jsonlReader) endGaps() {
 
 func (j *jsonlReader) dedupeKernelNames() {
 	for _, p := range j.progs {
-		count := map[string]int{}
-		for _, id := range p.kernels {
-			count[j.c.Kernels[id].Name]++
-		}
-		for key, id := range p.kernels {
-			if k := &j.c.Kernels[id]; count[k.Name] > 1 {
-				k.Name += fmt.Sprintf(" [executable %d #%d]", key.executable, key.function)
-			}
-		}
+		p.dedupeKernelNames(j.c)
 	}
 }
 

@@ -195,19 +195,23 @@ func (r *reader) kernel(p *progState, dev uint32, exe uint64, fn uint32) capture
 	return id
 }
 
-// dedupeKernelNames qualifies kernels of one program that share a name
-// (one export name in two executables), so rows can be told apart.
 func (r *reader) dedupeKernelNames() {
 	for _, p := range r.res.progs {
-		count := map[string]int{}
-		for _, id := range p.kernels {
-			count[r.c.Kernels[id].Name]++
-		}
-		for key, id := range p.kernels {
-			k := &r.c.Kernels[id]
-			if count[k.Name] > 1 {
-				k.Name += fmt.Sprintf(" [executable %d #%d]", key.executable, key.function)
-			}
+		p.dedupeKernelNames(r.c)
+	}
+}
+
+// dedupeKernelNames qualifies the kernels of p that share a name (one
+// export name in two executables), so rows can be told apart. The bundle
+// and the JSONL reader both call it: the two must name a kernel alike.
+func (p *progState) dedupeKernelNames(c *capture.Capture) {
+	count := map[string]int{}
+	for _, id := range p.kernels {
+		count[c.Kernels[id].Name]++
+	}
+	for key, id := range p.kernels {
+		if k := &c.Kernels[id]; count[k.Name] > 1 {
+			k.Name += fmt.Sprintf(" [executable %d #%d]", key.executable, key.function)
 		}
 	}
 }
