@@ -1,14 +1,6 @@
 package kineto
 
-import (
-	"bufio"
-	"encoding/binary"
-	"fmt"
-	"io"
-	"os"
-
-	"github.com/tallyprof/tally/internal/spillfile"
-)
+import "encoding/binary"
 
 // A device event's program (the gpu_user_annotation around it, which
 // Kineto writes after all device events) and its absolute time (the base
@@ -97,16 +89,13 @@ type dlog struct {
 	slab     []drec
 	slabNext int
 
-	tmpDir  string
-	f       *os.File
-	w       *bufio.Writer
+	file    spillFile // its budget bounds the spill (--spill-limit)
 	spilled int64
 	// noSpill is set when no temporary file could be made: memory then
 	// grows with the trace, which the inventory states.
 	noSpill bool
 	// onSpill sees each record just before it leaves memory.
 	onSpill func(*drec)
-	budget  *spillBudget // bounds the spill file (--spill-limit)
 	scratch [drecSize]byte
 }
 
@@ -133,7 +122,7 @@ func newDlog(limitRecords int, tmpDir string) *dlog {
 	for shift < maxChunkShift && 4<<(shift+1) <= limitRecords {
 		shift++
 	}
-	return &dlog{limit: limitRecords, shift: shift, maxChunks: limitRecords >> shift, tmpDir: tmpDir}
+	return &dlog{limit: limitRecords, shift: shift, maxChunks: limitRecords >> shift, file: spillFile{tmpDir: tmpDir}}
 }
 
 // n is the number of records added.
@@ -185,17 +174,12 @@ func (l *dlog) at(seq int64) *drec {
 // spillOldest writes the oldest chunk to the temporary file and keeps its
 // memory for the next chunk.
 func (l *dlog) spillOldest() error {
-	if l.f == nil {
-		f, err := spillfile.Create(l.tmpDir, "tally-kineto-*.spill")
-		if err != nil {
-			l.noSpill = true
-			return nil
-		}
-		l.f = f
-		l.w = bufio.NewWriterSize(f, spillBuf)
+	if !l.file.open() {
+		l.noSpill = true
+		return nil
 	}
 	c := l.chunks[0]
-	if err := l.budget.take(int64(len(c))*drecSize, l.f.Name()); err != nil {
+	if err := l.file.take(int64(len(c)) * drecSize); err != nil {
 		return err
 	}
 	for i := range c {
@@ -204,8 +188,8 @@ func (l *dlog) spillOldest() error {
 			l.onSpill(r)
 		}
 		r.encode(l.scratch[:])
-		if _, err := l.w.Write(l.scratch[:]); err != nil {
-			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+		if err := l.file.write(l.scratch[:]); err != nil {
+			return err
 		}
 	}
 	n := copy(l.chunks, l.chunks[1:])
@@ -219,18 +203,15 @@ func (l *dlog) spillOldest() error {
 
 // replay calls fn for every record in sequence order.
 func (l *dlog) replay(fn func(*drec)) error {
-	if l.f != nil {
-		if err := l.w.Flush(); err != nil {
-			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+	if l.file.f != nil {
+		br, err := l.file.rewind()
+		if err != nil {
+			return err
 		}
-		if _, err := l.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
-		}
-		br := bufio.NewReaderSize(l.f, spillBuf)
 		var rec drec
 		for k := int64(0); k < l.spilled; k++ {
-			if _, err := io.ReadFull(br, l.scratch[:]); err != nil {
-				return fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
+			if err := l.file.read(br, l.scratch[:]); err != nil {
+				return err
 			}
 			rec.decode(l.scratch[:])
 			fn(&rec)
@@ -252,10 +233,5 @@ func (l *dlog) close() {
 		l.slab = nil
 	}
 	l.chunks, l.free = nil, nil
-	if l.f != nil {
-		name := l.f.Name()
-		l.f.Close()
-		os.Remove(name) // already gone where unlinking open files works
-		l.f = nil
-	}
+	l.file.remove()
 }

@@ -140,7 +140,7 @@ func readFrom(src io.Reader, path string, opts *format.Options, sink capture.Sin
 	}
 	r.waitNS = opts.UnrecordedWait.Nanoseconds()
 	r.ceiling = opts.MaxDuration.Nanoseconds()
-	r.log.budget = &spillBudget{limit: opts.SpillLimit}
+	r.log.file.budget = &spillBudget{limit: opts.SpillLimit}
 	if opts.Ops {
 		r.ev.host, r.ops = true, newHostOps()
 	}

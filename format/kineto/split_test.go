@@ -335,7 +335,7 @@ func TestSplitFatal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r.log.f, r.log.w = f, bufio.NewWriterSize(f, 64)
+	r.log.file.f, r.log.file.w = f, bufio.NewWriterSize(f, 64)
 	err = r.scan()
 	if err == nil || !strings.Contains(err.Error(), "writing the temporary spill file") {
 		t.Fatalf("got scan error %v, want the spill file's write error", err)

@@ -141,8 +141,7 @@ func (r *reader) readTallyBlock() {
 		r.tallyProblem(at, "the tally block contradicts itself: "+err.Error())
 		return
 	}
-	r.tb = &tallyState{blk: blk, log: newTallyLog(r.log.limit, r.log.tmpDir), argOff: -1}
-	r.tb.log.budget = r.log.budget
+	r.tb = &tallyState{blk: blk, log: newTallyLog(r.log.limit, &r.log.file), argOff: -1}
 }
 
 func (r *reader) tallyProblem(at int64, what string) {

@@ -3,11 +3,6 @@ package kineto
 import (
 	"bufio"
 	"encoding/binary"
-	"fmt"
-	"io"
-	"os"
-
-	"github.com/tallyprof/tally/internal/spillfile"
 )
 
 // tallyLog keeps args.tally of each logged device event of a file tally
@@ -18,11 +13,8 @@ import (
 type tallyLog struct {
 	mem     []tallyRec
 	limit   int
-	tmpDir  string
-	f       *os.File
-	w       *bufio.Writer
+	file    spillFile // beside the dispatch log's, in its budget
 	spilled int64
-	budget  *spillBudget // shared with the dispatch log
 	scratch [tallyRecSize]byte
 }
 
@@ -35,9 +27,10 @@ type tallyRec struct {
 const tallyRecSize = 5 * 8
 
 // newTallyLog holds up to limit records in memory (the dispatch log's
-// limit: tests shrink both to exercise the spill).
-func newTallyLog(limit int, tmpDir string) *tallyLog {
-	return &tallyLog{limit: max(limit, 2), tmpDir: tmpDir}
+// limit: tests shrink both to exercise the spill) and spills beside the
+// dispatch log d, in its budget.
+func newTallyLog(limit int, d *spillFile) *tallyLog {
+	return &tallyLog{limit: max(limit, 2), file: spillFile{tmpDir: d.tmpDir, budget: d.budget}}
 }
 
 func (l *tallyLog) add(r tallyRec) error {
@@ -53,24 +46,19 @@ func (l *tallyLog) add(r tallyRec) error {
 // spill writes every record in memory to the temporary file; memory is
 // kept when no file can be made (the dispatch log states that case).
 func (l *tallyLog) spill() error {
-	if l.f == nil {
-		f, err := spillfile.Create(l.tmpDir, "tally-kineto-*.spill")
-		if err != nil {
-			l.limit *= 2
-			return nil
-		}
-		l.f = f
-		l.w = bufio.NewWriterSize(f, spillBuf)
+	if !l.file.open() {
+		l.limit *= 2
+		return nil
 	}
-	if err := l.budget.take(int64(len(l.mem))*tallyRecSize, l.f.Name()); err != nil {
+	if err := l.file.take(int64(len(l.mem)) * tallyRecSize); err != nil {
 		return err
 	}
 	for _, r := range l.mem {
 		for i, v := range [5]int64{r.kernel, r.run, r.index, r.ordinal, r.link} {
 			binary.LittleEndian.PutUint64(l.scratch[8*i:], uint64(v))
 		}
-		if _, err := l.w.Write(l.scratch[:]); err != nil {
-			return fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+		if err := l.file.write(l.scratch[:]); err != nil {
+			return err
 		}
 	}
 	l.spilled += int64(len(l.mem))
@@ -82,22 +70,18 @@ func (l *tallyLog) spill() error {
 // after the last).
 func (l *tallyLog) reader() (next func() (tallyRec, bool, error), err error) {
 	var br *bufio.Reader
-	if l.f != nil {
-		if err := l.w.Flush(); err != nil {
-			return nil, fmt.Errorf("writing the temporary spill file %s: %w (set TMPDIR to a disk with free space)", l.f.Name(), err)
+	if l.file.f != nil {
+		if br, err = l.file.rewind(); err != nil {
+			return nil, err
 		}
-		if _, err := l.f.Seek(0, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
-		}
-		br = bufio.NewReaderSize(l.f, spillBuf)
 	}
 	var k int64
 	i := 0
 	return func() (tallyRec, bool, error) {
 		if k < l.spilled {
 			k++
-			if _, err := io.ReadFull(br, l.scratch[:]); err != nil {
-				return tallyRec{}, false, fmt.Errorf("rereading the temporary spill file %s: %w", l.f.Name(), err)
+			if err := l.file.read(br, l.scratch[:]); err != nil {
+				return tallyRec{}, false, err
 			}
 			var v [5]int64
 			for j := range v {
@@ -113,11 +97,4 @@ func (l *tallyLog) reader() (next func() (tallyRec, bool, error), err error) {
 	}, nil
 }
 
-func (l *tallyLog) close() {
-	if l.f != nil {
-		name := l.f.Name()
-		l.f.Close()
-		os.Remove(name)
-		l.f = nil
-	}
-}
+func (l *tallyLog) close() { l.file.remove() }
