@@ -102,14 +102,7 @@ func (s *scanner) skipNested(state int) {
 						state = skNext
 						if b[q] == ',' {
 							// `1, 2`: the ',' and its space at once.
-							p++
-							if p < len(b) && b[p] == ' ' {
-								p++
-							}
-							state = skValue
-							if s.stack[len(s.stack)-1] == '{' {
-								state = skKey
-							}
+							p, state = s.afterComma(b, q)
 						}
 						break
 					}
@@ -179,14 +172,7 @@ func (s *scanner) skipNested(state int) {
 			case skNext:
 				switch c {
 				case ',':
-					p++
-					if p < len(b) && b[p] == ' ' {
-						p++ // `, `
-					}
-					state = skValue
-					if s.stack[len(s.stack)-1] == '{' {
-						state = skKey
-					}
+					p, state = s.afterComma(b, p)
 				case '}', ']':
 					if s.close(p, c) {
 						return
@@ -206,6 +192,20 @@ func (s *scanner) skipNested(state int) {
 			s.truncated()
 		}
 	}
+}
+
+// afterComma is where the scan goes on after the ',' at b[p]: past it and
+// the space every writer puts after it, expecting a key inside an object
+// and a value inside an array.
+func (s *scanner) afterComma(b []byte, p int) (int, int) {
+	p++
+	if p < len(b) && b[p] == ' ' {
+		p++ // `, `
+	}
+	if s.stack[len(s.stack)-1] == '{' {
+		return p, skKey
+	}
+	return p, skValue
 }
 
 // numRest returns the end of a number whose valid integer part ends at
