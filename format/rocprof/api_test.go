@@ -2,9 +2,7 @@ package rocprof
 
 import (
 	"database/sql"
-	"encoding/csv"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -297,24 +295,6 @@ func TestSharedCorrelationIDs(t *testing.T) {
 		}
 		checkAPI(t, readPath(t, path, ""), x)
 	}
-}
-
-// looseRecords reads a CSV file with encoding/csv, allowing rows of any
-// length (the caller skips the malformed ones).
-func looseRecords(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
 }
 
 // rocpd: HIP API regions (category HIP_*) carry the internal correlation

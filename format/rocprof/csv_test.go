@@ -14,21 +14,6 @@ import (
 	"github.com/tallyprof/tally/format/internal/fixture"
 )
 
-// csvRecords reads a whole CSV file with encoding/csv.
-func csvRecords(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // csvSums is the independent computation: encoding/csv, columns looked up
 // by header name, End-Start summed per Kernel_Name.
 func csvSums(t *testing.T, path, nameCol, startCol, endCol string) (map[string]int64, map[string]int64) {

@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -84,6 +85,32 @@ func gunzip(t testing.TB, path string) []byte { t.Helper(); return testfile.Gunz
 func readTestdata(name string) ([]byte, error) { return os.ReadFile("testdata/" + name) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// csvRecords reads a whole CSV file with encoding/csv, every row as long
+// as the first.
+func csvRecords(t testing.TB, path string) [][]string { return csvFile(t, path, 0) }
+
+// looseRecords reads a CSV file with encoding/csv, allowing rows of any
+// length (the caller skips the malformed ones).
+func looseRecords(t testing.TB, path string) [][]string { return csvFile(t, path, -1) }
+
+// csvFile reads the CSV file at path, fieldsPerRecord as csv.Reader takes
+// it, failing the test on any error.
+func csvFile(t testing.TB, path string, fieldsPerRecord int) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = fieldsPerRecord
+	recs, err := cr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
 
 // writeFiles writes files (name: contents) into a new directory and
 // returns it.
