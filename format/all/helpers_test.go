@@ -2,6 +2,8 @@ package all
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,17 @@ import (
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/format/internal/fixture"
 )
+
+// subdir makes the directory name in dir and returns its path: each arm
+// of a fixture writes its input into a directory of its own.
+func subdir(t *testing.T, dir, name string) string {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
 
 // eachFixture runs check as a subtest for every reader's promise fixtures,
 // readers in name order, named reader/variant.

@@ -59,23 +59,16 @@ func eachArm(t *testing.T, agree, refused func(t *testing.T, flags []string, bas
 			}
 		}
 		dir := t.TempDir()
-		mk := func(name string) string {
-			d := filepath.Join(dir, name)
-			if err := os.Mkdir(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
-		base := fx.base(t, mk("base"))
+		base := fx.base(t, subdir(t, dir, "base"))
 		for i, arm := range fixtureArms(fx) {
 			if testing.Short() && i > 1 && arm.name != "cut" {
 				continue
 			}
 			t.Run(arm.name, func(t *testing.T) {
-				out := mk(arm.name + "-out")
+				out := subdir(t, dir, arm.name+"-out")
 				in := base
 				if arm.name != "base" {
-					in = arm.make(t, mk(arm.name))
+					in = arm.make(t, subdir(t, dir, arm.name))
 				}
 				if arm.name == "cut" && fx.cutIsError {
 					refused(t, flags, base, in, out)

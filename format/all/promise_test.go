@@ -3,8 +3,6 @@ package all
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -162,14 +160,7 @@ func TestPromise(t *testing.T) { eachFixture(t, checkPromise) }
 
 func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	dir := t.TempDir()
-	sub := func(name string) string {
-		d := filepath.Join(dir, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	base, baseTables := promiseRead(t, reader, fx.base(t, sub("base")), fx.opts)
+	base, baseTables := promiseRead(t, reader, fx.base(t, subdir(t, dir, "base")), fx.opts)
 	n := baseTables.Dispatches()
 	if n < 2 {
 		t.Fatalf("base holds %d dispatches, want at least 2", n)
@@ -185,7 +176,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 
 	unit := max(fx.unitDispatches, 1)
 	t.Run("unreadable", func(t *testing.T) {
-		c, tb := promiseRead(t, reader, fx.unreadable(t, sub("unreadable")), fx.opts)
+		c, tb := promiseRead(t, reader, fx.unreadable(t, subdir(t, dir, "unreadable")), fx.opts)
 		if got := tb.Dispatches(); got != n-unit {
 			t.Errorf("dispatches = %d, want %d (base less the unreadable one)", got, n-unit)
 		}
@@ -194,7 +185,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 		}
 	})
 	t.Run("impossible", func(t *testing.T) {
-		c, tb := promiseRead(t, reader, fx.impossible(t, sub("impossible")), fx.opts)
+		c, tb := promiseRead(t, reader, fx.impossible(t, subdir(t, dir, "impossible")), fx.opts)
 		if got := tb.Dispatches(); got != n-unit {
 			t.Errorf("dispatches = %d, want %d (the impossible one is not a measurement)", got, n-unit)
 		}
@@ -209,7 +200,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 			}
 			t.Skipf("no record identity: %s", fx.noIdentity)
 		}
-		c, tb := promiseRead(t, reader, fx.repeated(t, sub("repeated")), fx.opts)
+		c, tb := promiseRead(t, reader, fx.repeated(t, subdir(t, dir, "repeated")), fx.opts)
 		if got := tb.Dispatches(); got != n {
 			t.Errorf("dispatches = %d, want %d (a repeat is counted once)", got, n)
 		}
@@ -219,7 +210,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 	})
 	t.Run("cut", func(t *testing.T) {
 		if fx.cutIsError {
-			path := fx.cut(t, sub("cut"))
+			path := fx.cut(t, subdir(t, dir, "cut"))
 			_, err := format.ReadPath(path, "", fx.opts, nil)
 			var fe *format.Error
 			if !errors.As(err, &fe) {
@@ -227,7 +218,7 @@ func checkPromise(t *testing.T, reader string, fx promiseFixture) {
 			}
 			return
 		}
-		c, tb := promiseRead(t, reader, fx.cut(t, sub("cut")), fx.opts)
+		c, tb := promiseRead(t, reader, fx.cut(t, subdir(t, dir, "cut")), fx.opts)
 		v := verdict(t, c, tb)
 		if fx.endMarker {
 			if complete(c, fx.inherent) {
