@@ -485,20 +485,27 @@ func perfettoMeta(t *testing.T, data []byte) map[string]any {
 	return meta
 }
 
+// exportView is a CSV or JSONL export's view before its files are read:
+// the figures both forms carry (gaps with their sizes, the unfinished
+// count among them, the table's dispatches and device time), at zero.
+func exportView() accountingView {
+	v := newView()
+	v.addGap("", 0, false)
+	v.unfinished = 0
+	v.touches = map[string]touch{}
+	v.dispatches, v.deviceNs = 0, 0
+	return v
+}
+
 // viewExportCSV reads an export's CSV table (dispatches, device_ns) and its
 // gaps file (record gap: kind, count, note).
 func viewExportCSV(t *testing.T, table, gaps []byte) accountingView {
 	t.Helper()
-	v := newView()
-	v.addGap("", 0, false)
-	v.unfinished = 0
-	rows := readCSV(t, "export csv", table)
-	v.dispatches, v.deviceNs = 0, 0
-	for _, r := range rows {
+	v := exportView()
+	for _, r := range readCSV(t, "export csv", table) {
 		v.dispatches += atoi(r["dispatches"])
 		v.deviceNs += atoi(r["device_ns"])
 	}
-	v.touches = map[string]touch{}
 	for _, r := range readCSV(t, "export csv gaps", gaps) {
 		if r["record"] == "gap" {
 			v.addGap(r["kind"], atoi(r["count"]), r["note"] == "true")
@@ -538,11 +545,7 @@ func readCSV(t *testing.T, what string, data []byte) []map[string]string {
 // viewExportCSV does; every line must be a JSON object.
 func viewExportJSONL(t *testing.T, table, gaps []byte) accountingView {
 	t.Helper()
-	v := newView()
-	v.addGap("", 0, false)
-	v.unfinished = 0
-	v.touches = map[string]touch{}
-	v.dispatches, v.deviceNs = 0, 0
+	v := exportView()
 	for _, r := range readJSONL(t, "export jsonl", table) {
 		var d struct {
 			Dispatches int64  `json:"dispatches"`
