@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -240,29 +239,6 @@ func TestGraphKernelCategory(t *testing.T) {
 			t.Errorf("%s: got categories %v, want graph_kernel 1 and kernel 5", f, cats)
 		}
 	}
-}
-
-// writeDispatches writes c's dispatches ds as one input's timeline.
-func writeDispatches(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch) []byte {
-	t.Helper()
-	data, _ := writeWith(t, f, c, ds)
-	return data
-}
-
-// writeWith is writeDispatches that also returns the closed Writer.
-func writeWith(t *testing.T, f Format, c *capture.Capture, ds []capture.Dispatch) ([]byte, *Writer) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := New(&buf, f)
-	in := w.Sink("run/rank-all.json")
-	for i := range ds {
-		in.Dispatch(c, &ds[i])
-	}
-	in.Finish(c)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), w
 }
 
 // Launch → dispatch links (outputs.md (a)): a dispatch with a recorded

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -70,19 +69,12 @@ func synthetic() (*capture.Capture, []capture.Dispatch) {
 func writeSynthetic(t *testing.T, f Format) ([]byte, *analysis.Tables, *capture.Capture) {
 	t.Helper()
 	c, ds := synthetic()
-	var buf bytes.Buffer
-	w := New(&buf, f)
-	in := w.Sink("run/rank-all.json")
+	data, _ := writeWith(t, f, c, ds)
 	agg := analysis.NewAggregator()
 	for i := range ds {
-		in.Dispatch(c, &ds[i])
 		agg.Dispatch(c, &ds[i])
 	}
-	in.Finish(c)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), agg.Tables(c), c
+	return data, agg.Tables(c), c
 }
 
 func decode(t *testing.T, f Format, data []byte) *decoded {
