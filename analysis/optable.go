@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"sort"
 
 	"github.com/tallyprof/tally/capture"
@@ -171,7 +172,7 @@ func (r *Roofline) TFLOPS() (float64, bool) {
 	if r.FLOPsNS <= 0 || r.FLOPs <= 0 {
 		return 0, false
 	}
-	return r.FLOPs / float64(r.FLOPsNS) / 1e3, true // FLOP/ns = GFLOP/s
+	return finiteRate(r.FLOPs / float64(r.FLOPsNS) / 1e3) // FLOP/ns = GFLOP/s
 }
 
 // TBps is the achieved TB/s (bytes moved at least, per device time).
@@ -179,7 +180,7 @@ func (r *Roofline) TBps() (float64, bool) {
 	if r.BytesNS <= 0 || r.Bytes <= 0 {
 		return 0, false
 	}
-	return r.Bytes / float64(r.BytesNS) / 1e3, true // B/ns = GB/s
+	return finiteRate(r.Bytes / float64(r.BytesNS) / 1e3) // B/ns = GB/s
 }
 
 // Intensity is FLOPs per byte, over the signatures with both.
@@ -187,7 +188,7 @@ func (r *Roofline) Intensity() (float64, bool) {
 	if r.FLOPs <= 0 || r.Bytes <= 0 || r.FLOPsNS != r.BytesNS {
 		return 0, false
 	}
-	return r.FLOPs / r.Bytes, true
+	return finiteRate(r.FLOPs / r.Bytes)
 }
 
 // OfPeak is the fraction of the roofline achieved: the time the modelled
@@ -196,7 +197,17 @@ func (r *Roofline) OfPeak() (float64, bool) {
 	if r.PeakNS <= 0 || r.Ideal <= 0 {
 		return 0, false
 	}
-	return r.Ideal / float64(r.PeakNS), true
+	return finiteRate(r.Ideal / float64(r.PeakNS))
+}
+
+// finiteRate is v when a report can print it: figures summed past
+// float64's range (or a peak of 1e-300 TFLOP/s) have no rate, never an
+// Inf that fails the JSON report.
+func finiteRate(v float64) (float64, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
 }
 
 // Bound says which roof limits the op: "compute" or "memory"; "" unknown.
@@ -257,6 +268,9 @@ func roofOf(cost perfmodel.Cost, calls, device int64, peak perfmodel.Peak) Roofl
 	}
 	if cost.HasFLOPs && peak.TFLOPS <= 0 {
 		known = false // a compute-bound op without its compute peak is not placed
+	}
+	if math.IsInf(r.ComputeIdeal, 0) || math.IsInf(r.MemoryIdeal, 0) {
+		known = false // a peak so small the ideal time overflows: not placed
 	}
 	if known {
 		r.Ideal, r.PeakNS = max(r.ComputeIdeal, r.MemoryIdeal), device

@@ -51,10 +51,10 @@ func (c *call) shape(i, minRank int) ([]int64, bool) {
 	if i >= len(c.dims) || c.dims[i] == nil || len(c.dims[i]) < minRank {
 		return nil, false
 	}
-	for _, d := range c.dims[i] {
-		if d < 0 {
-			return nil, false
-		}
+	// A negative dim, or more elements than an int64 counts, is no
+	// tensor's shape (checked.go).
+	if _, ok := elems(c.dims[i]); !ok {
+		return nil, false
 	}
 	return c.dims[i], true
 }

@@ -48,20 +48,14 @@ func conv(c *call, p convArgs) (Cost, bool) {
 	}
 	out := []int64{x[0], outC}
 	for i := 0; i < nd; i++ {
-		in, k := x[2+i], w[2+i]
-		var o int64
-		if transposed {
-			o = (in-1)*stride[i] - 2*pad[i] + dil[i]*(k-1) + outPad[i] + 1
-		} else {
-			if stride[i] <= 0 {
-				return Cost{}, false
-			}
-			o = (in+2*pad[i]-dil[i]*(k-1)-1)/stride[i] + 1
-		}
-		if o <= 0 {
+		o, ok := convOut(x[2+i], w[2+i], stride[i], pad[i], dil[i], outPad[i], transposed)
+		if !ok {
 			return Cost{}, false
 		}
 		out = append(out, o)
+	}
+	if _, ok := elems(out); !ok {
+		return Cost{}, false
 	}
 	perElem := 2 * prod(w[1:])
 	f := prod(out) * perElem
@@ -81,6 +75,43 @@ func conv(c *call, p convArgs) (Cost, bool) {
 	}
 	return Cost{Family: Conv, FLOPs: f, HasFLOPs: true, Bytes: by * float64(e.bytes), HasBytes: true, DType: e.dt,
 		Params: fmt.Sprintf("x=%v w=%v out=%v", x, w, out)}, true
+}
+
+// convOut is one spatial dim of the output, false when the parameters are
+// none PyTorch accepts (stride and dilation above 0, padding and output
+// padding not negative) or the size is not a positive int64: the int64
+// arithmetic of a garbage parameter wrapped, and gave a model, before.
+func convOut(in, k, stride, pad, dil, outPad int64, transposed bool) (int64, bool) {
+	if stride <= 0 || dil <= 0 || pad < 0 || outPad < 0 || k <= 0 {
+		return 0, false
+	}
+	pad2, ok1 := mulInt(2, pad)
+	span, ok2 := mulInt(dil, k-1)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	var o int64
+	if transposed {
+		// (in−1)·stride − 2·pad + dil·(k−1) + out_pad + 1
+		if in < 1 {
+			return 0, false
+		}
+		st, ok := mulInt(in-1, stride)
+		if !ok {
+			return 0, false
+		}
+		if o, ok = sumInt(st, -pad2, span, outPad, 1); !ok {
+			return 0, false
+		}
+	} else {
+		// ⌊(in + 2·pad − dil·(k−1) − 1) / stride⌋ + 1
+		n, ok := sumInt(in, pad2, -span, -1)
+		if !ok || n < 0 {
+			return 0, false
+		}
+		o = n/stride + 1
+	}
+	return o, o > 0
 }
 
 // ints reads parameter i as nd ints (a single value broadcasts).

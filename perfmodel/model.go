@@ -49,6 +49,17 @@ func Model(name, dims, types, concrete string) (Cost, bool) {
 	if !ok {
 		return Cost{}, false
 	}
+	cost, ok := model(name, c)
+	if !ok || !finite(cost) {
+		// Shapes within int64 keep every formula finite; this is the
+		// last guard (checked.go): a NaN or Inf is no model.
+		return Cost{}, false
+	}
+	return cost, true
+}
+
+// model picks the formula of op name.
+func model(name string, c *call) (Cost, bool) {
 	switch name {
 	case "aten::mm":
 		return mm(c, 0, 2, false)

@@ -81,7 +81,13 @@ func (c *call) tensors() tensorArgs {
 			continue
 		}
 		e, _ := c.elem(i)
-		s, _ := c.shape(i, 0)
+		s, ok := c.shape(i, 0)
+		if !ok {
+			// A tensor whose shape is no shape (a negative dim, more
+			// elements than int64 counts) counted as one element before:
+			// the call has no model.
+			return tensorArgs{}
+		}
 		if t.n == 0 {
 			t.first = e
 		}
