@@ -11,6 +11,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/units"
 )
 
 type instKey struct {
@@ -33,6 +34,7 @@ type inst struct {
 	groupSize int64
 	bytes     int64
 	arr       map[int64]*Arrival
+	said      map[int64]*variant // what each rank says of it (mismatch.go)
 	timed     bool
 }
 
@@ -97,7 +99,10 @@ func (res *Result) rankInputs(run *analysis.Run, col *Collector) []rankedInput {
 			}
 		}
 		if j, dup := seen[rank]; dup {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s and %s both record rank %d: the second is left out of the collectives", run.Inputs[j].Path, in.Path, rank))
+			// How much is left out is a number: its collective dispatches
+			// are in no instance and no rank's row.
+			res.Notes = append(res.Notes, fmt.Sprintf("%s and %s both record rank %d: the second is left out of the collectives (its %s)",
+				run.Inputs[j].Path, in.Path, rank, units.Plural(int64(len(s.recs)), "collective dispatch", "collective dispatches")))
 			continue
 		}
 		seen[rank] = i
@@ -170,8 +175,13 @@ func (res *Result) collect(ins []rankedInput) (map[instKey]*inst, map[string]*gr
 			}
 			it := insts[k]
 			if it == nil {
-				it = &inst{key: k, typ: r.typ, groupSize: r.groupSize, bytes: r.bytes, arr: map[int64]*Arrival{}, timed: true}
+				it = &inst{key: k, typ: r.typ, groupSize: r.groupSize, bytes: r.bytes, arr: map[int64]*Arrival{}, said: map[int64]*variant{}, timed: true}
 				insts[k] = it
+			}
+			if v := it.said[in.rank]; v != nil {
+				v.bytes, v.groupLen = max(v.bytes, r.bytes), max(v.groupLen, r.groupSize)
+			} else {
+				it.said[in.rank] = &variant{typ: r.typ, bytes: r.bytes, groupLen: r.groupSize}
 			}
 			it.groupSize = max(it.groupSize, r.groupSize)
 			it.bytes = max(it.bytes, r.bytes)
@@ -241,6 +251,7 @@ func (res *Result) match(insts map[instKey]*inst, groups map[string]*groupInfo, 
 	slices.SortFunc(keys, instKey.compare)
 	unmatched := &capture.Gap{Kind: UnmatchedCollective}
 	offset := &capture.Gap{Kind: CollectiveClockOffset}
+	mismatch := &capture.Gap{Kind: CollectiveMismatch}
 	var maxOverlap int64
 	for _, k := range keys {
 		it := insts[k]
@@ -260,10 +271,28 @@ func (res *Result) match(insts map[instKey]*inst, groups map[string]*groupInfo, 
 			unmatched.Add(capture.Item{What: fmt.Sprintf("%s on %d of %d ranks read, missing on %s", in.label(), len(in.Arrivals),
 				len(in.Arrivals)+len(in.Missing), rankList(in.Missing)), Where: "group " + k.group})
 		}
+		d := disagree(it.said)
+		if len(d.clauses) > 0 {
+			unknown := "its bytes and bandwidth are not computed"
+			if !d.bytes {
+				unknown = "its bus bandwidth is not computed"
+			}
+			mismatch.Add(capture.Item{What: fmt.Sprintf("%s: the ranks disagree on its %s: %s", in.label(), strings.Join(d.clauses, " and "), unknown),
+				Where: "group " + k.group})
+			if d.bytes {
+				in.Bytes = -1
+			}
+			if d.busOnly {
+				in.GroupSize = -1
+			}
+		}
 		n := len(in.Arrivals)
 		in.Timed = res.Comparable && it.timed && (n >= 2 || in.GroupSize == 1)
 		if in.Timed {
 			res.figures(&in)
+			if d.busOnly {
+				in.BusBW, in.HasBusBW = 0, false
+			}
 			for i := range in.Arrivals {
 				a := &in.Arrivals[i]
 				rs := &res.Ranks[rankIdx[a.Rank]]
@@ -285,6 +314,10 @@ func (res *Result) match(insts map[instKey]*inst, groups map[string]*groupInfo, 
 	if unmatched.Count > 0 {
 		unmatched.Summary = "collectives present on only some ranks of their group that were read (a profiling window cut at different steps, a hang, or a rank's trace cut): their skew and straggler are over the ranks that hold them; match the ranks' windows or read whole traces"
 		res.Gaps = append(res.Gaps, unmatched)
+	}
+	if mismatch.Count > 0 {
+		mismatch.Summary = "collectives whose ranks disagree on their type, message size or group size under one sequence number (or place in order): one call cannot be both, so a trace is wrong or the program issued different collectives under one number; the figures that depend on it are not computed"
+		res.Gaps = append(res.Gaps, mismatch)
 	}
 	if offset.Count > 0 {
 		offset.Summary = "ranks ended symmetric collectives before other ranks started them, impossible on one clock: the ranks' clocks are offset by at least max_overlap_ns, and the cross-rank figures are off by as much"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 	"github.com/tallyprof/tally/internal/safetext"
 )
@@ -130,6 +131,21 @@ func CollectivesText(w io.Writer, res *collectives.Result) error {
 		// The header counts every instance; these are not on every rank
 		// read, so their skew and straggler are over the ranks that hold them.
 		f("not on every rank read: %d of %d instances (gap unmatched_collective): their figures are over the ranks that hold them\n", n, len(res.Instances))
+	}
+	// The section's own figures are what these gaps make unsure: said
+	// here, not only in the accounting far below.
+	if g := gapOf(res, collectives.CollectiveMismatch); g != nil {
+		for _, line := range wrap(fmt.Sprintf("ranks disagree: %d of %d instances (gap collective_mismatch): their type, size or group size differs by rank; "+
+			"their bytes or bandwidth are not computed", g.Count, len(res.Instances)), 120) {
+			f("%s\n", line)
+		}
+	}
+	if g := gapOf(res, collectives.CollectiveClockOffset); g != nil {
+		over, _ := g.Figure("max_overlap_ns")
+		for _, line := range wrap(fmt.Sprintf("clocks offset: %d of %d instances (gap collective_clock_offset) ended on a rank before another rank started them: "+
+			"skew, waits and stragglers are off by at least %s", g.Count, len(res.Instances), Duration(over, "ns")), 120) {
+			f("%s\n", line)
+		}
 	}
 	for _, line := range wrap("clocks: "+res.Clock, 120) {
 		f("%s\n", line)
@@ -255,4 +271,14 @@ func unmatched(res *collectives.Result) int {
 		}
 	}
 	return n
+}
+
+// gapOf is the result's gap of the kind, nil when none.
+func gapOf(res *collectives.Result, kind capture.Kind) *capture.Gap {
+	for _, g := range res.Gaps {
+		if g.Kind == kind {
+			return g
+		}
+	}
+	return nil
 }

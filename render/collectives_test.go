@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
 )
 
@@ -62,6 +63,39 @@ func TestCollectivesTextUnmatchedCount(t *testing.T) {
 		got := strings.Contains(b.String(), "not on every rank read")
 		if got != (c.want != "") || c.want != "" && !strings.Contains(b.String(), c.want) {
 			t.Errorf("got:\n%s\nwant a line %q", b.String(), c.want)
+		}
+	}
+}
+
+// The section's own figures say what the mismatch and clock-offset gaps
+// make unsure (the third sweep: a 3-hour clock offset showed as a 3-hour
+// skew, and a rank disagreeing on a size as a bandwidth, with the gaps
+// named only in the accounting far below); without those gaps, no line.
+func TestCollectivesTextSaysMismatchAndOffset(t *testing.T) {
+	inst := collectives.Instance{Type: "allreduce", Group: "g", Seq: 1, Straggler: -1, Transfer: -1, Arrivals: []collectives.Arrival{{Rank: 0}}}
+	mis := &capture.Gap{Kind: collectives.CollectiveMismatch, Count: 1}
+	off := &capture.Gap{Kind: collectives.CollectiveClockOffset, Count: 2}
+	off.SetFigure("max_overlap_ns", 10_800_000_000_000)
+	for _, c := range []struct {
+		gaps []*capture.Gap
+		want []string
+	}{
+		{[]*capture.Gap{mis, off}, []string{"ranks disagree: 1 of 3 instances (gap collective_mismatch)",
+			"clocks offset: 2 of 3 instances (gap collective_clock_offset) ended on a rank before another rank started them: skew,\n  waits and stragglers are off by at least 10800.000 s"}},
+		{nil, nil},
+	} {
+		var b strings.Builder
+		res := &collectives.Result{Matched: true, Instances: []collectives.Instance{inst, inst, inst}, Ranks: []collectives.Rank{{Rank: 0}}, Gaps: c.gaps}
+		if err := CollectivesText(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("got\n%s\nwant it to hold %q", b.String(), w)
+			}
+		}
+		if c.want == nil && (strings.Contains(b.String(), "disagree") || strings.Contains(b.String(), "clocks offset")) {
+			t.Errorf("no such gap: got\n%s\nwant no disagree or clocks offset line", b.String())
 		}
 	}
 }
