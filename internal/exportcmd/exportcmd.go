@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tallyprof/tally/capture"
@@ -77,9 +78,23 @@ func summary(stderr io.Writer, to, out string, res *export.Result) {
 		}
 		verdict = fmt.Sprintf("INCOMPLETE: %s gaps (listed in the output's accounting)", which)
 	} else if !res.Complete {
-		verdict = "INCOMPLETE: the run has gaps of its own (one recording read twice, two inputs of one rank, collectives: the accounting's rows of input -1)"
+		verdict = "INCOMPLETE: the run has gaps of its own (" + runGapKinds(&res.Run.Whole.Accounting) + ": the accounting's rows of input -1)"
 	}
 	fmt.Fprintf(stderr, "tally export: %s written to %s: %s, %s; %s\n", to, out, units.Plural(int64(len(res.Run.Inputs)), "input", "inputs"), units.Plural(int64(records), "record", "records"), verdict)
+}
+
+// runGapKinds names the kinds of the run's own gaps, with their counts
+// ("unmatched_collective 2, collective_ranks_missing 1"): the line listed
+// every kind a run can have before, so an export whose collectives missed
+// a rank said "one recording read twice, two inputs of one rank" too.
+func runGapKinds(a *capture.Accounting) string {
+	var parts []string
+	for _, g := range a.Gaps {
+		if !g.Note && g.Count > 0 && g.Kind != capture.IncompleteInput {
+			parts = append(parts, fmt.Sprintf("%s %d", g.Kind, g.Count))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // check is tally export --check OUT.
