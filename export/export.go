@@ -87,6 +87,7 @@ func Run(args []string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	e := inputs.Expand(args, opt.Format)
+	e.PassOver(opt.Out) // an earlier export into a directory read here
 	if len(e.Paths) == 0 {
 		return nil, fmt.Errorf("no input found in %s: no file there is one a reader recognises (give --format NAME to read them as one)", strings.Join(args, " "))
 	}

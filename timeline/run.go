@@ -28,6 +28,9 @@ type Options struct {
 	Workers int
 	// Progress, when non-nil, watches the reads (one bar for all inputs).
 	Progress inputs.Progress
+	// Out is the output's path, when a file: an earlier timeline there,
+	// inside a directory read, is not read back (inputs.PassOver).
+	Out string
 }
 
 // Summary is what Run wrote.
@@ -56,6 +59,7 @@ type Summary struct {
 func Run(paths []string, out io.Writer, opt Options) (*Summary, error) {
 	w := New(out, opt.As)
 	e := inputs.Expand(paths, opt.Format)
+	e.PassOver(opt.Out)
 	// Registered in argument order, so names and ids do not depend on which
 	// reader finishes first.
 	sinks := make([]*Sink, len(e.Paths))

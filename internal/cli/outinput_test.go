@@ -109,3 +109,41 @@ func TestErrorPathsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// An output written into a directory the command reads is not read back on
+// the next run (the third sweep): a Chrome timeline and a Kineto export are
+// traces a reader recognises, and the second run counted their dispatches
+// again (twice the slices; an export of 4 inputs from 2, growing each
+// run). The second run reads what the first read, and says why it passed
+// its own output over.
+func TestOwnOutputNotReadBack(t *testing.T) {
+	dir := t.TempDir()
+	genOpsTrace(t, dir, "a.json", 1)
+	genOpsTrace(t, dir, "b.json", 2)
+	tl, exp, txt := filepath.Join(dir, "t.json"), filepath.Join(dir, "exp.json"), filepath.Join(dir, "r.txt")
+	passed := func(out string) string {
+		return "the output of this command (" + out + "), written by an earlier run: not read back as an input"
+	}
+	for run := 1; run <= 2; run++ {
+		_, _, errOut := tally("timeline", "--as", "chrome", dir, "-o", tl)
+		if !strings.Contains(errOut, "tally timeline: 15 slices,") {
+			t.Errorf("timeline run %d: got %q, want 15 slices (5 and 10 kernels; its own output not read back)", run, errOut)
+		}
+	}
+	os.Remove(tl) // the export reads a.json, b.json and its own output only
+	for run := 1; run <= 2; run++ {
+		_, _, errOut := tally("export", "--to", "kineto", dir, "-o", exp)
+		if !strings.Contains(errOut, "written to "+exp+": 2 inputs,") {
+			t.Errorf("export run %d: got %q, want 2 inputs", run, errOut)
+		}
+		if run == 2 && !strings.Contains(errOut, "input-00000.json: "+passed(exp)) {
+			t.Errorf("export run 2: got %q, want its own output named as passed over", errOut)
+		}
+	}
+	os.RemoveAll(exp)
+	tallyOK(t, "report", dir, "-o", txt)
+	tallyOK(t, "report", dir, "-o", txt)
+	if got := readFile(t, txt); !strings.Contains(got, passed(txt)+" ("+txt+")") {
+		t.Errorf("report run 2: got no skipped item %q in\n%s", passed(txt), got)
+	}
+}

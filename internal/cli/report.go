@@ -196,6 +196,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := reportOutputs{text: *out, html: *html, asJSON: *asJSON, topt: topt, command: append([]string{"tally", "report"}, args...)}
 	e := inputs.Expand(pos, rf.format)
+	e.PassOver(*out, *html)
 	if err := e.Unlinked(rf.format); err != nil {
 		return handover(append([]string{"report"}, args...), err, stderr)
 	}

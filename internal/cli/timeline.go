@@ -46,7 +46,7 @@ Flags:
 	if err := unlinkedInputs(pos, ro.Format); err != nil {
 		return handover(append([]string{"timeline"}, args...), err, stderr)
 	}
-	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress}
+	opt := timeline.Options{Format: ro.Format, Reader: ro.Reader, As: timeline.FormatForPath(*out), Progress: ro.Progress, Out: *out}
 	if *as != "" {
 		opt.As, _ = timeline.ParseFormat(*as) // checked when parsed
 		if named, ok := timelineByName(*out); ok && named != opt.As {
