@@ -66,6 +66,10 @@ type Result struct {
 	PassErr error
 	// Unshown counts the lines not shown after PassErr.
 	Unshown int64
+	// Unread is the signal on which tally record stopped reading the
+	// command's output after the command had exited, while a process it
+	// started still held that output open (0: read to its end).
+	Unread syscall.Signal
 }
 
 var newline = []byte{'\n'}
@@ -89,14 +93,14 @@ func Run(opt Options) (*Result, error) {
 	}
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Stdin = opt.Stdin
-	outPipe, err := cmd.StdoutPipe()
+	// Pipes of our own, not StdoutPipe: the command can then be waited for
+	// while its output is still read (held.go).
+	p, err := newPipes()
 	if err != nil {
 		return nil, err
 	}
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
+	cmd.Stdout, cmd.Stderr = p.outW, p.errW
+	outPipe, errPipe := p.outR, p.errR
 
 	var stopOnce sync.Once
 	stopChild := func(error) {
@@ -109,6 +113,7 @@ func Run(opt Options) (*Result, error) {
 	}
 	kept, err := createKept(opt.Kept, opt.FlushEvery, stopChild)
 	if err != nil {
+		p.closeAll()
 		return nil, err
 	}
 
@@ -117,19 +122,46 @@ func Run(opt Options) (*Result, error) {
 	defer signal.Stop(sigs)
 
 	if err := cmd.Start(); err != nil {
+		p.closeAll()
 		kept.close()
 		os.Remove(opt.Kept)
 		return nil, fmt.Errorf("cannot start %s: %w", opt.Command[0], err)
 	}
+	p.started()
+	exited := make(chan struct{}) // closed when the command has exited
+	var waitErr error
+	var ended uint64
+	go func() {
+		waitErr = cmd.Wait()
+		ended = monotonic()
+		close(exited)
+	}()
 	kept.header(fmt.Sprintf(" pid=%d cmd=%s", cmd.Process.Pid, strconv.Quote(strings.Join(opt.Command, " "))))
 
 	forwardDone := make(chan struct{})
 	forwarded := make(chan []string, 1) // the signals passed on, once the forwarder stops
+	var unread syscall.Signal           // set before the pipes close, read after the pumps end
 	go func() {
 		var names []string
 		for {
 			select {
 			case s := <-sigs:
+				select {
+				case <-exited:
+					// Nothing to forward to: the command has exited, and a
+					// process it started holds its output open. Stop
+					// reading, rather than ignore the signal until that
+					// process ends (it may never).
+					if unread == 0 {
+						unread, _ = s.(syscall.Signal)
+						if unread == 0 {
+							unread = syscall.SIGTERM
+						}
+						p.stopReading()
+					}
+					continue
+				default:
+				}
 				cmd.Process.Signal(s)
 				if len(names) < 8 {
 					names = append(names, signalName(s))
@@ -182,12 +214,15 @@ func Run(opt Options) (*Result, error) {
 	go pump(outPipe, opt.Stdout, false)
 	go pump(errPipe, opt.Stderr, true) // the trace format keeps every stderr line: fault messages sit between trace lines
 	wg.Wait()
-	waitErr := cmd.Wait()
-	ended := monotonic()
+	<-exited
 	close(forwardDone)
-
-	res.ExitCode = cmd.ProcessState.ExitCode()
-	end := keptfmt.Ending{Exit: res.ExitCode, Forwarded: <-forwarded, At: ended, HasAt: true}
+	end := keptfmt.Ending{Exit: cmd.ProcessState.ExitCode(), Forwarded: <-forwarded, At: ended, HasAt: true}
+	p.closeAll()
+	res.ExitCode = end.Exit
+	if unread != 0 {
+		res.Unread = unread
+		end.Unread = signalName(unread)
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal()
 		res.ExitCode = 128 + int(ws.Signal())
@@ -207,8 +242,11 @@ func Run(opt Options) (*Result, error) {
 	return res, nil
 }
 
-// signalName is a signal's name as the end record writes it ("SIGINT"),
+// SignalName is a signal's name as the end record writes it ("SIGINT"),
 // or its number when it has no name.
+func SignalName(s os.Signal) string { return signalName(s) }
+
+// signalName is SignalName.
 func signalName(s os.Signal) string {
 	sig, ok := s.(syscall.Signal)
 	if !ok {

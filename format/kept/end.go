@@ -92,11 +92,14 @@ func (e *End) Account(a *capture.Accounting, where func(int64) string, last int6
 		}
 		g.Add(capture.Item{What: fmt.Sprintf("%s after the end record of line %d", units.Plural(e.After, "line", "lines"), e.Line), Where: where(e.FirstAfter)})
 	}
-	if e.Err == nil && e.Ending.Clean() {
+	if e.Err == nil && e.Ending.Clean() && e.Ending.Unread == "" {
 		return nil
 	}
 	g := a.Gap(capture.InterruptedRecording, "")
 	g.Summary = "the recorded command did not end by itself with status 0: it was stopped by a signal, crashed or failed, so the trace holds what it did up to there and a run it was inside is incomplete. A command stopped from outside (SIGINT, SIGTERM, SIGKILL, SIGHUP, SIGQUIT) is not reported as a device fault"
+	if e.Err == nil && e.Ending.Clean() {
+		g.Summary = "the recording was stopped before the command's output ended: the command had exited with status 0, but a process it started held its output open, and tally record stopped reading on a signal; what that process wrote after is not in the trace"
+	}
 	what := "the command ended: " + e.Ending.String()
 	if e.Err != nil {
 		what = fmt.Sprintf("the end record does not parse (%v): how the command ended is not known", e.Err)

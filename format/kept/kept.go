@@ -37,6 +37,11 @@ type Ending struct {
 	// HasAt is false when the record does not say.
 	At    uint64
 	HasAt bool
+	// Unread names the signal on which tally record stopped reading the
+	// output after the command had exited, while a process it started
+	// still held the output open: what that process wrote after is not
+	// kept (unread=SIG; "" when the output was read to its end).
+	Unread string
 }
 
 // Record is the end record line, without its '\n':
@@ -56,6 +61,9 @@ func (e Ending) Record() string {
 	}
 	if e.HasAt {
 		b.WriteString(" at=" + strconv.FormatUint(e.At, 10))
+	}
+	if e.Unread != "" {
+		b.WriteString(" unread=" + e.Unread)
 	}
 	return b.String()
 }
@@ -97,6 +105,11 @@ func ParseEnd(line []byte) (Ending, error) {
 				}
 				e.Forwarded = append(e.Forwarded, s)
 			}
+		case "unread":
+			if !signalName(v) || e.Unread != "" {
+				return e, fmt.Errorf("unread=%s is not one signal name", v)
+			}
+			e.Unread = v
 		case "at":
 			t, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
@@ -175,6 +188,9 @@ func (e Ending) String() string {
 		s += " after tally record forwarded " + strings.Join(e.Forwarded, ", ") + " to it"
 	} else if st := e.Stopped(); st != "" && e.Signal == "" {
 		s += " (128+" + st + ": the status a shell gives a command " + st + " stopped)"
+	}
+	if e.Unread != "" {
+		s += "; tally record then stopped reading its output on " + e.Unread + ": a process it started held the output open, and what that process wrote after is not kept"
 	}
 	return s
 }

@@ -15,10 +15,11 @@ func TestEndRecordRoundTrip(t *testing.T) {
 		{Exit: -1, Signal: "SIGINT", Forwarded: []string{"SIGINT"}, At: 5, HasAt: true},
 		{Exit: 130, Forwarded: []string{"SIGINT", "SIGTERM"}},
 		{Exit: -1, Signal: "34"},
+		{Exit: 0, Forwarded: []string{"SIGINT"}, At: 9, HasAt: true, Unread: "SIGINT"},
 	} {
 		line := e.Record()
 		got, err := ParseEnd([]byte(line))
-		if err != nil || got.Record() != line || got.Exit != e.Exit || got.Signal != e.Signal || !slices.Equal(got.Forwarded, e.Forwarded) {
+		if err != nil || got.Record() != line || got.Exit != e.Exit || got.Signal != e.Signal || !slices.Equal(got.Forwarded, e.Forwarded) || got.Unread != e.Unread {
 			t.Fatalf("%q: got %+v %v, want %+v", line, got, err, e)
 		}
 	}
@@ -30,7 +31,7 @@ func TestEndRecordRoundTrip(t *testing.T) {
 		t.Fatalf("unknown key: got %+v %v, want a clean ending and no error", e, err)
 	}
 	for _, bad := range []string{EndPrefix, EndPrefix + " exit=256", EndPrefix + " exit=-1", EndPrefix + " exit=0 exit=0", EndPrefix + " signal=INT",
-		EndPrefix + " exit=0 signal=SIGINT", EndPrefix + " exit", EndPrefix + " exit=0 forwarded=x", EndPrefix + " exit=0 at=-3", "# tally kept trace ending exit=0"} {
+		EndPrefix + " exit=0 signal=SIGINT", EndPrefix + " exit", EndPrefix + " exit=0 forwarded=x", EndPrefix + " exit=0 at=-3", EndPrefix + " exit=0 unread=INT", "# tally kept trace ending exit=0"} {
 		if _, err := ParseEnd([]byte(bad)); err == nil {
 			t.Errorf("%q: got parsed, want an error", bad)
 		}
@@ -83,6 +84,16 @@ func TestAccount(t *testing.T) {
 	g := e.Account(&a, where, 6)
 	if g == nil || g.Kind != capture.InterruptedRecording || !strings.Contains(g.Items[0].What, "killed by SIGTERM") || a.Complete() {
 		t.Fatalf("SIGTERM: got %+v, want an incomplete interrupted_recording, killed by SIGTERM", a)
+	}
+	// Exit 0, but the reading stopped while a process the command started
+	// held its output (unread=): not a whole recording (the third sweep).
+	e = &End{}
+	e.HeaderLine([]byte(Header + " end=1 pid=1 cmd=\"x\""))
+	e.Next([]byte(EndPrefix+" exit=0 forwarded=SIGINT unread=SIGINT"), 6)
+	a = capture.Accounting{}
+	g = e.Account(&a, where, 6)
+	if g == nil || g.Kind != capture.InterruptedRecording || !strings.Contains(g.Items[0].What, "stopped reading its output on SIGINT") || a.Complete() {
+		t.Fatalf("unread=SIGINT: got %+v, want an incomplete interrupted_recording saying the reading stopped on SIGINT", a)
 	}
 	// A header key after cmd= belongs to the command line.
 	e = &End{}

@@ -24,7 +24,8 @@ Runs CMD (e.g. a llama.cpp program with GGML_HRX_DEBUG_SERIAL_EXECUTION=1, or an
 engine with NPU_PROFILE=1), keeps its trace (every stderr line, and the stdout lines a
 reader claims) with each line stamped on arrival, passes all other output through,
 forwards SIGINT/SIGTERM to it, and at its end prints the report (to standard error, or
-to -report FILE) and exits with CMD's status.
+to -report FILE) and exits with CMD's status. A signal after CMD exited, while a process
+it started still holds its output open, stops the reading (exit 128+N).
 
 Flags:
 `, stderr)
@@ -64,12 +65,21 @@ Flags:
 	res.CutGap(&c.Accounting, *kept)
 	fmt.Fprintf(stderr, "tally record: %s ended with status %d; kept %s (%s) in %s\n",
 		pos[0], res.ExitCode, units.Plural(res.Lines, "line", "lines"), units.Plural(res.TraceLines, "trace line", "trace lines"), *kept)
+	if res.Unread != 0 {
+		fmt.Fprintf(stderr, "tally record: stopped reading on %s: %s had exited, but a process it started still held its output open; what that process wrote after is not kept (interrupted_recording)\n",
+			record.SignalName(res.Unread), pos[0])
+	}
 	if res.PassErr != nil {
 		fmt.Fprintf(stderr, "tally record: passing the command's output through failed (%v): %s not shown (not trace lines; stderr lines are in the kept trace)\n", res.PassErr, units.Plural(res.Unshown+1, "line was", "lines were"))
 	}
 	if err := writeOutput(*reportOut, stderr, func(w io.Writer) error { return report.Write(w, run, *asJSON, render.TextOptions{}) }); err != nil {
 		safetext.Fprintf(stderr, "tally record: %v\n", err)
 		return exitcode.Error
+	}
+	if res.Unread != 0 {
+		// The user stopped tally record: its status says so, as any
+		// command's interrupted by a signal (the command's own is above).
+		return 128 + int(res.Unread)
 	}
 	if res.ExitCode == 0 && *strict && !c.Accounting.Complete() {
 		return exitcode.Failed
