@@ -104,6 +104,10 @@ func orList(s []string) string {
 // flag error is one line naming the command's help (usageError), not the
 // whole help: -h prints that.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := flagAsValue(fs, args); err != nil {
+		usageError(fs, "%v", err)
+		return nil, err
+	}
 	var pos []string
 	for {
 		if err := parseQuiet(fs, args); err != nil {
@@ -120,6 +124,42 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagAsValue refuses a flag's value that is another of the command's
+// flags: `--html -o out.html trace.json` took "-o" as the page's file
+// name, wrote the page to a file named -o, read out.html as an input and
+// exited 0 (the third sweep). A file really named so is given as ./-o.
+func flagAsValue(fs *flag.FlagSet, args []string) error {
+	for i := 0; i+1 < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil
+		}
+		name, ok := strings.CutPrefix(a, "-")
+		if !ok || name == "" || strings.Contains(name, "=") {
+			continue
+		}
+		name = strings.TrimPrefix(name, "-")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		v := args[i+1]
+		i++ // the value is no flag of its own
+		vn, ok := strings.CutPrefix(v, "-")
+		if !ok || vn == "" {
+			continue
+		}
+		vn, _, _ = strings.Cut(strings.TrimPrefix(vn, "-"), "=")
+		if fs.Lookup(vn) != nil {
+			return fmt.Errorf("%s %s: %s is a flag, not the value %s takes; give %s its value (a file named %s: ./%s)", a, v, v, a, a, v, v)
+		}
+	}
+	return nil
 }
 
 // parseArgs parses the flags of a command that takes exactly n

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,4 +88,27 @@ func TestVersionFlag(t *testing.T) {
 			t.Errorf("tally %s: got exit %d, %q (stderr %q); want exit 0 and %q", arg, code, out, errOut, want)
 		}
 	}
+}
+
+// A flag given as another flag's value is a usage error (the third sweep:
+// `--html -o out.html trace.json` wrote the page to a file named -o, read
+// out.html as an input and exited 0; `-o --json` wrote a file named
+// --json). A value that only starts with "-" (a negative number, "-" for
+// standard output, ./-o for a file named so) is a value.
+func TestFlagAsAnotherFlagsValue(t *testing.T) {
+	dir := t.TempDir()
+	trace := writePlanted(t)
+	for _, args := range [][]string{
+		{"report", "--html", "-o", filepath.Join(dir, "x.html"), trace},
+		{"report", "-o", "--json", trace},
+		{"report", "--html=" + filepath.Join(dir, "p.html"), "-o", "-html", trace},
+		{"timeline", trace, "-o", "--as=chrome"},
+	} {
+		code, out, errOut := tally(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "is a flag, not the value") {
+			t.Errorf("%q: got exit %d, stdout %d bytes, stderr %q; want 2, none, \"is a flag, not the value\"", args, code, len(out), errOut)
+		}
+	}
+	tallyOK(t, "report", "--fail-if-affected", "-1", trace)
+	tallyOK(t, "report", "--html", filepath.Join(dir, "-o"), "-o", filepath.Join(dir, "r.txt"), trace)
 }
