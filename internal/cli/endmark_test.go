@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -133,27 +134,21 @@ func TestRecordCLIStopped(t *testing.T) {
 	}
 }
 
-// syncWriter is a buffer a child's output can be polled from.
+// syncWriter is a buffer a child's output can be polled from while the
+// command's copying goroutine writes to it.
 type syncWriter struct {
-	mu chan struct{}
+	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (w *syncWriter) lock() {
-	if w.mu == nil {
-		w.mu = make(chan struct{}, 1)
-	}
-	w.mu <- struct{}{}
-}
-
 func (w *syncWriter) Write(p []byte) (int, error) {
-	w.lock()
-	defer func() { <-w.mu }()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
 
 func (w *syncWriter) String() string {
-	w.lock()
-	defer func() { <-w.mu }()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.b.String()
 }
