@@ -162,3 +162,17 @@ func TestKinetoOneInputListsSkipped(t *testing.T) {
 		t.Errorf("got a trace that does not name the skipped file, want README.md named:\n%.600s", b)
 	}
 }
+
+// -o naming the directory that holds the inputs (-o .) is refused for what
+// it is — a directory the export cannot write — not reported as "no input
+// found" (the fourth sweep: every input was passed over as the output).
+func TestOutputIsInputsDirectory(t *testing.T) {
+	dir := rankDir(t)
+	in := filepath.Join(dir, "rank0", "trace.kept")
+	for _, to := range Names {
+		_, err := Run([]string{in}, Options{To: to, Out: dir, Workers: 1})
+		if err == nil || strings.Contains(err.Error(), "no input found") {
+			t.Errorf("--to %s -o the inputs' directory: got error %v, want the directory refused as the output", to, err)
+		}
+	}
+}

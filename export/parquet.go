@@ -13,6 +13,7 @@ import (
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
 	"github.com/tallyprof/tally/collectives"
+	"github.com/tallyprof/tally/inputs"
 	"github.com/tallyprof/tally/internal/checkedfile"
 )
 
@@ -21,7 +22,7 @@ const DatasetSchema = "tally.export/v1"
 
 // datasetMarker is the file that makes a directory a tally dataset: it is
 // written last, and an existing directory is only replaced when it has one.
-const datasetMarker = "_tally_export.json"
+const datasetMarker = inputs.OutputMarker
 
 // rowGroupRows sizes row groups for scans: about a million rows is tens of
 // MB of column data, large enough for sequential reads and predicate

@@ -15,7 +15,10 @@ import (
 // earlier run into a directory it reads, was read back as an input — a
 // Kineto export or a Chrome JSON timeline is a trace a reader recognises —
 // and its dispatches counted twice, one run after another. An output that
-// does not exist yet names nothing; "" and "-" are not files.
+// does not exist yet names nothing; "" and "-" are not files. A directory
+// is an output only when it holds OutputMarker: any other directory given
+// as -o (-o . beside the inputs) is refused by the writer, with its own
+// message, and passing its files over would only turn that into "no input".
 func (e *Expansion) PassOver(outs ...string) {
 	for _, o := range outs {
 		if o == "" || o == "-" {
@@ -47,6 +50,10 @@ func (e *Expansion) PassOver(outs ...string) {
 	sort.SliceStable(e.Skipped, func(i, j int) bool { return e.Skipped[i].Path < e.Skipped[j].Path })
 }
 
+// OutputMarker is the file every directory a tally export writes holds
+// (the parquet dataset, a Kineto export of several inputs).
+const OutputMarker = "_tally_export.json"
+
 // isOutput reports whether input p is the output st (at abs) or, for a
 // directory output, a file inside it.
 func isOutput(p string, st os.FileInfo, abs string, hasAbs bool) bool {
@@ -54,6 +61,9 @@ func isOutput(p string, st os.FileInfo, abs string, hasAbs bool) bool {
 		return true
 	}
 	if !st.IsDir() || !hasAbs {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(abs, OutputMarker)); err != nil {
 		return false
 	}
 	ap, err := filepath.Abs(p)

@@ -47,3 +47,20 @@ func TestPassOverOwnOutput(t *testing.T) {
 		t.Errorf("got skipped %+v, want 3 named as this command's output (t.json, the export's input and its _tally_export.json)", e.Skipped)
 	}
 }
+
+// A directory given as the output that no tally export wrote (-o . beside
+// the inputs; the fourth sweep) is not an output: its files stay inputs, so
+// the writer refuses the directory with its own message instead of the
+// export failing with "no input found".
+func TestPassOverForeignDirectory(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rank0.json")
+	if err := os.WriteFile(p, []byte(rankTrace(0, []string{"a"}, []int{5})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := Expand([]string{p}, "")
+	e.PassOver(dir)
+	if len(e.Paths) != 1 || len(e.Skipped) != 0 {
+		t.Errorf("got inputs %q, skipped %+v; want rank0.json read, nothing skipped", e.Paths, e.Skipped)
+	}
+}
