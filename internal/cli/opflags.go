@@ -3,11 +3,16 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"math"
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/perfmodel"
 )
+
+// The peaks a --peak-tflops or --peak-tbps may give: 1 GFLOP/s or GB/s,
+// below any accelerator (and any CPU core), to 1 EFLOP/s or EB/s, far above
+// any one device. Outside, the figure is a typo (1e-3 for 1e3), and the
+// roofline it draws is absurd.
+const minPeak, maxPeak = 1e-3, 1e6
 
 // opFlags are `tally report`'s flags of the op table: --by op, --op-level
 // and the peaks of the roofline.
@@ -51,11 +56,18 @@ func (f *opFlags) options() (*analysis.OpOptions, error) {
 		}
 		o.Peaks.Device = d
 	}
-	for _, v := range []float64{f.tflops, f.tbps} {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"--peak-tflops", f.tflops}, {"--peak-tbps", f.tbps}} {
 		// NaN passed a check for < 0 and was then dropped unsaid; +Inf
-		// put every op at 0% of a roof no device has.
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--peak-tflops and --peak-tbps take finite figures above 0")
+		// put every op at 0% of a roof no device has; 1e-300 printed
+		// finite but absurd figures (1e+290% of roof). 0 is "not given".
+		if v.v == 0 {
+			continue
+		}
+		if !(v.v >= minPeak && v.v <= maxPeak) {
+			return nil, fmt.Errorf("%s %g: give a figure from %g to %g (TFLOP/s or TB/s of one device; 0 or none: the table's)", v.name, v.v, minPeak, maxPeak)
 		}
 	}
 	o.Peaks.TFLOPS, o.Peaks.TBps = f.tflops, f.tbps

@@ -194,6 +194,10 @@ func TestReportByOpFlags(t *testing.T) {
 		{"--by", "op", "--peak-tflops", "-1"},
 		{"--by", "op", "--peak-tflops", "NaN"},
 		{"--by", "op", "--peak-tbps", "+Inf"},
+		// The fourth sweep: finite but absurd peaks are refused too.
+		{"--by", "op", "--peak-tflops", "1e-300"},
+		{"--by", "op", "--peak-tbps", "0.0001"},
+		{"--by", "op", "--peak-tflops", "1e7"},
 	} {
 		code, _, errOut := tally(append(append([]string{"report"}, args...), example)...)
 		if code != 2 || !strings.Contains(errOut, "tally report: ") {
