@@ -67,6 +67,13 @@ func TestVerdicts(t *testing.T) {
 	if want := "NO DISPATCH RECORDED: the file is empty. INCOMPLETE: 2 gaps — "; !strings.Contains(p, want) || !strings.Contains(p, "(empty_capture, skipped_input)") {
 		t.Errorf("empty capture: headline lacks %q and the gaps' kinds:\n%s", want, p)
 	}
+	// A summary that ends its sentence gets no second period (the Kineto
+	// reader's "… to get kernel times."; the fourth sweep).
+	g.Summary = "the file is empty."
+	p = string(writePage(t, oneInput(c, analysis.NewAggregator().Tables(c)), Options{Timelines: []*Timeline{NewTimeline()}}))
+	if want := "NO DISPATCH RECORDED: the file is empty. INCOMPLETE: 2 gaps — "; !strings.Contains(p, want) {
+		t.Errorf("empty capture, summary ending in a period: got no %q in:\n%s", want, p)
+	}
 }
 
 // TestTimelineBounded: the sample keeps PerQueue per queue, counts the

@@ -218,7 +218,9 @@ func accounting(c *capture.Capture, ja *render.JSONAccounting, prefix string) ac
 		// gaps touch, and the gaps beside the empty one (a records file
 		// that did not parse) named.
 		v.Verdict = "empty"
-		v.Headline = "NO DISPATCH RECORDED: " + c.Accounting.Find(capture.EmptyCapture).Summary + ". " + render.IncompleteVerdict(c, gaps, 0)
+		// A reader's summary may end its own sentence ("… kernel times."):
+		// the page read "times.. INCOMPLETE".
+		v.Headline = "NO DISPATCH RECORDED: " + strings.TrimSuffix(c.Accounting.Find(capture.EmptyCapture).Summary, ".") + ". " + render.IncompleteVerdict(c, gaps, 0)
 	case ja.Complete:
 		v.Verdict = "complete"
 		v.Headline = render.CompleteVerdict(c)
