@@ -23,11 +23,15 @@ func timeShare(v, whole int64, unit string) string {
 
 // touchedParts lists what a gap (or all of them, the totals t) touches, in
 // words, each time with its share of t's device time.
-func touchedParts(af capture.Touched, t *capture.AffectedTotals) []string {
+// sum says af is t's own sum over the gaps.
+func touchedParts(af capture.Touched, t *capture.AffectedTotals, sum bool) []string {
 	var parts []string
-	var devNs, devTk int64
+	var devNs, devTk, tabNs, tabTk int64
 	if t != nil {
 		devNs, devTk = t.DeviceNs+t.MissingNs, t.DeviceTicks+t.MissingTicks
+		if sum {
+			tabNs, tabTk = t.DeviceNs, t.DeviceTicks
+		}
 	}
 	if af.MissingNs > 0 {
 		parts = append(parts, timeShare(af.MissingNs, devNs, "ns")+" of device time known missing")
@@ -36,15 +40,29 @@ func touchedParts(af capture.Touched, t *capture.AffectedTotals) []string {
 		parts = append(parts, timeShare(af.MissingTicks, devTk, "ticks")+" of device time known missing")
 	}
 	if af.UnattributedNs > 0 {
-		parts = append(parts, timeShare(af.UnattributedNs, devNs, "ns")+" of device time in the tables, not fully attributed")
+		parts = append(parts, unattributed(af.UnattributedNs, devNs, tabNs, "ns"))
 	}
 	if af.UnattributedTicks > 0 {
-		parts = append(parts, timeShare(af.UnattributedTicks, devTk, "ticks")+" of device time in the tables, not fully attributed")
+		parts = append(parts, unattributed(af.UnattributedTicks, devTk, tabTk, "ticks"))
 	}
 	if af.LostDispatches > 0 {
 		parts = append(parts, units.Plural(af.LostDispatches, "dispatch", "dispatches")+" lost")
 	}
 	return parts
+}
+
+// unattributed words unattributed time v of whole. Summed over gaps (the
+// totals) it can pass the tables' own time — a dispatch both unnamed and
+// without a launch call is under two gaps — and read "18.000 µs (112.5%)
+// of device time in the tables": the tables' time is then the bound, said
+// to be one, with the sum beside it.
+// tables is 0 for one gap's figure.
+func unattributed(v, whole, tables int64, unit string) string {
+	const what = " of device time in the tables, not fully attributed"
+	if tables > 0 && v > tables {
+		return "up to " + timeShare(tables, whole, unit) + what + " (the gaps' figures sum to " + Duration(v, unit) + ": a dispatch under several gaps is in each)"
+	}
+	return timeShare(v, whole, unit) + what
 }
 
 // GapTouches is the line under a gap that says how much of the capture it
@@ -54,7 +72,7 @@ func GapTouches(c *capture.Capture, g *capture.Gap) string {
 	if af == nil || g.Note {
 		return ""
 	}
-	parts := touchedParts(af.Touched, c.Accounting.Affected)
+	parts := touchedParts(af.Touched, c.Accounting.Affected, false)
 	switch {
 	case !af.Known && len(parts) == 0:
 		return "touches: an unknown amount — " + af.Basis
@@ -74,7 +92,7 @@ func AffectedClause(c *capture.Capture) string {
 	if t == nil {
 		return ""
 	}
-	parts := touchedParts(t.Touched, t)
+	parts := touchedParts(t.Touched, t, true)
 	s := strings.Join(parts, ", ")
 	if s == "" {
 		s = "no device time known to be missing or unattributed"
