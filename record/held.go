@@ -3,6 +3,7 @@ package record
 import (
 	"os"
 	"sync"
+	"time"
 )
 
 // pipes carry the command's stdout and stderr. They are tally record's own
@@ -55,4 +56,31 @@ func (p *pipes) closeAll() {
 	for _, f := range []*os.File{p.outR, p.outW, p.errR, p.errW} {
 		f.Close() // an end closed already says so, and that is all
 	}
+}
+
+// abandonGrace is how long the output may drain after the command exited
+// once the kept trace's write has failed.
+const abandonGrace = 2 * time.Second
+
+// abandonHeld stops the reading when the kept trace's write has failed and
+// the command has exited but its output stays open (a process it started
+// holds it): nothing more can be kept, and waiting for that process —
+// which may never end — would hang tally record with its error unsaid.
+// It returns whether it stopped the reading; it returns false as soon as
+// the pumps end by themselves.
+func abandonHeld(p *pipes, writeFailed, exited, pumped <-chan struct{}) bool {
+	for _, c := range []<-chan struct{}{writeFailed, exited} {
+		select {
+		case <-c:
+		case <-pumped:
+			return false
+		}
+	}
+	select {
+	case <-pumped:
+		return false
+	case <-time.After(abandonGrace):
+	}
+	p.stopReading()
+	return true
 }

@@ -161,3 +161,11 @@ func isPathErrno(err error, errno unix.Errno) bool {
 	}
 	return false
 }
+
+// flushNow moves the buffered lines to the file now (the header, before the
+// first tick); a failure is kept as every other.
+func (k *keptWriter) flushNow() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.flush()
+}

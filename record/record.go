@@ -70,6 +70,11 @@ type Result struct {
 	// command's output after the command had exited, while a process it
 	// started still held that output open (0: read to its end).
 	Unread syscall.Signal
+	// Abandoned is true when the kept trace's write had failed, the
+	// command had exited, and a process it started still held its output
+	// open: tally record stopped reading it (abandonHeld) rather than wait
+	// for that process, since nothing more could be kept.
+	Abandoned bool
 }
 
 var newline = []byte{'\n'}
@@ -102,9 +107,19 @@ func Run(opt Options) (*Result, error) {
 	cmd.Stdout, cmd.Stderr = p.outW, p.errW
 	outPipe, errPipe := p.outR, p.errR
 
+	// The signals are caught before the kept trace is created: one that
+	// lands in between is queued and forwarded to the command once it has
+	// started (it then ends, and the end record says so), rather than
+	// killing tally and leaving an empty kept trace.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, opt.Signals...)
+	defer signal.Stop(sigs)
+
 	var stopOnce sync.Once
+	writeFailed := make(chan struct{}) // closed on the kept trace's first failed write
 	stopChild := func(error) {
 		stopOnce.Do(func() {
+			close(writeFailed)
 			if cmd.Process != nil {
 				cmd.Process.Signal(syscall.SIGTERM)
 				time.AfterFunc(3*time.Second, func() { cmd.Process.Kill() })
@@ -116,10 +131,6 @@ func Run(opt Options) (*Result, error) {
 		p.closeAll()
 		return nil, err
 	}
-
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, opt.Signals...)
-	defer signal.Stop(sigs)
 
 	if err := cmd.Start(); err != nil {
 		p.closeAll()
@@ -136,7 +147,11 @@ func Run(opt Options) (*Result, error) {
 		ended = monotonic()
 		close(exited)
 	}()
+	// The header reaches the file now, not at the first tick: a kill of
+	// tally in the first 100 ms then leaves a trace that reads as cut,
+	// not an empty file.
 	kept.header(fmt.Sprintf(" pid=%d cmd=%s", cmd.Process.Pid, strconv.Quote(strings.Join(opt.Command, " "))))
+	kept.flushNow()
 
 	forwardDone := make(chan struct{})
 	forwarded := make(chan []string, 1) // the signals passed on, once the forwarder stops
@@ -213,7 +228,12 @@ func Run(opt Options) (*Result, error) {
 	wg.Add(2)
 	go pump(outPipe, opt.Stdout, false)
 	go pump(errPipe, opt.Stderr, true) // the trace format keeps every stderr line: fault messages sit between trace lines
-	wg.Wait()
+	pumped := make(chan struct{})
+	go func() { wg.Wait(); close(pumped) }()
+	abandoned := make(chan bool, 1)
+	go func() { abandoned <- abandonHeld(p, writeFailed, exited, pumped) }()
+	<-pumped
+	res.Abandoned = <-abandoned
 	<-exited
 	close(forwardDone)
 	end := keptfmt.Ending{Exit: cmd.ProcessState.ExitCode(), Forwarded: <-forwarded, At: ended, HasAt: true}

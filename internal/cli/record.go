@@ -54,6 +54,9 @@ Flags:
 		if errors.Is(err, record.ErrWrite) {
 			fmt.Fprintln(stderr, "tally record: the command was stopped; no report is printed from a short trace.")
 		}
+		if res != nil && res.Abandoned {
+			safetext.Fprintf(stderr, "tally record: %s had exited, but a process it started still held its output open; tally record stopped reading it, as nothing more could be kept (that process still runs)\n", pos[0])
+		}
 		return exitcode.Error
 	}
 	run := inputs.Paths(*kept).Read(inputs.Options{Format: res.Format(hrxserial.Name), Reader: readerOptions(manifests.multiFlag)})

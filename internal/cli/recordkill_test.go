@@ -34,3 +34,26 @@ func TestRecordKilledBeforeFirstLine(t *testing.T) {
 		t.Fatalf("a cut, empty kept trace: got COMPLETE, want no complete verdict:\n%s", out)
 	}
 }
+
+// tally record killed between creating the kept trace and writing its
+// header (the narrowed moment; SIGKILL cannot be caught) leaves an empty
+// file. Read later, it is a loud empty capture — exit 2 from report, an
+// incomplete JSON report, inspect --strict failing — never a clean run
+// that recorded nothing.
+func TestRecordEmptyKeptReadsAsNothingRecorded(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "run.kept")
+	if err := os.WriteFile(kept, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := tally("report", kept)
+	if code != 2 || !strings.Contains(out, "NO DISPATCH RECORDED: the file is empty (0 bytes)") || !strings.Contains(out, "GAP empty_capture") || strings.HasPrefix(out, "COMPLETE") || strings.Contains(out, "\nCOMPLETE") {
+		t.Fatalf("empty kept trace: got exit %d\n%s%s\nwant 2, NO DISPATCH RECORDED, empty_capture, no COMPLETE", code, out, errOut)
+	}
+	code, out, _ = tally("report", "--json", kept)
+	if code != 2 || !strings.Contains(out, `"complete": false`) || !strings.Contains(out, `"kind": "empty_capture"`) {
+		t.Fatalf("empty kept trace as JSON: got exit %d\n%s\nwant 2, complete false and an empty_capture gap", code, out)
+	}
+	if code, out, _ := tally("inspect", "--strict", kept); code != 1 || !strings.Contains(out, "GAP empty_capture") {
+		t.Fatalf("inspect --strict of an empty kept trace: got exit %d\n%s\nwant 1 and empty_capture", code, out)
+	}
+}
