@@ -40,15 +40,20 @@ type Metrics struct {
 	H    int64 `json:"h"`
 	// Cosine, MaxAbsDiff and RelL2 (‖ours−ref‖/‖ref‖) cover the pairs where
 	// both values are finite (FinitePairs); nil when undefined (RelL2 of a
-	// zero reference with a non-zero difference).
+	// zero reference with a non-zero difference, MaxAbsDiff past the
+	// largest float64).
 	Cosine      *float64 `json:"cosine"`
-	MaxAbsDiff  float64  `json:"max_abs_diff"`
+	MaxAbsDiff  *float64 `json:"max_abs_diff"`
 	RelL2       *float64 `json:"rel_l2"`
 	FinitePairs int64    `json:"finite_pairs"`
 	// RowCosineMin is the lowest per-row (per-token) cosine and its row;
 	// nil when H is unknown.
 	RowCosineMin    *float64 `json:"row_cosine_min"`
 	RowCosineMinRow int64    `json:"row_cosine_min_row"`
+	// Overflow is true when finite values (a <f8 .npy holding numbers
+	// past about 1e154) made a sum or a difference overflow float64: the
+	// figures it touched are null, and the layer is unmeasured.
+	Overflow bool `json:"overflow,omitempty"`
 }
 
 // rowReader streams a tensor's values a block of rows at a time, read
@@ -132,6 +137,7 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 	}
 	var dot, na, nb, d2, maxd float64
 	rowMin, rowMinAt := math.Inf(1), int64(-1)
+	rowOverflow := false // a row's cosine overflowed: no row minimum stands
 	for done, row := int64(0), int64(0); done < ref.values; row++ {
 		n := min(width, ref.values-done)
 		xb, err := a.nextRaw(n)
@@ -164,12 +170,26 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 		maxd = max(maxd, s.maxd)
 		m.FinitePairs += s.finite
 		if h > 0 && s.finite > 0 {
-			if c := cosine(s.dot, s.na, s.nb); c < rowMin {
+			c := cosine(s.dot, s.na, s.nb)
+			switch {
+			case s.maxd == 0:
+				c = 1 // equal rows, also when their norms overflow
+			case bad(c):
+				rowOverflow = true
+			}
+			if c < rowMin {
 				rowMin, rowMinAt = c, row
 			}
 		}
 		done += n
 	}
+	if maxd == 0 {
+		// Equal on every finite pair: cosine 1 and no error, also when the
+		// norms overflow.
+		dot, na, nb, d2 = 1, 1, 1, 0
+	}
+	// Finite values whose sums are not: only a <f8 file can hold them.
+	m.Overflow = m.FinitePairs > 0 && (bad(dot) || bad(na) || bad(nb) || bad(d2) || bad(maxd) || rowOverflow)
 	if m.FinitePairs > 0 {
 		c := cosine(dot, na, nb)
 		m.Cosine = &c
@@ -182,8 +202,10 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 			m.RelL2 = &r
 		}
 	}
-	m.MaxAbsDiff = maxd
-	if rowMinAt >= 0 {
+	if m.FinitePairs > 0 {
+		m.MaxAbsDiff = finite(maxd) // none over no pairs: 0 would read as agreement
+	}
+	if rowMinAt >= 0 && !rowOverflow {
 		m.RowCosineMin, m.RowCosineMinRow = &rowMin, rowMinAt
 	}
 	return m, rs, os_, nil

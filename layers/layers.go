@@ -542,22 +542,19 @@ func (rep *Report) logInfo(path string, st map[int64]*npuprof.LayerStat, ours *l
 		Checked: rep.logChecked, Unchecked: rep.logUnchecked}
 }
 
-// sane replaces non-finite figures (an overflowing sum) by nil: JSON has
-// no Inf or NaN, and a figure that is not a number must not look like one.
 // unmeasured reports whether a compared pair differs where its relative
-// error is undefined (Totals.Unmeasured).
+// error is undefined, or its figures overflowed (Totals.Unmeasured).
 func unmeasured(m *Metrics) bool {
-	return m.FinitePairs > 0 && m.RelL2 == nil && m.MaxAbsDiff > 0
+	return m.FinitePairs > 0 && (m.RelL2 == nil && m.MaxAbsDiff != nil && *m.MaxAbsDiff > 0 || m.Overflow)
 }
 
+// sane replaces non-finite figures (an overflowing sum) by nil: JSON has
+// no Inf or NaN, and a figure that is not a number must not look like one.
 func sane(m *Metrics) *Metrics {
 	for _, p := range []**float64{&m.Cosine, &m.RelL2, &m.RowCosineMin} {
 		if *p != nil && bad(**p) {
 			*p = nil
 		}
-	}
-	if bad(m.MaxAbsDiff) {
-		m.MaxAbsDiff = math.MaxFloat64
 	}
 	return m
 }

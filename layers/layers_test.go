@@ -61,7 +61,7 @@ func TestEqual(t *testing.T) {
 		t.Fatalf("equal dumps: got %+v, want no findings and %d compared", rep.Totals, tl)
 	}
 	m := byLayer(rep, 3).Metrics
-	if *m.Cosine < 1-1e-12 || *m.RelL2 != 0 || m.MaxAbsDiff != 0 || *m.RowCosineMin < 1-1e-12 || m.Rows != tm {
+	if *m.Cosine < 1-1e-12 || *m.RelL2 != 0 || *m.MaxAbsDiff != 0 || *m.RowCosineMin < 1-1e-12 || m.Rows != tm {
 		t.Fatalf("layer 3: got %+v, want cosine 1, rel L2 0, max diff 0, row cosine 1, %d rows", m, tm)
 	}
 	// Without H, the pair is compared flat and says so.

@@ -57,7 +57,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Step != nil && r.Step.Layer == ly.Layer {
 			status = "STEP CHANGE"
 		}
-		if unmeasured(m) {
+		switch {
+		case m.Overflow:
+			status = "OVERFLOWS"
+		case unmeasured(m):
 			status = "DIFFERS, REF ZERO"
 		}
 		if ly.Ref.NaN+ly.Ref.Inf+ly.Ours.NaN+ly.Ours.Inf > 0 {
@@ -75,8 +78,8 @@ func (r *Report) WriteText(w io.Writer) error {
 				status = "LOG DIFFERS"
 			}
 		}
-		safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t%s\t%d/%d\t%d/%d\t%s\t  %s\n", name, shape, num(m.Cosine, "%.6f"), rowMin,
-			m.MaxAbsDiff, num(m.RelL2, "%.3g"), ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf, log, status)
+		safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t  %s\n", name, shape, num(m.Cosine, "%.6f"), rowMin,
+			num(m.MaxAbsDiff, "%.3g"), num(m.RelL2, "%.3g"), ly.Ref.NaN, ly.Ref.Inf, ly.Ours.NaN, ly.Ours.Inf, log, status)
 	}
 	tw.Flush()
 	p("\nstep rule: %s\n", r.Rule)
@@ -140,8 +143,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("\n%s: %d compared, %d not written, %d malformed, %d with NaN/Inf, %d disagreeing with the log, step change: %v\n",
 		verdict, t.Compared, t.NotWritten, t.Malformed, t.NonFinite, t.LogMismatch, t.Step)
-	if t.Unmeasured > 0 {
-		p("%d compared layers differ where the reference is zero: no relative error, so the step rule cannot see them (DIFFERS, REF ZERO above)\n", t.Unmeasured)
+	over := 0
+	for _, ly := range r.Layers {
+		if ly.Metrics != nil && ly.Metrics.Overflow {
+			over++
+		}
+	}
+	if n := t.Unmeasured - over; n > 0 {
+		p("%d compared layers differ where the reference is zero: no relative error, so the step rule cannot see them (DIFFERS, REF ZERO above)\n", n)
+	}
+	if over > 0 {
+		p("%d compared layers hold finite values whose sums overflow float64 (over about 1e154, from a <f8 file): their figures are n/a, so the step rule cannot see them (OVERFLOWS above)\n", over)
 	}
 	return bw.Flush()
 }
