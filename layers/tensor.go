@@ -77,6 +77,9 @@ func openTensor(path string, hidden int64) (*tensor, error) {
 		return nil, err
 	}
 	t := &tensor{path: path, bytes: st.Size()}
+	if special(st) {
+		return t, malformed("%s is %s, not a file: a dump is a file of known size", filepath.Base(path), kindOf(st))
+	}
 	if strings.HasSuffix(path, ".npy") {
 		return t, t.npy()
 	}
@@ -128,6 +131,13 @@ func openTensor(path string, hidden int64) (*tensor, error) {
 }
 
 func readSidecar(path string) (*Sidecar, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if special(st) {
+		return nil, fmt.Errorf("%s is %s, not a file", path, kindOf(st))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -231,4 +241,25 @@ func halfToFloat(h uint16) float64 {
 		return sign * math.Inf(1)
 	}
 	return sign * math.Ldexp(1+frac/1024, exp-15)
+}
+
+// special reports a named pipe, socket or device: opening or reading one
+// may block for ever (a FIFO without a writer, a terminal), so a dump or
+// sidecar that is one is malformed, never opened. (A directory fails its
+// read with a message of its own.)
+func special(st fs.FileInfo) bool {
+	return !st.Mode().IsRegular() && !st.IsDir()
+}
+
+// kindOf names a special file's kind for a message.
+func kindOf(st fs.FileInfo) string {
+	switch m := st.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file (" + st.Mode().Type().String() + ")"
 }
