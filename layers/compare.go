@@ -11,6 +11,11 @@ import (
 // flatChunk is the piece a flat (H unknown) pair is streamed in.
 const flatChunk = 4096
 
+// maxPiece bounds the values read at once: a row wider than this (a
+// header or sidecar saying shape (1, N) over a big file) is streamed in
+// pieces, so memory does not grow with what a header says.
+const maxPiece = 1 << 16
+
 // SideStats are one side's facts about one layer.
 type SideStats struct {
 	File string `json:"file"`
@@ -87,18 +92,19 @@ func newRowReader(t *tensor, width int64) (*rowReader, error) {
 		row: make([]float64, width), width: width}, nil
 }
 
-// nextRaw returns the bytes of the next n values (n ≤ width). Rows never
-// straddle blocks: a block is a whole number of rows, and only the last
-// row may be short.
+// nextRaw returns the bytes of the next n values (n ≤ width). A piece may
+// straddle blocks (the last piece of a row wider than maxPiece is short):
+// the unread rest of the block moves to its front before the next read.
 func (r *rowReader) nextRaw(n int64) ([]byte, error) {
 	size := int(n * r.t.dtype.size())
 	if r.pos+size > r.end {
-		want := min(int64(len(r.raw)), r.left)
-		if _, err := io.ReadFull(r.f, r.raw[:want]); err != nil {
+		rest := copy(r.raw, r.raw[r.pos:r.end])
+		want := min(int64(len(r.raw)-rest), r.left)
+		if _, err := io.ReadFull(r.f, r.raw[rest:rest+int(want)]); err != nil {
 			return nil, fmt.Errorf("%s: reading values: %w (the file changed while being read?)", r.t.path, err)
 		}
 		r.left -= want
-		r.pos, r.end = 0, int(want)
+		r.pos, r.end = 0, rest+int(want)
 	}
 	b := r.raw[r.pos : r.pos+size]
 	r.pos += size
@@ -120,12 +126,13 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 		width = flatChunk
 	}
 	width = max(min(width, ref.values), 1)
-	a, err := newRowReader(ref, width)
+	piece := min(width, maxPiece)
+	a, err := newRowReader(ref, piece)
 	if err != nil {
 		return m, rs, os_, err
 	}
 	defer a.f.Close()
-	b, err := newRowReader(ours, width)
+	b, err := newRowReader(ours, piece)
 	if err != nil {
 		return m, rs, os_, err
 	}
@@ -138,30 +145,30 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 	var dot, na, nb, d2, maxd float64
 	rowMin, rowMinAt := math.Inf(1), int64(-1)
 	rowOverflow := false // a row's cosine overflowed: no row minimum stands
+	var r0a, r0b row0Sums
 	for done, row := int64(0), int64(0); done < ref.values; row++ {
 		n := min(width, ref.values-done)
-		xb, err := a.nextRaw(n)
-		if err != nil {
-			return m, rs, os_, err
-		}
-		yb, err := b.nextRaw(n)
-		if err != nil {
-			return m, rs, os_, err
+		var s sums
+		for got := int64(0); got < n; {
+			k := min(piece, n-got)
+			xb, err := a.nextRaw(k)
+			if err != nil {
+				return m, rs, os_, err
+			}
+			yb, err := b.nextRaw(k)
+			if err != nil {
+				return m, rs, os_, err
+			}
+			if row == 0 {
+				r0a.add(a.values(xb))
+				r0b.add(b.values(yb))
+			}
+			s.merge(pieceSums(ref, ours, a, b, xb, yb, &rs, &os_))
+			got += k
 		}
 		if row == 0 {
-			rs.Row0MeanAbs, rs.Row0AbsMax, rs.Row0NaN, rs.Row0Inf = row0(a.values(xb))
-			os_.Row0MeanAbs, os_.Row0AbsMax, os_.Row0NaN, os_.Row0Inf = row0(b.values(yb))
-		}
-		var s sums
-		if ref.dtype == f32 && ours.dtype == f32 {
-			s = sumsF32(xb, yb) // the common case, without a decoded copy
-		} else {
-			s = sumsOf(a.values(xb), b.values(yb))
-		}
-		if bad(s.na) || bad(s.nb) || bad(s.d2) {
-			s = finiteSums(a.values(xb), b.values(yb), &rs, &os_)
-		} else {
-			s.finite = n
+			rs.Row0MeanAbs, rs.Row0AbsMax, rs.Row0NaN, rs.Row0Inf = r0a.result()
+			os_.Row0MeanAbs, os_.Row0AbsMax, os_.Row0NaN, os_.Row0Inf = r0b.result()
 		}
 		dot += s.dot
 		na += s.na
@@ -214,6 +221,31 @@ func compare(ref, ours *tensor, h int64) (m Metrics, rs, os_ SideStats, err erro
 type sums struct {
 	dot, na, nb, d2, maxd float64
 	finite                int64
+}
+
+func (s *sums) merge(o sums) {
+	s.dot += o.dot
+	s.na += o.na
+	s.nb += o.nb
+	s.d2 += o.d2
+	s.maxd = max(s.maxd, o.maxd)
+	s.finite += o.finite
+}
+
+// pieceSums sums one piece of a row: the fast path, then, when a sum is not
+// finite, again over the pairs both finite, counting the others per side.
+func pieceSums(ref, ours *tensor, a, b *rowReader, xb, yb []byte, rs, os_ *SideStats) sums {
+	var s sums
+	if ref.dtype == f32 && ours.dtype == f32 {
+		s = sumsF32(xb, yb) // the common case, without a decoded copy
+	} else {
+		s = sumsOf(a.values(xb), b.values(yb))
+	}
+	if bad(s.na) || bad(s.nb) || bad(s.d2) {
+		return finiteSums(a.values(xb), b.values(yb), rs, os_)
+	}
+	s.finite = int64(len(xb)) / ref.dtype.size()
+	return s
 }
 
 // sumsOf is the fast path: every value finite (the caller checks the sums
@@ -346,21 +378,37 @@ func cosine(dot, na, nb float64) float64 {
 // them, and the row's NaN and Inf counts; nil when the row holds a
 // non-finite value.
 func row0(x []float64) (mean, absmax *float64, nan, inf int64) {
-	var sum, mx float64
+	var r row0Sums
+	r.add(x)
+	return r.result()
+}
+
+// row0Sums gathers row0's figures over the pieces of a wide row.
+type row0Sums struct {
+	sum, mx  float64
+	n        int64
+	nan, inf int64
+}
+
+func (r *row0Sums) add(x []float64) {
 	for _, v := range x {
 		switch {
 		case math.IsNaN(v):
-			nan++
+			r.nan++
 		case math.IsInf(v, 0):
-			inf++
+			r.inf++
 		}
 		a := math.Abs(v)
-		sum += a
-		mx = max(mx, a)
+		r.sum += a
+		r.mx = max(r.mx, a)
 	}
-	if nan+inf > 0 || bad(sum) || len(x) == 0 {
-		return nil, nil, nan, inf
+	r.n += int64(len(x))
+}
+
+func (r *row0Sums) result() (mean, absmax *float64, nan, inf int64) {
+	if r.nan+r.inf > 0 || bad(r.sum) || r.n == 0 {
+		return nil, nil, r.nan, r.inf
 	}
-	m := sum / float64(len(x))
+	m, mx := r.sum/float64(r.n), r.mx
 	return &m, &mx, 0, 0
 }
