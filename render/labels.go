@@ -35,10 +35,10 @@ func kernelIdents(rows []analysis.KernelRow, full bool) (names, tags []string) {
 // ShortNames are the names a kernel table shows for kernels named full,
 // one program's, in order: shortened (ShortName), with more of the name
 // back where two different names would read the same, so that no two
-// different names share a label. They are not escaped: the HTML page
-// shows names through textContent.
+// different names share a label, and escaped (safetext) as the text
+// report's labels are: the HTML page shows a name as the text report does.
 func ShortNames(full []string) []string {
-	return shortLabels(full, make([]string, len(full)), false, func(s string) string { return s })
+	return shortLabels(full, make([]string, len(full)), false, safetext.Escape)
 }
 
 // shortLabels shortens full[i] as kernelIdents says, telling apart the

@@ -4,7 +4,9 @@
 //
 // Every text output (the text report, inspect, diff, layers, CSV exports,
 // tally record's summary) passes input-derived strings through Escape, or
-// prints through Fprintf, which escapes its string arguments. JSON outputs
+// prints through Fprintf, which escapes its string arguments; the HTML
+// page passes every value its template prints through Escape, so a name
+// reads there as in the text report (render/htmlreport/escape.go). JSON outputs
 // need neither: encoding/json escapes control characters itself.
 package safetext
 

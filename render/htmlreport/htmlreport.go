@@ -57,7 +57,9 @@ var (
 	// pageTmpl is parsed on first use, not at start-up: every tally
 	// command links this package, few write a page.
 	pageTmpl = sync.OnceValue(func() *template.Template {
-		return template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+		t := template.Must(template.New("page").Funcs(funcs).Parse(pageText))
+		escapeActions(t) // every printed value as the text report prints it
+		return t
 	})
 )
 

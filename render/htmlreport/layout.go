@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/render"
 )
 
@@ -84,7 +85,7 @@ func timeline(c *capture.Capture, t *Timeline, names *[]string) timelineSection 
 		if int(k) >= 0 && int(k) < len(c.Kernels) {
 			name = c.Kernels[k].Name
 		}
-		*names = append(*names, name)
+		*names = append(*names, safetext.Escape(name)) // the script shows it as text (escape.go)
 		kidx[k] = i
 		return i
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tallyprof/tally/analysis"
 	"github.com/tallyprof/tally/capture"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
@@ -324,8 +325,15 @@ func program(i int, jp *render.JSONProgram, fullNames bool) (programView, tableD
 	for k := range jp.Kernels {
 		full[k] = jp.Kernels[k].Name
 	}
-	shown := full
-	if !fullNames {
+	// The names the script shows come escaped, as the template's are
+	// (escape.go): it sets them as text, and the filter finds what is shown.
+	var shown []string
+	if fullNames {
+		shown = make([]string, len(full))
+		for k, n := range full {
+			shown[k] = safetext.Escape(n)
+		}
+	} else {
 		shown = render.ShortNames(full)
 	}
 	if pv.Timed {
@@ -416,11 +424,11 @@ func table(jp *render.JSONProgram, shown []string, unit string) tableData {
 			row = append(row, cell(k, col.Key, unit))
 		}
 		td.Rows = append(td.Rows, row)
-		if shown[i] != k.Name {
+		if whole := safetext.Escape(k.Name); shown[i] != whole {
 			if td.Full == nil {
 				td.Full = map[string]string{}
 			}
-			td.Full[shown[i]] = k.Name
+			td.Full[shown[i]] = whole
 		}
 	}
 	return td
@@ -453,11 +461,11 @@ func cell(k *render.JSONKernel, key, unit string) any {
 	}
 	switch key {
 	case "name":
-		return k.Name
+		return safetext.Escape(k.Name)
 	case "category":
-		return k.Category
+		return safetext.Escape(k.Category)
 	case "list":
-		return k.List
+		return safetext.Escape(k.List)
 	case "dispatches":
 		return k.Dispatches
 	case "timed":
@@ -512,4 +520,5 @@ var funcs = template.FuncMap{
 	"pct":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"int64": func(n int) int64 { return int64(n) },
 	"f3":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"show":  show, // added to every printing action (escapeActions)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tallyprof/tally/analysis"
+	"github.com/tallyprof/tally/internal/safetext"
 	"github.com/tallyprof/tally/internal/units"
 	"github.com/tallyprof/tally/render"
 )
@@ -124,7 +125,7 @@ func roofline(t *analysis.OpTable) (template.HTML, string) {
 		tf, ok2 := r.Roof.TFLOPS()
 		switch {
 		case ok1 && ok2:
-			pts = append(pts, pt{in, tf, r.Name})
+			pts = append(pts, pt{in, tf, safetext.Escape(r.Name)}) // as the table shows it (escape.go)
 		case r.Roof.Bytes > 0:
 			bytesOnly++
 		}
@@ -191,8 +192,8 @@ func roofline(t *analysis.OpTable) (template.HTML, string) {
 		}
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(xhi), sy(r.TFLOPS)))
 		fmt.Fprintf(&b, `<polyline class="roof" points="%s"><title>%s</title></polyline>`, strings.Join(pts, " "),
-			html.EscapeString(fmt.Sprintf("%s roof: %g TFLOP/s, %g TB/s", r.DType, r.TFLOPS, r.TBps)))
-		fmt.Fprintf(&b, `<text class="rooflabel" x="%.1f" y="%.1f">%s %g</text>`, sx(xhi)+4, sy(r.TFLOPS)+4, html.EscapeString(r.DType), r.TFLOPS)
+			html.EscapeString(safetext.Sprintf("%s roof: %g TFLOP/s, %g TB/s", r.DType, r.TFLOPS, r.TBps)))
+		fmt.Fprintf(&b, `<text class="rooflabel" x="%.1f" y="%.1f">%s %g</text>`, sx(xhi)+4, sy(r.TFLOPS)+4, html.EscapeString(safetext.Escape(r.DType)), r.TFLOPS)
 	}
 	for _, p := range pts {
 		fmt.Fprintf(&b, `<circle class="op" cx="%.1f" cy="%.1f" r="4" data-op="%s"><title>%s</title></circle>`, sx(p.x), sy(p.y), html.EscapeString(p.name),

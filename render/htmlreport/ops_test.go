@@ -13,7 +13,7 @@ import (
 // opsFixture: a GEMM (FLOPs and bytes: a point), an elementwise op (bytes
 // only: not a point), an op with a hostile name, and a dispatch under no
 // op, on an H100 (bf16 and fp32 roofs).
-func opsFixture(t *testing.T) []byte {
+func opsFixture(t *testing.T, edit ...func(*analysis.OpTable)) []byte {
 	c := &capture.Capture{Source: capture.Source{Path: "t.json", Format: "test"}, Clock: capture.Clock{Unit: "ns", Timed: true},
 		OpSource: "test", OpDevice: "NVIDIA H100 80GB HBM3"}
 	p := c.AddProgram(capture.Program{Name: "step", Instances: 1})
@@ -34,6 +34,9 @@ func opsFixture(t *testing.T) []byte {
 	}
 	tb := agg.Tables(c)
 	tb.Ops = ops.Table(c, analysis.OpOptions{})
+	for _, e := range edit {
+		e(tb.Ops)
+	}
 	return writePage(t, oneInput(c, tb), Options{})
 }
 

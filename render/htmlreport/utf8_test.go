@@ -11,8 +11,8 @@ import (
 )
 
 // A kernel name that is not UTF-8 (a trace's raw bytes) reaches the page
-// as U+FFFD, one per byte, as the page's data and the JSON report write
-// it: the page, which declares UTF-8, stays UTF-8.
+// as the text report shows it, each invalid byte as \xff (escape.go): the
+// page, which declares UTF-8, stays UTF-8.
 func TestPageIsUTF8(t *testing.T) {
 	const name = "bad\xff\xfeutf8"
 	c := &capture.Capture{Source: capture.Source{Path: "run\xc3.json", Format: "test"},
@@ -24,12 +24,15 @@ func TestPageIsUTF8(t *testing.T) {
 	page := writePage(t, oneInput(c, a.Tables(c)), Options{})
 	if !utf8.Valid(page) {
 		i := bytes.IndexFunc(page, func(r rune) bool { return r == utf8.RuneError })
-		t.Fatalf("page is not UTF-8: got …%q…, want U+FFFD for each invalid byte", page[max(0, i-40):min(len(page), i+20)])
+		t.Fatalf("page is not UTF-8: got …%q…, want each invalid byte escaped", page[max(0, i-40):min(len(page), i+20)])
 	}
-	for _, want := range []string{"bad\ufffd\ufffdutf8", "p\ufffd\ufffd", "run\ufffd.json"} {
+	for _, want := range []string{`bad\xff\xfeutf8`, `p\xe2\x82`, `run\xc3.json`} {
 		if !bytes.Contains(page, []byte(want)) {
-			t.Errorf("page lacks %q, want each name with U+FFFD for its invalid bytes", want)
+			t.Errorf("page lacks %q, want each name with its invalid bytes escaped, as the text report shows them", want)
 		}
+	}
+	if bytes.ContainsRune(page, utf8.RuneError) {
+		t.Error("got U+FFFD on the page, want each invalid byte escaped")
 	}
 }
 
