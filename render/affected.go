@@ -102,9 +102,15 @@ func AffectedClause(c *capture.Capture) string {
 		for _, k := range t.Unknown {
 			ks = append(ks, string(k))
 		}
-		s += fmt.Sprintf("; an unknown amount more (%s)", strings.Join(ks, ", "))
+		s += "; an unknown amount more " + NamedKinds(ks)
 	}
 	return s
+}
+
+// NamedKinds is how a verdict names gap kinds: "(device_fault,
+// unfinished_dispatch)". tally timeline's line names them so too.
+func NamedKinds(kinds []string) string {
+	return "(" + strings.Join(kinds, ", ") + ")"
 }
 
 // IncompleteVerdict is the verdict line of an incomplete capture: the

@@ -159,7 +159,7 @@ func BuildBreakdown(c *capture.Capture, b *analysis.Breakdown) *JSONBreakdown {
 		j.Error = b.Err.Error()
 	}
 	if c != nil {
-		j.CaptureGaps = gapKinds(c)
+		j.CaptureGaps = GapKinds(c)
 	}
 	for i := range b.Devices {
 		j.Devices = append(j.Devices, jsonDevice(&b.Devices[i], b.SyncRecorded, b.Total != nil))
@@ -175,8 +175,8 @@ func BuildBreakdown(c *capture.Capture, b *analysis.Breakdown) *JSONBreakdown {
 	return j
 }
 
-// gapKinds are the kinds of c's gaps (not notes) that have occurrences.
-func gapKinds(c *capture.Capture) []capture.Kind {
+// GapKinds are the kinds of c's gaps (not notes) that have occurrences.
+func GapKinds(c *capture.Capture) []capture.Kind {
 	out := []capture.Kind{}
 	for _, g := range c.Accounting.Gaps {
 		if !g.Note && g.Count > 0 {

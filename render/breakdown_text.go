@@ -67,7 +67,7 @@ func writeBreakdown(p *printer, c *capture.Capture, b *analysis.Breakdown, opt T
 	if b.InMemory {
 		p.lines(wrapText("  note: ", "    ", analysis.InMemoryReason, width))
 	}
-	if kinds := gapKinds(c); len(kinds) > 0 {
+	if kinds := GapKinds(c); len(kinds) > 0 {
 		var ks []string
 		for _, k := range kinds {
 			ks = append(ks, string(k))

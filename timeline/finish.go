@@ -193,6 +193,34 @@ func (in *Sink) notDrawn() []capture.Count {
 	return out
 }
 
+// missing is what of notDrawn leaves dispatches out of the timeline
+// (overlap_lanes and launches_not_drawn are layout only: every dispatch
+// is drawn).
+func (in *Sink) missing() []capture.Count {
+	var out []capture.Count
+	for _, nd := range in.notDrawn() {
+		if nd.Name != "overlap_lanes" && nd.Name != "launches_not_drawn" {
+			out = append(out, nd)
+		}
+	}
+	return out
+}
+
+// kinds names what makes this input incomplete: its capture's gap kinds
+// (render.GapKinds) and what the timeline did not draw.
+func (in *Sink) kinds() []string {
+	var out []string
+	if in.c != nil && !in.c.Accounting.Complete() {
+		for _, k := range render.GapKinds(in.c) {
+			out = append(out, string(k))
+		}
+	}
+	for _, nd := range in.missing() {
+		out = append(out, nd.Name)
+	}
+	return out
+}
+
 // verdict is "complete" or why not, for this input.
 func (in *Sink) verdict() string {
 	var why []string
@@ -208,10 +236,8 @@ func (in *Sink) verdict() string {
 			why = append(why, cl)
 		}
 	}
-	for _, nd := range in.notDrawn() {
-		if nd.Name != "overlap_lanes" && nd.Name != "launches_not_drawn" { // layout only: every dispatch is drawn
-			why = append(why, fmt.Sprintf("%s %d", nd.Name, nd.Count))
-		}
+	for _, nd := range in.missing() {
+		why = append(why, fmt.Sprintf("%s %d", nd.Name, nd.Count))
 	}
 	if len(why) == 0 {
 		if in.c != nil && in.c.Accounting.CutUnit != "" {
@@ -232,22 +258,35 @@ func (w *Writer) instant(t *track, name, cat string, ts int64, args []arg) {
 func (w *Writer) Verdict() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.verdict()
+	return w.verdict(false)
 }
 
-func (w *Writer) verdict() string {
+// named adds to the inputs found incomplete the kinds that made them so
+// (render.NamedKinds), each once: the command's line says why, as the
+// report's verdict does; the file's metadata lists them per input.
+func (w *Writer) verdict(named bool) string {
 	var why []string
 	if len(w.failures) > 0 {
 		why = append(why, units.Plural(int64(len(w.failures)), "input failed", "inputs failed"))
 	}
 	n := 0
+	var kinds []string
 	for _, in := range w.inputs {
 		if in.finished && !strings.HasPrefix(in.verdict(), "complete") {
 			n++
+			for _, k := range in.kinds() {
+				if !slices.Contains(kinds, k) {
+					kinds = append(kinds, k)
+				}
+			}
 		}
 	}
 	if n > 0 {
-		why = append(why, units.Plural(int64(n), "input incomplete", "inputs incomplete"))
+		s := units.Plural(int64(n), "input incomplete", "inputs incomplete")
+		if named && len(kinds) > 0 {
+			s += " " + render.NamedKinds(kinds)
+		}
+		why = append(why, s)
 	}
 	if len(w.inputs) == 0 && len(w.failures) == 0 {
 		why = append(why, "no input")
@@ -305,7 +344,7 @@ func (w *Writer) Close() error {
 		}
 		w.instant(w.whole, label, cat, at, args)
 	}
-	verdict := w.verdict()
+	verdict := w.verdict(false)
 	meta := []arg{
 		{key: "tally_verdict", s: verdict},
 		{key: "tally_inputs", i: int64(len(w.inputs)), isInt: true},

@@ -35,7 +35,10 @@ type Options struct {
 
 // Summary is what Run wrote.
 type Summary struct {
-	Stats   Stats
+	Stats Stats
+	// Verdict is the file's (tally_verdict), with the kinds that made its
+	// incomplete inputs so named: "incomplete: 1 input incomplete
+	// (unfinished_dispatch, not_drawn_before_base)".
 	Verdict string
 	// Inputs counts the inputs found; Failed those that could not be read
 	// at all.
@@ -118,6 +121,6 @@ func (w *Writer) summary(err error) (*Summary, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	v := w.verdict()
+	v := w.verdict(true)
 	return &Summary{Stats: w.stats, Verdict: v, Inputs: len(w.inputs), Failed: len(w.failures), Complete: v == "complete"}, nil
 }

@@ -268,8 +268,13 @@ func TestFailedInputIsAGapOfTheWhole(t *testing.T) {
 	os.WriteFile(bad, []byte("\x00\x01\x02 not a trace"), 0o644)
 	for _, f := range []Format{Perfetto, Chrome} {
 		sum, d := runDecoded(t, Options{As: f, Reader: format.Options{Manifests: []string{"../examples/kernels"}}}, bad, "../examples/decode-fault.kept")
-		if sum.Failed != 1 || len(d.slices) == 0 || sum.Verdict != "incomplete: 1 input failed; 1 input incomplete" {
-			t.Errorf("%s: got failed %d, %d slices, verdict %q; want 1, some, \"incomplete: 1 input failed; 1 input incomplete\"", f, sum.Failed, len(d.slices), sum.Verdict)
+		// The summary (tally timeline's line) names what made the input
+		// incomplete, as the report's verdict names kinds; the file's
+		// metadata lists them per input.
+		const file = "incomplete: 1 input failed; 1 input incomplete"
+		const named = file + " (device_fault, unfinished_dispatch, incomplete_program, interrupted_recording, unresolved_name)"
+		if sum.Failed != 1 || len(d.slices) == 0 || sum.Verdict != named || d.meta["tally_verdict"] != file {
+			t.Errorf("%s: got failed %d, %d slices, verdict %q, tally_verdict %q; want 1, some, %q, %q", f, sum.Failed, len(d.slices), sum.Verdict, d.meta["tally_verdict"], named, file)
 		}
 		if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error(), bad) {
 			t.Errorf("%s: got errors %v, want the one of %s", f, sum.Errors, bad)
