@@ -85,6 +85,9 @@ type Layer struct {
 	Ours       *SideStats `json:"ours,omitempty"`
 	Metrics    *Metrics   `json:"metrics,omitempty"`
 	Log        *LogCheck  `json:"log,omitempty"`
+	// NoAgreement: a layer the step rule cannot judge whose rel L2 is at
+	// least 1 (agreement.go), counted in Totals.NoAgreement.
+	NoAgreement bool `json:"no_agreement,omitempty"`
 
 	// hiddenFit is set when this layer is malformed only because of
 	// --hidden: without it the pair would be compared, with the row width
@@ -140,7 +143,7 @@ type LogInfo struct {
 	Unchecked int `json:"unchecked_without_h"`
 }
 
-// Totals count the outcomes; any of the last six makes --strict fail.
+// Totals count the outcomes; any but Compared makes --strict fail.
 type Totals struct {
 	Compared    int   `json:"compared"`
 	NotWritten  int64 `json:"not_written"`
@@ -151,8 +154,11 @@ type Totals struct {
 	// be had: the reference is zero on every pair both sides hold finite
 	// (or the ratio overflows). The step rule cannot see them, so a layer
 	// of zeros against one of thousands would otherwise pass.
-	Unmeasured int  `json:"unmeasured_layers"`
-	Step       bool `json:"step"`
+	Unmeasured int `json:"unmeasured_layers"`
+	// NoAgreement counts the layers before the step rule's first
+	// judgeable one whose rel L2 is at least 1 (agreement.go).
+	NoAgreement int  `json:"no_agreement"`
+	Step        bool `json:"step"`
 	// Unusable counts Report.Unusable.
 	Unusable int `json:"unusable_files"`
 }
@@ -162,7 +168,7 @@ type Totals struct {
 // the last file on either side (and so are in no layer row).
 func (r *Report) Findings() bool {
 	t := r.Totals
-	return t.NotWritten > 0 || t.Malformed > 0 || t.Unusable > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Unmeasured > 0 || t.Step ||
+	return t.NotWritten > 0 || t.Malformed > 0 || t.Unusable > 0 || t.NonFinite > 0 || t.LogMismatch > 0 || t.Unmeasured > 0 || t.NoAgreement > 0 || t.Step ||
 		r.Log != nil && (r.Log.withoutDump > 0 || r.Log.Checked == 0 || r.Log.Unchecked > 0)
 }
 
@@ -224,14 +230,17 @@ func Run(ref, ours string, opt Options) (*Report, error) {
 		return nil, err
 	}
 	var pts []point
+	var measured []*Layer // the layer of each point
 	for _, p := range pairs {
 		rep.finish(p, logStats)
 		if p.ly.Metrics.RelL2 != nil {
 			pts = append(pts, point{p.ly.Layer, *p.ly.Metrics.RelL2})
+			measured = append(measured, p.ly)
 		}
 	}
 	rep.holes(intset.Holes(intset.Of(all)))
 	rep.Step = findStep(pts)
+	rep.noAgreement(measured)
 	rep.Totals.Step = rep.Step != nil
 	if logStats != nil {
 		rep.logInfo(opt.Log, logStats, ol)

@@ -57,6 +57,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Step != nil && r.Step.Layer == ly.Layer {
 			status = "STEP CHANGE"
 		}
+		if ly.NoAgreement {
+			status = "NO AGREEMENT"
+		}
 		switch {
 		case m.Overflow:
 			status = "OVERFLOWS"
@@ -143,6 +146,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("\n%s: %d compared, %d not written, %d malformed, %d with NaN/Inf, %d disagreeing with the log, step change: %v\n",
 		verdict, t.Compared, t.NotWritten, t.Malformed, t.NonFinite, t.LogMismatch, t.Step)
+	if t.NoAgreement > 0 {
+		var at []string
+		for _, ly := range r.Layers {
+			if ly.NoAgreement {
+				at = append(at, fmt.Sprintf("%d (rel L2 %.3g)", ly.Layer, *ly.Metrics.RelL2))
+			}
+		}
+		word := "layers"
+		if len(at) == 1 {
+			word = "layer"
+		}
+		p("NO AGREEMENT at %s %s: rel L2 ≥ %g, ours no closer to the reference than all zeros are; the step rule cannot judge the first %d compared layers (NO AGREEMENT above)\n",
+			word, strings.Join(at, ", "), noAgreementAt, judgedFrom)
+	}
 	over := 0
 	for _, ly := range r.Layers {
 		if ly.Metrics != nil && ly.Metrics.Overflow {

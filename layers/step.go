@@ -9,6 +9,9 @@ const (
 	stepFloor  = 0.01 // Δ below this is numerical noise, whatever the history
 	stepGrowth = 0.5  // Δ must be over this fraction of the error so far
 	stepFactor = 4.0  // and over this multiple of the largest earlier change
+	// judgedFrom is the index of the first compared layer the rule can
+	// judge: the first is the baseline, the second has no earlier change.
+	judgedFrom = 2
 )
 
 // Step names the layer where agreement dropped by much more than the drift
@@ -34,7 +37,7 @@ func findStep(pts []point) *Step {
 	drift := 0.0
 	for i := 1; i < len(pts); i++ {
 		d := pts[i].e - pts[i-1].e
-		if i >= 2 && d > stepFloor && d > stepGrowth*pts[i-1].e && d > stepFactor*drift {
+		if i >= judgedFrom && d > stepFloor && d > stepGrowth*pts[i-1].e && d > stepFactor*drift {
 			return &Step{Layer: pts[i].layer, RelL2: pts[i].e, PreviousLayer: pts[i-1].layer,
 				PreviousRelL2: pts[i-1].e, LargestChangeBefore: drift}
 		}
