@@ -28,7 +28,7 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, layersSynopsis)
 		fs.PrintDefaults()
 		writeExamples(stderr, "layers")
-		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, with NaN/Inf or\ndisagreeing with the log, or a step change); 2 usage or input error, or nothing compared (no layer with a\nfile on both sides that could be read, e.g. a --hidden that fits none of the dumps).\n")
+		io.WriteString(stderr, "\nExit status: 0 written; 1 --strict and a finding (a layer not written, malformed, unmeasured,\nwith NaN/Inf, with no agreement left or disagreeing with the log; an unusable file; a step change:\ndocs/layers.md lists them); 2 usage or input error, or nothing compared (no layer with a file on\nboth sides that could be read, e.g. a --hidden that fits none of the dumps).\n")
 	}
 	var hidden int64
 	fs.Func("hidden", "row width `H` of raw dumps without a sidecar (0: from .npy shapes or sidecars, else compared as flat vectors)", func(s string) error {
@@ -42,7 +42,7 @@ func cmdLayers(args []string, stdout, stderr io.Writer) int {
 	mapping := fs.String("map", "", "file names as `REF_PATTERN=OURS_PATTERN`, {l} the layer number, * any text (default "+layers.DefaultPattern+" on both sides)")
 	logPath := fs.String("log", "", "engine `LOG` (raw or kept) whose [L] lines are compared with row 0 of each of OURS's dumps")
 	asJSON := fs.Bool("json", false, "write JSON (schema "+layers.Schema+", see docs/layers.md)")
-	strict := fs.Bool("strict", false, "exit 1 on any layer not written, malformed, with NaN/Inf, disagreeing with the log, or a step change")
+	strict := fs.Bool("strict", false, "exit 1 on any finding: a layer not written, malformed, unmeasured, with NaN/Inf, with no agreement left or disagreeing with the log, an unusable file, or a step change")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, code, ok := parseArgs(fs, args, 2, "give REF and OURS")
 	if !ok {
