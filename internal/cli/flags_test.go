@@ -97,6 +97,7 @@ func TestVersionFlag(t *testing.T) {
 // standard output, ./-o for a file named so) is a value.
 func TestFlagAsAnotherFlagsValue(t *testing.T) {
 	dir := t.TempDir()
+	t.Chdir(dir) // where a file named -o or --json lands if the guard breaks
 	trace := writePlanted(t)
 	for _, args := range [][]string{
 		{"report", "--html", "-o", filepath.Join(dir, "x.html"), trace},
